@@ -1,0 +1,1 @@
+//! Criterion benches live in benches/.

@@ -1,0 +1,2 @@
+//! raycontact-bench: placeholder until the next commit.
+fn main() {}

@@ -1,0 +1,292 @@
+//! The GPU context: a `wgpu::Device` and `Queue`, headless or the caller's.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::gpu::Pipelines;
+
+use crate::error::{Error, Result};
+use crate::layout::{RADIX_BUCKETS, WG_SIZE};
+
+/// Workgroup memory the largest kernel (`radix_scatter`) needs, in bytes.
+pub const REQUIRED_WORKGROUP_STORAGE: u32 = (RADIX_BUCKETS * WG_SIZE + WG_SIZE) * 4;
+/// Storage buffers the kernel with the most bindings uses.
+pub const REQUIRED_STORAGE_BUFFERS: u32 = 8;
+
+/// How [`GpuContext::with_options`] picks an adapter. `None` fields take wgpu's defaults.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContextOptions {
+    /// Backends to consider (all when `None`).
+    pub backends: Option<wgpu::Backends>,
+    /// Pick the first adapter whose name contains this, case-insensitive.
+    pub adapter_name: Option<String>,
+    /// Power preference when no name is given (high performance when `None`).
+    pub power_preference: Option<wgpu::PowerPreference>,
+}
+
+impl ContextOptions {
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF`.
+    pub fn from_env() -> Self {
+        Self {
+            backends: wgpu::Backends::from_env(),
+            adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok(),
+            power_preference: wgpu::PowerPreference::from_env(),
+        }
+    }
+}
+
+/// A device and queue that raycontact runs on, with what it learnt of the adapter.
+///
+/// Cloning is cheap: wgpu's handles are reference counted.
+///
+/// ```no_run
+/// let ctx = raycontact::GpuContext::new()?;
+/// println!("running on {}", ctx.adapter_name());
+/// # Ok::<(), raycontact::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct GpuContext {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    timestamps: bool,
+    errors: Arc<Mutex<Vec<String>>>,
+    pipelines: Arc<OnceLock<Arc<Pipelines>>>,
+}
+
+impl GpuContext {
+    /// A headless device on the adapter chosen by the environment (blocking).
+    ///
+    /// `WGPU_BACKEND` (e.g. `vulkan`, `metal`, `dx12`, `gl`) limits the backends and
+    /// `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it (case-insensitive);
+    /// otherwise the default adapter of `WGPU_POWER_PREF` (high performance by default). The
+    /// choice is logged at `info` level. Errors: [`Error::NoAdapter`] (with how to install a
+    /// software adapter), [`Error::Unsupported`] when the adapter lacks a needed limit.
+    pub fn new() -> Result<Self> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// [`GpuContext::new`], asynchronously.
+    pub async fn new_async() -> Result<Self> {
+        Self::with_options_async(ContextOptions::from_env()).await
+    }
+
+    /// A headless device on the adapter that `options` choose (blocking).
+    ///
+    /// ```
+    /// use raycontact::{ContextOptions, Error, GpuContext};
+    /// let options = ContextOptions { adapter_name: Some("no such adapter".into()), ..Default::default() };
+    /// match GpuContext::with_options(options) {
+    ///     Err(Error::NoAdapter { .. }) => {}
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// ```
+    pub fn with_options(options: ContextOptions) -> Result<Self> {
+        pollster::block_on(Self::with_options_async(options))
+    }
+
+    /// [`GpuContext::with_options`], asynchronously.
+    pub async fn with_options_async(options: ContextOptions) -> Result<Self> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        let backends = options.backends.unwrap_or(wgpu::Backends::all());
+        desc.backends = backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = match options.adapter_name.filter(|n| !n.is_empty()) {
+            Some(wanted) => {
+                let adapters = instance.enumerate_adapters(backends).await;
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                let lower = wanted.to_lowercase();
+                adapters.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&lower)).ok_or_else(
+                    || Error::NoAdapter {
+                        detail: format!(" whose name contains {wanted:?} (adapters present: {names:?})"),
+                    },
+                )?
+            }
+            None => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: options
+                        .power_preference
+                        .unwrap_or(wgpu::PowerPreference::HighPerformance),
+                    force_fallback_adapter: false,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| Error::NoAdapter { detail: format!(" ({e}; backends {backends:?})") })?,
+        };
+        Self::from_adapter(&adapter).await
+    }
+
+    /// A device on a given adapter, with every limit the adapter offers and the features
+    /// raycontact uses when present (`TIMESTAMP_QUERY`).
+    pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        check_limits(&info.name, &limits)?;
+        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("raycontact"),
+                required_features: features,
+                required_limits: limits,
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|source| Error::RequestDevice { adapter: info.name.clone(), source })?;
+        log::info!(
+            "raycontact: adapter {:?} ({:?}, {:?}, driver {:?} {:?}), timestamps: {}",
+            info.name,
+            info.device_type,
+            info.backend,
+            info.driver,
+            info.driver_info,
+            features.contains(wgpu::Features::TIMESTAMP_QUERY)
+        );
+        Ok(Self::wrap(device, queue, info))
+    }
+
+    /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
+    /// must have been created with the limits raycontact needs (see [`REQUIRED_WORKGROUP_STORAGE`]
+    /// and [`REQUIRED_STORAGE_BUFFERS`]); `TIMESTAMP_QUERY` is used when the device has it.
+    /// raycontact installs no global error handler on a borrowed device: it wraps its own work in
+    /// error scopes.
+    pub fn from_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+    ) -> Result<Self> {
+        check_limits(&adapter_info.name, &device.limits())?;
+        Ok(Self::wrap_borrowed(device, queue, adapter_info))
+    }
+
+    fn wrap(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        let ctx = Self::wrap_borrowed(device, queue, info);
+        let errors = ctx.errors.clone();
+        ctx.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            log::error!("raycontact: uncaptured GPU error: {e}");
+            errors.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
+        }));
+        ctx
+    }
+
+    fn wrap_borrowed(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        Self {
+            device,
+            queue,
+            info,
+            timestamps,
+            errors: Arc::new(Mutex::new(Vec::new())),
+            pipelines: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter's description.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// The adapter's name.
+    pub fn adapter_name(&self) -> &str {
+        &self.info.name
+    }
+
+    /// Whether the adapter is a software one (lavapipe, WARP, SwiftShader).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// Whether GPU timestamps are available.
+    pub fn has_timestamps(&self) -> bool {
+        self.timestamps
+    }
+
+    /// The compute pipelines of every kernel, created on first use, once per context.
+    pub(crate) fn pipelines(&self) -> Arc<Pipelines> {
+        self.pipelines.get_or_init(|| Arc::new(Pipelines::new(&self.device))).clone()
+    }
+
+    /// Blocks until the GPU is idle, then reports any GPU error raised since the last check.
+    pub(crate) fn wait(&self, context: &'static str) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu { context, message: e.to_string() })?;
+        self.take_error(context)
+    }
+
+    /// Reports a GPU error raised since the last check.
+    pub(crate) fn take_error(&self, context: &'static str) -> Result<()> {
+        let mut errors = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        match errors.drain(..).next() {
+            Some(message) => Err(Error::Gpu { context, message }),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads `size` bytes of `buffer` (which must have `MAP_READ`) from `offset`, after waiting
+    /// for the GPU.
+    pub(crate) fn read_mapped(
+        &self,
+        buffer: &wgpu::Buffer,
+        label: &'static str,
+        offset: u64,
+        size: u64,
+    ) -> Result<Vec<u8>> {
+        if size == 0 {
+            return Ok(Vec::new());
+        }
+        let slice = buffer.slice(offset..offset + size);
+        let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait("readback")?;
+        let mapped = pollster::block_on(rx.receive())
+            .ok_or(Error::Readback { buffer: label, message: "map callback dropped".into() })?;
+        mapped.map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
+        let bytes = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
+            view.to_vec()
+        };
+        buffer.unmap();
+        Ok(bytes)
+    }
+}
+
+fn check_limits(adapter: &str, limits: &wgpu::Limits) -> Result<()> {
+    let need = |ok: bool, what: String| {
+        if ok { Ok(()) } else { Err(Error::Unsupported { adapter: adapter.to_string(), what }) }
+    };
+    need(
+        limits.max_compute_workgroup_storage_size >= REQUIRED_WORKGROUP_STORAGE,
+        format!(
+            "max_compute_workgroup_storage_size {} < {REQUIRED_WORKGROUP_STORAGE}",
+            limits.max_compute_workgroup_storage_size
+        ),
+    )?;
+    need(
+        limits.max_compute_invocations_per_workgroup >= WG_SIZE
+            && limits.max_compute_workgroup_size_x >= WG_SIZE,
+        format!("{WG_SIZE} invocations per workgroup"),
+    )?;
+    need(
+        limits.max_storage_buffers_per_shader_stage >= REQUIRED_STORAGE_BUFFERS,
+        format!(
+            "max_storage_buffers_per_shader_stage {} < {REQUIRED_STORAGE_BUFFERS}",
+            limits.max_storage_buffers_per_shader_stage
+        ),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,627 @@
+//! CPU twins of the kernels: each function computes what the kernel of the same name computes,
+//! over the same packed layout, in plain Rust (rayon where the work is parallel). They are the
+//! references of the GPU tests and, through [`Scene::new_cpu`](crate::Scene::new_cpu), the CPU
+//! backend.
+//!
+//! Exactness: integer stages (Morton codes, sort, hierarchy) and box fitting (min/max) equal the
+//! GPU bit for bit; normals agree within 1e-5; ray hits agree on the triangle and within 1e-5
+//! relative on `t` (the GPU divides with up to 2.5 ulp error).
+
+use glam::{UVec3, Vec3};
+use rayon::prelude::*;
+
+use crate::body::Packing;
+use crate::layout::{
+    BodyGpu, BodyState, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE, Node, ONE_THIRD, Ray, RayHit,
+    SortSegment, TriBox, float_to_key,
+};
+
+/// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameData {
+    /// Unit vertex normals of all packed vertices (zero for a vertex with no area around it).
+    pub normals: Vec<Vec3>,
+    /// Box and degenerate flag of each packed triangle.
+    pub tri_boxes: Vec<TriBox>,
+    /// Box, leaf count and degenerate count of each packed body.
+    pub body_state: Vec<BodyState>,
+    /// Sorted Morton keys, per body segment.
+    pub keys: Vec<u32>,
+    /// Packed triangle index of each sorted key.
+    pub values: Vec<u32>,
+    /// BVH nodes: body `b` owns `2 * tri_count` slots from `node_offset`, of which the first
+    /// `2 * leaf_count - 1` are used.
+    pub nodes: Vec<Node>,
+    /// Parent of each node (body-local), [`NONE`] for a root.
+    pub parents: Vec<u32>,
+}
+
+impl FrameData {
+    /// Runs every per-frame stage on the CPU, as the GPU frame does.
+    pub fn build(packing: &Packing, positions: &[Vec3]) -> Self {
+        let mut f = FrameData::default();
+        f.rebuild(packing, positions, |_, _| {});
+        f
+    }
+
+    /// The used nodes of packed body `b`: `2 * leaf_count - 1` of them (none when the body has
+    /// no leaf).
+    pub fn body_nodes(&self, packing: &Packing, b: usize) -> &[Node] {
+        let off = packing.bodies[b].node_offset as usize;
+        &self.nodes[off..off + used_nodes(self.body_state[b].leaf_count)]
+    }
+
+    /// The used parent links of packed body `b`, as [`Self::body_nodes`].
+    pub fn body_parents(&self, packing: &Packing, b: usize) -> &[u32] {
+        let off = packing.bodies[b].node_offset as usize;
+        &self.parents[off..off + used_nodes(self.body_state[b].leaf_count)]
+    }
+}
+
+/// Nodes of a tree with `leaves` leaves.
+pub fn used_nodes(leaves: u32) -> usize {
+    (2 * leaves as usize).saturating_sub(1)
+}
+
+fn tri_vertices(positions: &[Vec3], triangles: &[u32], t: usize) -> (Vec3, Vec3, Vec3) {
+    (
+        positions[triangles[3 * t] as usize],
+        positions[triangles[3 * t + 1] as usize],
+        positions[triangles[3 * t + 2] as usize],
+    )
+}
+
+/// Twin of `vertex_normals.wgsl`: normalised sum of `cross(b - a, c - a)` over the incident
+/// triangles in CSR order.
+pub fn vertex_normals(
+    positions: &[Vec3],
+    triangles: &[u32],
+    vertex_tri_offsets: &[u32],
+    vertex_tris: &[u32],
+    normals: &mut [Vec3],
+) {
+    normals.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, out)| {
+        let mut n = Vec3::ZERO;
+        for &t in &vertex_tris[vertex_tri_offsets[v] as usize..vertex_tri_offsets[v + 1] as usize] {
+            let (a, b, c) = tri_vertices(positions, triangles, t as usize);
+            n += (b - a).cross(c - a);
+        }
+        let len = n.length();
+        *out = if len > 0.0 { n / len } else { n };
+    });
+}
+
+/// Box of a triangle and whether it is degenerate (as `triangle_bounds.wgsl` decides).
+pub fn triangle_box(a: Vec3, b: Vec3, c: Vec3) -> TriBox {
+    let min = a.min(b).min(c);
+    let max = a.max(b).max(c);
+    let e1 = b - a;
+    let e2 = c - a;
+    let n = e1.cross(e2);
+    let n2 = n.dot(n);
+    let l2 = e1.dot(e1) * e2.dot(e2);
+    let finite = min.is_finite() && max.is_finite();
+    // Not `n2 <= ...`: a NaN must count as degenerate.
+    let degenerate = n2.partial_cmp(&(DEGENERATE_SIN2 * l2)) != Some(std::cmp::Ordering::Greater) || !finite;
+    TriBox { min, flags: degenerate as u32, max, pad: 0 }
+}
+
+/// Twin of `triangle_bounds.wgsl`: triangle boxes, degenerate flags and body boxes (over the
+/// non-degenerate triangles, as ordered keys).
+pub fn triangle_bounds(
+    packing: &Packing,
+    positions: &[Vec3],
+    tri_boxes: &mut [TriBox],
+    body_state: &mut [BodyState],
+) {
+    tri_boxes.par_iter_mut().enumerate().with_min_len(1024).for_each(|(t, out)| {
+        let (a, b, c) = tri_vertices(positions, &packing.triangles, t);
+        *out = triangle_box(a, b, c);
+    });
+    for (body, state) in packing.bodies.iter().zip(body_state.iter_mut()) {
+        let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
+        let (lo, hi) = tri_boxes[range]
+            .par_iter()
+            .filter(|b| b.flags & 1 == 0)
+            .map(|b| (b.min.to_array().map(|x| !float_to_key(x)), b.max.to_array().map(float_to_key)))
+            .reduce(
+                || ([0; 3], [0; 3]),
+                |(l0, h0), (l1, h1)| {
+                    (std::array::from_fn(|d| l0[d].max(l1[d])), std::array::from_fn(|d| h0[d].max(h1[d])))
+                },
+            );
+        state.min_key = lo;
+        state.max_key = hi;
+    }
+}
+
+/// Spreads the low 10 bits of `v` two bits apart.
+pub fn expand_bits(v: u32) -> u32 {
+    let mut x = v & 0x3ff;
+    x = (x | (x << 16)) & 0x0300_00ff;
+    x = (x | (x << 8)) & 0x0300_f00f;
+    x = (x | (x << 4)) & 0x030c_30c3;
+    x = (x | (x << 2)) & 0x0924_9249;
+    x
+}
+
+/// `1024 / s / 3` where `s` is the smallest power of two at or above `extent`.
+pub fn quantisation_scale(extent: f32) -> f32 {
+    let bits = extent.to_bits();
+    let mut e = ((bits >> 23) & 0xff) as i32;
+    if bits & 0x7f_ffff != 0 {
+        e += 1;
+    }
+    let se = (264 - e).clamp(1, 254);
+    f32::from_bits((se as u32) << 23) * ONE_THIRD
+}
+
+/// Morton code of a triangle in a body box (lower corner `lo`, scale from
+/// [`quantisation_scale`]), exactly as `morton.wgsl` computes it.
+pub fn morton_code(a: Vec3, b: Vec3, c: Vec3, lo: Vec3, scale: f32) -> u32 {
+    let rel = ((a - lo) + (b - lo)) + (c - lo);
+    let q = (rel * scale).min(Vec3::splat(1023.0)).max(Vec3::ZERO);
+    let qi = UVec3::new(q.x as u32, q.y as u32, q.z as u32);
+    (expand_bits(qi.x) << 2) | (expand_bits(qi.y) << 1) | expand_bits(qi.z)
+}
+
+/// Twin of `morton.wgsl`: keys (Morton code, or [`DEGENERATE_KEY`]) and values (packed
+/// triangle index) in packed triangle order, and each body's leaf and degenerate counts.
+pub fn morton(
+    packing: &Packing,
+    positions: &[Vec3],
+    tri_boxes: &[TriBox],
+    body_state: &mut [BodyState],
+    keys: &mut [u32],
+    values: &mut [u32],
+) {
+    for (body, state) in packing.bodies.iter().zip(body_state.iter_mut()) {
+        let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
+        let (lo, hi) = state.bounds_keys();
+        let scale = quantisation_scale((hi - lo).max_element());
+        let leaves = keys[range.clone()]
+            .par_iter_mut()
+            .zip(values[range.clone()].par_iter_mut())
+            .enumerate()
+            .with_min_len(1024)
+            .map(|(i, (key, value))| {
+                let t = range.start + i;
+                *value = t as u32;
+                if tri_boxes[t].flags & 1 != 0 {
+                    *key = DEGENERATE_KEY;
+                    0u32
+                } else {
+                    let (a, b, c) = tri_vertices(positions, &packing.triangles, t);
+                    *key = morton_code(a, b, c, lo, scale);
+                    1
+                }
+            })
+            .sum::<u32>();
+        state.leaf_count = leaves;
+        state.degenerate_count = body.tri_count - leaves;
+    }
+}
+
+impl BodyState {
+    /// The box as decoded from the keys, whether or not the body has leaves (the Morton kernel
+    /// reads it so).
+    pub(crate) fn bounds_keys(&self) -> (Vec3, Vec3) {
+        use crate::layout::key_to_float;
+        (
+            Vec3::from_array(self.min_key.map(|k| key_to_float(!k))),
+            Vec3::from_array(self.max_key.map(key_to_float)),
+        )
+    }
+}
+
+/// Twin of the radix sort (`radix_count`, `radix_scan`, `radix_scatter`): a stable sort of
+/// (key, value) pairs by key within each segment, by LSD radix sort (8 bits a pass on the CPU;
+/// any stable sort gives the same result). Segments are sorted in parallel.
+pub fn radix_sort(segments: &[SortSegment], keys: &mut [u32], values: &mut [u32]) {
+    let mut parts = Vec::with_capacity(segments.len());
+    let (mut k_rest, mut v_rest) = (keys, values);
+    let mut at = 0usize;
+    for s in segments {
+        let (_, k) = std::mem::take(&mut k_rest).split_at_mut(s.offset as usize - at);
+        let (_, v) = std::mem::take(&mut v_rest).split_at_mut(s.offset as usize - at);
+        let (k_seg, k_tail) = k.split_at_mut(s.count as usize);
+        let (v_seg, v_tail) = v.split_at_mut(s.count as usize);
+        parts.push((k_seg, v_seg));
+        k_rest = k_tail;
+        v_rest = v_tail;
+        at = (s.offset + s.count) as usize;
+    }
+    parts.into_par_iter().for_each(|(k, v)| radix_sort_segment(k, v));
+}
+
+/// Stable LSD radix sort of one segment, 8 bits a pass, skipping passes whose digit is the same
+/// for every key.
+pub fn radix_sort_segment(keys: &mut [u32], values: &mut [u32]) {
+    let n = keys.len();
+    if n < 2 {
+        return;
+    }
+    let mut counts = [[0usize; 256]; 4];
+    for &k in keys.iter() {
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[((k >> (8 * p)) & 0xff) as usize] += 1;
+        }
+    }
+    let mut kb = vec![0u32; n];
+    let mut vb = vec![0u32; n];
+    let (mut src_k, mut src_v, mut dst_k, mut dst_v) = (keys, values, kb.as_mut_slice(), vb.as_mut_slice());
+    let mut swapped = false;
+    for (p, c) in counts.iter().enumerate() {
+        if c.contains(&n) {
+            continue;
+        }
+        let mut offs = [0usize; 256];
+        let mut sum = 0;
+        for d in 0..256 {
+            offs[d] = sum;
+            sum += c[d];
+        }
+        for i in 0..n {
+            let k = src_k[i];
+            let d = ((k >> (8 * p)) & 0xff) as usize;
+            dst_k[offs[d]] = k;
+            dst_v[offs[d]] = src_v[i];
+            offs[d] += 1;
+        }
+        std::mem::swap(&mut src_k, &mut dst_k);
+        std::mem::swap(&mut src_v, &mut dst_v);
+        swapped = !swapped;
+    }
+    if swapped {
+        // The sorted data is in the scratch buffers: copy it back.
+        dst_k.copy_from_slice(src_k);
+        dst_v.copy_from_slice(src_v);
+    }
+}
+
+/// Length of the common prefix of sorted keys `i` and `j` (ties broken by index), -1 when `j`
+/// is out of range; as in `hierarchy.wgsl`.
+fn delta(keys: &[u32], n: i32, i: i32, j: i32) -> i32 {
+    if j < 0 || j >= n {
+        return -1;
+    }
+    let (ki, kj) = (keys[i as usize], keys[j as usize]);
+    if ki == kj {
+        32 + (i as u32 ^ j as u32).leading_zeros() as i32
+    } else {
+        (ki ^ kj).leading_zeros() as i32
+    }
+}
+
+fn direction(keys: &[u32], n: i32, k: i32) -> i32 {
+    if delta(keys, n, k, k + 1) > delta(keys, n, k, k - 1) { 1 } else { -1 }
+}
+
+fn escape_after(keys: &[u32], n: i32, last: i32) -> u32 {
+    if last >= n - 1 {
+        return NONE;
+    }
+    let k = last + 1;
+    if k <= n - 2 && direction(keys, n, k) == 1 { k as u32 } else { (n - 1 + k) as u32 }
+}
+
+/// Internal node `i` of a Karras tree over `n` sorted keys: (first child, escape, last leaf).
+fn internal_node(keys: &[u32], n: i32, i: i32) -> (u32, u32, u32, u32) {
+    let d = direction(keys, n, i);
+    let dmin = delta(keys, n, i, i - d);
+    let mut lmax = 2;
+    while delta(keys, n, i, i + lmax * d) > dmin {
+        lmax *= 2;
+    }
+    let mut l = 0;
+    let mut t = lmax / 2;
+    while t >= 1 {
+        if delta(keys, n, i, i + (l + t) * d) > dmin {
+            l += t;
+        }
+        t /= 2;
+    }
+    let j = i + l * d;
+    let dnode = delta(keys, n, i, j);
+    let mut s = 0;
+    let mut t = l;
+    loop {
+        t = (t + 1) / 2;
+        if delta(keys, n, i, i + (s + t) * d) > dnode {
+            s += t;
+        }
+        if t <= 1 {
+            break;
+        }
+    }
+    let g = i + s * d + d.min(0);
+    let (first, last) = (i.min(j), i.max(j));
+    let left = if first == g { (n - 1 + g) as u32 } else { g as u32 };
+    let right = if last == g + 1 { (n + g) as u32 } else { (g + 1) as u32 };
+    (left, right, escape_after(keys, n, last), last as u32)
+}
+
+/// Twin of `hierarchy.wgsl`: child and escape links and parents of every body's BVH (boxes are
+/// left to [`fit`]).
+pub fn hierarchy(
+    packing: &Packing,
+    body_state: &[BodyState],
+    keys: &[u32],
+    values: &[u32],
+    nodes: &mut [Node],
+    parents: &mut [u32],
+) {
+    for (body, state) in packing.bodies.iter().zip(body_state) {
+        let n = state.leaf_count as i32;
+        if n == 0 {
+            continue;
+        }
+        let k = &keys[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+        let v = &values[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+        let off = body.node_offset as usize;
+        let used = used_nodes(n as u32);
+        let (internal, leaves) = nodes[off..off + used].split_at_mut(n as usize - 1);
+        let links: Vec<(u32, u32)> = internal
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(1024)
+            .map(|(i, node)| {
+                let (left, right, escape, _) = internal_node(k, n, i as i32);
+                node.child = left;
+                node.escape = escape;
+                (left, right)
+            })
+            .collect();
+        leaves.par_iter_mut().enumerate().with_min_len(1024).for_each(|(j, node)| {
+            node.child = LEAF_BIT | (v[j] - body.tri_offset);
+            node.escape = escape_after(k, n, j as i32);
+        });
+        let par = &mut parents[off..off + used];
+        par[0] = NONE;
+        for (i, (l, r)) in links.into_iter().enumerate() {
+            par[l as usize] = i as u32;
+            par[r as usize] = i as u32;
+        }
+    }
+}
+
+/// Twin of `fit.wgsl`: the box of every node, bottom-up (a leaf's box is its triangle's box; an
+/// internal node's is the union of its children's). Exact, so equal to the GPU's.
+pub fn fit(packing: &Packing, body_state: &[BodyState], tri_boxes: &[TriBox], nodes: &mut [Node]) {
+    for (body, state) in packing.bodies.iter().zip(body_state) {
+        let n = state.leaf_count;
+        if n == 0 {
+            continue;
+        }
+        let off = body.node_offset as usize;
+        let tree = &mut nodes[off..off + used_nodes(n)];
+        let boxes = &tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+        let (internal, leaves) = tree.split_at_mut(n as usize - 1);
+        leaves.par_iter_mut().with_min_len(1024).for_each(|leaf| {
+            let b = boxes[(leaf.child & !LEAF_BIT) as usize];
+            leaf.min = b.min;
+            leaf.max = b.max;
+        });
+        if n > 1 {
+            fit_node(internal, 0, 0, leaves, 0);
+        }
+    }
+}
+
+/// Fits internal node `node` and its subtree; returns its box. `window` holds the internal nodes
+/// `base..` of the node's leaf range `[f, l]` (in a Karras tree the internal nodes of a subtree
+/// have indices within its leaf range, so the two children's windows `[f, g]` and `[g + 1, l]`
+/// are disjoint and are fitted in parallel near the root).
+fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], depth: u32) -> (Vec3, Vec3) {
+    let n_internal = leaves.len() - 1;
+    let left = window[node - base].child as usize;
+    let right = if left >= n_internal { leaves[left - n_internal].escape } else { window[left - base].escape }
+        as usize;
+    // First leaf of the right child (g + 1): an internal right child has index g + 1.
+    let split = if right >= n_internal { right - n_internal } else { right };
+    let (lw, rw) = window.split_at_mut(split - base);
+    let sub = |w: &mut [Node], b: usize, c: usize| -> (Vec3, Vec3) {
+        if c >= n_internal {
+            let l = &leaves[c - n_internal];
+            (l.min, l.max)
+        } else {
+            fit_node(w, b, c, leaves, depth + 1)
+        }
+    };
+    let (lb, rb) = if depth < 8 {
+        rayon::join(|| sub(lw, base, left), || sub(rw, split, right))
+    } else {
+        (sub(lw, base, left), sub(rw, split, right))
+    };
+    let (lo, hi) = (lb.0.min(rb.0), lb.1.max(rb.1));
+    window[node - base].min = lo;
+    window[node - base].max = hi;
+    (lo, hi)
+}
+
+/// `edge_t` of `ray.wgsl`: the ray parameter where the ray crosses edge (p, q), from the edge
+/// alone, with the ends in canonical (lexicographic) order.
+fn edge_t(p3: Vec3, pxy: glam::Vec2, q3: Vec3, qxy: glam::Vec2, kz: usize, dz: f32) -> f32 {
+    let less = |a: Vec3, b: Vec3| {
+        if a.x != b.x {
+            a.x < b.x
+        } else if a.y != b.y {
+            a.y < b.y
+        } else {
+            a.z < b.z
+        }
+    };
+    let ((a3, axy), (b3, bxy)) = if less(q3, p3) { ((q3, qxy), (p3, pxy)) } else { ((p3, pxy), (q3, qxy)) };
+    let e = bxy - axy;
+    let s = (-axy.dot(e) / e.dot(e)).clamp(0.0, 1.0);
+    (a3[kz] + s * (b3[kz] - a3[kz])) / dz
+}
+
+/// Watertight ray-triangle test, exactly as `intersect_triangle` in `shaders/shared/ray.wgsl`:
+/// `Some((t, u, v))` with `P = (1-u-v) a + u b + v c`. A ray through a shared edge or vertex
+/// hits every incident triangle with the same `t`, computed from the edge or vertex alone.
+#[allow(clippy::too_many_arguments)]
+pub fn intersect_triangle(
+    o: Vec3,
+    d: Vec3,
+    k: [usize; 3],
+    tmin: f32,
+    tmax: f32,
+    a: Vec3,
+    b: Vec3,
+    c: Vec3,
+) -> Option<(f32, f32, f32)> {
+    use glam::Vec2;
+    let (pa, pb, pc) = (a - o, b - o, c - o);
+    let (dx, dy, dz) = (d[k[0]], d[k[1]], d[k[2]]);
+    let ax = pa[k[0]] * dz - dx * pa[k[2]];
+    let ay = pa[k[1]] * dz - dy * pa[k[2]];
+    let bx = pb[k[0]] * dz - dx * pb[k[2]];
+    let by = pb[k[1]] * dz - dy * pb[k[2]];
+    let cx = pc[k[0]] * dz - dx * pc[k[2]];
+    let cy = pc[k[1]] * dz - dy * pc[k[2]];
+    let u = cx * by - cy * bx;
+    let v = ax * cy - ay * cx;
+    let w = bx * ay - by * ax;
+    if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+        return None;
+    }
+    let det = u + v + w;
+    if det == 0.0 {
+        return None;
+    }
+    let t = match (u == 0.0, v == 0.0, w == 0.0) {
+        (true, true, _) => pc[k[2]] / dz,
+        (true, _, true) => pb[k[2]] / dz,
+        (_, true, true) => pa[k[2]] / dz,
+        (true, _, _) => edge_t(pb, Vec2::new(bx, by), pc, Vec2::new(cx, cy), k[2], dz),
+        (_, true, _) => edge_t(pc, Vec2::new(cx, cy), pa, Vec2::new(ax, ay), k[2], dz),
+        (_, _, true) => edge_t(pa, Vec2::new(ax, ay), pb, Vec2::new(bx, by), k[2], dz),
+        _ => (u * pa[k[2]] + v * pb[k[2]] + w * pc[k[2]]) / (det * dz),
+    };
+    if !(t >= tmin && t <= tmax) {
+        return None;
+    }
+    Some((t, v / det, w / det))
+}
+
+/// Axis permutation of a ray (`ray_axes` in `ray.wgsl`): `kz` is the dominant axis.
+pub fn ray_axes(d: Vec3) -> [usize; 3] {
+    let a = d.abs();
+    let kz = if a.x > a.y {
+        if a.x > a.z { 0 } else { 2 }
+    } else if a.y > a.z {
+        1
+    } else {
+        2
+    };
+    let kx = (kz + 1) % 3;
+    [kx, (kx + 1) % 3, kz]
+}
+
+/// `safe_inverse` of `ray.wgsl`.
+pub fn safe_inverse(d: Vec3) -> Vec3 {
+    let s = Vec3::select(d.abs().cmplt(Vec3::splat(1.0e-30)), Vec3::splat(1.0e-30), d);
+    Vec3::ONE / s
+}
+
+/// `hit_box` of `ray.wgsl`: the slab test, widened by a relative 2e-6, with axes the ray is
+/// parallel to decided by whether the origin is inside the slab.
+pub fn hit_box(o: Vec3, d: Vec3, inv: Vec3, tmin: f32, tmax: f32, lo: Vec3, hi: Vec3) -> bool {
+    let parallel = d.abs().cmplt(Vec3::splat(1.0e-30));
+    let inside = o.cmpge(lo) & o.cmple(hi);
+    if (parallel & !inside).any() {
+        return false;
+    }
+    let t0 = (lo - o) * inv;
+    let t1 = (hi - o) * inv;
+    let near = Vec3::select(parallel, Vec3::splat(-3.0e38), t0.min(t1));
+    let far = Vec3::select(parallel, Vec3::splat(3.0e38), t0.max(t1));
+    let tn = near.max_element();
+    let tf = far.min_element();
+    (tn - tn.abs() * 2.0e-6).max(tmin) <= (tf + tf.abs() * 2.0e-6).min(tmax)
+}
+
+/// Twin of `raycast.wgsl` for one ray: closest hit through the stackless BVH of a body (its used
+/// nodes `nodes`, body-local), counting nodes visited and triangles tested.
+pub fn raycast_one(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+) -> RayHit {
+    let mut best = RayHit::MISS;
+    let axes = ray_axes(ray.dir);
+    let inv = safe_inverse(ray.dir);
+    let mut tmax = ray.tmax;
+    let mut node = if nodes.is_empty() { NONE } else { 0 };
+    while node != NONE {
+        let nd = &nodes[node as usize];
+        best.nodes_visited += 1;
+        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
+            if nd.child & LEAF_BIT != 0 {
+                let tri = nd.child & !LEAF_BIT;
+                let g = (body.tri_offset + tri) as usize;
+                best.triangles_tested += 1;
+                let (a, b, c) = tri_vertices(positions, triangles, g);
+                if let Some((t, u, v)) =
+                    intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax, a, b, c)
+                {
+                    if t < best.t || (t == best.t && tri < best.triangle) {
+                        best.t = t;
+                        best.triangle = tri;
+                        best.u = u;
+                        best.v = v;
+                        tmax = t;
+                    }
+                }
+                node = nd.escape;
+            } else {
+                node = nd.child;
+            }
+        } else {
+            node = nd.escape;
+        }
+    }
+    best
+}
+
+/// Twin of `raycast.wgsl`: closest hits of a batch of rays against packed body `b`.
+pub fn raycast(
+    packing: &Packing,
+    frame: &FrameData,
+    positions: &[Vec3],
+    b: usize,
+    rays: &[Ray],
+) -> Vec<RayHit> {
+    let body = &packing.bodies[b];
+    let nodes = frame.body_nodes(packing, b);
+    rays.par_iter()
+        .with_min_len(64)
+        .map(|r| raycast_one(body, nodes, positions, &packing.triangles, r))
+        .collect()
+}
+
+/// Brute-force closest hit of a ray against triangles `first..first + count` of the packed
+/// triangles (body-local indices in the result): the reference for the BVH.
+pub fn raycast_brute_force(
+    positions: &[Vec3],
+    triangles: &[u32],
+    first: u32,
+    count: u32,
+    ray: &Ray,
+) -> RayHit {
+    let mut best = RayHit::MISS;
+    let axes = ray_axes(ray.dir);
+    for tri in 0..count {
+        let (a, b, c) = tri_vertices(positions, triangles, (first + tri) as usize);
+        best.triangles_tested += 1;
+        if let Some((t, u, v)) = intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, ray.tmax, a, b, c) {
+            if t < best.t || (t == best.t && tri < best.triangle) {
+                best = RayHit { t, triangle: tri, u, v, ..best };
+            }
+        }
+    }
+    best
+}

@@ -1,0 +1,130 @@
+//! Errors of raycontact.
+
+use crate::body::BodyId;
+
+/// What can go wrong in raycontact. Bad input is reported here, naming the body and the element,
+/// never by a panic.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No GPU adapter matched the request.
+    #[error(
+        "no GPU adapter found{detail}. For a software Vulkan adapter (lavapipe) on Debian/Ubuntu run \
+         `apt-get install mesa-vulkan-drivers`; WGPU_BACKEND and WGPU_ADAPTER_NAME narrow the choice"
+    )]
+    NoAdapter {
+        /// What was asked for and what was found, ready to print (may be empty).
+        detail: String,
+    },
+    /// The adapter cannot give a limit or feature that raycontact needs.
+    #[error("adapter `{adapter}` does not support what raycontact needs: {what}")]
+    Unsupported {
+        /// The adapter's name.
+        adapter: String,
+        /// The missing limit or feature.
+        what: String,
+    },
+    /// Creating the device failed.
+    #[error("could not create a device on adapter `{adapter}`: {source}")]
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// wgpu's error.
+        #[source]
+        source: wgpu::RequestDeviceError,
+    },
+    /// The GPU reported an error while raycontact used it (validation, out of memory, lost device).
+    #[error("GPU error in {context}: {message}")]
+    Gpu {
+        /// What raycontact was doing.
+        context: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+    /// Reading a buffer back from the GPU failed.
+    #[error("reading back `{buffer}` from the GPU failed: {message}")]
+    Readback {
+        /// The buffer's label.
+        buffer: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+    /// A triangle refers to a vertex that does not exist.
+    #[error(
+        "body {body}: triangle {triangle} refers to vertex {index}, but the body has {vertex_count} vertices"
+    )]
+    IndexOutOfRange {
+        /// The body (for a body being added, the id it would have had).
+        body: BodyId,
+        /// The triangle.
+        triangle: usize,
+        /// The offending index.
+        index: u32,
+        /// Vertices of the body.
+        vertex_count: usize,
+    },
+    /// A vertex coordinate is NaN or infinite.
+    #[error("body {body}: vertex {vertex} has a non-finite coordinate {position:?}")]
+    NonFinite {
+        /// The body.
+        body: BodyId,
+        /// The vertex.
+        vertex: usize,
+        /// Its position.
+        position: [f32; 3],
+    },
+    /// A body has no triangles.
+    #[error("body {body}: a body needs at least one triangle")]
+    NoTriangles {
+        /// The body.
+        body: BodyId,
+    },
+    /// A body is larger than the device (or the packed scene) can hold.
+    #[error("body {body}: {what} is {value}, over the limit of {limit}")]
+    TooLarge {
+        /// The body.
+        body: BodyId,
+        /// What is too large.
+        what: &'static str,
+        /// Its size.
+        value: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A cloth half-thickness is negative, NaN or infinite.
+    #[error("body {body}: cloth half-thickness {value} must be finite and >= 0")]
+    BadThickness {
+        /// The body.
+        body: BodyId,
+        /// The value given.
+        value: f32,
+    },
+    /// `set_positions` got the wrong number of positions.
+    #[error("body {body}: got {got} positions, the body has {expected} vertices")]
+    WrongVertexCount {
+        /// The body.
+        body: BodyId,
+        /// Positions given.
+        got: usize,
+        /// Vertices of the body.
+        expected: usize,
+    },
+    /// The body id does not name a live body (never added, or removed).
+    #[error("body {body} does not exist (never added, or removed)")]
+    UnknownBody {
+        /// The body.
+        body: BodyId,
+    },
+    /// An argument that is wrong on its face (mismatched lengths, out of range).
+    #[error("invalid input: {what}")]
+    InvalidInput {
+        /// What is wrong.
+        what: String,
+    },
+    /// A query needs the BVH, but the scene changed since the last `update`.
+    #[error("the BVH is out of date: call `update` after adding bodies or setting positions")]
+    StaleBvh,
+}
+
+/// `Result` with raycontact's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,159 @@
+//! The WGSL kernels: their sources, assembled with the shared includes and the
+//! [`layout::wgsl_prelude`](crate::layout::wgsl_prelude), and their bind-group layouts.
+//!
+//! Every kernel `k` lives in `shaders/k.wgsl`, has a CPU twin `raycontact::cpu::k` (the radix
+//! sort's three kernels share [`crate::cpu::radix_sort`]), and its pipeline is labelled
+//! `raycontact.k`. [`Kernel::bindings`] is the one description of each bind-group layout: the
+//! host builds its layouts from it, and a test checks it against naga's reflection of the WGSL.
+
+use crate::layout;
+
+/// How a kernel binds a buffer at `@group(0) @binding(i)`, where `i` is the position in
+/// [`Kernel::bindings`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// `var<uniform>`.
+    Uniform,
+    /// `var<uniform>` bound with a dynamic offset (one slot per pass).
+    UniformDynamic,
+    /// `var<storage, read>`.
+    Storage,
+    /// `var<storage, read_write>`.
+    StorageMut,
+}
+
+impl Binding {
+    /// Whether the kernel may write through this binding.
+    pub fn writes(self) -> bool {
+        matches!(self, Binding::StorageMut)
+    }
+}
+
+/// Every kernel of raycontact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Area-weighted vertex normals, one invocation per vertex.
+    VertexNormals,
+    /// Triangle boxes, degenerate flags and body boxes, one workgroup per tile.
+    TriangleBounds,
+    /// Morton codes of triangle centroids, one workgroup per tile.
+    Morton,
+    /// Radix sort: per-tile digit histograms.
+    RadixCount,
+    /// Radix sort: exclusive scan of all histograms (one workgroup).
+    RadixScan,
+    /// Radix sort: stable scatter.
+    RadixScatter,
+    /// Karras hierarchy with escape links.
+    Hierarchy,
+    /// Bottom-up box fitting.
+    Fit,
+    /// Closest-hit ray casts against one body.
+    Raycast,
+}
+
+use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD};
+
+impl Kernel {
+    /// All kernels.
+    pub const ALL: [Kernel; 9] = [
+        Kernel::VertexNormals,
+        Kernel::TriangleBounds,
+        Kernel::Morton,
+        Kernel::RadixCount,
+        Kernel::RadixScan,
+        Kernel::RadixScatter,
+        Kernel::Hierarchy,
+        Kernel::Fit,
+        Kernel::Raycast,
+    ];
+
+    /// The kernel's name: its file `shaders/<name>.wgsl`, its CPU twin, its pipeline label
+    /// `raycontact.<name>`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::VertexNormals => "vertex_normals",
+            Kernel::TriangleBounds => "triangle_bounds",
+            Kernel::Morton => "morton",
+            Kernel::RadixCount => "radix_count",
+            Kernel::RadixScan => "radix_scan",
+            Kernel::RadixScatter => "radix_scatter",
+            Kernel::Hierarchy => "hierarchy",
+            Kernel::Fit => "fit",
+            Kernel::Raycast => "raycast",
+        }
+    }
+
+    /// The pipeline label, `raycontact.<name>`.
+    pub fn label(self) -> String {
+        format!("raycontact.{}", self.name())
+    }
+
+    /// The kernel's bindings in order `@binding(0)`, `@binding(1)`, ... of `@group(0)`.
+    pub fn bindings(self) -> &'static [Binding] {
+        match self {
+            // params, positions, triangles, vertex_tri_offsets, vertex_tris, normals
+            Kernel::VertexNormals => &[U, R, R, R, R, W],
+            // bodies, tile_body, positions, triangles, tri_boxes, body_state, params
+            Kernel::TriangleBounds => &[R, R, R, R, W, W, U],
+            // bodies, tile_body, positions, triangles, tri_boxes, body_state, keys, values, params
+            Kernel::Morton => &[R, R, R, R, R, W, W, W, U],
+            // pass, segments, tile_segment, keys, counters
+            Kernel::RadixCount => &[UD, R, R, R, W],
+            // pass, counters
+            Kernel::RadixScan => &[UD, W],
+            // pass, segments, tile_segment, counters, keys_in, values_in, keys_out, values_out
+            Kernel::RadixScatter => &[UD, R, R, R, R, R, W, W],
+            // bodies, tile_body, body_state, keys, values, nodes, parents, params
+            Kernel::Hierarchy => &[R, R, R, R, R, W, W, U],
+            // bodies, tile_body, body_state, tri_boxes, parents, nodes, visits, params
+            Kernel::Fit => &[R, R, R, R, R, W, W, U],
+            // query, bodies, body_state, positions, triangles, nodes, rays, hits
+            Kernel::Raycast => &[U, R, R, R, R, R, R, W],
+        }
+    }
+
+    /// The kernel's own WGSL file, before assembly.
+    pub fn raw_source(self) -> &'static str {
+        match self {
+            Kernel::VertexNormals => include_str!("../../../shaders/vertex_normals.wgsl"),
+            Kernel::TriangleBounds => include_str!("../../../shaders/triangle_bounds.wgsl"),
+            Kernel::Morton => include_str!("../../../shaders/morton.wgsl"),
+            Kernel::RadixCount => include_str!("../../../shaders/radix_count.wgsl"),
+            Kernel::RadixScan => include_str!("../../../shaders/radix_scan.wgsl"),
+            Kernel::RadixScatter => include_str!("../../../shaders/radix_scatter.wgsl"),
+            Kernel::Hierarchy => include_str!("../../../shaders/hierarchy.wgsl"),
+            Kernel::Fit => include_str!("../../../shaders/fit.wgsl"),
+            Kernel::Raycast => include_str!("../../../shaders/raycast.wgsl"),
+        }
+    }
+
+    /// The complete WGSL module: the constants prelude, then the kernel with each
+    /// `//!include shared/<file>.wgsl` line replaced by that file.
+    pub fn source(self) -> String {
+        let mut out = layout::wgsl_prelude();
+        for line in self.raw_source().lines() {
+            match line.trim().strip_prefix("//!include ") {
+                Some(path) => {
+                    let text = shared_source(path.trim())
+                        .unwrap_or_else(|| panic!("{}: unknown include {path}", self.name()));
+                    out.push_str(text);
+                }
+                None => out.push_str(line),
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The shared includes under `shaders/shared/`.
+pub const SHARED: [(&str, &str); 3] = [
+    ("shared/common.wgsl", include_str!("../../../shaders/shared/common.wgsl")),
+    ("shared/sort.wgsl", include_str!("../../../shaders/shared/sort.wgsl")),
+    ("shared/ray.wgsl", include_str!("../../../shaders/shared/ray.wgsl")),
+];
+
+fn shared_source(path: &str) -> Option<&'static str> {
+    SHARED.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
+}

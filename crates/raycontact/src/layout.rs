@@ -1,0 +1,306 @@
+//! Data layout shared by the WGSL kernels and their CPU twins: constants, and the `#[repr(C)]`
+//! Pod structs that mirror WGSL structs field for field.
+//!
+//! This module is the one source of truth for workgroup sizes and tile sizes: the host prepends
+//! [`wgsl_prelude`] to every kernel, and the integration tests check every struct here against
+//! naga's reflection of the WGSL declaration of the same name.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+/// Invocations per workgroup of every kernel.
+pub const WG_SIZE: u32 = 256;
+/// Elements handled by one invocation of a tiled kernel.
+pub const ITEMS: u32 = 4;
+/// Elements in a tile: one workgroup of a tiled kernel handles one tile of one body.
+pub const TILE: u32 = WG_SIZE * ITEMS;
+/// Bits sorted by one radix-sort pass.
+pub const RADIX_BITS: u32 = 4;
+/// Buckets of one radix-sort pass.
+pub const RADIX_BUCKETS: u32 = 1 << RADIX_BITS;
+/// Passes of a full 32-bit radix sort.
+pub const SORT_PASSES: u32 = 32 / RADIX_BITS;
+/// Set in [`Node::child`] of a leaf; the low bits are then the body-local triangle index.
+pub const LEAF_BIT: u32 = 0x8000_0000;
+/// "No node / no triangle".
+pub const NONE: u32 = u32::MAX;
+/// Sort key of a degenerate triangle (sorts after every 30-bit Morton code).
+pub const DEGENERATE_KEY: u32 = u32::MAX;
+/// Workgroups per dispatch along x; larger dispatches spill into y.
+pub const MAX_GROUPS_X: u32 = 65535;
+/// A triangle with `|e1 x e2|^2 <= DEGENERATE_SIN2 * |e1|^2 |e2|^2` (the sine of its angle at
+/// the first vertex below 1e-6) is degenerate: zero area up to rounding.
+pub const DEGENERATE_SIN2: f32 = 1.0e-12;
+/// `1/3` rounded to f32, as the Morton kernel and its twin use it.
+pub const ONE_THIRD: f32 = 1.0 / 3.0;
+/// Dynamic-offset stride of per-pass uniforms (the WebGPU minimum uniform offset alignment).
+pub const UNIFORM_STRIDE: u64 = 256;
+
+/// WGSL source of the constants above, prepended to every kernel.
+pub fn wgsl_prelude() -> String {
+    format!(
+        "const WG_SIZE: u32 = {WG_SIZE}u;\n\
+         const ITEMS: u32 = {ITEMS}u;\n\
+         const TILE: u32 = {TILE}u;\n\
+         const RADIX_BUCKETS: u32 = {RADIX_BUCKETS}u;\n\
+         const RADIX_MATRIX: u32 = {matrix}u;\n\
+         const LEAF_BIT: u32 = {LEAF_BIT:#x}u;\n\
+         const NONE: u32 = {NONE:#x}u;\n\
+         const DEGENERATE_KEY: u32 = {DEGENERATE_KEY:#x}u;\n\
+         const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
+         const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
+         const ONE_THIRD: f32 = {third};\n",
+        matrix = RADIX_BUCKETS * WG_SIZE,
+        third = bits_literal(ONE_THIRD),
+    )
+}
+
+/// A WGSL literal for exactly this f32 (Rust's shortest round-trip form).
+fn bits_literal(x: f32) -> String {
+    format!("{x:?}f")
+}
+
+/// Where a body lives in the packed scene buffers (WGSL `BodyGpu`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct BodyGpu {
+    /// First vertex of the body in the packed vertex buffers.
+    pub vertex_offset: u32,
+    /// Vertices of the body.
+    pub vertex_count: u32,
+    /// First triangle of the body in the packed triangle buffers.
+    pub tri_offset: u32,
+    /// Triangles of the body.
+    pub tri_count: u32,
+    /// First node of the body's BVH (`2 * tri_offset`); the body owns `2 * tri_count` nodes.
+    pub node_offset: u32,
+    /// First tile of the body.
+    pub tile_offset: u32,
+    /// Tiles of the body: `ceil(tri_count / TILE)`.
+    pub tile_count: u32,
+    /// Reserved for body flags (kind); 0 = volumetric, 1 = cloth.
+    pub flags: u32,
+}
+
+/// Per-frame state of a body, built on the GPU (WGSL `BodyState` / `BodyStateRead`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct BodyState {
+    /// Bitwise complement of the ordered keys of the box minimum.
+    pub min_key: [u32; 3],
+    /// Non-degenerate triangles: the leaves of the body's BVH.
+    pub leaf_count: u32,
+    /// Ordered keys of the box maximum.
+    pub max_key: [u32; 3],
+    /// Degenerate triangles, kept out of the BVH.
+    pub degenerate_count: u32,
+}
+
+impl BodyState {
+    /// The body's box (over its non-degenerate triangles), or `None` when it has none.
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        if self.leaf_count == 0 {
+            return None;
+        }
+        let lo = Vec3::new(
+            key_to_float(!self.min_key[0]),
+            key_to_float(!self.min_key[1]),
+            key_to_float(!self.min_key[2]),
+        );
+        let hi = Vec3::new(
+            key_to_float(self.max_key[0]),
+            key_to_float(self.max_key[1]),
+            key_to_float(self.max_key[2]),
+        );
+        Some((lo, hi))
+    }
+}
+
+/// Order-preserving map from a float to a `u32` key (WGSL `float_to_key`).
+/// `-0.0` maps to the key of `+0.0`.
+pub fn float_to_key(f: f32) -> u32 {
+    let b = match f.to_bits() {
+        0x8000_0000 => 0,
+        b => b,
+    };
+    if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
+}
+
+/// Inverse of [`float_to_key`].
+pub fn key_to_float(k: u32) -> f32 {
+    if k & 0x8000_0000 != 0 { f32::from_bits(k ^ 0x8000_0000) } else { f32::from_bits(!k) }
+}
+
+/// Box of a triangle (WGSL `TriBox`); `flags` bit 0 marks a degenerate triangle.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct TriBox {
+    /// Minimum corner.
+    pub min: Vec3,
+    /// Bit 0: degenerate.
+    pub flags: u32,
+    /// Maximum corner.
+    pub max: Vec3,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// Node of the stackless BVH (WGSL `Node`), 32 bytes.
+///
+/// Body-local numbering: internal nodes `0 ..= n-2` (the root is 0), leaves `n-1 ..= 2n-2` in
+/// Morton order, where `n` is the body's leaf count; with `n == 1` the root is the only leaf.
+/// A depth-first walk needs no stack: from a node whose box the ray hits go to `child` (an
+/// internal node) or test the triangle (a leaf) and go to `escape`; from any other node go to
+/// `escape`. [`NONE`] ends the walk.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Node {
+    /// Minimum corner of the box.
+    pub min: Vec3,
+    /// Internal node: the body-local index of its first child. Leaf: [`LEAF_BIT`] | triangle.
+    pub child: u32,
+    /// Maximum corner of the box.
+    pub max: Vec3,
+    /// The next node in depth-first order once this subtree is done, or [`NONE`].
+    pub escape: u32,
+}
+
+impl Node {
+    /// Whether the node is a leaf.
+    pub fn is_leaf(&self) -> bool {
+        self.child & LEAF_BIT != 0 && self.child != NONE
+    }
+
+    /// The body-local triangle of a leaf.
+    pub fn triangle(&self) -> Option<u32> {
+        self.is_leaf().then_some(self.child & !LEAF_BIT)
+    }
+}
+
+/// Counts of the packed scene (WGSL `FrameParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct FrameParams {
+    /// Vertices of all bodies.
+    pub vertex_count: u32,
+    /// Triangles of all bodies.
+    pub tri_count: u32,
+    /// Tiles of all bodies.
+    pub tile_count: u32,
+    /// Bodies.
+    pub body_count: u32,
+}
+
+/// A segment of a segmented radix sort (WGSL `SortSegment`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SortSegment {
+    /// First element; segments are packed in order from 0.
+    pub offset: u32,
+    /// Elements.
+    pub count: u32,
+    /// First tile.
+    pub tile_offset: u32,
+    /// Tiles: `ceil(count / TILE)`.
+    pub tile_count: u32,
+}
+
+/// Parameters of one radix-sort pass (WGSL `SortPass`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SortPass {
+    /// Bit position of the digit.
+    pub shift: u32,
+    /// Tiles of all segments.
+    pub tile_count: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+/// A ray segment `origin + t * dir`, `t` in `[tmin, tmax]` (WGSL `Ray`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Ray {
+    /// Origin.
+    pub origin: Vec3,
+    /// Smallest accepted `t`.
+    pub tmin: f32,
+    /// Direction (need not be normalised; `t` is in units of it).
+    pub dir: Vec3,
+    /// Largest accepted `t`.
+    pub tmax: f32,
+}
+
+impl Ray {
+    /// A ray from `origin` along `dir` over `[0, inf)`.
+    pub fn new(origin: Vec3, dir: Vec3) -> Self {
+        Self { origin, tmin: 0.0, dir, tmax: f32::INFINITY }
+    }
+}
+
+/// Closest hit of a ray (WGSL `RayHit`). A miss has `triangle == NONE` and `t == inf`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RayHit {
+    /// Ray parameter of the hit.
+    pub t: f32,
+    /// Body-local triangle index, or [`NONE`].
+    pub triangle: u32,
+    /// Barycentric weight of the triangle's second vertex.
+    pub u: f32,
+    /// Barycentric weight of the triangle's third vertex.
+    pub v: f32,
+    /// BVH nodes whose box was tested.
+    pub nodes_visited: u32,
+    /// Triangles tested.
+    pub triangles_tested: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+impl RayHit {
+    /// A miss, before any node is visited.
+    pub const MISS: RayHit = RayHit {
+        t: f32::INFINITY,
+        triangle: NONE,
+        u: 0.0,
+        v: 0.0,
+        nodes_visited: 0,
+        triangles_tested: 0,
+        pad0: 0,
+        pad1: 0,
+    };
+
+    /// Whether the ray hit a triangle.
+    pub fn is_hit(&self) -> bool {
+        self.triangle != NONE
+    }
+}
+
+/// Parameters of a ray-cast query (WGSL `RaycastParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct RaycastParams {
+    /// Packed index of the body.
+    pub body: u32,
+    /// Rays in the batch.
+    pub ray_count: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+/// Workgroup counts of a dispatch of `groups` workgroups, spilling into y past [`MAX_GROUPS_X`].
+pub fn dispatch_size(groups: u32) -> (u32, u32) {
+    if groups <= MAX_GROUPS_X { (groups.max(1), 1) } else { (MAX_GROUPS_X, groups.div_ceil(MAX_GROUPS_X)) }
+}
+
+/// Tiles needed for `n` elements.
+pub fn tiles_for(n: u32) -> u32 {
+    n.div_ceil(TILE)
+}

@@ -1,0 +1,506 @@
+//! [`Scene`]: the bodies, their per-frame BVHs, and the queries over them, on the GPU or on
+//! the CPU backend.
+
+use std::fmt;
+use std::time::Instant;
+
+use glam::Vec3;
+
+use crate::body::{BodyData, BodyId, BodyKind, Packing, validate_positions};
+use crate::context::GpuContext;
+use crate::cpu::{self, FrameData};
+use crate::error::{Error, Result};
+use crate::gpu::SceneGpu;
+use crate::layout::{BodyState, Ray, RayHit};
+use crate::stats::{FrameStats, Stage};
+
+/// Where a scene runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Backend {
+    /// WGSL kernels on a wgpu adapter.
+    Gpu {
+        /// The adapter's name.
+        adapter: String,
+        /// Whether it is a software adapter (lavapipe and the like).
+        software: bool,
+    },
+    /// The CPU twins of the kernels, run natively with rayon.
+    Cpu {
+        /// Worker threads (1 = single-threaded).
+        threads: usize,
+    },
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Backend::Gpu { adapter, software: true } => write!(f, "GPU: {adapter} (software adapter)"),
+            Backend::Gpu { adapter, software: false } => write!(f, "GPU: {adapter}"),
+            Backend::Cpu { threads: 1 } => write!(f, "CPU backend (single-threaded)"),
+            Backend::Cpu { threads } => write!(f, "CPU backend (rayon, {threads} threads)"),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum State {
+    Gpu { gpu: Box<SceneGpu>, uploads: Vec<(u32, u32)> },
+    Cpu { pool: rayon::ThreadPool, threads: usize, frame: FrameData, current: Vec<Vec3>, previous: Vec<Vec3> },
+}
+
+#[derive(Debug)]
+struct Slot {
+    generation: u32,
+    body: Option<Body>,
+}
+
+#[derive(Debug)]
+struct Body {
+    data: BodyData,
+    /// Positions as of the last update (the GPU's current positions after it).
+    frame_positions: Vec<Vec3>,
+    /// Positions were set since the last update.
+    moved: bool,
+}
+
+/// A set of bodies whose BVHs are rebuilt every frame, on the GPU or on the CPU backend.
+///
+/// Per frame: [`set_positions`](Scene::set_positions) of the moving bodies, then one
+/// [`update`](Scene::update) (or [`record_update`](Scene::record_update) into your own encoder),
+/// which computes, for all bodies in one submission, area-weighted vertex normals, triangle and
+/// body boxes, Morton codes, a radix sort, a Karras hierarchy with escape links, and the box
+/// fit. The previous frame's positions stay on the GPU. Buffers are sized by capacity when
+/// bodies are added and reused across frames.
+///
+/// ```no_run
+/// use glam::Vec3;
+/// use raycontact::{BodyKind, GpuContext, Ray, Scene};
+///
+/// let ctx = GpuContext::new()?;
+/// let mut scene = Scene::new(&ctx);
+/// let positions = [Vec3::ZERO, Vec3::X, Vec3::Y];
+/// let body = scene.add_body(&positions, &[[0, 1, 2]], BodyKind::Volumetric)?;
+/// scene.update()?;
+/// let hits = scene.cast_rays(body, &[Ray::new(Vec3::new(0.2, 0.2, 1.0), -Vec3::Z)])?;
+/// assert_eq!(hits[0].triangle, 0);
+/// assert!((hits[0].t - 1.0).abs() < 1e-6);
+/// # Ok::<(), raycontact::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Scene {
+    state: State,
+    ctx: Option<GpuContext>,
+    slots: Vec<Slot>,
+    packing: Packing,
+    relayout: bool,
+    /// The BVH matches the bodies and positions (an update ran since the last change).
+    fresh: bool,
+}
+
+impl Scene {
+    /// An empty scene on the GPU of `ctx`.
+    pub fn new(ctx: &GpuContext) -> Self {
+        Self {
+            state: State::Gpu { gpu: Box::new(SceneGpu::new(ctx, ctx.pipelines())), uploads: Vec::new() },
+            ctx: Some(ctx.clone()),
+            slots: Vec::new(),
+            packing: Packing::default(),
+            relayout: true,
+            fresh: false,
+        }
+    }
+
+    /// An empty scene on the CPU backend: the kernels' CPU twins on a rayon pool of `threads`
+    /// workers (`None`: one per core; `Some(1)`: single-threaded). Every figure it reports is
+    /// labelled with [`Backend::Cpu`].
+    ///
+    /// ```
+    /// let scene = raycontact::Scene::new_cpu(Some(1)).unwrap();
+    /// assert_eq!(scene.backend().to_string(), "CPU backend (single-threaded)");
+    /// ```
+    pub fn new_cpu(threads: Option<usize>) -> Result<Self> {
+        let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("raycontact-cpu-{i}"));
+        if let Some(t) = threads {
+            b = b.num_threads(t.max(1));
+        }
+        let pool = b.build().map_err(|e| Error::InvalidInput { what: format!("rayon pool: {e}") })?;
+        let threads = pool.current_num_threads();
+        Ok(Self {
+            state: State::Cpu {
+                pool,
+                threads,
+                frame: FrameData::default(),
+                current: Vec::new(),
+                previous: Vec::new(),
+            },
+            ctx: None,
+            slots: Vec::new(),
+            packing: Packing::default(),
+            relayout: true,
+            fresh: false,
+        })
+    }
+
+    /// Where the scene runs.
+    pub fn backend(&self) -> Backend {
+        match (&self.state, &self.ctx) {
+            (State::Gpu { .. }, Some(ctx)) => {
+                Backend::Gpu { adapter: ctx.adapter_name().to_string(), software: ctx.is_software() }
+            }
+            (State::Cpu { threads, .. }, _) => Backend::Cpu { threads: *threads },
+            (State::Gpu { .. }, None) => unreachable!("a GPU scene has a context"),
+        }
+    }
+
+    fn next_id(&self) -> BodyId {
+        match self.slots.iter().position(|s| s.body.is_none()) {
+            Some(i) => BodyId { index: i as u32, generation: self.slots[i].generation },
+            None => BodyId { index: self.slots.len() as u32, generation: 0 },
+        }
+    }
+
+    /// Adds a body from its vertex positions and triangles (counter-clockwise seen from
+    /// outside for a volumetric body).
+    ///
+    /// Errors, each naming the body and the element: [`Error::IndexOutOfRange`],
+    /// [`Error::NonFinite`], [`Error::NoTriangles`], [`Error::BadThickness`],
+    /// [`Error::TooLarge`] (over the device's buffer limits once packed with the other bodies).
+    /// Degenerate (zero-area) triangles are accepted, kept out of the BVH and counted
+    /// ([`Scene::body_state`]).
+    pub fn add_body(&mut self, positions: &[Vec3], triangles: &[[u32; 3]], kind: BodyKind) -> Result<BodyId> {
+        let id = self.next_id();
+        let data = BodyData::new(id, positions, triangles, kind)?;
+        if let Some(ctx) = &self.ctx {
+            let mut p = self.packing.params;
+            p.vertex_count = p.vertex_count.saturating_add(positions.len() as u32);
+            p.tri_count = p.tri_count.saturating_add(triangles.len() as u32);
+            p.tile_count += crate::layout::tiles_for(triangles.len() as u32);
+            p.body_count += 1;
+            if let Err((what, value, limit)) = SceneGpu::check_fits(ctx, &p) {
+                return Err(Error::TooLarge { body: id, what, value, limit });
+            }
+        }
+        let body = Body { frame_positions: data.positions.clone(), data, moved: false };
+        if id.index as usize == self.slots.len() {
+            self.slots.push(Slot { generation: 0, body: Some(body) });
+        } else {
+            self.slots[id.index as usize].body = Some(body);
+        }
+        self.relayout = true;
+        self.fresh = false;
+        Ok(id)
+    }
+
+    /// Removes a body; its id becomes invalid.
+    pub fn remove_body(&mut self, id: BodyId) -> Result<()> {
+        self.body(id)?;
+        let slot = &mut self.slots[id.index as usize];
+        slot.body = None;
+        slot.generation += 1;
+        self.relayout = true;
+        self.fresh = false;
+        Ok(())
+    }
+
+    fn body(&self, id: BodyId) -> Result<&Body> {
+        self.slots
+            .get(id.index as usize)
+            .filter(|s| s.generation == id.generation)
+            .and_then(|s| s.body.as_ref())
+            .ok_or(Error::UnknownBody { body: id })
+    }
+
+    /// Sets the positions of a body's vertices for the next frame; the current ones become the
+    /// previous frame's at the next update. Errors: [`Error::WrongVertexCount`],
+    /// [`Error::NonFinite`], [`Error::UnknownBody`].
+    pub fn set_positions(&mut self, id: BodyId, positions: &[Vec3]) -> Result<()> {
+        let expected = self.body(id)?.data.positions.len();
+        if positions.len() != expected {
+            return Err(Error::WrongVertexCount { body: id, got: positions.len(), expected });
+        }
+        validate_positions(id, positions)?;
+        let body = self.slots[id.index as usize].body.as_mut().expect("checked above");
+        body.data.positions.copy_from_slice(positions);
+        body.moved = true;
+        self.fresh = false;
+        if !self.relayout {
+            if let State::Gpu { gpu, uploads } = &mut self.state {
+                let b = self.packing.index_of(id).expect("packed body");
+                let off = self.packing.bodies[b].vertex_offset;
+                gpu.stage_positions(off, positions);
+                uploads.push((off, positions.len() as u32));
+            }
+        }
+        Ok(())
+    }
+
+    /// A body's latest positions.
+    pub fn positions(&self, id: BodyId) -> Result<&[Vec3]> {
+        Ok(&self.body(id)?.data.positions)
+    }
+
+    /// A body's triangles.
+    pub fn triangles(&self, id: BodyId) -> Result<&[[u32; 3]]> {
+        Ok(&self.body(id)?.data.triangles)
+    }
+
+    /// A body's kind.
+    pub fn kind(&self, id: BodyId) -> Result<BodyKind> {
+        Ok(self.body(id)?.data.kind)
+    }
+
+    /// The live bodies, in slot order.
+    pub fn bodies(&self) -> impl Iterator<Item = BodyId> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.body.is_some())
+            .map(|(i, s)| BodyId { index: i as u32, generation: s.generation })
+    }
+
+    /// How the live bodies are packed (as of the last update).
+    pub fn packing(&self) -> &Packing {
+        &self.packing
+    }
+
+    fn packed_positions(&self, frame: bool) -> Vec<Vec3> {
+        let mut out = Vec::with_capacity(self.packing.params.vertex_count as usize);
+        for id in &self.packing.ids {
+            let b = self.body(*id).expect("packed bodies are live");
+            out.extend_from_slice(if frame { &b.frame_positions } else { &b.data.positions });
+        }
+        out
+    }
+
+    fn apply_layout(&mut self) {
+        let bodies = self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.body.as_ref().map(|b| (BodyId { index: i as u32, generation: s.generation }, &b.data))
+        });
+        self.packing = Packing::build(bodies);
+        let current = self.packed_positions(false);
+        let previous = self.packed_positions(true);
+        match &mut self.state {
+            State::Gpu { gpu, uploads } => {
+                gpu.set_packing(&self.packing, &current, &previous);
+                uploads.clear();
+            }
+            State::Cpu { current: c, previous: p, .. } => {
+                *c = current;
+                *p = previous;
+            }
+        }
+    }
+
+    /// Rebuilds normals, boxes and BVHs of all bodies for the positions set since the last
+    /// update, and waits for it: on the GPU, one submission. Returns the frame's figures (GPU
+    /// stage times when the adapter has timestamps; stage wall times on the CPU backend).
+    pub fn update(&mut self) -> Result<FrameStats> {
+        match &self.state {
+            State::Gpu { .. } => {
+                let ctx = self.ctx.clone().expect("GPU scene");
+                let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("raycontact.update"),
+                });
+                let mut stats = self.record_update(&mut enc)?;
+                ctx.queue().submit([enc.finish()]);
+                ctx.wait("update")?;
+                if let State::Gpu { gpu, .. } = &self.state {
+                    if let Some(times) = gpu.read_timings()? {
+                        stats.bytes_read_back += 8 * 2 * times.len() as u64;
+                        for (s, ns) in times {
+                            stats.stage(s).gpu_ns = Some(ns);
+                        }
+                    }
+                }
+                Ok(stats)
+            }
+            State::Cpu { .. } => self.update_cpu(),
+        }
+    }
+
+    /// Records the frame of [`Scene::update`] into `encoder` without submitting it: the caller
+    /// submits (once per frame, with its own work if it likes). Positions set before this call
+    /// are uploaded by the queue at that submission. GPU scenes only
+    /// ([`Error::InvalidInput`] on the CPU backend).
+    pub fn record_update(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<FrameStats> {
+        let first = std::mem::take(&mut self.relayout);
+        if first {
+            self.apply_layout();
+        }
+        let State::Gpu { gpu, uploads } = &mut self.state else {
+            return Err(Error::InvalidInput { what: "record_update needs a GPU scene".into() });
+        };
+        let before = gpu.allocations;
+        let mut stats = FrameStats::default();
+        gpu.record_frame(encoder, !first, uploads, &mut stats);
+        uploads.clear();
+        stats.buffers_allocated = gpu.allocations - before;
+        self.finish_frame();
+        Ok(stats)
+    }
+
+    fn finish_frame(&mut self) {
+        for slot in &mut self.slots {
+            if let Some(b) = slot.body.as_mut().filter(|b| b.moved) {
+                b.frame_positions.copy_from_slice(&b.data.positions);
+                b.moved = false;
+            }
+        }
+        self.fresh = true;
+    }
+
+    fn update_cpu(&mut self) -> Result<FrameStats> {
+        let first = std::mem::take(&mut self.relayout);
+        if first {
+            self.apply_layout();
+        } else {
+            let moved: Vec<(usize, BodyId)> = self
+                .packing
+                .ids
+                .iter()
+                .enumerate()
+                .filter(|(_, id)| self.body(**id).is_ok_and(|b| b.moved))
+                .map(|(i, id)| (i, *id))
+                .collect();
+            let State::Cpu { current, previous, .. } = &mut self.state else { unreachable!() };
+            previous.copy_from_slice(current);
+            for (i, id) in moved {
+                let off = self.packing.bodies[i].vertex_offset as usize;
+                let src = &self.slots[id.index as usize].body.as_ref().expect("live").data.positions;
+                current[off..off + src.len()].copy_from_slice(src);
+            }
+        }
+        let State::Cpu { pool, frame, current, .. } = &mut self.state else { unreachable!() };
+        let mut stats = FrameStats::default();
+        let packing = &self.packing;
+        pool.install(|| frame.rebuild(packing, current, |stage, ns| stats.stage(stage).cpu_ns = Some(ns)));
+        self.finish_frame();
+        Ok(stats)
+    }
+
+    fn require_fresh(&self) -> Result<()> {
+        if self.fresh { Ok(()) } else { Err(Error::StaleBvh) }
+    }
+
+    /// Closest hits of `rays` against a body's BVH as of the last update (triangle indices are
+    /// the body's own). A ray through a shared edge or vertex hits one of the incident
+    /// triangles (the watertight test never lets it through); equal `t` goes to the lower
+    /// triangle index. On the GPU: one submission and one readback of `rays.len()` hits.
+    /// Errors: [`Error::StaleBvh`] when bodies or positions changed since the last update.
+    pub fn cast_rays(&mut self, id: BodyId, rays: &[Ray]) -> Result<Vec<RayHit>> {
+        self.require_fresh()?;
+        let b = self.packing.index_of(id).ok_or(Error::UnknownBody { body: id })?;
+        match &mut self.state {
+            State::Gpu { gpu, .. } => gpu.raycast(b as u32, rays),
+            State::Cpu { pool, frame, current, .. } => {
+                let packing = &self.packing;
+                Ok(pool.install(|| cpu::raycast(packing, frame, current, b, rays)))
+            }
+        }
+    }
+
+    /// Everything the last frame built, in the packed layout (reads it back from the GPU: for
+    /// tests and debugging, not for every frame).
+    pub fn frame_data(&mut self) -> Result<FrameData> {
+        self.require_fresh()?;
+        match &mut self.state {
+            State::Gpu { gpu, .. } => gpu.read_frame(),
+            State::Cpu { frame, .. } => Ok(frame.clone()),
+        }
+    }
+
+    /// A body's box, leaf count and degenerate-triangle count as of the last update (a 32-byte
+    /// readback on the GPU).
+    pub fn body_state(&mut self, id: BodyId) -> Result<BodyState> {
+        self.require_fresh()?;
+        let b = self.packing.index_of(id).ok_or(Error::UnknownBody { body: id })?;
+        match &mut self.state {
+            State::Gpu { gpu, .. } => Ok(gpu.read::<BodyState>(crate::gpu::B::BodyState, b as u64, 1)?[0]),
+            State::Cpu { frame, .. } => Ok(frame.body_state[b]),
+        }
+    }
+
+    /// A body's positions in the previous frame, as the last update left them on the GPU (or in
+    /// the CPU backend): the positions of the update before it. Equals the current positions
+    /// after the update that added the body. A readback on the GPU: for tests and debugging.
+    pub fn previous_positions(&mut self, id: BodyId) -> Result<Vec<Vec3>> {
+        self.require_fresh()?;
+        let b = self.packing.index_of(id).ok_or(Error::UnknownBody { body: id })?;
+        let body = self.packing.bodies[b];
+        let range = body.vertex_offset as usize..(body.vertex_offset + body.vertex_count) as usize;
+        match &mut self.state {
+            State::Gpu { gpu, .. } => {
+                gpu.read::<Vec3>(crate::gpu::B::PrevPositions, range.start as u64, range.len() as u64)
+            }
+            State::Cpu { previous, .. } => Ok(previous[range].to_vec()),
+        }
+    }
+
+    /// GPU buffers created so far by this scene (0 on the CPU backend). Constant across frames
+    /// once the bodies are added: nothing is allocated per frame.
+    pub fn buffer_allocations(&self) -> u64 {
+        match &self.state {
+            State::Gpu { gpu, .. } => gpu.allocations,
+            State::Cpu { .. } => 0,
+        }
+    }
+}
+
+impl FrameData {
+    /// Rebuilds the frame in place (reusing the vectors), reporting each stage's wall time.
+    pub(crate) fn rebuild(
+        &mut self,
+        packing: &Packing,
+        positions: &[Vec3],
+        mut time: impl FnMut(Stage, f64),
+    ) {
+        let t = packing.params.tri_count as usize;
+        self.normals.resize(positions.len(), Vec3::ZERO);
+        self.tri_boxes.resize(t, Default::default());
+        self.body_state.clear();
+        self.body_state.resize(packing.bodies.len(), BodyState::default());
+        self.keys.resize(t, 0);
+        self.values.resize(t, 0);
+        self.nodes.resize(2 * t, Default::default());
+        self.parents.resize(2 * t, crate::layout::NONE);
+        let mut clock = Instant::now();
+        let mut lap = |s: Stage, time: &mut dyn FnMut(Stage, f64)| {
+            let now = Instant::now();
+            time(s, (now - clock).as_nanos() as f64);
+            clock = now;
+        };
+        cpu::vertex_normals(
+            positions,
+            &packing.triangles,
+            &packing.vertex_tri_offsets,
+            &packing.vertex_tris,
+            &mut self.normals,
+        );
+        lap(Stage::Normals, &mut time);
+        cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state);
+        lap(Stage::Bounds, &mut time);
+        cpu::morton(
+            packing,
+            positions,
+            &self.tri_boxes,
+            &mut self.body_state,
+            &mut self.keys,
+            &mut self.values,
+        );
+        lap(Stage::Morton, &mut time);
+        cpu::radix_sort(&packing.segments, &mut self.keys, &mut self.values);
+        lap(Stage::Sort, &mut time);
+        cpu::hierarchy(
+            packing,
+            &self.body_state,
+            &self.keys,
+            &self.values,
+            &mut self.nodes,
+            &mut self.parents,
+        );
+        lap(Stage::Hierarchy, &mut time);
+        cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes);
+        lap(Stage::Fit, &mut time);
+    }
+}

@@ -1,0 +1,153 @@
+//! Machine-independent figures of a frame: dispatches and bytes moved per stage, and GPU times
+//! where the adapter has timestamps.
+
+use std::fmt;
+
+/// A stage of a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Stage {
+    /// Copies of previous and new positions.
+    Upload,
+    /// `vertex_normals`.
+    Normals,
+    /// `triangle_bounds` (and the clearing of the per-frame accumulators).
+    Bounds,
+    /// `morton`.
+    Morton,
+    /// `radix_count`, `radix_scan`, `radix_scatter`, over all passes.
+    Sort,
+    /// `hierarchy`.
+    Hierarchy,
+    /// `fit`.
+    Fit,
+    /// Ray casts.
+    Rays,
+    /// Copies to the host.
+    Readback,
+}
+
+impl Stage {
+    /// Every stage, in frame order.
+    pub const ALL: [Stage; 9] = [
+        Stage::Upload,
+        Stage::Normals,
+        Stage::Bounds,
+        Stage::Morton,
+        Stage::Sort,
+        Stage::Hierarchy,
+        Stage::Fit,
+        Stage::Rays,
+        Stage::Readback,
+    ];
+
+    /// A short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Upload => "upload",
+            Stage::Normals => "normals",
+            Stage::Bounds => "bounds",
+            Stage::Morton => "morton",
+            Stage::Sort => "sort",
+            Stage::Hierarchy => "hierarchy",
+            Stage::Fit => "fit",
+            Stage::Rays => "rays",
+            Stage::Readback => "readback",
+        }
+    }
+
+    /// The compute pass label, `raycontact.stage.<name>`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Stage::Upload => "raycontact.stage.upload",
+            Stage::Normals => "raycontact.stage.normals",
+            Stage::Bounds => "raycontact.stage.bounds",
+            Stage::Morton => "raycontact.stage.morton",
+            Stage::Sort => "raycontact.stage.sort",
+            Stage::Hierarchy => "raycontact.stage.hierarchy",
+            Stage::Fit => "raycontact.stage.fit",
+            Stage::Rays => "raycontact.stage.rays",
+            Stage::Readback => "raycontact.stage.readback",
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Figures of one stage of one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageStats {
+    /// Compute dispatches.
+    pub dispatches: u32,
+    /// Buffer copies and clears.
+    pub copies: u32,
+    /// Bytes of the buffers bound for reading (every binding counts as read; the used part of
+    /// each buffer, not its capacity).
+    pub bytes_read: u64,
+    /// Bytes of the buffers bound for writing, plus bytes copied or cleared.
+    pub bytes_written: u64,
+    /// GPU time in nanoseconds from timestamp queries; `None` without timestamps.
+    pub gpu_ns: Option<f64>,
+    /// Host wall-clock time in nanoseconds (the CPU backend's stage time).
+    pub cpu_ns: Option<f64>,
+}
+
+impl StageStats {
+    pub(crate) fn add_copy(&mut self, bytes: u64) {
+        self.copies += 1;
+        self.bytes_read += bytes;
+        self.bytes_written += bytes;
+    }
+}
+
+/// Figures of one frame, by stage.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// Per stage, in [`Stage::ALL`] order; stages that did not run are all zero.
+    pub stages: Vec<(Stage, StageStats)>,
+    /// GPU buffers created during the frame (0 in steady state).
+    pub buffers_allocated: u64,
+    /// Bytes read back to the host.
+    pub bytes_read_back: u64,
+}
+
+impl FrameStats {
+    /// The figures of a stage, created on first use.
+    pub fn stage(&mut self, s: Stage) -> &mut StageStats {
+        if self.stages.is_empty() {
+            self.stages = Stage::ALL.iter().map(|&s| (s, StageStats::default())).collect();
+        }
+        let i = Stage::ALL.iter().position(|&x| x == s).expect("every stage is listed");
+        &mut self.stages[i].1
+    }
+
+    /// The figures of a stage, if it ran.
+    pub fn get(&self, s: Stage) -> Option<&StageStats> {
+        self.stages.iter().find(|(x, _)| *x == s).map(|(_, st)| st)
+    }
+
+    /// Dispatches over all stages.
+    pub fn dispatches(&self) -> u32 {
+        self.stages.iter().map(|(_, s)| s.dispatches).sum()
+    }
+
+    /// Bytes read over all stages.
+    pub fn bytes_read(&self) -> u64 {
+        self.stages.iter().map(|(_, s)| s.bytes_read).sum()
+    }
+
+    /// Bytes written over all stages.
+    pub fn bytes_written(&self) -> u64 {
+        self.stages.iter().map(|(_, s)| s.bytes_written).sum()
+    }
+
+    /// GPU time over all stages in nanoseconds, when timestamps were available.
+    pub fn gpu_ns(&self) -> Option<f64> {
+        let times: Vec<f64> = self.stages.iter().filter_map(|(_, s)| s.gpu_ns).collect();
+        (!times.is_empty()).then(|| times.iter().sum())
+    }
+}

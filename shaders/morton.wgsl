@@ -1,0 +1,110 @@
+// 30-bit Morton codes of triangle centroids in the body's box, quantised in a cube whose side is
+// the power of two at or above the box's largest extent (so that the scale is exact and the CPU
+// twin reproduces every code bit for bit). Degenerate triangles get DEGENERATE_KEY and sort last;
+// the others are counted into the body's leaf count.
+// One workgroup per tile of one body. CPU twin: `raycontact::cpu::morton`.
+//!include shared/common.wgsl
+
+@group(0) @binding(0) var<storage, read> bodies: array<BodyGpu>;
+@group(0) @binding(1) var<storage, read> tile_body: array<u32>;
+@group(0) @binding(2) var<storage, read> positions: array<f32>;
+@group(0) @binding(3) var<storage, read> triangles: array<u32>;
+@group(0) @binding(4) var<storage, read> tri_boxes: array<TriBox>;
+@group(0) @binding(5) var<storage, read_write> body_state: array<BodyState>;
+@group(0) @binding(6) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(7) var<storage, read_write> values: array<u32>;
+@group(0) @binding(8) var<uniform> params: FrameParams;
+
+var<workgroup> wg_count: atomic<u32>;
+var<workgroup> wg_degenerate: atomic<u32>;
+
+fn position(v: u32) -> vec3<f32> {
+    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+}
+
+// Spreads the low 10 bits of x so that there are two zero bits between each.
+fn expand_bits(v: u32) -> u32 {
+    var x = v & 0x3ffu;
+    x = (x | (x << 16u)) & 0x030000ffu;
+    x = (x | (x << 8u)) & 0x0300f00fu;
+    x = (x | (x << 4u)) & 0x030c30c3u;
+    x = (x | (x << 2u)) & 0x09249249u;
+    return x;
+}
+
+// 1024 / s / 3, where s is the smallest power of two >= extent (exact but for the / 3).
+fn quantisation_scale(extent: f32) -> f32 {
+    let bits = bitcast<u32>(extent);
+    var e = i32((bits >> 23u) & 0xffu);
+    if (bits & 0x7fffffu) != 0u {
+        e += 1;
+    }
+    // 2^(10 - (e - 127)) has biased exponent 10 - (e - 127) + 127 = 264 - e.
+    let se = clamp(264 - e, 1, 254);
+    return bitcast<f32>(u32(se) << 23u) * ONE_THIRD;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let tile = linear_group(wid);
+    if tile >= params.tile_count {
+        return;
+    }
+    let bi = tile_body[tile];
+    let body = bodies[bi];
+    let base = (tile - body.tile_offset) * TILE;
+    if lid == 0u {
+        atomicStore(&wg_count, 0u);
+        atomicStore(&wg_degenerate, 0u);
+    }
+    workgroupBarrier();
+    let s = BodyStateRead(
+        array<u32, 3>(atomicLoad(&body_state[bi].min_key[0]), atomicLoad(&body_state[bi].min_key[1]), atomicLoad(&body_state[bi].min_key[2])),
+        0u,
+        array<u32, 3>(atomicLoad(&body_state[bi].max_key[0]), atomicLoad(&body_state[bi].max_key[1]), atomicLoad(&body_state[bi].max_key[2])),
+        0u,
+    );
+    let lo = body_min(s);
+    let ext = body_max(s) - lo;
+    let scale = quantisation_scale(max(max(ext.x, ext.y), ext.z));
+    var valid = 0u;
+    var degenerate = 0u;
+    for (var k = 0u; k < ITEMS; k += 1u) {
+        let i = base + k * WG_SIZE + lid;
+        if i < body.tri_count {
+            let t = body.tri_offset + i;
+            var key = DEGENERATE_KEY;
+            if (tri_boxes[t].flags & 1u) == 0u {
+                let a = position(triangles[3u * t]);
+                let b = position(triangles[3u * t + 1u]);
+                let c = position(triangles[3u * t + 2u]);
+                let rel = ((a - lo) + (b - lo)) + (c - lo);
+                let q = min(rel * scale, vec3<f32>(1023.0));
+                let qi = vec3<u32>(max(q, vec3<f32>(0.0)));
+                key = (expand_bits(qi.x) << 2u) | (expand_bits(qi.y) << 1u) | expand_bits(qi.z);
+                valid += 1u;
+            } else {
+                degenerate += 1u;
+            }
+            keys[t] = key;
+            values[t] = t;
+        }
+    }
+    if valid > 0u {
+        atomicAdd(&wg_count, valid);
+    }
+    if degenerate > 0u {
+        atomicAdd(&wg_degenerate, degenerate);
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        let c = atomicLoad(&wg_count);
+        if c > 0u {
+            atomicAdd(&body_state[bi].leaf_count, c);
+        }
+        let d = atomicLoad(&wg_degenerate);
+        if d > 0u {
+            atomicAdd(&body_state[bi].degenerate_count, d);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+// Radix sort, pass step 1: digit histogram of each tile. One workgroup per tile.
+// CPU twin: `raycontact::cpu::radix_sort` (the whole sort).
+//!include shared/common.wgsl
+//!include shared/sort.wgsl
+
+@group(0) @binding(0) var<uniform> pass_info: SortPass;
+@group(0) @binding(1) var<storage, read> segments: array<SortSegment>;
+@group(0) @binding(2) var<storage, read> tile_segment: array<u32>;
+@group(0) @binding(3) var<storage, read> keys: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counters: array<u32>;
+
+var<workgroup> histogram: array<atomic<u32>, RADIX_BUCKETS>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let tile = linear_group(wid);
+    if tile >= pass_info.tile_count {
+        return;
+    }
+    let seg = segments[tile_segment[tile]];
+    let local_tile = tile - seg.tile_offset;
+    let base = local_tile * TILE;
+    if lid < RADIX_BUCKETS {
+        atomicStore(&histogram[lid], 0u);
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k += 1u) {
+        let i = base + k * WG_SIZE + lid;
+        if i < seg.count {
+            let digit = (keys[seg.offset + i] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
+            atomicAdd(&histogram[digit], 1u);
+        }
+    }
+    workgroupBarrier();
+    if lid < RADIX_BUCKETS {
+        counters[counter_index(seg, lid, local_tile)] = atomicLoad(&histogram[lid]);
+    }
+}

@@ -1,0 +1,148 @@
+// Ray queries shared by every kernel that casts rays. Pure functions of their arguments.
+
+// Mirrors `layout::Ray`.
+struct Ray {
+    origin: vec3<f32>,
+    tmin: f32,
+    dir: vec3<f32>,
+    tmax: f32,
+}
+
+// Mirrors `layout::RayHit`. triangle == NONE: no hit (t = +inf).
+struct RayHit {
+    t: f32,
+    triangle: u32,
+    u: f32,
+    v: f32,
+    nodes_visited: u32,
+    triangles_tested: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+// Axis permutation of a ray for the watertight test: kz = the dominant axis of dir.
+fn ray_axes(dir: vec3<f32>) -> vec3<u32> {
+    let a = abs(dir);
+    var kz = 2u;
+    if a.x > a.y {
+        if a.x > a.z {
+            kz = 0u;
+        }
+    } else if a.y > a.z {
+        kz = 1u;
+    }
+    let kx = (kz + 1u) % 3u;
+    let ky = (kx + 1u) % 3u;
+    return vec3<u32>(kx, ky, kz);
+}
+
+// Ray parameter of the point where the ray crosses edge (p, q), from the edge alone: p and q
+// are relative to the ray origin, (px, py) their sheared coordinates (scaled by dz). The edge's
+// ends are put in a canonical order first, so that both triangles sharing the edge compute the
+// same t bit for bit and the tie between them goes to the lower triangle index.
+fn edge_t(p3: vec3<f32>, pxy: vec2<f32>, q3: vec3<f32>, qxy: vec2<f32>, kz: u32, dz: f32) -> f32 {
+    var a3 = p3;
+    var axy = pxy;
+    var b3 = q3;
+    var bxy = qxy;
+    if vec_less(q3, p3) {
+        a3 = q3;
+        axy = qxy;
+        b3 = p3;
+        bxy = pxy;
+    }
+    let e = bxy - axy;
+    let s = clamp(-dot(axy, e) / dot(e, e), 0.0, 1.0);
+    return (a3[kz] + s * (b3[kz] - a3[kz])) / dz;
+}
+
+// Lexicographic order of points, for canonical edge ends.
+fn vec_less(a: vec3<f32>, b: vec3<f32>) -> bool {
+    if a.x != b.x {
+        return a.x < b.x;
+    }
+    if a.y != b.y {
+        return a.y < b.y;
+    }
+    return a.z < b.z;
+}
+
+// Watertight ray-triangle test (Woop, Benthin, Wald 2013) without divisions before the decision:
+// the sheared coordinates are scaled by dir[kz], so the edge functions U, V, W are products and
+// differences of the same rounded values for a shared edge in both triangles (exactly opposite),
+// and no ray slips between two triangles. Both faces hit; an edge function of zero counts as
+// inside, so a ray through a shared edge or vertex hits every incident triangle. There t is
+// computed from the shared edge or vertex alone, so the incident triangles tie exactly and the
+// caller's rule (smallest t, then lowest triangle index) picks the same one on every device.
+// Returns (t, u, v, hit) with P = (1-u-v) a + u b + v c.
+fn intersect_triangle(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax: f32,
+                      a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec4<f32> {
+    let pa = a - o;
+    let pb = b - o;
+    let pc = c - o;
+    let dx = d[k.x];
+    let dy = d[k.y];
+    let dz = d[k.z];
+    let ax = pa[k.x] * dz - dx * pa[k.z];
+    let ay = pa[k.y] * dz - dy * pa[k.z];
+    let bx = pb[k.x] * dz - dx * pb[k.z];
+    let by = pb[k.y] * dz - dy * pb[k.z];
+    let cx = pc[k.x] * dz - dx * pc[k.z];
+    let cy = pc[k.y] * dz - dy * pc[k.z];
+    let u = cx * by - cy * bx;
+    let v = ax * cy - ay * cx;
+    let w = bx * ay - by * ax;
+    let miss = vec4<f32>(0.0, 0.0, 0.0, 0.0);
+    if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+        return miss;
+    }
+    let det = u + v + w;
+    if det == 0.0 {
+        return miss;
+    }
+    var t: f32;
+    if u == 0.0 && v == 0.0 {
+        t = pc[k.z] / dz;
+    } else if u == 0.0 && w == 0.0 {
+        t = pb[k.z] / dz;
+    } else if v == 0.0 && w == 0.0 {
+        t = pa[k.z] / dz;
+    } else if u == 0.0 {
+        t = edge_t(pb, vec2<f32>(bx, by), pc, vec2<f32>(cx, cy), k.z, dz);
+    } else if v == 0.0 {
+        t = edge_t(pc, vec2<f32>(cx, cy), pa, vec2<f32>(ax, ay), k.z, dz);
+    } else if w == 0.0 {
+        t = edge_t(pa, vec2<f32>(ax, ay), pb, vec2<f32>(bx, by), k.z, dz);
+    } else {
+        t = (u * pa[k.z] + v * pb[k.z] + w * pc[k.z]) / (det * dz);
+    }
+    if !(t >= tmin && t <= tmax) {
+        return miss;
+    }
+    return vec4<f32>(t, v / det, w / det, 1.0);
+}
+
+// Reciprocal of a direction with zero components replaced by a tiny positive value, so that the
+// slab test never computes 0 * inf.
+fn safe_inverse(d: vec3<f32>) -> vec3<f32> {
+    return 1.0 / select(d, vec3<f32>(1.0e-30), abs(d) < vec3<f32>(1.0e-30));
+}
+
+// Slab test of a box against the ray segment [tmin, tmax], widened by a relative 2e-6 so that a
+// box is never missed through rounding (the triangle test decides). On an axis the ray is
+// parallel to (|d| < 1e-30), the ray is in the slab for every t when its origin is (bounds
+// included) and never otherwise.
+fn hit_box(o: vec3<f32>, d: vec3<f32>, inv: vec3<f32>, tmin: f32, tmax: f32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
+    let parallel = abs(d) < vec3<f32>(1.0e-30);
+    let inside = o >= lo & o <= hi;
+    if any(parallel & !inside) {
+        return false;
+    }
+    let t0 = (lo - o) * inv;
+    let t1 = (hi - o) * inv;
+    let near = select(min(t0, t1), vec3<f32>(-3.0e38), parallel);
+    let far = select(max(t0, t1), vec3<f32>(3.0e38), parallel);
+    let tn = max(max(near.x, near.y), near.z);
+    let tf = min(min(far.x, far.y), far.z);
+    return max(tn - abs(tn) * 2.0e-6, tmin) <= min(tf + abs(tf) * 2.0e-6, tmax);
+}

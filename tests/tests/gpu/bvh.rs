@@ -1,0 +1,262 @@
+//! Per-frame stages (normals, boxes, Morton codes, hierarchy, fit) against their CPU twins, and
+//! the validity of the BVH on regular and degenerate inputs.
+
+use glam::Vec3;
+use rand::Rng;
+use raycontact::cpu::FrameData;
+use raycontact::layout::{LEAF_BIT, NONE, Node};
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyKind, Scene};
+use raycontact_tests::{ctx, rng};
+
+/// Builds the frame on the GPU and the CPU twins, and checks they agree: normals within 1e-5,
+/// everything else exactly.
+fn gpu_vs_cpu(meshes: &[TriMesh]) -> (Scene, FrameData) {
+    let mut gpu = Scene::new(ctx());
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    for m in meshes {
+        gpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+        cpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+    }
+    gpu.update().unwrap();
+    cpu.update().unwrap();
+    let g = gpu.frame_data().unwrap();
+    let c = cpu.frame_data().unwrap();
+    let p = gpu.packing().clone();
+    assert_eq!(g.normals.len(), c.normals.len());
+    for (v, (a, b)) in g.normals.iter().zip(&c.normals).enumerate() {
+        assert!((*a - *b).abs().max_element() <= 1e-5, "normal of vertex {v}: GPU {a} vs CPU {b}");
+    }
+    assert_eq!(g.tri_boxes, c.tri_boxes, "triangle boxes");
+    assert_eq!(g.body_state, c.body_state, "body boxes and counts");
+    for (b, body) in p.bodies.iter().enumerate() {
+        let r = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
+        assert_eq!(g.keys[r.clone()], c.keys[r.clone()], "sorted Morton codes of body {b}");
+        assert_eq!(g.values[r.clone()], c.values[r], "sorted triangles of body {b}");
+        assert_eq!(g.body_nodes(&p, b), c.body_nodes(&p, b), "nodes of body {b}");
+        assert_eq!(g.body_parents(&p, b), c.body_parents(&p, b), "parents of body {b}");
+    }
+    (gpu, g)
+}
+
+/// Checks one body's BVH: the escape walk from the root that always descends visits every node
+/// once in depth-first order and every leaf (triangle) exactly once, in Morton order; parents and
+/// children agree; every box encloses its children's and each leaf's its triangle.
+fn check_bvh(data: &FrameData, scene: &Scene, b: usize, mesh: &TriMesh) {
+    let p = scene.packing();
+    let nodes = data.body_nodes(p, b);
+    let parents = data.body_parents(p, b);
+    let n = data.body_state[b].leaf_count as usize;
+    assert_eq!(nodes.len(), (2 * n).saturating_sub(1));
+    if n == 0 {
+        return;
+    }
+    // Depth-first walk through child and escape links.
+    let mut order = Vec::new();
+    let mut node = 0u32;
+    let mut steps = 0;
+    while node != NONE {
+        steps += 1;
+        assert!(steps <= nodes.len(), "escape walk loops");
+        order.push(node);
+        let nd = &nodes[node as usize];
+        node = if nd.child & LEAF_BIT != 0 { nd.escape } else { nd.child };
+    }
+    assert_eq!(order.len(), nodes.len(), "the walk visits every node once");
+    let mut seen = vec![false; nodes.len()];
+    for &o in &order {
+        assert!(!seen[o as usize], "node {o} visited twice");
+        seen[o as usize] = true;
+    }
+    let leaves: Vec<u32> = order.iter().filter(|&&o| nodes[o as usize].is_leaf()).copied().collect();
+    assert_eq!(leaves, ((n - 1) as u32..(2 * n - 1) as u32).collect::<Vec<_>>(), "leaves in sorted order");
+    let mut tris: Vec<u32> = leaves.iter().map(|&l| nodes[l as usize].triangle().unwrap()).collect();
+    tris.sort_unstable();
+    tris.dedup();
+    assert_eq!(tris.len(), n, "every non-degenerate triangle once");
+    // Depth-first order: a node's subtree is the contiguous run of the walk that follows it,
+    // ending where its escape link points.
+    let pos: Vec<usize> = {
+        let mut pos = vec![0; nodes.len()];
+        for (i, &o) in order.iter().enumerate() {
+            pos[o as usize] = i;
+        }
+        pos
+    };
+    let enclose = |outer: &Node, lo: Vec3, hi: Vec3| outer.min.cmple(lo).all() && outer.max.cmpge(hi).all();
+    for (i, nd) in nodes.iter().enumerate() {
+        let end = if nd.escape == NONE { order.len() } else { pos[nd.escape as usize] };
+        assert!(end > pos[i], "escape of node {i} points forward");
+        if let Some(t) = nd.triangle() {
+            let [a, bb, c] = mesh.triangles[t as usize].map(|v| mesh.positions[v as usize]);
+            assert!(enclose(nd, a.min(bb).min(c), a.max(bb).max(c)), "leaf {i} encloses triangle {t}");
+            assert_eq!(end, pos[i] + 1);
+        } else {
+            let left = nd.child as usize;
+            let right = nodes[left].escape as usize;
+            assert_eq!(pos[left], pos[i] + 1, "left child follows its parent");
+            assert_eq!(parents[left], i as u32);
+            assert_eq!(parents[right], i as u32);
+            for c in [left, right] {
+                assert!(enclose(nd, nodes[c].min, nodes[c].max), "node {i} encloses child {c}");
+            }
+            let right_end =
+                if nodes[right].escape == NONE { order.len() } else { pos[nodes[right].escape as usize] };
+            assert_eq!(right_end, end, "node {i} and its right child end together");
+        }
+    }
+    assert_eq!(parents[0], NONE);
+}
+
+fn check(meshes: &[TriMesh]) {
+    let (scene, data) = gpu_vs_cpu(meshes);
+    for (b, m) in meshes.iter().enumerate() {
+        check_bvh(&data, &scene, b, m);
+    }
+}
+
+fn random_soup(n: usize, seed: u64, centre: impl Fn(&mut rand_pcg::Pcg64) -> Vec3) -> TriMesh {
+    let mut r = rng(seed);
+    let mut m = TriMesh::default();
+    for t in 0..n {
+        let c = centre(&mut r);
+        for _ in 0..3 {
+            m.positions.push(
+                c + Vec3::new(
+                    r.random_range(-0.01..0.01),
+                    r.random_range(-0.01..0.01),
+                    r.random_range(-0.01..0.01),
+                ),
+            );
+        }
+        m.triangles.push([3 * t as u32, 3 * t as u32 + 1, 3 * t as u32 + 2]);
+    }
+    m
+}
+
+#[test]
+fn bvh_small_counts() {
+    for n in [1, 2, 3, 1000] {
+        let m = random_soup(n, n as u64, |r| Vec3::new(r.random(), r.random(), r.random()));
+        check(&[m]);
+    }
+}
+
+#[test]
+fn bvh_100k_triangles() {
+    let m = random_soup(100_000, 7, |r| Vec3::new(r.random(), r.random(), r.random()) * 10.0);
+    check(&[m]);
+}
+
+#[test]
+fn bvh_degenerate_distributions() {
+    // All centroids equal: every Morton code ties, the index breaks the ties.
+    let same = {
+        let mut m = TriMesh::default();
+        for t in 0..5000u32 {
+            let s = 1.0 + t as f32 * 1e-3;
+            m.positions.extend([Vec3::new(-s, -1.0, 0.0), Vec3::new(s, -1.0, 0.0), Vec3::new(0.0, 2.0, 0.0)]);
+            m.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
+        }
+        m
+    };
+    let sheet = meshes::grid_sheet(4.0, 4.0, 60, 60);
+    let strip = meshes::grid_sheet(1000.0, 0.01, 2000, 1);
+    let clusters = random_soup(4000, 3, |r| {
+        let far = if r.random::<bool>() { Vec3::splat(1.0e4) } else { Vec3::ZERO };
+        far + Vec3::new(r.random(), r.random(), r.random())
+    });
+    check(std::slice::from_ref(&same));
+    check(std::slice::from_ref(&sheet));
+    check(std::slice::from_ref(&strip));
+    check(std::slice::from_ref(&clusters));
+    // And all of them at once, packed into one frame with a torus.
+    check(&[same, sheet, strip, clusters, meshes::torus(1.0, 0.3, 40, 20)]);
+}
+
+#[test]
+fn bvh_shipped_meshes() {
+    check(&[raycontact_tests::bunny(), meshes::torus(1.0, 0.3, 40, 20), meshes::uv_sphere(1.0, 32, 16)]);
+}
+
+#[test]
+fn degenerate_triangles_are_counted_and_left_out() {
+    let mut m = meshes::uv_sphere(1.0, 16, 8);
+    let n = m.triangles.len();
+    // A zero-area triangle (repeated vertex) and a collinear one.
+    m.triangles.push([0, 0, 1]);
+    m.positions.extend([Vec3::new(5.0, 0.0, 0.0), Vec3::new(6.0, 0.0, 0.0), Vec3::new(7.0, 0.0, 0.0)]);
+    let k = m.positions.len() as u32;
+    m.triangles.push([k - 3, k - 2, k - 1]);
+    let (mut scene, data) = gpu_vs_cpu(std::slice::from_ref(&m));
+    let id = scene.bodies().next().unwrap();
+    let state = scene.body_state(id).unwrap();
+    assert_eq!(state.degenerate_count, 2);
+    assert_eq!(state.leaf_count as usize, n);
+    check_bvh(&data, &scene, 0, &m);
+    // The body box ignores the collinear triangle far away.
+    let (_, hi) = state.bounds().unwrap();
+    assert!(hi.x <= 1.0 + 1e-6);
+}
+
+#[test]
+fn normals_match_analytic_sphere() {
+    let m = meshes::uv_sphere(2.0, 64, 32);
+    let (_, data) = gpu_vs_cpu(std::slice::from_ref(&m));
+    for (p, n) in m.positions.iter().zip(&data.normals) {
+        assert!((p.normalize() - *n).length() < 0.02, "normal {n} at {p}");
+    }
+}
+
+#[test]
+fn moving_bodies_keep_previous_positions_and_allocate_nothing() {
+    let ctx = ctx();
+    let mut scene = Scene::new(ctx);
+    let torus = meshes::torus(1.0, 0.3, 40, 20);
+    let sphere = meshes::uv_sphere(1.0, 32, 16);
+    let a = scene.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap();
+    let b = scene
+        .add_body(&sphere.positions, &sphere.triangles, BodyKind::Cloth { half_thickness: 0.01 })
+        .unwrap();
+    scene.update().unwrap();
+    let allocated = scene.buffer_allocations();
+    let mut cpu = Scene::new_cpu(Some(1)).unwrap();
+    let ca = cpu.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap();
+    let cb =
+        cpu.add_body(&sphere.positions, &sphere.triangles, BodyKind::Cloth { half_thickness: 0.01 }).unwrap();
+    cpu.update().unwrap();
+    let mut last_torus = torus.positions.clone();
+    for frame in 1..6 {
+        let shift = Vec3::new(0.1 * frame as f32, 0.0, 0.05);
+        let moved: Vec<Vec3> = torus.positions.iter().map(|p| *p + shift).collect();
+        scene.set_positions(a, &moved).unwrap();
+        cpu.set_positions(ca, &moved).unwrap();
+        if frame % 2 == 0 {
+            let squashed: Vec<Vec3> =
+                sphere.positions.iter().map(|p| *p * Vec3::new(1.0, 1.0, 0.5)).collect();
+            scene.set_positions(b, &squashed).unwrap();
+            cpu.set_positions(cb, &squashed).unwrap();
+        }
+        let stats = scene.update().unwrap();
+        cpu.update().unwrap();
+        assert_eq!(stats.buffers_allocated, 0);
+        assert_eq!(scene.previous_positions(a).unwrap(), last_torus, "previous positions on the GPU");
+        assert_eq!(cpu.previous_positions(ca).unwrap(), last_torus, "previous positions on the CPU");
+        last_torus = moved;
+        let g = scene.frame_data().unwrap();
+        let c = cpu.frame_data().unwrap();
+        let p = scene.packing().clone();
+        for body in 0..2 {
+            assert_eq!(g.body_nodes(&p, body), c.body_nodes(&p, body), "frame {frame} body {body}");
+        }
+    }
+    // Only the debugging readbacks above may have grown the readback buffer (by design, not per
+    // frame); frames themselves allocate nothing.
+    let _ = allocated;
+    let before = scene.buffer_allocations();
+    for _ in 0..3 {
+        scene.set_positions(a, &torus.positions).unwrap();
+        scene.update().unwrap();
+    }
+    assert_eq!(scene.buffer_allocations(), before);
+}

@@ -1,0 +1,111 @@
+//! Bad input returns a typed error naming the body and the element; nothing panics or hangs.
+
+use glam::Vec3;
+use raycontact::meshes;
+use raycontact::{BodyKind, ContextOptions, Error, GpuContext, Scene};
+use raycontact_tests::ctx;
+
+fn scenes() -> Vec<Scene> {
+    vec![Scene::new(ctx()), Scene::new_cpu(Some(1)).unwrap()]
+}
+
+#[test]
+fn bad_bodies_are_rejected() {
+    let tri = [Vec3::ZERO, Vec3::X, Vec3::Y];
+    for mut s in scenes() {
+        let e = s.add_body(&tri, &[[0, 1, 3]], BodyKind::Volumetric).unwrap_err();
+        assert!(matches!(e, Error::IndexOutOfRange { triangle: 0, index: 3, vertex_count: 3, .. }), "{e}");
+        assert!(e.to_string().contains("triangle 0") && e.to_string().contains("vertex 3"), "{e}");
+
+        let bad = [Vec3::ZERO, Vec3::new(f32::NAN, 0.0, 0.0), Vec3::Y];
+        let e = s.add_body(&bad, &[[0, 1, 2]], BodyKind::Volumetric).unwrap_err();
+        assert!(matches!(e, Error::NonFinite { vertex: 1, .. }), "{e}");
+        let inf = [Vec3::ZERO, Vec3::X, Vec3::new(0.0, f32::INFINITY, 0.0)];
+        assert!(matches!(
+            s.add_body(&inf, &[[0, 1, 2]], BodyKind::Volumetric),
+            Err(Error::NonFinite { vertex: 2, .. })
+        ));
+
+        assert!(matches!(s.add_body(&tri, &[], BodyKind::Volumetric), Err(Error::NoTriangles { .. })));
+        for t in [-0.1, f32::NAN, f32::INFINITY] {
+            let e = s.add_body(&tri, &[[0, 1, 2]], BodyKind::Cloth { half_thickness: t }).unwrap_err();
+            assert!(matches!(e, Error::BadThickness { .. }), "{e}");
+        }
+        // A zero thickness is a valid (infinitely thin) cloth.
+        let id = s.add_body(&tri, &[[0, 1, 2]], BodyKind::Cloth { half_thickness: 0.0 }).unwrap();
+        assert!(e_names_body(&s.set_positions(id, &tri[..2]).unwrap_err(), id));
+        assert!(matches!(
+            s.set_positions(id, &tri[..2]),
+            Err(Error::WrongVertexCount { got: 2, expected: 3, .. })
+        ));
+        assert!(matches!(s.set_positions(id, &bad), Err(Error::NonFinite { vertex: 1, .. })));
+        s.remove_body(id).unwrap();
+        assert!(matches!(s.set_positions(id, &tri), Err(Error::UnknownBody { .. })));
+        assert!(matches!(s.remove_body(id), Err(Error::UnknownBody { .. })));
+        // The slot is reused, the old id stays dead.
+        let id2 = s.add_body(&tri, &[[0, 1, 2]], BodyKind::Volumetric).unwrap();
+        assert_eq!(id2.index(), id.index());
+        assert_ne!(id2, id);
+        assert!(matches!(s.positions(id), Err(Error::UnknownBody { .. })));
+        s.update().unwrap();
+    }
+}
+
+fn e_names_body(e: &Error, id: raycontact::BodyId) -> bool {
+    e.to_string().contains(&id.to_string())
+}
+
+#[test]
+fn bodies_over_the_device_limits_are_rejected() {
+    let ctx = ctx();
+    let max = ctx.device().limits().max_storage_buffer_binding_size;
+    // The node buffer takes 64 bytes per triangle: one past what a binding can hold.
+    let n = (max / 64 + 1) as usize;
+    let tri = [Vec3::ZERO, Vec3::X, Vec3::Y];
+    let triangles = vec![[0u32, 1, 2]; n];
+    let mut s = Scene::new(ctx);
+    let e = s.add_body(&tri, &triangles, BodyKind::Volumetric).unwrap_err();
+    assert!(matches!(e, Error::TooLarge { .. }), "{e}");
+    assert!(e.to_string().contains("raycontact.nodes"), "{e}");
+    // The scene is still usable.
+    let m = meshes::uv_sphere(1.0, 8, 4);
+    s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+    s.update().unwrap();
+}
+
+#[test]
+fn removing_a_body_keeps_the_others_right() {
+    let a = meshes::torus(1.0, 0.3, 24, 12);
+    let b = meshes::uv_sphere(1.0, 16, 8);
+    let c = meshes::cuboid(Vec3::ONE, 4);
+    let mut gpu = Scene::new(ctx());
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    for s in [&mut gpu, &mut cpu] {
+        let ids: Vec<_> = [&a, &b, &c]
+            .iter()
+            .map(|m| s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap())
+            .collect();
+        s.update().unwrap();
+        s.remove_body(ids[1]).unwrap();
+        assert!(matches!(s.cast_rays(ids[0], &[]), Err(Error::StaleBvh)));
+        s.update().unwrap();
+        assert_eq!(s.bodies().count(), 2);
+        assert_eq!(s.packing().params.tri_count as usize, a.triangles.len() + c.triangles.len());
+    }
+    let g = gpu.frame_data().unwrap();
+    let c2 = cpu.frame_data().unwrap();
+    let p = gpu.packing().clone();
+    for body in 0..2 {
+        assert_eq!(g.body_nodes(&p, body), c2.body_nodes(&p, body));
+    }
+}
+
+#[test]
+fn no_adapter_message_says_how_to_get_one() {
+    // An adapter name that matches nothing gives NoAdapter with the install hint.
+    let options = ContextOptions { adapter_name: Some("no-such-adapter-7f3a".into()), ..Default::default() };
+    let e = GpuContext::with_options(options).unwrap_err();
+    assert!(matches!(e, Error::NoAdapter { .. }), "{e}");
+    assert!(e.to_string().contains("apt-get install mesa-vulkan-drivers"), "{e}");
+    assert!(e.to_string().contains("no-such-adapter-7f3a"), "{e}");
+}

@@ -1,0 +1,145 @@
+//! Every kernel parses and validates with naga; the Pod structs shared with WGSL have the
+//! offsets and sizes naga computes; each kernel's bindings are those of `Kernel::bindings`, the
+//! table the host builds its bind-group layouts from.
+
+use std::mem::{offset_of, size_of};
+
+use naga::{AddressSpace, StorageAccess, TypeInner};
+use raycontact::kernels::{Binding, Kernel, SHARED};
+use raycontact::layout::{
+    BodyGpu, BodyState, FrameParams, Node, Ray, RayHit, RaycastParams, SortPass, SortSegment, TriBox,
+};
+
+fn module(k: Kernel) -> naga::Module {
+    let src = k.source();
+    let module = naga::front::wgsl::parse_str(&src)
+        .unwrap_or_else(|e| panic!("shaders/{}.wgsl does not parse:\n{}", k.name(), e.emit_to_string(&src)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+        .validate(&module)
+        .unwrap_or_else(|e| {
+            panic!("shaders/{}.wgsl does not validate:\n{}", k.name(), e.emit_to_string(&src))
+        });
+    module
+}
+
+#[test]
+fn every_kernel_parses_and_validates() {
+    for k in Kernel::ALL {
+        let m = module(k);
+        assert!(m.entry_points.iter().any(|e| e.name == "main"), "{} has a `main` entry point", k.name());
+        let wg = m.entry_points[0].workgroup_size;
+        assert_eq!(wg, [raycontact::layout::WG_SIZE, 1, 1], "{} workgroup size", k.name());
+    }
+}
+
+#[test]
+fn every_shader_file_is_a_kernel_or_an_include() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders");
+    let mut kernels: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".wgsl"))
+        .collect();
+    kernels.sort();
+    let mut names: Vec<String> = Kernel::ALL.iter().map(|k| format!("{}.wgsl", k.name())).collect();
+    names.sort();
+    assert_eq!(kernels, names);
+    let mut shared: Vec<String> = std::fs::read_dir(format!("{dir}/shared"))
+        .unwrap()
+        .filter_map(|e| Some(format!("shared/{}", e.ok()?.file_name().into_string().ok()?)))
+        .collect();
+    shared.sort();
+    let mut listed: Vec<String> = SHARED.iter().map(|(p, _)| p.to_string()).collect();
+    listed.sort();
+    assert_eq!(shared, listed);
+    for (k, src) in Kernel::ALL.iter().map(|k| (k, k.raw_source())) {
+        assert!(src.contains("`raycontact::cpu::"), "{} names its CPU twin", k.name());
+    }
+}
+
+#[test]
+fn bindings_match_the_host_table() {
+    for k in Kernel::ALL {
+        let m = module(k);
+        let mut found: Vec<(u32, Binding)> = m
+            .global_variables
+            .iter()
+            .filter_map(|(_, g)| {
+                let b = g.binding.as_ref()?;
+                assert_eq!(b.group, 0, "{}: only group 0", k.name());
+                let kind = match g.space {
+                    AddressSpace::Uniform => Binding::Uniform,
+                    AddressSpace::Storage { access } if access.contains(StorageAccess::STORE) => {
+                        Binding::StorageMut
+                    }
+                    AddressSpace::Storage { .. } => Binding::Storage,
+                    other => panic!("{}: unexpected address space {other:?}", k.name()),
+                };
+                Some((b.binding, kind))
+            })
+            .collect();
+        found.sort_by_key(|f| f.0);
+        let expected: Vec<(u32, Binding)> = k
+            .bindings()
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (i as u32, if *b == Binding::UniformDynamic { Binding::Uniform } else { *b }))
+            .collect();
+        assert_eq!(found, expected, "bindings of shaders/{}.wgsl", k.name());
+    }
+}
+
+/// (offset of each member, size) of struct `name` as naga lays it out.
+fn wgsl_layout(name: &str) -> (Vec<(String, u32)>, u32) {
+    for k in Kernel::ALL {
+        let m = module(k);
+        for (_, ty) in m.types.iter() {
+            if ty.name.as_deref() == Some(name)
+                && let TypeInner::Struct { members, span } = &ty.inner
+            {
+                {
+                    return (
+                        members.iter().map(|mb| (mb.name.clone().unwrap_or_default(), mb.offset)).collect(),
+                        *span,
+                    );
+                }
+            }
+        }
+    }
+    panic!("no WGSL struct named {name}");
+}
+
+macro_rules! check_struct {
+    ($wgsl:literal, $ty:ty, [$($field:ident),* $(,)?]) => {{
+        let (members, span) = wgsl_layout($wgsl);
+        let rust: Vec<(String, u32)> = vec![$((stringify!($field).to_string(), offset_of!($ty, $field) as u32)),*];
+        assert_eq!(members, rust, "member offsets of {}", $wgsl);
+        assert_eq!(span as usize, size_of::<$ty>(), "size of {}", $wgsl);
+    }};
+}
+
+#[test]
+fn pod_structs_match_wgsl_layout() {
+    check_struct!(
+        "BodyGpu",
+        BodyGpu,
+        [vertex_offset, vertex_count, tri_offset, tri_count, node_offset, tile_offset, tile_count, flags]
+    );
+    check_struct!("BodyStateRead", BodyState, [min_key, leaf_count, max_key, degenerate_count]);
+    check_struct!("BodyState", BodyState, [min_key, leaf_count, max_key, degenerate_count]);
+    check_struct!("TriBox", TriBox, [min, flags, max, pad]);
+    check_struct!("Node", Node, [min, child, max, escape]);
+    check_struct!("FrameParams", FrameParams, [vertex_count, tri_count, tile_count, body_count]);
+    check_struct!("SortSegment", SortSegment, [offset, count, tile_offset, tile_count]);
+    check_struct!("SortPass", SortPass, [shift, tile_count, pad0, pad1]);
+    check_struct!("Ray", Ray, [origin, tmin, dir, tmax]);
+    check_struct!("RayHit", RayHit, [t, triangle, u, v, nodes_visited, triangles_tested, pad0, pad1]);
+    check_struct!("RaycastParams", RaycastParams, [body, ray_count, pad0, pad1]);
+}
+
+#[test]
+fn pipelines_are_labelled_by_kernel_name() {
+    for k in Kernel::ALL {
+        assert_eq!(k.label(), format!("raycontact.{}", k.name()));
+    }
+}
