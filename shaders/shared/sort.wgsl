@@ -25,23 +25,36 @@ fn counter_index(seg: SortSegment, digit: u32, local_tile: u32) -> u32 {
 }
 
 var<workgroup> scan_tmp: array<u32, WG_SIZE>;
+var<workgroup> scan_blocks: array<u32, WG_SIZE / 16u + 1u>;
 
-// Exclusive prefix sum of `value` over the workgroup (Hillis-Steele); every invocation must call
-// it. Returns (exclusive prefix, workgroup total).
+// Exclusive prefix sum of `value` over the workgroup; every invocation must call it. Returns
+// (exclusive prefix, workgroup total). Three levels of 16-wide serial scans with four barriers:
+// a software rasteriser such as lavapipe pays dearly for each barrier, and a GPU loses little
+// against a log-depth scan at this width.
 fn workgroup_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
     scan_tmp[lid] = value;
     workgroupBarrier();
-    for (var off = 1u; off < WG_SIZE; off <<= 1u) {
-        var add = 0u;
-        if lid >= off {
-            add = scan_tmp[lid - off];
+    if lid < WG_SIZE / 16u {
+        var running = 0u;
+        for (var j = 0u; j < 16u; j += 1u) {
+            let v = scan_tmp[lid * 16u + j];
+            scan_tmp[lid * 16u + j] = running;
+            running += v;
         }
-        workgroupBarrier();
-        scan_tmp[lid] += add;
-        workgroupBarrier();
+        scan_blocks[lid] = running;
     }
-    let inclusive = scan_tmp[lid];
-    let total = scan_tmp[WG_SIZE - 1u];
     workgroupBarrier();
-    return vec2<u32>(inclusive - value, total);
+    if lid == 0u {
+        var running = 0u;
+        for (var j = 0u; j < WG_SIZE / 16u; j += 1u) {
+            let v = scan_blocks[j];
+            scan_blocks[j] = running;
+            running += v;
+        }
+        scan_blocks[WG_SIZE / 16u] = running;
+    }
+    workgroupBarrier();
+    let result = vec2<u32>(scan_tmp[lid] + scan_blocks[lid / 16u], scan_blocks[WG_SIZE / 16u]);
+    workgroupBarrier();
+    return result;
 }

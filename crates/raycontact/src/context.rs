@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::layout::{RADIX_BUCKETS, WG_SIZE};
 
 /// Workgroup memory the largest kernel (`radix_scatter`) needs, in bytes.
-pub const REQUIRED_WORKGROUP_STORAGE: u32 = (RADIX_BUCKETS * WG_SIZE + WG_SIZE) * 4;
+pub const REQUIRED_WORKGROUP_STORAGE: u32 = (RADIX_BUCKETS * WG_SIZE + WG_SIZE + WG_SIZE / 16 + 1) * 4;
 /// Storage buffers the kernel with the most bindings uses.
 pub const REQUIRED_STORAGE_BUFFERS: u32 = 8;
 

@@ -11,7 +11,7 @@ use glam::Vec3;
 /// Invocations per workgroup of every kernel.
 pub const WG_SIZE: u32 = 256;
 /// Elements handled by one invocation of a tiled kernel.
-pub const ITEMS: u32 = 4;
+pub const ITEMS: u32 = 16;
 /// Elements in a tile: one workgroup of a tiled kernel handles one tile of one body.
 pub const TILE: u32 = WG_SIZE * ITEMS;
 /// Bits sorted by one radix-sort pass.

@@ -1,1 +1,0 @@
-//! Criterion benches live in benches/.

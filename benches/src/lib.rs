@@ -1,0 +1,1 @@
+//! Criterion benchmarks of raycontact: see `benches/bvh.rs`.
