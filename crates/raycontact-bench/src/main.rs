@@ -325,14 +325,14 @@ fn main() {
                 let cpu_ms =
                     cpu_stats.as_ref().and_then(|c| c.get(*s)).and_then(|c| c.cpu_ns).map(|ns| ns / 1e6);
                 println!(
-                    "  {:<10} {:>3} dispatches {:>2} copies  read {:>10}  written {:>10}  GPU {:>8.2} ms  CPU rayon {:>7.2} ms",
+                    "  {:<10} {:>3} dispatches {:>2} copies  read {:>10}  written {:>10}  GPU {:>8} ms  CPU rayon {:>7} ms",
                     s.name(),
                     st.dispatches,
                     st.copies,
                     fmt_bytes(st.bytes_read),
                     fmt_bytes(st.bytes_written),
-                    st.gpu_ns.unwrap_or(f64::NAN) / 1e6,
-                    cpu_ms.unwrap_or(f64::NAN)
+                    st.gpu_ns.map_or("-".into(), |ns| format!("{:.2}", ns / 1e6)),
+                    cpu_ms.map_or("-".into(), |ms| format!("{ms:.2}"))
                 );
             }
         }

@@ -148,8 +148,8 @@ impl GpuContext {
     /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
     /// must have been created with the limits raycontact needs (see [`REQUIRED_WORKGROUP_STORAGE`]
     /// and [`REQUIRED_STORAGE_BUFFERS`]); `TIMESTAMP_QUERY` is used when the device has it.
-    /// raycontact installs no global error handler on a borrowed device: it wraps its own work in
-    /// error scopes.
+    /// raycontact installs no error handler on a borrowed device: it wraps its own work in error
+    /// scopes and returns what they catch as [`Error::Gpu`].
     pub fn from_device(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -214,6 +214,21 @@ impl GpuContext {
     /// The compute pipelines of every kernel, created on first use, once per context.
     pub(crate) fn pipelines(&self) -> Arc<Pipelines> {
         self.pipelines.get_or_init(|| Arc::new(Pipelines::new(&self.device))).clone()
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes, so that a GPU error raised by
+    /// raycontact's own work comes back as [`Error::Gpu`] (on a borrowed device as on an owned
+    /// one) instead of reaching the device's uncaptured-error handler.
+    pub(crate) fn scoped<T>(&self, context: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let v = pollster::block_on(validation.pop());
+        let o = pollster::block_on(oom.pop());
+        match v.or(o) {
+            Some(e) => Err(Error::Gpu { context, message: e.to_string() }),
+            None => out,
+        }
     }
 
     /// Blocks until the GPU is idle, then reports any GPU error raised since the last check.

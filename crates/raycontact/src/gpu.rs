@@ -618,6 +618,11 @@ impl SceneGpu {
     /// Reads back `count` elements of type `T` from buffer `b` at element `first` (debugging and
     /// tests; reuses one readback buffer, grown when needed).
     pub fn read<T: Pod>(&mut self, b: B, first: u64, count: u64) -> Result<Vec<T>> {
+        let ctx = self.ctx.clone();
+        ctx.scoped("readback", || self.read_unscoped(b, first, count))
+    }
+
+    fn read_unscoped<T: Pod>(&mut self, b: B, first: u64, count: u64) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>() as u64;
         let bytes = (count * size).div_ceil(4) * 4;
         if bytes == 0 {
@@ -795,6 +800,11 @@ impl GpuRadixSort {
 
     /// Sorts `keys` (with `values` alongside) stably by key; blocking. Errors: a GPU error.
     pub fn sort(&mut self, keys: &[u32], values: &[u32]) -> Result<(Vec<u32>, Vec<u32>)> {
+        let ctx = self.inner.ctx.clone();
+        ctx.scoped("radix sort", || self.sort_unscoped(keys, values))
+    }
+
+    fn sort_unscoped(&mut self, keys: &[u32], values: &[u32]) -> Result<(Vec<u32>, Vec<u32>)> {
         if keys.len() != values.len() {
             return Err(Error::InvalidInput {
                 what: format!("{} keys but {} values", keys.len(), values.len()),

@@ -43,3 +43,8 @@ pub use gpu::GpuRadixSort;
 pub use layout::{Ray, RayHit};
 pub use scene::{Backend, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
+
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -299,12 +299,15 @@ impl Scene {
         match &self.state {
             State::Gpu { .. } => {
                 let ctx = self.ctx.clone().expect("GPU scene");
-                let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("raycontact.update"),
-                });
-                let mut stats = self.record_update(&mut enc)?;
-                ctx.queue().submit([enc.finish()]);
-                ctx.wait("update")?;
+                let mut stats = ctx.scoped("update", || {
+                    let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("raycontact.update"),
+                    });
+                    let stats = self.record_update(&mut enc)?;
+                    ctx.queue().submit([enc.finish()]);
+                    ctx.wait("update")?;
+                    Ok(stats)
+                })?;
                 if let State::Gpu { gpu, .. } = &self.state {
                     if let Some(times) = gpu.read_timings()? {
                         stats.bytes_read_back += 8 * 2 * times.len() as u64;
@@ -392,7 +395,10 @@ impl Scene {
         self.require_fresh()?;
         let b = self.packing.index_of(id).ok_or(Error::UnknownBody { body: id })?;
         match &mut self.state {
-            State::Gpu { gpu, .. } => gpu.raycast(b as u32, rays),
+            State::Gpu { gpu, .. } => {
+                let ctx = self.ctx.clone().expect("GPU scene");
+                ctx.scoped("raycast", || gpu.raycast(b as u32, rays))
+            }
             State::Cpu { pool, frame, current, .. } => {
                 let packing = &self.packing;
                 Ok(pool.install(|| cpu::raycast(packing, frame, current, b, rays)))

@@ -109,3 +109,36 @@ fn no_adapter_message_says_how_to_get_one() {
     assert!(e.to_string().contains("apt-get install mesa-vulkan-drivers"), "{e}");
     assert!(e.to_string().contains("no-such-adapter-7f3a"), "{e}");
 }
+
+#[test]
+fn runs_on_a_callers_device() {
+    // A renderer's device: created by the caller with the adapter's limits, then wrapped.
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        .expect("an adapter (install mesa-vulkan-drivers)");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("caller's device"),
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .expect("device");
+    let ctx = GpuContext::from_device(device.clone(), queue.clone(), adapter.get_info()).unwrap();
+    let m = meshes::torus(1.0, 0.3, 24, 12);
+    let mut s = Scene::new(&ctx);
+    let id = s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+    // The caller records the frame into its own encoder and submits it.
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    let stats = s.record_update(&mut encoder).unwrap();
+    assert!(stats.dispatches() > 0);
+    queue.submit([encoder.finish()]);
+    let hits = s.cast_rays(id, &[raycontact::Ray::new(Vec3::new(1.0, 0.0, 2.0), -Vec3::Z)]).unwrap();
+    assert!(hits[0].is_hit());
+    assert!((hits[0].t - 1.7).abs() < 1e-3, "{}", hits[0].t);
+
+    // A device created with the default limits is refused with a clear error.
+    let (small, small_queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let e = GpuContext::from_device(small, small_queue, adapter.get_info()).unwrap_err();
+    assert!(matches!(e, Error::Unsupported { .. }), "{e}");
+    assert!(e.to_string().contains("max_compute_workgroup_storage_size"), "{e}");
+}
