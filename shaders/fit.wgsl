@@ -4,6 +4,7 @@
 // written by one workgroup are seen by another. The right child of an internal node is the escape
 // link of its left child. CPU twin: `raycontact::cpu::fit`.
 //!include shared/common.wgsl
+//!include shared/tiles.wgsl
 
 @group(0) @binding(0) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(1) var<storage, read> tile_body: array<u32>;
@@ -50,14 +51,14 @@ fn load_max(node: u32) -> vec3<f32> {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let tile = linear_group(wid);
-    if tile >= params.tile_count {
+    let tile = tile_of(wid);
+    if tile.index == NONE {
         return;
     }
-    let bi = tile_body[tile];
-    let body = bodies[bi];
+    let bi = tile.body_index;
+    let body = tile.body;
     let n = body_state[bi].leaf_count;
-    let base = (tile - body.tile_offset) * TILE;
+    let base = tile.base;
     for (var k = 0u; k < ITEMS; k += 1u) {
         let j = base + k * WG_SIZE + lid;
         if j >= n {

@@ -5,6 +5,7 @@
 // One workgroup per tile of one body; sorted index i builds leaf i and, when i < n - 1,
 // internal node i. Boxes are filled in by `fit`. CPU twin: `raycontact::cpu::hierarchy`.
 //!include shared/common.wgsl
+//!include shared/tiles.wgsl
 
 @group(0) @binding(0) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(1) var<storage, read> tile_body: array<u32>;
@@ -53,16 +54,16 @@ fn escape_after(last: i32) -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let tile = linear_group(wid);
-    if tile >= params.tile_count {
+    let tile = tile_of(wid);
+    if tile.index == NONE {
         return;
     }
-    let bi = tile_body[tile];
-    let body = bodies[bi];
+    let bi = tile.body_index;
+    let body = tile.body;
     key_base = body.tri_offset;
     leaf_count = i32(body_state[bi].leaf_count);
     let n = leaf_count;
-    let base = (tile - body.tile_offset) * TILE;
+    let base = tile.base;
     for (var k = 0u; k < ITEMS; k += 1u) {
         let iu = base + k * WG_SIZE + lid;
         let i = i32(iu);

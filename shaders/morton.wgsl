@@ -4,6 +4,7 @@
 // the others are counted into the body's leaf count.
 // One workgroup per tile of one body. CPU twin: `raycontact::cpu::morton`.
 //!include shared/common.wgsl
+//!include shared/tiles.wgsl
 
 @group(0) @binding(0) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(1) var<storage, read> tile_body: array<u32>;
@@ -46,13 +47,13 @@ fn quantisation_scale(extent: f32) -> f32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let tile = linear_group(wid);
-    if tile >= params.tile_count {
+    let tile = tile_of(wid);
+    if tile.index == NONE {
         return;
     }
-    let bi = tile_body[tile];
-    let body = bodies[bi];
-    let base = (tile - body.tile_offset) * TILE;
+    let bi = tile.body_index;
+    let body = tile.body;
+    let base = tile.base;
     if lid == 0u {
         atomicStore(&wg_count, 0u);
         atomicStore(&wg_degenerate, 0u);

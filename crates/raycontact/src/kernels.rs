@@ -148,10 +148,11 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 3] = [
+pub const SHARED: [(&str, &str); 4] = [
     ("shared/common.wgsl", include_str!("../../../shaders/shared/common.wgsl")),
     ("shared/sort.wgsl", include_str!("../../../shaders/shared/sort.wgsl")),
     ("shared/ray.wgsl", include_str!("../../../shaders/shared/ray.wgsl")),
+    ("shared/tiles.wgsl", include_str!("../../../shaders/shared/tiles.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {
