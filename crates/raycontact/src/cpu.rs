@@ -12,8 +12,8 @@ use rayon::prelude::*;
 
 use crate::body::Packing;
 use crate::layout::{
-    BodyGpu, BodyState, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE, Node, ONE_THIRD, Ray, RayHit,
-    SortSegment, TriBox, float_to_key,
+    BodyGpu, BodyPair, BodyState, ContactGpu, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE, Node,
+    ONE_THIRD, Ray, RayHit, SortSegment, TriBox, contact_flags, float_to_key,
 };
 
 /// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
@@ -551,40 +551,7 @@ pub fn raycast_one(
     triangles: &[u32],
     ray: &Ray,
 ) -> RayHit {
-    let mut best = RayHit::MISS;
-    let axes = ray_axes(ray.dir);
-    let inv = safe_inverse(ray.dir);
-    let mut tmax = ray.tmax;
-    let mut node = if nodes.is_empty() { NONE } else { 0 };
-    while node != NONE {
-        let nd = &nodes[node as usize];
-        best.nodes_visited += 1;
-        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
-            if nd.child & LEAF_BIT != 0 {
-                let tri = nd.child & !LEAF_BIT;
-                let g = (body.tri_offset + tri) as usize;
-                best.triangles_tested += 1;
-                let (a, b, c) = tri_vertices(positions, triangles, g);
-                if let Some((t, u, v)) =
-                    intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax, a, b, c)
-                {
-                    if t < best.t || (t == best.t && tri < best.triangle) {
-                        best.t = t;
-                        best.triangle = tri;
-                        best.u = u;
-                        best.v = v;
-                        tmax = t;
-                    }
-                }
-                node = nd.escape;
-            } else {
-                node = nd.child;
-            }
-        } else {
-            node = nd.escape;
-        }
-    }
-    best
+    closest_hit(body, nodes, positions, triangles, ray, NONE)
 }
 
 /// Twin of `raycast.wgsl`: closest hits of a batch of rays against packed body `b`.
@@ -624,4 +591,160 @@ pub fn raycast_brute_force(
         }
     }
     best
+}
+
+/// Twin of `broad_phase.wgsl`: every pair (i, j), i < j, of packed bodies with leaves whose
+/// boxes overlap, in (i, j) order (the GPU appends them in any order).
+pub fn broad_phase(body_state: &[BodyState]) -> Vec<BodyPair> {
+    let boxes: Vec<Option<(Vec3, Vec3)>> = body_state.iter().map(|s| s.bounds()).collect();
+    let mut pairs = Vec::new();
+    for (i, bi) in boxes.iter().enumerate() {
+        let Some((li, hi)) = bi else { continue };
+        for (j, bj) in boxes.iter().enumerate().skip(i + 1) {
+            let Some((lj, hj)) = bj else { continue };
+            if li.cmple(*hj).all() && lj.cmple(*hi).all() {
+                pairs.push(BodyPair { a: i as u32, b: j as u32 });
+            }
+        }
+    }
+    pairs
+}
+
+/// Twin of `pair_tiles.wgsl`: the first workgroup of each directed pair (2k: `a -> b`,
+/// 2k + 1: `b -> a`) and, last, the total.
+pub fn pair_tiles(bodies: &[BodyGpu], pairs: &[BodyPair]) -> Vec<u32> {
+    let mut offsets = Vec::with_capacity(2 * pairs.len() + 1);
+    let mut total = 0;
+    for p in pairs {
+        for src in [p.a, p.b] {
+            offsets.push(total);
+            total += bodies[src as usize].vertex_count.div_ceil(crate::layout::WG_SIZE);
+        }
+    }
+    offsets.push(total);
+    offsets
+}
+
+/// Closest hit through a body's BVH skipping the triangles that use packed vertex
+/// `ignore_vertex` (`closest_hit` of `shaders/shared/bvh.wgsl`).
+pub fn closest_hit(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+) -> RayHit {
+    let mut best = RayHit::MISS;
+    let axes = ray_axes(ray.dir);
+    let inv = safe_inverse(ray.dir);
+    let mut tmax = ray.tmax;
+    let mut node = if nodes.is_empty() { NONE } else { 0 };
+    while node != NONE {
+        let nd = &nodes[node as usize];
+        best.nodes_visited += 1;
+        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
+            if nd.child & LEAF_BIT != 0 {
+                let tri = nd.child & !LEAF_BIT;
+                let g = (body.tri_offset + tri) as usize;
+                let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
+                if !idx.contains(&ignore_vertex) {
+                    best.triangles_tested += 1;
+                    let [a, b, c] = idx.map(|i| positions[i as usize]);
+                    if let Some((t, u, v)) =
+                        intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax, a, b, c)
+                    {
+                        if t < best.t || (t == best.t && tri < best.triangle) {
+                            best = RayHit { t, triangle: tri, u, v, ..best };
+                            tmax = t;
+                        }
+                    }
+                }
+                node = nd.escape;
+            } else {
+                node = nd.child;
+            }
+        } else {
+            node = nd.escape;
+        }
+    }
+    best
+}
+
+/// Twin of `narrow_phase.wgsl` for one directed pair and one source vertex (body-local
+/// `local` of packed body `a`, against packed body `b`).
+pub fn narrow_phase_vertex(
+    packing: &Packing,
+    frame: &FrameData,
+    positions: &[Vec3],
+    a: usize,
+    b: usize,
+    local: u32,
+) -> Option<ContactGpu> {
+    let (body_a, body_b) = (&packing.bodies[a], &packing.bodies[b]);
+    let (sa, sb) = (&frame.body_state[a], &frame.body_state[b]);
+    let v = body_a.vertex_offset + local;
+    let p = positions[v as usize];
+    let (la, ha) = sa.bounds_keys();
+    let (lb, hb) = sb.bounds_keys();
+    let (lo, hi) = (la.max(lb), ha.min(hb));
+    if p.cmplt(lo).any() || p.cmpgt(hi).any() {
+        return None;
+    }
+    let n = frame.normals[v as usize];
+    if n == Vec3::ZERO {
+        return None;
+    }
+    let dir = -n;
+    let ray = Ray { origin: p, tmin: 0.0, dir, tmax: f32::INFINITY };
+    let hit_b = closest_hit(body_b, frame.body_nodes(packing, b), positions, &packing.triangles, &ray, NONE);
+    if hit_b.triangle == NONE {
+        return None;
+    }
+    let g = (body_b.tri_offset + hit_b.triangle) as usize;
+    let (ta, tb, tc) = tri_vertices(positions, &packing.triangles, g);
+    let face = (tb - ta).cross(tc - ta);
+    if face.dot(n) >= 0.0 {
+        return None;
+    }
+    let ray_a = Ray { tmax: hit_b.t, ..ray };
+    let hit_a = closest_hit(body_a, frame.body_nodes(packing, a), positions, &packing.triangles, &ray_a, v);
+    if hit_a.triangle != NONE && hit_a.t < hit_b.t {
+        return None;
+    }
+    Some(ContactGpu {
+        source_body: a as u32,
+        source_vertex: local,
+        target_body: b as u32,
+        target_triangle: hit_b.triangle,
+        source_point: p,
+        u: hit_b.u,
+        target_point: ta * (1.0 - hit_b.u - hit_b.v) + tb * hit_b.u + tc * hit_b.v,
+        v: hit_b.v,
+        normal: dir,
+        depth: hit_b.t,
+        ray_length: hit_b.t,
+        weight: dir.dot(face.normalize()),
+        flags: contact_flags::COLLISION | contact_flags::INWARD_RAY,
+        pad: 0,
+    })
+}
+
+/// Twin of `narrow_phase.wgsl`: the contacts of every directed pair of `pairs`, in (pair,
+/// direction, source vertex) order.
+pub fn narrow_phase(
+    packing: &Packing,
+    frame: &FrameData,
+    positions: &[Vec3],
+    pairs: &[BodyPair],
+) -> Vec<ContactGpu> {
+    let directed: Vec<(usize, usize)> =
+        pairs.iter().flat_map(|p| [(p.a as usize, p.b as usize), (p.b as usize, p.a as usize)]).collect();
+    directed
+        .par_iter()
+        .flat_map_iter(|&(a, b)| {
+            (0..packing.bodies[a].vertex_count)
+                .filter_map(move |v| narrow_phase_vertex(packing, frame, positions, a, b, v))
+        })
+        .collect()
 }

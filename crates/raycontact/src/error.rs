@@ -121,6 +121,16 @@ pub enum Error {
         /// What is wrong.
         what: String,
     },
+    /// More contacts than the contact buffer holds (with [`OverflowPolicy::Error`](crate::OverflowPolicy::Error)).
+    #[error(
+        "contact buffer overflow: {needed} contacts found, capacity {capacity} (raise it with Scene::set_contact_capacity, or use OverflowPolicy::Grow)"
+    )]
+    ContactOverflow {
+        /// Contacts found.
+        needed: u64,
+        /// Capacity of the contact buffer.
+        capacity: u64,
+    },
     /// A query needs the BVH, but the scene changed since the last `update`.
     #[error("the BVH is out of date: call `update` after adding bodies or setting positions")]
     StaleBvh,

@@ -10,10 +10,17 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernels::{Binding, Kernel};
 use crate::layout::{
-    self, BodyState, FrameParams, Node, RADIX_BITS, RADIX_BUCKETS, Ray, RayHit, RaycastParams, SORT_PASSES,
-    SortPass, SortSegment, TILE, TriBox, UNIFORM_STRIDE, WG_SIZE, dispatch_size,
+    self, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, RADIX_BITS,
+    RADIX_BUCKETS, Ray, RayHit, RaycastParams, SORT_PASSES, SortPass, SortSegment, TILE, TriBox,
+    UNIFORM_STRIDE, WG_SIZE, dispatch_size,
 };
 use crate::stats::{FrameStats, Stage, StageStats};
+
+/// Bytes of one contact record.
+const CONTACT_BYTES: u64 = std::mem::size_of::<ContactGpu>() as u64;
+
+/// Contact capacity of a new scene.
+pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
 
 /// Compute pipelines and bind-group layouts of every kernel, created once per device.
 #[derive(Debug)]
@@ -136,9 +143,15 @@ pub(crate) enum B {
     Nodes,
     Parents,
     Visits,
+    DetectParams,
+    DetectState,
+    Pairs,
+    TileOffsets,
+    Dispatch,
+    Contacts,
 }
 
-const BUF_COUNT: usize = 22;
+const BUF_COUNT: usize = 28;
 
 /// Capacities of the scene buffers, in elements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -147,6 +160,8 @@ pub(crate) struct Capacity {
     pub triangles: u64,
     pub bodies: u64,
     pub tiles: u64,
+    pub pairs: u64,
+    pub contacts: u64,
 }
 
 impl Capacity {
@@ -155,14 +170,20 @@ impl Capacity {
             && self.triangles >= need.triangles
             && self.bodies >= need.bodies
             && self.tiles >= need.tiles
+            && self.pairs >= need.pairs
+            && self.contacts >= need.contacts
     }
 
-    fn of(p: &FrameParams) -> Self {
+    /// What a packing needs, with room for every pair of bodies and `contacts` contacts.
+    fn of(p: &FrameParams, contacts: u64) -> Self {
+        let b = p.body_count as u64;
         Capacity {
             vertices: p.vertex_count as u64,
             triangles: p.tri_count as u64,
-            bodies: p.body_count as u64,
+            bodies: b,
             tiles: p.tile_count as u64,
+            pairs: (b * b.saturating_sub(1) / 2).max(1),
+            contacts: contacts.max(1),
         }
     }
 
@@ -184,6 +205,10 @@ impl Capacity {
             B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
             B::Nodes => 64 * t,
             B::Parents | B::Visits => 8 * t,
+            B::DetectParams | B::DetectState | B::Dispatch => 16,
+            B::Pairs => 8 * self.pairs,
+            B::TileOffsets => 4 * (2 * self.pairs + 1),
+            B::Contacts => std::mem::size_of::<ContactGpu>() as u64 * self.contacts,
         }
     }
 
@@ -194,6 +219,8 @@ impl Capacity {
             triangles: g(self.triangles, need.triangles),
             bodies: g(self.bodies, need.bodies),
             tiles: g(self.tiles, need.tiles),
+            pairs: g(self.pairs, need.pairs),
+            contacts: g(self.contacts, need.contacts),
         }
     }
 }
@@ -221,6 +248,12 @@ const ALL_BUFS: [B; BUF_COUNT] = [
     B::Nodes,
     B::Parents,
     B::Visits,
+    B::DetectParams,
+    B::DetectState,
+    B::Pairs,
+    B::TileOffsets,
+    B::Dispatch,
+    B::Contacts,
 ];
 
 fn buf_label(b: B) -> &'static str {
@@ -247,6 +280,12 @@ fn buf_label(b: B) -> &'static str {
         B::Nodes => "raycontact.nodes",
         B::Parents => "raycontact.parents",
         B::Visits => "raycontact.visits",
+        B::DetectParams => "raycontact.detect_params",
+        B::DetectState => "raycontact.detect_state",
+        B::Pairs => "raycontact.pairs",
+        B::TileOffsets => "raycontact.tile_offsets",
+        B::Dispatch => "raycontact.dispatch",
+        B::Contacts => "raycontact.contacts",
     }
 }
 
@@ -294,6 +333,23 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             B::Params,
         ],
         Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
+        Kernel::BroadPhase => vec![B::DetectParams, B::BodyState, B::DetectState, B::Pairs],
+        Kernel::PairTiles => {
+            vec![B::DetectParams, B::Bodies, B::Pairs, B::DetectState, B::TileOffsets, B::Dispatch]
+        }
+        Kernel::NarrowPhase => vec![
+            B::DetectParams,
+            B::Bodies,
+            B::BodyState,
+            B::Positions,
+            B::Normals,
+            B::Triangles,
+            B::Nodes,
+            B::Pairs,
+            B::TileOffsets,
+            B::DetectState,
+            B::Contacts,
+        ],
     }
 }
 
@@ -313,6 +369,12 @@ pub(crate) struct SceneGpu {
     timer: Option<Timer>,
     query: Option<QueryBuffers>,
     readback: Option<(wgpu::Buffer, u64)>,
+    /// Contact capacity asked for (the buffer may be larger).
+    pub contact_capacity: u64,
+    /// Readback of the detection state and the first contacts, and its capacity in contacts.
+    contact_read: Option<(wgpu::Buffer, u64)>,
+    /// Contacts of the last detection, to size the next readback.
+    pub last_contact_count: u64,
 }
 
 /// GPU timestamps around each stage's compute pass.
@@ -323,9 +385,19 @@ struct Timer {
     read: wgpu::Buffer,
 }
 
-/// Stages of a frame that run in compute passes, in order.
-pub(crate) const TIMED_STAGES: [Stage; 6] =
-    [Stage::Normals, Stage::Bounds, Stage::Morton, Stage::Sort, Stage::Hierarchy, Stage::Fit];
+/// Stages of a frame that run in compute passes, in order: the update's, then the detection's.
+pub(crate) const TIMED_STAGES: [Stage; 8] = [
+    Stage::Normals,
+    Stage::Bounds,
+    Stage::Morton,
+    Stage::Sort,
+    Stage::Hierarchy,
+    Stage::Fit,
+    Stage::Pairs,
+    Stage::Rays,
+];
+/// Timed stages of an update alone.
+const UPDATE_STAGES: usize = 6;
 
 impl SceneGpu {
     pub fn new(ctx: &GpuContext, pipelines: Arc<Pipelines>) -> Self {
@@ -341,6 +413,9 @@ impl SceneGpu {
             timer: None,
             query: None,
             readback: None,
+            contact_capacity: DEFAULT_CONTACT_CAPACITY,
+            contact_read: None,
+            last_contact_count: 0,
         };
         if ctx.has_timestamps() {
             let n = 2 * TIMED_STAGES.len() as u32;
@@ -372,7 +447,7 @@ impl SceneGpu {
         ctx: &GpuContext,
         p: &FrameParams,
     ) -> std::result::Result<(), (&'static str, u64, u64)> {
-        let need = Capacity::of(p);
+        let need = Capacity::of(p, 1);
         let limits = ctx.device().limits();
         let max_binding = limits.max_storage_buffer_binding_size;
         let max_buffer = limits.max_buffer_size;
@@ -396,14 +471,15 @@ impl SceneGpu {
     /// Uploads a new packing (topology change): grows the buffers if needed, writes the
     /// topology, the current positions and the previous positions.
     pub fn set_packing(&mut self, p: &Packing, positions: &[glam::Vec3], previous: &[glam::Vec3]) {
-        let need = Capacity::of(&p.params);
+        let need = Capacity::of(&p.params, self.cap.contacts.max(self.contact_capacity));
         if self.bufs.is_empty() || !self.cap.fits(&need) {
             self.cap = self.cap.grown(&need);
             self.bufs = ALL_BUFS
                 .iter()
                 .map(|&b| {
                     let usage = match b {
-                        B::Params | B::SortPasses => UNIFORM,
+                        B::Params | B::SortPasses | B::DetectParams => UNIFORM,
+                        B::Dispatch => STORAGE | wgpu::BufferUsages::INDIRECT,
                         _ => STORAGE,
                     };
                     let size = self.cap.bytes(b);
@@ -526,7 +602,7 @@ impl SceneGpu {
         }
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
         let tiles = p.tile_count;
-        for (si, stage) in TIMED_STAGES.iter().enumerate() {
+        for (si, stage) in TIMED_STAGES[..UPDATE_STAGES].iter().enumerate() {
             let timestamp_writes = self.timer.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
                 query_set: &t.set,
                 beginning_of_pass_write_index: Some(2 * si as u32),
@@ -556,14 +632,165 @@ impl SceneGpu {
                     self.dispatch(&mut pass, Kernel::Hierarchy, 0, tiles, stats.stage(*stage))
                 }
                 Stage::Fit => self.dispatch(&mut pass, Kernel::Fit, 0, tiles, stats.stage(*stage)),
-                Stage::Upload | Stage::Rays | Stage::Readback => unreachable!("not a timed stage"),
+                _ => unreachable!("not a stage of the update"),
             }
         }
+        self.resolve_timestamps(encoder, UPDATE_STAGES);
+    }
+
+    fn resolve_timestamps(&self, encoder: &mut wgpu::CommandEncoder, stages: usize) {
         if let Some(t) = &self.timer {
-            let n = 2 * TIMED_STAGES.len() as u32;
+            let n = 2 * stages as u32;
             encoder.resolve_query_set(&t.set, 0..n, &t.resolve, 0);
             encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, Some(8 * n as u64));
         }
+    }
+
+    fn timed_pass<'e>(&self, encoder: &'e mut wgpu::CommandEncoder, stage: Stage) -> wgpu::ComputePass<'e> {
+        let si = TIMED_STAGES.iter().position(|s| *s == stage).expect("a timed stage") as u32;
+        let timestamp_writes = self.timer.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
+            query_set: &t.set,
+            beginning_of_pass_write_index: Some(2 * si),
+            end_of_pass_write_index: Some(2 * si + 1),
+        });
+        encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(stage.label()), timestamp_writes })
+    }
+
+    /// Grows the pair list and the contact buffer (only those buffers: the frame's data stays).
+    pub fn reserve_detect(&mut self, pairs: u64, contacts: u64) {
+        let need = Capacity { pairs: pairs.max(1), contacts: contacts.max(1), ..self.cap };
+        self.contact_capacity = contacts.max(1);
+        if self.bufs.is_empty() || self.cap.fits(&need) {
+            return;
+        }
+        let grown = self.cap.grown(&need);
+        let grown = Capacity { contacts: grown.contacts.max(contacts), ..grown };
+        for b in [B::Pairs, B::TileOffsets, B::Contacts] {
+            if grown.bytes(b) > self.cap.bytes(b) {
+                let buffer =
+                    create_buffer(&self.ctx, &mut self.allocations, buf_label(b), grown.bytes(b), STORAGE);
+                self.bufs[b as usize] = Buf { buffer, used: grown.bytes(b) };
+            }
+        }
+        self.cap = grown;
+        self.generation += 1;
+        self.make_groups();
+    }
+
+    /// Capacities of the pair list and of contacts (as asked; the buffer may be larger).
+    pub fn detect_capacity(&self) -> (u64, u64) {
+        (self.cap.pairs, self.contact_capacity)
+    }
+
+    /// Records a detection over this frame's BVHs (recorded before it): the pairs (`list`, or
+    /// every pair whose boxes overlap, found on the GPU), the narrow phase as an indirect
+    /// dispatch, and, when `readback` is set, the copy of the counters and of the first contacts
+    /// to the readback buffer. Returns how many contacts that copy holds.
+    pub fn record_detect(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        list: Option<&[BodyPair]>,
+        readback: bool,
+        stats: &mut FrameStats,
+    ) -> u64 {
+        let q = self.ctx.queue().clone();
+        let params = DetectParams {
+            pair_capacity: self.cap.pairs as u32,
+            contact_capacity: self.contact_capacity as u32,
+            body_count: self.params.body_count,
+            pad: 0,
+        };
+        q.write_buffer(self.buf(B::DetectParams), 0, bytemuck::bytes_of(&params));
+        let pair_count = list.map_or(0, |l| l.len() as u32);
+        if let Some(l) = list.filter(|l| !l.is_empty()) {
+            q.write_buffer(self.buf(B::Pairs), 0, bytemuck::cast_slice(l));
+        }
+        let state = DetectState { pair_count, ..Default::default() };
+        q.write_buffer(self.buf(B::DetectState), 0, bytemuck::bytes_of(&state));
+        let b = self.params.body_count;
+        let used_pairs = list.map_or((b as u64 * b.saturating_sub(1) as u64 / 2).max(1), |l| l.len() as u64);
+        self.bufs[B::Pairs as usize].used = 8 * used_pairs;
+        self.bufs[B::TileOffsets as usize].used = 4 * (2 * used_pairs + 1);
+        {
+            let mut pass = self.timed_pass(encoder, Stage::Pairs);
+            if list.is_none() {
+                let groups = (b * b).div_ceil(WG_SIZE);
+                self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, stats.stage(Stage::Pairs));
+            }
+            self.dispatch(&mut pass, Kernel::PairTiles, 0, 1, stats.stage(Stage::Pairs));
+        }
+        {
+            let mut pass = self.timed_pass(encoder, Stage::Rays);
+            let (_, pipeline) = self.pipelines.get(Kernel::NarrowPhase);
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, self.group(Kernel::NarrowPhase, 0), &[]);
+            pass.dispatch_workgroups_indirect(self.buf(B::Dispatch), 0);
+            let st = stats.stage(Stage::Rays);
+            st.dispatches += 1;
+            self.account(Kernel::NarrowPhase, 0, st);
+        }
+        self.resolve_timestamps(encoder, TIMED_STAGES.len());
+        if !readback {
+            return 0;
+        }
+        let k = (self.last_contact_count + self.last_contact_count / 4 + 64).min(self.contact_capacity);
+        let bytes = 16 + k * CONTACT_BYTES;
+        self.ensure_contact_read(k);
+        let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        encoder.copy_buffer_to_buffer(self.buf(B::DetectState), 0, read, 0, Some(16));
+        encoder.copy_buffer_to_buffer(self.buf(B::Contacts), 0, read, 16, Some(k * CONTACT_BYTES));
+        stats.stage(Stage::Readback).add_copy(bytes);
+        k
+    }
+
+    fn ensure_contact_read(&mut self, contacts: u64) {
+        if self.contact_read.as_ref().is_none_or(|(_, cap)| *cap < contacts) {
+            let cap = contacts.max(self.contact_read.as_ref().map_or(0, |r| r.1 + r.1 / 2));
+            let b = create_buffer(
+                &self.ctx,
+                &mut self.allocations,
+                "raycontact.contacts.read",
+                16 + cap * CONTACT_BYTES,
+                READBACK,
+            );
+            self.contact_read = Some((b, cap));
+        }
+    }
+
+    /// Reads the counters and the contacts of a submitted detection whose first `copied`
+    /// contacts were copied for readback; copies the rest (a second, copy-only submission) when
+    /// there were more. Returns the counters and at most the capacity of contacts.
+    pub fn read_detect(
+        &mut self,
+        copied: u64,
+        stats: &mut FrameStats,
+    ) -> Result<(DetectState, Vec<ContactGpu>)> {
+        let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        let head = self.ctx.read_mapped(read, "raycontact.contacts.read", 0, 16)?;
+        let state: DetectState = bytemuck::pod_read_unaligned(&head);
+        let count = (state.contact_count as u64).min(self.contact_capacity);
+        self.last_contact_count = state.contact_count as u64;
+        if count > copied {
+            self.ensure_contact_read(count);
+            let (read, _) = self.contact_read.as_ref().expect("contact readback");
+            let mut enc = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("raycontact.contacts.read"),
+            });
+            enc.copy_buffer_to_buffer(self.buf(B::Contacts), 0, read, 16, Some(count * CONTACT_BYTES));
+            self.ctx.queue().submit([enc.finish()]);
+            stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
+        }
+        let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        let bytes = self.ctx.read_mapped(read, "raycontact.contacts.read", 16, count * CONTACT_BYTES)?;
+        stats.bytes_read_back += 16 + count * CONTACT_BYTES;
+        Ok((state, bytemuck::pod_collect_to_vec(&bytes)))
+    }
+
+    /// The contact buffer and the counters buffer (`DetectState`: `contact_count` at byte 8), for
+    /// a GPU consumer of [`Scene::record_detect`](crate::Scene::record_detect).
+    pub fn contact_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
+        (self.buf(B::Contacts), self.buf(B::DetectState))
     }
 
     fn dispatch(
@@ -585,6 +812,11 @@ impl SceneGpu {
         let (x, y) = dispatch_size(groups);
         pass.dispatch_workgroups(x, y, 1);
         st.dispatches += 1;
+        self.account(k, sort_pass, st);
+    }
+
+    /// Counts the bytes a dispatch of `k` binds for reading and writing.
+    fn account(&self, k: Kernel, sort_pass: u32, st: &mut StageStats) {
         for (b, binding) in kernel_buffers(k, sort_pass).iter().zip(k.bindings()) {
             let used = if *b == B::SortPasses {
                 std::mem::size_of::<SortPass>() as u64
@@ -600,14 +832,15 @@ impl SceneGpu {
 
     /// Per-stage GPU times of the last submitted frame, in nanoseconds (None without
     /// timestamps). Waits for the GPU.
-    pub fn read_timings(&self) -> Result<Option<Vec<(Stage, f64)>>> {
+    pub fn read_timings(&self, detect: bool) -> Result<Option<Vec<(Stage, f64)>>> {
         let Some(t) = &self.timer else { return Ok(None) };
-        let n = 2 * TIMED_STAGES.len() as u64;
+        let stages = if detect { TIMED_STAGES.len() } else { UPDATE_STAGES };
+        let n = 2 * stages as u64;
         let bytes = self.ctx.read_mapped(&t.read, "raycontact.timestamps.read", 0, 8 * n)?;
         let ticks: &[u64] = bytemuck::cast_slice(&bytes);
         let period = self.ctx.queue().get_timestamp_period() as f64;
         Ok(Some(
-            TIMED_STAGES
+            TIMED_STAGES[..stages]
                 .iter()
                 .enumerate()
                 .map(|(i, s)| (*s, ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64 * period))
@@ -791,7 +1024,7 @@ impl GpuRadixSort {
     fn reserve(&mut self, n: u64) {
         let tiles = n.div_ceil(TILE as u64);
         let p = FrameParams { vertex_count: 0, tri_count: n as u32, tile_count: tiles as u32, body_count: 1 };
-        if !self.inner.bufs.is_empty() && self.inner.cap.fits(&Capacity::of(&p)) {
+        if !self.inner.bufs.is_empty() && self.inner.cap.fits(&Capacity::of(&p, 1)) {
             return;
         }
         let packing = Packing { params: p, ..Default::default() };

@@ -50,13 +50,19 @@ pub enum Kernel {
     Fit,
     /// Closest-hit ray casts against one body.
     Raycast,
+    /// Pairs of bodies whose boxes overlap.
+    BroadPhase,
+    /// Workgroup layout and indirect dispatch of the narrow phase.
+    PairTiles,
+    /// Inward rays from every source vertex: contacts.
+    NarrowPhase,
 }
 
 use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD};
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 9] = [
+    pub const ALL: [Kernel; 12] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -66,6 +72,9 @@ impl Kernel {
         Kernel::Hierarchy,
         Kernel::Fit,
         Kernel::Raycast,
+        Kernel::BroadPhase,
+        Kernel::PairTiles,
+        Kernel::NarrowPhase,
     ];
 
     /// The kernel's name: its file `shaders/<name>.wgsl`, its CPU twin, its pipeline label
@@ -81,6 +90,9 @@ impl Kernel {
             Kernel::Hierarchy => "hierarchy",
             Kernel::Fit => "fit",
             Kernel::Raycast => "raycast",
+            Kernel::BroadPhase => "broad_phase",
+            Kernel::PairTiles => "pair_tiles",
+            Kernel::NarrowPhase => "narrow_phase",
         }
     }
 
@@ -110,6 +122,13 @@ impl Kernel {
             Kernel::Fit => &[R, R, R, R, R, W, W, U],
             // query, bodies, body_state, positions, triangles, nodes, rays, hits
             Kernel::Raycast => &[U, R, R, R, R, R, R, W],
+            // params, body_state, state, pairs
+            Kernel::BroadPhase => &[U, R, W, W],
+            // params, bodies, pairs, state, tile_offsets, dispatch
+            Kernel::PairTiles => &[U, R, R, W, W, W],
+            // params, bodies, body_state, positions, normals, triangles, nodes, pairs,
+            // tile_offsets, state, contacts
+            Kernel::NarrowPhase => &[U, R, R, R, R, R, R, R, R, W, W],
         }
     }
 
@@ -125,6 +144,9 @@ impl Kernel {
             Kernel::Hierarchy => include_str!("../../../shaders/hierarchy.wgsl"),
             Kernel::Fit => include_str!("../../../shaders/fit.wgsl"),
             Kernel::Raycast => include_str!("../../../shaders/raycast.wgsl"),
+            Kernel::BroadPhase => include_str!("../../../shaders/broad_phase.wgsl"),
+            Kernel::PairTiles => include_str!("../../../shaders/pair_tiles.wgsl"),
+            Kernel::NarrowPhase => include_str!("../../../shaders/narrow_phase.wgsl"),
         }
     }
 
@@ -148,7 +170,9 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 4] = [
+pub const SHARED: [(&str, &str); 6] = [
+    ("shared/contact.wgsl", include_str!("../../../shaders/shared/contact.wgsl")),
+    ("shared/bvh.wgsl", include_str!("../../../shaders/shared/bvh.wgsl")),
     ("shared/common.wgsl", include_str!("../../../shaders/shared/common.wgsl")),
     ("shared/sort.wgsl", include_str!("../../../shaders/shared/sort.wgsl")),
     ("shared/ray.wgsl", include_str!("../../../shaders/shared/ray.wgsl")),

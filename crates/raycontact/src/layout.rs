@@ -295,6 +295,96 @@ pub struct RaycastParams {
     pub pad1: u32,
 }
 
+/// An unordered pair of packed bodies (WGSL `BodyPair`); the narrow phase tests it both ways.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Pod, Zeroable)]
+pub struct BodyPair {
+    /// Packed index of the first body.
+    pub a: u32,
+    /// Packed index of the second body.
+    pub b: u32,
+}
+
+/// Counters of a detection (WGSL `DetectState`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DetectState {
+    /// Pairs found (or given), including any past the capacity.
+    pub pair_count: u32,
+    /// Workgroups of the narrow phase.
+    pub tile_total: u32,
+    /// Contacts found, including any past the capacity.
+    pub contact_count: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// Parameters of a detection (WGSL `DetectParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct DetectParams {
+    /// Capacity of the pair list.
+    pub pair_capacity: u32,
+    /// Capacity of the contact buffer.
+    pub contact_capacity: u32,
+    /// Packed bodies.
+    pub body_count: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// Bits of [`Contact::flags`] (WGSL `CONTACT_*`).
+pub mod contact_flags {
+    /// A collision: the source vertex is inside the target body.
+    pub const COLLISION: u32 = 1;
+    /// A prediction: close, not yet in contact (cloth).
+    pub const PREDICTION: u32 = 2;
+    /// Found by the inward ray (along the source vertex's inward normal).
+    pub const INWARD_RAY: u32 = 4;
+    /// Found by the outward ray (cloth).
+    pub const OUTWARD_RAY: u32 = 8;
+    /// The source vertex changed side of the hit triangle since the previous frame (cloth).
+    pub const INVERTED: u32 = 16;
+    /// Found by walking the triangle adjacency from the previous hit (iterative detection).
+    pub const WALKED: u32 = 32;
+}
+
+/// A contact as the GPU writes it (WGSL `Contact`), 80 bytes: a ray from `source_vertex` of
+/// `source_body` hit `target_triangle` of `target_body` at barycentrics (`u`, `v`). Bodies are
+/// packed indices here; [`crate::Contact`] names them by [`crate::BodyId`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactGpu {
+    /// Packed index of the body the ray starts from.
+    pub source_body: u32,
+    /// Body-local vertex the ray starts from.
+    pub source_vertex: u32,
+    /// Packed index of the body the ray hit.
+    pub target_body: u32,
+    /// Body-local triangle the ray hit.
+    pub target_triangle: u32,
+    /// The source vertex.
+    pub source_point: Vec3,
+    /// Barycentric weight of the hit triangle's second vertex.
+    pub u: f32,
+    /// The hit point on the target body.
+    pub target_point: Vec3,
+    /// Barycentric weight of the hit triangle's third vertex.
+    pub v: f32,
+    /// Unit direction that pushes the source vertex out of the target body (the ray's).
+    pub normal: Vec3,
+    /// Penetration depth along `normal`.
+    pub depth: f32,
+    /// Length of the ray from the source vertex to the hit.
+    pub ray_length: f32,
+    /// `cos α` between the ray and the hit triangle's normal (Hermann's force weight).
+    pub weight: f32,
+    /// [`contact_flags`].
+    pub flags: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
 /// Workgroup counts of a dispatch of `groups` workgroups, spilling into y past [`MAX_GROUPS_X`].
 pub fn dispatch_size(groups: u32) -> (u32, u32) {
     if groups <= MAX_GROUPS_X { (groups.max(1), 1) } else { (MAX_GROUPS_X, groups.div_ceil(MAX_GROUPS_X)) }

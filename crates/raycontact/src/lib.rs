@@ -26,6 +26,7 @@
 //! ```
 
 pub mod body;
+pub mod contact;
 pub mod context;
 pub mod cpu;
 pub mod error;
@@ -37,6 +38,7 @@ pub mod scene;
 pub mod stats;
 
 pub use body::{BodyId, BodyKind};
+pub use contact::{Contact, Contacts, OverflowPolicy, Pairs};
 pub use context::{ContextOptions, GpuContext};
 pub use error::{Error, Result};
 pub use gpu::GpuRadixSort;

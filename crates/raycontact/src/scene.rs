@@ -7,11 +7,12 @@ use std::time::Instant;
 use glam::Vec3;
 
 use crate::body::{BodyData, BodyId, BodyKind, Packing, validate_positions};
+use crate::contact::{Contact, Contacts, OverflowPolicy, Pairs, sort_contacts};
 use crate::context::GpuContext;
 use crate::cpu::{self, FrameData};
 use crate::error::{Error, Result};
 use crate::gpu::SceneGpu;
-use crate::layout::{BodyState, Ray, RayHit};
+use crate::layout::{BodyPair, BodyState, Ray, RayHit};
 use crate::stats::{FrameStats, Stage};
 
 /// Where a scene runs.
@@ -96,6 +97,8 @@ pub struct Scene {
     relayout: bool,
     /// The BVH matches the bodies and positions (an update ran since the last change).
     fresh: bool,
+    contact_capacity: u64,
+    overflow: OverflowPolicy,
 }
 
 impl Scene {
@@ -108,6 +111,8 @@ impl Scene {
             packing: Packing::default(),
             relayout: true,
             fresh: false,
+            contact_capacity: crate::gpu::DEFAULT_CONTACT_CAPACITY,
+            overflow: OverflowPolicy::Grow,
         }
     }
 
@@ -139,6 +144,8 @@ impl Scene {
             packing: Packing::default(),
             relayout: true,
             fresh: false,
+            contact_capacity: crate::gpu::DEFAULT_CONTACT_CAPACITY,
+            overflow: OverflowPolicy::Grow,
         })
     }
 
@@ -309,7 +316,7 @@ impl Scene {
                     Ok(stats)
                 })?;
                 if let State::Gpu { gpu, .. } = &self.state {
-                    if let Some(times) = gpu.read_timings()? {
+                    if let Some(times) = gpu.read_timings(false)? {
                         stats.bytes_read_back += 8 * 2 * times.len() as u64;
                         for (s, ns) in times {
                             stats.stage(s).gpu_ns = Some(ns);
@@ -440,6 +447,172 @@ impl Scene {
                 gpu.read::<Vec3>(crate::gpu::B::PrevPositions, range.start as u64, range.len() as u64)
             }
             State::Cpu { previous, .. } => Ok(previous[range].to_vec()),
+        }
+    }
+
+    /// Sets how many contacts one detection may return (65536 by default). The buffer grows on
+    /// the next detection when it is smaller; past the capacity the [`OverflowPolicy`] applies.
+    pub fn set_contact_capacity(&mut self, contacts: u64) {
+        self.contact_capacity = contacts.max(1);
+        if let State::Gpu { gpu, .. } = &mut self.state {
+            gpu.contact_capacity = self.contact_capacity;
+        }
+    }
+
+    /// Sets what a detection does when it finds more contacts than the capacity.
+    pub fn set_overflow_policy(&mut self, policy: OverflowPolicy) {
+        self.overflow = policy;
+    }
+
+    fn packed_pairs(&self, pairs: Pairs<'_>) -> Result<Option<Vec<BodyPair>>> {
+        let Pairs::List(list) = pairs else { return Ok(None) };
+        list.iter()
+            .map(|&(a, b)| {
+                let ia = self.packing.index_of(a).ok_or(Error::UnknownBody { body: a })?;
+                let ib = self.packing.index_of(b).ok_or(Error::UnknownBody { body: b })?;
+                if ia == ib {
+                    return Err(Error::InvalidInput {
+                        what: format!("pair ({a}, {b}): self-collision is not supported yet"),
+                    });
+                }
+                Ok(BodyPair { a: ia as u32, b: ib as u32 })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+
+    /// One frame of collision detection, blocking: rebuilds every body's normals and BVH for
+    /// the positions set since the last frame, then casts a ray from every source vertex of each
+    /// tested pair, both ways (Hermann et al. 2008), and reads the contacts back. On the GPU: one
+    /// submission; the readback copies the counters and as many contacts as the last frame had
+    /// (plus a margin), and a second copy-only submission fetches the rest when there are more.
+    ///
+    /// Errors: [`Error::UnknownBody`] for a pair naming a removed body,
+    /// [`Error::ContactOverflow`] with [`OverflowPolicy::Error`], [`Error::Gpu`].
+    ///
+    /// ```no_run
+    /// use glam::{Affine3A, Vec3};
+    /// use raycontact::{meshes, BodyKind, GpuContext, Pairs, Scene};
+    /// let ctx = GpuContext::new()?;
+    /// let mut scene = Scene::new(&ctx);
+    /// let s = meshes::icosphere(1.0, 3);
+    /// let moved = s.transformed(Affine3A::from_translation(Vec3::X * 1.5));
+    /// scene.add_body(&s.positions, &s.triangles, BodyKind::Volumetric)?;
+    /// scene.add_body(&moved.positions, &moved.triangles, BodyKind::Volumetric)?;
+    /// let found = scene.detect(Pairs::Overlapping)?;
+    /// assert!(!found.contacts.is_empty());
+    /// # Ok::<(), raycontact::Error>(())
+    /// ```
+    pub fn detect(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
+        if let Pairs::List(list) = pairs {
+            for &(a, b) in list {
+                self.body(a)?;
+                self.body(b)?;
+            }
+        }
+        match &self.state {
+            State::Cpu { .. } => {
+                let mut stats = self.update_cpu()?;
+                let packed = self.packed_pairs(pairs)?;
+                let State::Cpu { pool, frame, current, .. } = &self.state else { unreachable!() };
+                let start = Instant::now();
+                let pairs = packed.unwrap_or_else(|| cpu::broad_phase(&frame.body_state));
+                stats.stage(Stage::Pairs).cpu_ns = Some(start.elapsed().as_nanos() as f64);
+                let start = Instant::now();
+                let mut raw = pool.install(|| cpu::narrow_phase(&self.packing, frame, current, &pairs));
+                stats.stage(Stage::Rays).cpu_ns = Some(start.elapsed().as_nanos() as f64);
+                sort_contacts(&mut raw, &self.packing.ids);
+                let contacts = raw.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
+                Ok(Contacts { contacts, pairs: pairs.len() as u32, stats })
+            }
+            State::Gpu { .. } => {
+                let ctx = self.ctx.clone().expect("GPU scene");
+                ctx.scoped("detect", || self.detect_gpu(&ctx, pairs))
+            }
+        }
+    }
+
+    fn detect_gpu(&mut self, ctx: &GpuContext, pairs: Pairs<'_>) -> Result<Contacts> {
+        let mut enc = ctx
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.detect") });
+        let mut stats = self.record_update(&mut enc)?;
+        let packed = self.packed_pairs(pairs)?;
+        let body_count = self.packing.params.body_count as u64;
+        let pair_need =
+            packed.as_ref().map_or(body_count * body_count.saturating_sub(1) / 2, |p| p.len() as u64);
+        let capacity = self.contact_capacity;
+        let State::Gpu { gpu, .. } = &mut self.state else { unreachable!() };
+        let before = gpu.allocations;
+        gpu.reserve_detect(pair_need, capacity);
+        let copied = gpu.record_detect(&mut enc, packed.as_deref(), true, &mut stats);
+        ctx.queue().submit([enc.finish()]);
+        ctx.wait("detect")?;
+        let (mut state, mut raw) = gpu.read_detect(copied, &mut stats)?;
+        let (_, cap) = gpu.detect_capacity();
+        if state.contact_count as u64 > cap {
+            match self.overflow {
+                OverflowPolicy::Error => {
+                    return Err(Error::ContactOverflow { needed: state.contact_count as u64, capacity: cap });
+                }
+                OverflowPolicy::Grow => {
+                    // The BVHs are still valid: grow the contact buffer and run the detection again.
+                    self.contact_capacity = state.contact_count as u64;
+                    gpu.reserve_detect(pair_need, state.contact_count as u64);
+                    let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("raycontact.detect.rerun"),
+                    });
+                    let copied = gpu.record_detect(&mut enc, packed.as_deref(), true, &mut stats);
+                    ctx.queue().submit([enc.finish()]);
+                    ctx.wait("detect")?;
+                    (state, raw) = gpu.read_detect(copied, &mut stats)?;
+                }
+            }
+        }
+        if let Some(times) = gpu.read_timings(true)? {
+            for (s, ns) in times {
+                stats.stage(s).gpu_ns = Some(ns);
+            }
+        }
+        stats.buffers_allocated += gpu.allocations - before;
+        sort_contacts(&mut raw, &self.packing.ids);
+        let contacts = raw.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
+        Ok(Contacts { contacts, pairs: state.pair_count, stats })
+    }
+
+    /// Records a detection into `encoder` after [`Scene::record_update`] recorded the frame
+    /// into it (or into an earlier submission), without submitting or reading anything back: the
+    /// contacts stay on the GPU for a GPU solver, in [`Scene::contact_buffers`], in no particular
+    /// order. The caller submits. GPU scenes only.
+    pub fn record_detect(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        pairs: Pairs<'_>,
+    ) -> Result<FrameStats> {
+        self.require_fresh()?;
+        let packed = self.packed_pairs(pairs)?;
+        let body_count = self.packing.params.body_count as u64;
+        let pair_need =
+            packed.as_ref().map_or(body_count * body_count.saturating_sub(1) / 2, |p| p.len() as u64);
+        let capacity = self.contact_capacity;
+        let State::Gpu { gpu, .. } = &mut self.state else {
+            return Err(Error::InvalidInput { what: "record_detect needs a GPU scene".into() });
+        };
+        let mut stats = FrameStats::default();
+        gpu.reserve_detect(pair_need, capacity);
+        gpu.record_detect(encoder, packed.as_deref(), false, &mut stats);
+        Ok(stats)
+    }
+
+    /// The GPU contact buffer (an array of [`ContactGpu`](crate::layout::ContactGpu), bodies by
+    /// packed index, see [`Scene::packing`]) and the counters buffer
+    /// ([`DetectState`](crate::layout::DetectState): the contact count is the `u32` at byte 8,
+    /// possibly above the capacity after an overflow), for GPU consumers of
+    /// [`Scene::record_detect`]. `None` on the CPU backend.
+    pub fn contact_buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
+        match &self.state {
+            State::Gpu { gpu, .. } => Some(gpu.contact_buffers()),
+            State::Cpu { .. } => None,
         }
     }
 

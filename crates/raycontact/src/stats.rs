@@ -21,7 +21,9 @@ pub enum Stage {
     Hierarchy,
     /// `fit`.
     Fit,
-    /// Ray casts.
+    /// `broad_phase` and `pair_tiles`: the pairs to test and the narrow phase's layout.
+    Pairs,
+    /// Ray casts: `narrow_phase` (or a ray-cast query).
     Rays,
     /// Copies to the host.
     Readback,
@@ -29,7 +31,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in frame order.
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; 10] = [
         Stage::Upload,
         Stage::Normals,
         Stage::Bounds,
@@ -37,6 +39,7 @@ impl Stage {
         Stage::Sort,
         Stage::Hierarchy,
         Stage::Fit,
+        Stage::Pairs,
         Stage::Rays,
         Stage::Readback,
     ];
@@ -51,6 +54,7 @@ impl Stage {
             Stage::Sort => "sort",
             Stage::Hierarchy => "hierarchy",
             Stage::Fit => "fit",
+            Stage::Pairs => "pairs",
             Stage::Rays => "rays",
             Stage::Readback => "readback",
         }
@@ -66,6 +70,7 @@ impl Stage {
             Stage::Sort => "raycontact.stage.sort",
             Stage::Hierarchy => "raycontact.stage.hierarchy",
             Stage::Fit => "raycontact.stage.fit",
+            Stage::Pairs => "raycontact.stage.pairs",
             Stage::Rays => "raycontact.stage.rays",
             Stage::Readback => "raycontact.stage.readback",
         }

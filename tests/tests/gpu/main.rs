@@ -2,6 +2,7 @@
 
 mod bvh;
 mod errors;
+mod narrow;
 mod rays;
 mod reflection;
 mod sort;

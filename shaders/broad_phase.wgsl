@@ -1,0 +1,36 @@
+// Broad phase: every pair of bodies whose boxes (from this frame's `triangle_bounds`) overlap,
+// appended to the pair list. One invocation per ordered (i, j), i < j, of the packed bodies.
+// Pairs past the capacity are counted, not written. CPU twin: `raycontact::cpu::broad_phase`.
+//!include shared/common.wgsl
+//!include shared/contact.wgsl
+
+@group(0) @binding(0) var<uniform> params: DetectParams;
+@group(0) @binding(1) var<storage, read> body_state: array<BodyStateRead>;
+@group(0) @binding(2) var<storage, read_write> state: DetectState;
+@group(0) @binding(3) var<storage, read_write> pairs: array<BodyPair>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let t = linear_group(wid) * WG_SIZE + lid;
+    let n = params.body_count;
+    if t >= n * n {
+        return;
+    }
+    let i = t / n;
+    let j = t % n;
+    if i >= j {
+        return;
+    }
+    let si = body_state[i];
+    let sj = body_state[j];
+    if si.leaf_count == 0u || sj.leaf_count == 0u {
+        return;
+    }
+    let overlap = all(body_min(si) <= body_max(sj)) && all(body_min(sj) <= body_max(si));
+    if overlap {
+        let k = atomicAdd(&state.pair_count, 1u);
+        if k < params.pair_capacity {
+            pairs[k] = BodyPair(i, j);
+        }
+    }
+}

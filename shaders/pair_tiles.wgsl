@@ -1,0 +1,55 @@
+// Lays out the narrow phase over the pair list: directed pair 2k is (pairs[k].a -> pairs[k].b),
+// 2k + 1 the reverse; each gets ceil(source vertices / WG_SIZE) workgroups. One workgroup scans
+// the tile counts into `tile_offsets` (D + 1 entries for D directed pairs) and writes the
+// indirect dispatch of the narrow phase. CPU twin: `raycontact::cpu::pair_tiles`.
+//!include shared/common.wgsl
+//!include shared/contact.wgsl
+//!include shared/sort.wgsl
+
+@group(0) @binding(0) var<uniform> params: DetectParams;
+@group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
+@group(0) @binding(2) var<storage, read> pairs: array<BodyPair>;
+@group(0) @binding(3) var<storage, read_write> state: DetectState;
+@group(0) @binding(4) var<storage, read_write> tile_offsets: array<u32>;
+@group(0) @binding(5) var<storage, read_write> dispatch: array<u32>;
+
+fn directed_tiles(k: u32) -> u32 {
+    let p = pairs[k / 2u];
+    var src = p.a;
+    if (k & 1u) == 1u {
+        src = p.b;
+    }
+    return (bodies[src].vertex_count + WG_SIZE - 1u) / WG_SIZE;
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let d = 2u * min(atomicLoad(&state.pair_count), params.pair_capacity);
+    let chunk = (d + WG_SIZE - 1u) / WG_SIZE;
+    let begin = min(lid * chunk, d);
+    let end = min(begin + chunk, d);
+    var sum = 0u;
+    for (var k = begin; k < end; k += 1u) {
+        sum += directed_tiles(k);
+    }
+    let prefix = workgroup_exclusive_scan(lid, sum);
+    var running = prefix.x;
+    for (var k = begin; k < end; k += 1u) {
+        tile_offsets[k] = running;
+        running += directed_tiles(k);
+    }
+    if lid == 0u {
+        let total = prefix.y;
+        tile_offsets[d] = total;
+        atomicStore(&state.tile_total, total);
+        var x = total;
+        var y = 1u;
+        if total > MAX_GROUPS_X {
+            x = MAX_GROUPS_X;
+            y = (total + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
+        }
+        dispatch[0] = x;
+        dispatch[1] = y;
+        dispatch[2] = 1u;
+    }
+}

@@ -1,0 +1,58 @@
+// Declarations shared by the pair and contact kernels.
+
+// An unordered pair of packed bodies; it is tested in both directions. Mirrors `layout::BodyPair`.
+struct BodyPair {
+    a: u32,
+    b: u32,
+}
+
+// Counters of a detection, zeroed at the start of each (but `pair_count` when the host supplies
+// the pairs). Mirrors `layout::DetectState`; `DetectStateRead` is the same memory, read-only.
+struct DetectState {
+    pair_count: atomic<u32>,
+    tile_total: atomic<u32>,
+    contact_count: atomic<u32>,
+    pad: u32,
+}
+
+struct DetectStateRead {
+    pair_count: u32,
+    tile_total: u32,
+    contact_count: u32,
+    pad: u32,
+}
+
+// Mirrors `layout::DetectParams`.
+struct DetectParams {
+    pair_capacity: u32,
+    contact_capacity: u32,
+    body_count: u32,
+    pad: u32,
+}
+
+// A contact found by a ray from `source_vertex` of `source_body` that hit `target_triangle` of
+// `target_body` at barycentrics (u, v). Mirrors `layout::Contact`.
+struct Contact {
+    source_body: u32,
+    source_vertex: u32,
+    target_body: u32,
+    target_triangle: u32,
+    source_point: vec3<f32>,
+    u: f32,
+    target_point: vec3<f32>,
+    v: f32,
+    normal: vec3<f32>,
+    depth: f32,
+    ray_length: f32,
+    weight: f32,
+    flags: u32,
+    pad: u32,
+}
+
+// Contact flags. Mirror `layout::contact_flags`.
+const CONTACT_COLLISION: u32 = 1u;
+const CONTACT_PREDICTION: u32 = 2u;
+const CONTACT_INWARD_RAY: u32 = 4u;
+const CONTACT_OUTWARD_RAY: u32 = 8u;
+const CONTACT_INVERTED: u32 = 16u;
+const CONTACT_WALKED: u32 = 32u;

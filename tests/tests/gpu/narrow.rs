@@ -1,0 +1,224 @@
+//! The ray-traced narrow phase (Hermann et al. 2008) on the GPU against its CPU reference and
+//! analytic cases.
+
+use std::collections::BTreeMap;
+
+use glam::{Affine3A, Quat, Vec3};
+use rand::Rng;
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyId, BodyKind, Contact, Error, OverflowPolicy, Pairs, Scene};
+use raycontact_tests::{ctx, random_unit, rng};
+
+fn scene_with(gpu: bool, meshes: &[TriMesh]) -> (Scene, Vec<BodyId>) {
+    let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+    let ids = meshes
+        .iter()
+        .map(|m| s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap())
+        .collect();
+    (s, ids)
+}
+
+fn sphere(r: f32, centre: Vec3) -> TriMesh {
+    meshes::icosphere(r, 5).transformed(Affine3A::from_translation(centre))
+}
+
+/// Depth of a ray from `p` along `d` (unit) until it leaves the sphere (c, r).
+fn exit_distance(p: Vec3, d: Vec3, c: Vec3, r: f32) -> f32 {
+    let m = p - c;
+    let b = m.dot(d);
+    let cc = m.dot(m) - r * r;
+    -b + (b * b - cc).max(0.0).sqrt()
+}
+
+type Key = (u32, u32, u32);
+
+fn keyed(cs: &[Contact]) -> BTreeMap<Key, &Contact> {
+    cs.iter().map(|c| ((c.source_body.index(), c.source_vertex, c.target_body.index()), c)).collect()
+}
+
+/// GPU contacts against the CPU reference: the same (source body, vertex, target body) set but
+/// for rays that graze a triangle edge (the GPU's normals differ from the CPU's by up to 1e-5),
+/// and for each common contact the same triangle or the same depth.
+fn assert_same(what: &str, gpu: &[Contact], cpu: &[Contact]) -> usize {
+    let (g, c) = (keyed(gpu), keyed(cpu));
+    let only_gpu: Vec<_> = g.keys().filter(|k| !c.contains_key(k)).collect();
+    let only_cpu: Vec<_> = c.keys().filter(|k| !g.contains_key(k)).collect();
+    let differ = only_gpu.len() + only_cpu.len();
+    assert!(
+        differ * 200 <= c.len().max(1) || differ <= 1,
+        "{what}: {} GPU-only and {} CPU-only contacts of {}: {only_gpu:?} {only_cpu:?}",
+        only_gpu.len(),
+        only_cpu.len(),
+        c.len()
+    );
+    for (k, cg) in &g {
+        if let Some(cc) = c.get(k) {
+            assert!(
+                cg.target_triangle == cc.target_triangle
+                    || (cg.depth - cc.depth).abs() <= 1e-4 * cc.depth.max(1.0),
+                "{what}: contact {k:?}: GPU {cg:?} vs CPU {cc:?}"
+            );
+            assert!((cg.depth - cc.depth).abs() <= 1e-3 * cc.depth.max(1.0), "{what}: depth of {k:?}");
+        }
+    }
+    differ
+}
+
+fn detect_both(meshes: &[TriMesh]) -> (Vec<Contact>, Vec<Contact>) {
+    let (mut g, _) = scene_with(true, meshes);
+    let (mut c, _) = scene_with(false, meshes);
+    let gc = g.detect(Pairs::Overlapping).unwrap().contacts;
+    let cc = c.detect(Pairs::Overlapping).unwrap().contacts;
+    (gc, cc)
+}
+
+#[test]
+fn separated_bodies_have_no_contacts() {
+    let (g, c) = detect_both(&[sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(2.5, 0.0, 0.0))]);
+    assert!(g.is_empty() && c.is_empty());
+    // Boxes overlapping, bodies not: still none.
+    let (g, c) = detect_both(&[sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.5, 1.5, 0.0))]);
+    assert!(g.is_empty() && c.is_empty(), "{g:?}");
+}
+
+#[test]
+fn interpenetrating_spheres_match_the_analytic_depth() {
+    let (ca, cb, r) = (Vec3::ZERO, Vec3::new(1.6, 0.1, -0.05), 1.0);
+    let a = sphere(r, ca);
+    let b = sphere(r, cb);
+    let (g, c) = detect_both(&[a.clone(), b.clone()]);
+    assert_same("spheres", &g, &c);
+    assert!(!g.is_empty());
+    let ids: Vec<u32> = vec![0, 1];
+    for contact in &g {
+        let (p, other) = if contact.source_body.index() == ids[0] { (&a, cb) } else { (&b, ca) };
+        let v = p.positions[contact.source_vertex as usize];
+        assert!(v.distance(other) <= r + 1e-3, "source vertex {v} is not inside the other sphere");
+        let depth = exit_distance(v, contact.normal, other, r);
+        assert!((contact.depth - depth).abs() < 1e-3, "depth {} vs analytic {depth}", contact.depth);
+        assert!((contact.target_point - (v + contact.normal * contact.depth)).length() < 1e-4);
+        assert!(contact.weight > 0.0 && contact.weight <= 1.0 + 1e-6);
+    }
+    // Every vertex of A clearly inside B is a source, in both directions.
+    for (mesh, other, body) in [(&a, cb, 0u32), (&b, ca, 1)] {
+        for (vi, v) in mesh.positions.iter().enumerate() {
+            if v.distance(other) < r - 0.01 {
+                assert!(
+                    g.iter().any(|c| c.source_body.index() == body && c.source_vertex == vi as u32),
+                    "vertex {vi} of body {body} is inside the other sphere but has no contact"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_penetration_is_detected() {
+    // One sphere 80% inside the other: proximity methods would miss the deep vertices.
+    let (ca, cb, r) = (Vec3::ZERO, Vec3::new(0.4, 0.0, 0.0), 1.0);
+    let (g, c) = detect_both(&[sphere(r, ca), sphere(r, cb)]);
+    assert_same("deep", &g, &c);
+    let deepest = g.iter().map(|c| c.depth).fold(0.0, f32::max);
+    assert!(deepest > 1.5, "deepest contact {deepest}");
+    for contact in &g {
+        let other = if contact.source_body.index() == 0 { cb } else { ca };
+        let depth = exit_distance(contact.source_point, contact.normal, other, r);
+        assert!((contact.depth - depth).abs() < 1e-3);
+    }
+}
+
+#[test]
+fn a_body_inside_another_has_no_contacts() {
+    // Hermann 2008 §4: the inward rays of the inner body leave it first, and the outer body's
+    // vertices are outside the box overlap: nothing separates them.
+    let (g, c) = detect_both(&[sphere(2.0, Vec3::ZERO), sphere(0.5, Vec3::new(0.2, 0.1, 0.0))]);
+    assert!(g.is_empty() && c.is_empty());
+}
+
+#[test]
+fn interpenetrating_tori() {
+    let a = meshes::torus(1.0, 0.35, 40, 20);
+    let b = a.transformed(Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        Vec3::new(0.5, 0.0, 0.0),
+    ));
+    let (g, c) = detect_both(&[a.clone(), b]);
+    assert_eq!(a.triangles.len(), 1600);
+    assert!(!g.is_empty());
+    assert_same("tori", &g, &c);
+}
+
+#[test]
+fn random_placements_match_the_cpu_reference() {
+    let shapes = [
+        raycontact_tests::bunny().transformed(Affine3A::from_scale(Vec3::splat(0.2))),
+        meshes::torus(1.0, 0.35, 40, 20),
+        meshes::cuboid(Vec3::new(0.8, 0.6, 0.5), 4),
+        meshes::icosphere(0.9, 3),
+        meshes::cylinder(0.6, 0.8, 32),
+    ];
+    let mut r = rng(2008);
+    let (mut gpu, mut cpu) = (Scene::new(ctx()), Scene::new_cpu(None).unwrap());
+    let mut total = 0;
+    let mut differ = 0;
+    for placement in 0..200 {
+        let pose = |r: &mut rand_pcg::Pcg64| {
+            Affine3A::from_scale_rotation_translation(
+                Vec3::splat(r.random_range(0.7..1.3)),
+                Quat::from_axis_angle(random_unit(r), r.random_range(0.0..std::f32::consts::TAU)),
+                random_unit(r) * r.random_range(0.0..0.9),
+            )
+        };
+        let m1 = shapes[r.random_range(0..shapes.len())].transformed(pose(&mut r));
+        let m2 = shapes[r.random_range(0..shapes.len())].transformed(pose(&mut r));
+        for s in [&mut gpu, &mut cpu] {
+            for id in s.bodies().collect::<Vec<_>>() {
+                s.remove_body(id).unwrap();
+            }
+            s.add_body(&m1.positions, &m1.triangles, BodyKind::Volumetric).unwrap();
+            s.add_body(&m2.positions, &m2.triangles, BodyKind::Volumetric).unwrap();
+        }
+        let g = gpu.detect(Pairs::Overlapping).unwrap().contacts;
+        let c = cpu.detect(Pairs::Overlapping).unwrap().contacts;
+        differ += assert_same(&format!("placement {placement}"), &g, &c);
+        total += c.len();
+    }
+    eprintln!("200 placements: {total} contacts on the CPU, {differ} differ on the GPU");
+    assert!(total > 1000);
+}
+
+#[test]
+fn overflow_reports_the_exact_number_needed() {
+    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
+    let (mut s, ids) = scene_with(true, &meshes);
+    let all = s.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap().contacts;
+    assert!(all.len() > 10);
+    s.set_contact_capacity(4);
+    let (mut small, ids) = scene_with(true, &meshes);
+    small.set_contact_capacity(4);
+    small.set_overflow_policy(OverflowPolicy::Error);
+    match small.detect(Pairs::List(&[(ids[0], ids[1])])) {
+        Err(Error::ContactOverflow { needed, capacity }) => {
+            assert_eq!(needed as usize, all.len());
+            assert_eq!(capacity, 4);
+        }
+        other => panic!("expected an overflow, got {other:?}"),
+    }
+    small.set_overflow_policy(OverflowPolicy::Grow);
+    let grown = small.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap();
+    assert_eq!(grown.contacts, all);
+    // Steady state: the next frames allocate nothing.
+    let again = small.detect(Pairs::Overlapping).unwrap();
+    assert_eq!(again.contacts, all);
+    assert_eq!(small.detect(Pairs::Overlapping).unwrap().stats.buffers_allocated, 0);
+}
+
+#[test]
+fn pairs_naming_removed_bodies_are_rejected() {
+    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
+    let (mut s, ids) = scene_with(true, &meshes);
+    s.remove_body(ids[1]).unwrap();
+    assert!(matches!(s.detect(Pairs::List(&[(ids[0], ids[1])])), Err(Error::UnknownBody { .. })));
+    assert!(matches!(s.detect(Pairs::List(&[(ids[0], ids[0])])), Err(Error::InvalidInput { .. })));
+    assert!(s.detect(Pairs::Overlapping).unwrap().contacts.is_empty());
+}
