@@ -219,6 +219,23 @@ impl GpuContext {
     /// Runs `f` inside validation and out-of-memory error scopes, so that a GPU error raised by
     /// raycontact's own work comes back as [`Error::Gpu`] (on a borrowed device as on an owned
     /// one) instead of reaching the device's uncaptured-error handler.
+    pub(crate) async fn scoped_async<T>(
+        &self,
+        context: &'static str,
+        f: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f.await;
+        let v = validation.pop().await;
+        let o = oom.pop().await;
+        match v.or(o) {
+            Some(e) => Err(Error::Gpu { context, message: e.to_string() }),
+            None => out,
+        }
+    }
+
+    /// [`Self::scoped_async`] for blocking work.
     pub(crate) fn scoped<T>(&self, context: &'static str, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -257,6 +274,20 @@ impl GpuContext {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>> {
+        pollster::block_on(self.read_mapped_async(buffer, label, offset, size, true))
+    }
+
+    /// [`Self::read_mapped`] as a future. With `blocking`, it waits for the GPU in place (the
+    /// future is then ready at once); otherwise it polls the device each time it is polled and
+    /// yields in between, never blocking the thread.
+    pub(crate) async fn read_mapped_async(
+        &self,
+        buffer: &wgpu::Buffer,
+        label: &'static str,
+        offset: u64,
+        size: u64,
+        blocking: bool,
+    ) -> Result<Vec<u8>> {
         if size == 0 {
             return Ok(Vec::new());
         }
@@ -265,8 +296,12 @@ impl GpuContext {
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.wait("readback")?;
-        let mapped = pollster::block_on(rx.receive())
+        if blocking {
+            self.wait("readback")?;
+        }
+        let mapped = self
+            .polled(rx.receive())
+            .await
             .ok_or(Error::Readback { buffer: label, message: "map callback dropped".into() })?;
         mapped.map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
         let bytes = {
@@ -276,7 +311,24 @@ impl GpuContext {
             view.to_vec()
         };
         buffer.unmap();
+        self.take_error("readback")?;
         Ok(bytes)
+    }
+
+    /// Awaits `fut`, polling the device (without blocking) each time the future is polled.
+    pub(crate) async fn polled<F: std::future::Future>(&self, fut: F) -> F::Output {
+        let mut fut = std::pin::pin!(fut);
+        std::future::poll_fn(|cx| {
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            match fut.as_mut().poll(cx) {
+                std::task::Poll::Ready(v) => std::task::Poll::Ready(v),
+                std::task::Poll::Pending => {
+                    cx.waker().wake_by_ref();
+                    std::task::Poll::Pending
+                }
+            }
+        })
+        .await
     }
 }
 

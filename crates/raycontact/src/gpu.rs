@@ -761,13 +761,14 @@ impl SceneGpu {
     /// Reads the counters and the contacts of a submitted detection whose first `copied`
     /// contacts were copied for readback; copies the rest (a second, copy-only submission) when
     /// there were more. Returns the counters and at most the capacity of contacts.
-    pub fn read_detect(
+    pub async fn read_detect(
         &mut self,
         copied: u64,
         stats: &mut FrameStats,
+        blocking: bool,
     ) -> Result<(DetectState, Vec<ContactGpu>)> {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
-        let head = self.ctx.read_mapped(read, "raycontact.contacts.read", 0, 16)?;
+        let head = self.ctx.read_mapped_async(read, "raycontact.contacts.read", 0, 16, blocking).await?;
         let state: DetectState = bytemuck::pod_read_unaligned(&head);
         let count = (state.contact_count as u64).min(self.contact_capacity);
         self.last_contact_count = state.contact_count as u64;
@@ -782,7 +783,10 @@ impl SceneGpu {
             stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
         }
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
-        let bytes = self.ctx.read_mapped(read, "raycontact.contacts.read", 16, count * CONTACT_BYTES)?;
+        let bytes = self
+            .ctx
+            .read_mapped_async(read, "raycontact.contacts.read", 16, count * CONTACT_BYTES, blocking)
+            .await?;
         stats.bytes_read_back += 16 + count * CONTACT_BYTES;
         Ok((state, bytemuck::pod_collect_to_vec(&bytes)))
     }

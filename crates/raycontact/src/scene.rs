@@ -527,12 +527,40 @@ impl Scene {
             }
             State::Gpu { .. } => {
                 let ctx = self.ctx.clone().expect("GPU scene");
-                ctx.scoped("detect", || self.detect_gpu(&ctx, pairs))
+                pollster::block_on(ctx.scoped_async("detect", self.detect_gpu(&ctx, pairs, true)))
             }
         }
     }
 
-    fn detect_gpu(&mut self, ctx: &GpuContext, pairs: Pairs<'_>) -> Result<Contacts> {
+    /// [`Scene::detect`] as a future that never blocks the thread: it records and submits the
+    /// frame, then polls the device each time it is polled until the contacts are mapped. (The
+    /// future is not `Send`: wgpu's error scopes are per thread.) On the CPU backend it runs the
+    /// work when first polled.
+    ///
+    /// ```no_run
+    /// # use raycontact::{GpuContext, Pairs, Scene};
+    /// # let ctx = GpuContext::new()?;
+    /// # let mut scene = Scene::new(&ctx);
+    /// let found = pollster::block_on(scene.detect_async(Pairs::Overlapping))?;
+    /// # Ok::<(), raycontact::Error>(())
+    /// ```
+    pub async fn detect_async(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
+        match &self.state {
+            State::Cpu { .. } => self.detect(pairs),
+            State::Gpu { .. } => {
+                if let Pairs::List(list) = pairs {
+                    for &(a, b) in list {
+                        self.body(a)?;
+                        self.body(b)?;
+                    }
+                }
+                let ctx = self.ctx.clone().expect("GPU scene");
+                ctx.scoped_async("detect", self.detect_gpu(&ctx, pairs, false)).await
+            }
+        }
+    }
+
+    async fn detect_gpu(&mut self, ctx: &GpuContext, pairs: Pairs<'_>, blocking: bool) -> Result<Contacts> {
         let mut enc = ctx
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.detect") });
@@ -547,8 +575,7 @@ impl Scene {
         gpu.reserve_detect(pair_need, capacity);
         let copied = gpu.record_detect(&mut enc, packed.as_deref(), true, &mut stats);
         ctx.queue().submit([enc.finish()]);
-        ctx.wait("detect")?;
-        let (mut state, mut raw) = gpu.read_detect(copied, &mut stats)?;
+        let (mut state, mut raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
         let (_, cap) = gpu.detect_capacity();
         if state.contact_count as u64 > cap {
             match self.overflow {
@@ -564,8 +591,7 @@ impl Scene {
                     });
                     let copied = gpu.record_detect(&mut enc, packed.as_deref(), true, &mut stats);
                     ctx.queue().submit([enc.finish()]);
-                    ctx.wait("detect")?;
-                    (state, raw) = gpu.read_detect(copied, &mut stats)?;
+                    (state, raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
                 }
             }
         }

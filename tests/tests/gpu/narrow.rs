@@ -222,3 +222,43 @@ fn pairs_naming_removed_bodies_are_rejected() {
     assert!(matches!(s.detect(Pairs::List(&[(ids[0], ids[0])])), Err(Error::InvalidInput { .. })));
     assert!(s.detect(Pairs::Overlapping).unwrap().contacts.is_empty());
 }
+
+#[test]
+fn every_inward_ray_leaving_its_own_body_first_finds_nothing() {
+    // Hermann 2008 §4 / Figure 9: when all the inward rays cross the colliding body before the
+    // collided one, no collision is detected. Two crossing slabs: every vertex of one slab that
+    // lies inside the other has an inward ray that leaves its own (thin) slab first.
+    let a = meshes::cuboid(Vec3::new(2.0, 2.0, 0.05), 8);
+    let b = meshes::cuboid(Vec3::new(0.05, 2.0, 2.0), 8);
+    let inside_b = a.positions.iter().filter(|p| p.x.abs() < 0.05 && p.z.abs() < 2.0).count();
+    assert!(inside_b > 0, "the slabs must really cross");
+    let (g, c) = detect_both(&[a, b]);
+    assert!(g.is_empty(), "{} contacts on the GPU", g.len());
+    assert!(c.is_empty(), "{} contacts on the CPU", c.len());
+}
+
+#[test]
+fn degenerate_triangles_change_nothing() {
+    let a = sphere(1.0, Vec3::ZERO);
+    let b = sphere(1.0, Vec3::new(1.3, 0.2, 0.0));
+    let mut a_bad = a.clone();
+    a_bad.triangles.push([0, 0, 1]);
+    a_bad.triangles.push([2, 3, 2]);
+    let (g_clean, _) = detect_both(&[a.clone(), b.clone()]);
+    let (g_bad, c_bad) = detect_both(&[a_bad, b]);
+    assert_same("degenerate", &g_bad, &c_bad);
+    let key =
+        |c: &Contact| (c.source_body.index(), c.source_vertex, c.target_body.index(), c.target_triangle);
+    assert_eq!(g_clean.iter().map(key).collect::<Vec<_>>(), g_bad.iter().map(key).collect::<Vec<_>>());
+}
+
+#[test]
+fn detect_async_matches_detect() {
+    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.3, 0.0))];
+    let (mut s, _) = scene_with(true, &meshes);
+    let blocking = s.detect(Pairs::Overlapping).unwrap().contacts;
+    let (mut s2, _) = scene_with(true, &meshes);
+    let asynchronous = pollster::block_on(s2.detect_async(Pairs::Overlapping)).unwrap().contacts;
+    assert!(!blocking.is_empty());
+    assert_eq!(blocking, asynchronous);
+}
