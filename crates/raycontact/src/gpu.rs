@@ -16,6 +16,22 @@ use crate::layout::{
 };
 use crate::stats::{FrameStats, Stage, StageStats};
 
+/// The GPU buffers a detection recorded with [`Scene::record_detect`](crate::Scene::record_detect)
+/// leaves its contacts in.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactBuffers<'a> {
+    /// `array<ContactGpu>`: [`ContactGpu`] records, bodies by packed index, in no particular
+    /// order; the first `min(count, capacity)` are valid.
+    pub contacts: &'a wgpu::Buffer,
+    /// [`DetectState`]: the contact count (possibly above the capacity after an overflow) is
+    /// the `u32` at byte 8.
+    pub state: &'a wgpu::Buffer,
+    /// Four `u32` with `INDIRECT` usage: the `dispatch_workgroups_indirect` arguments (x, y, z)
+    /// of one invocation per stored contact in workgroups of
+    /// [`WG_SIZE`](crate::layout::WG_SIZE), then the number of stored contacts.
+    pub dispatch_args: &'a wgpu::Buffer,
+}
+
 /// Bytes of one contact record.
 const CONTACT_BYTES: u64 = std::mem::size_of::<ContactGpu>() as u64;
 
@@ -149,9 +165,10 @@ pub(crate) enum B {
     TileOffsets,
     Dispatch,
     Contacts,
+    ContactArgs,
 }
 
-const BUF_COUNT: usize = 28;
+const BUF_COUNT: usize = 29;
 
 /// Capacities of the scene buffers, in elements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -205,7 +222,7 @@ impl Capacity {
             B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
             B::Nodes => 64 * t,
             B::Parents | B::Visits => 8 * t,
-            B::DetectParams | B::DetectState | B::Dispatch => 16,
+            B::DetectParams | B::DetectState | B::Dispatch | B::ContactArgs => 16,
             B::Pairs => 8 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
             B::Contacts => std::mem::size_of::<ContactGpu>() as u64 * self.contacts,
@@ -254,6 +271,7 @@ const ALL_BUFS: [B; BUF_COUNT] = [
     B::TileOffsets,
     B::Dispatch,
     B::Contacts,
+    B::ContactArgs,
 ];
 
 fn buf_label(b: B) -> &'static str {
@@ -286,6 +304,7 @@ fn buf_label(b: B) -> &'static str {
         B::TileOffsets => "raycontact.tile_offsets",
         B::Dispatch => "raycontact.dispatch",
         B::Contacts => "raycontact.contacts",
+        B::ContactArgs => "raycontact.contact_args",
     }
 }
 
@@ -350,6 +369,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             B::DetectState,
             B::Contacts,
         ],
+        Kernel::ContactArgs => vec![B::DetectParams, B::DetectState, B::ContactArgs],
     }
 }
 
@@ -479,7 +499,7 @@ impl SceneGpu {
                 .map(|&b| {
                     let usage = match b {
                         B::Params | B::SortPasses | B::DetectParams => UNIFORM,
-                        B::Dispatch => STORAGE | wgpu::BufferUsages::INDIRECT,
+                        B::Dispatch | B::ContactArgs => STORAGE | wgpu::BufferUsages::INDIRECT,
                         _ => STORAGE,
                     };
                     let size = self.cap.bytes(b);
@@ -729,6 +749,10 @@ impl SceneGpu {
             let st = stats.stage(Stage::Rays);
             st.dispatches += 1;
             self.account(Kernel::NarrowPhase, 0, st);
+            if !readback {
+                // Dispatch arguments for a GPU consumer of the contacts.
+                self.dispatch(&mut pass, Kernel::ContactArgs, 0, 1, st);
+            }
         }
         self.resolve_timestamps(encoder, TIMED_STAGES.len());
         if !readback {
@@ -791,10 +815,14 @@ impl SceneGpu {
         Ok((state, bytemuck::pod_collect_to_vec(&bytes)))
     }
 
-    /// The contact buffer and the counters buffer (`DetectState`: `contact_count` at byte 8), for
-    /// a GPU consumer of [`Scene::record_detect`](crate::Scene::record_detect).
-    pub fn contact_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
-        (self.buf(B::Contacts), self.buf(B::DetectState))
+    /// The contact buffer, the counters buffer and the indirect arguments buffer, for a GPU
+    /// consumer of [`Scene::record_detect`](crate::Scene::record_detect).
+    pub fn contact_buffers(&self) -> ContactBuffers<'_> {
+        ContactBuffers {
+            contacts: self.buf(B::Contacts),
+            state: self.buf(B::DetectState),
+            dispatch_args: self.buf(B::ContactArgs),
+        }
     }
 
     fn dispatch(

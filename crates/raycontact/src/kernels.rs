@@ -56,13 +56,15 @@ pub enum Kernel {
     PairTiles,
     /// Inward rays from every source vertex: contacts.
     NarrowPhase,
+    /// Indirect dispatch arguments over the contacts, for a GPU consumer.
+    ContactArgs,
 }
 
 use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD};
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 12] = [
+    pub const ALL: [Kernel; 13] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -75,6 +77,7 @@ impl Kernel {
         Kernel::BroadPhase,
         Kernel::PairTiles,
         Kernel::NarrowPhase,
+        Kernel::ContactArgs,
     ];
 
     /// The kernel's name: its file `shaders/<name>.wgsl`, its CPU twin, its pipeline label
@@ -93,6 +96,7 @@ impl Kernel {
             Kernel::BroadPhase => "broad_phase",
             Kernel::PairTiles => "pair_tiles",
             Kernel::NarrowPhase => "narrow_phase",
+            Kernel::ContactArgs => "contact_args",
         }
     }
 
@@ -129,6 +133,8 @@ impl Kernel {
             // params, bodies, body_state, positions, normals, triangles, nodes, pairs,
             // tile_offsets, state, contacts
             Kernel::NarrowPhase => &[U, R, R, R, R, R, R, R, R, W, W],
+            // params, state, args
+            Kernel::ContactArgs => &[U, R, W],
         }
     }
 
@@ -147,6 +153,7 @@ impl Kernel {
             Kernel::BroadPhase => include_str!("../../../shaders/broad_phase.wgsl"),
             Kernel::PairTiles => include_str!("../../../shaders/pair_tiles.wgsl"),
             Kernel::NarrowPhase => include_str!("../../../shaders/narrow_phase.wgsl"),
+            Kernel::ContactArgs => include_str!("../../../shaders/contact_args.wgsl"),
         }
     }
 

@@ -41,7 +41,7 @@ pub use body::{BodyId, BodyKind};
 pub use contact::{Contact, Contacts, OverflowPolicy, Pairs};
 pub use context::{ContextOptions, GpuContext};
 pub use error::{Error, Result};
-pub use gpu::GpuRadixSort;
+pub use gpu::{ContactBuffers, GpuRadixSort};
 pub use layout::{Ray, RayHit};
 pub use scene::{Backend, Scene};
 pub use stats::{FrameStats, Stage, StageStats};

@@ -630,12 +630,10 @@ impl Scene {
         Ok(stats)
     }
 
-    /// The GPU contact buffer (an array of [`ContactGpu`](crate::layout::ContactGpu), bodies by
-    /// packed index, see [`Scene::packing`]) and the counters buffer
-    /// ([`DetectState`](crate::layout::DetectState): the contact count is the `u32` at byte 8,
-    /// possibly above the capacity after an overflow), for GPU consumers of
-    /// [`Scene::record_detect`]. `None` on the CPU backend.
-    pub fn contact_buffers(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
+    /// Where [`Scene::record_detect`] leaves the contacts on the GPU (bodies by packed index, see
+    /// [`Scene::packing`]), with the count and indirect dispatch arguments for a GPU consumer.
+    /// `None` on the CPU backend.
+    pub fn contact_buffers(&self) -> Option<crate::ContactBuffers<'_>> {
         match &self.state {
             State::Gpu { gpu, .. } => Some(gpu.contact_buffers()),
             State::Cpu { .. } => None,

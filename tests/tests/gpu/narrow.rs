@@ -262,3 +262,31 @@ fn detect_async_matches_detect() {
     assert!(!blocking.is_empty());
     assert_eq!(blocking, asynchronous);
 }
+
+#[test]
+fn record_only_detection_leaves_contacts_and_dispatch_arguments_on_the_gpu() {
+    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.3, 0.0))];
+    let (mut reference, _) = scene_with(true, &meshes);
+    let expected = reference.detect(Pairs::Overlapping).unwrap().contacts.len() as u32;
+    let (mut s, _) = scene_with(true, &meshes);
+    let device = ctx().device();
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    s.record_update(&mut encoder).unwrap();
+    s.record_detect(&mut encoder, Pairs::Overlapping).unwrap();
+    let bufs = s.contact_buffers().unwrap();
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test staging"),
+        size: 32,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    encoder.copy_buffer_to_buffer(bufs.dispatch_args, 0, &staging, 0, Some(16));
+    encoder.copy_buffer_to_buffer(bufs.state, 0, &staging, 16, Some(16));
+    ctx().queue().submit([encoder.finish()]);
+    staging.slice(..).map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&staging.slice(..).get_mapped_range().unwrap());
+    assert_eq!(words[6], expected, "contact count in the state buffer");
+    assert_eq!(&words[..4], &raycontact::cpu::contact_args(expected, 1 << 16), "dispatch arguments");
+    assert_eq!(words[0], expected.div_ceil(raycontact::layout::WG_SIZE));
+}

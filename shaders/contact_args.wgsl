@@ -1,0 +1,29 @@
+// After the narrow phase: the indirect dispatch arguments of a consumer that runs one
+// invocation per contact in workgroups of WG_SIZE (x, y spilling past MAX_GROUPS_X, z = 1),
+// followed by the number of contacts actually stored (the count clamped to the capacity), so
+// that a GPU solver needs no readback. One invocation. CPU twin: `raycontact::cpu::contact_args`.
+//!include shared/common.wgsl
+//!include shared/contact.wgsl
+
+@group(0) @binding(0) var<uniform> params: DetectParams;
+@group(0) @binding(1) var<storage, read> state: DetectStateRead;
+@group(0) @binding(2) var<storage, read_write> args: array<u32, 4>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    if lid != 0u {
+        return;
+    }
+    let stored = min(state.contact_count, params.contact_capacity);
+    let groups = (stored + WG_SIZE - 1u) / WG_SIZE;
+    var x = groups;
+    var y = 1u;
+    if groups > MAX_GROUPS_X {
+        x = MAX_GROUPS_X;
+        y = (groups + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
+    }
+    args[0] = x;
+    args[1] = y;
+    args[2] = 1u;
+    args[3] = stored;
+}
