@@ -554,6 +554,22 @@ pub fn raycast_one(
     closest_hit(body, nodes, positions, triangles, ray, NONE)
 }
 
+/// The CPU backend's ray casts: [`raycast`]'s results through [`closest_hit_ordered`].
+pub fn raycast_ordered(
+    packing: &Packing,
+    frame: &FrameData,
+    positions: &[Vec3],
+    b: usize,
+    rays: &[Ray],
+) -> Vec<RayHit> {
+    let body = &packing.bodies[b];
+    let nodes = frame.body_nodes(packing, b);
+    rays.par_iter()
+        .with_min_len(64)
+        .map(|r| closest_hit_ordered(body, nodes, positions, &packing.triangles, r, NONE))
+        .collect()
+}
+
 /// Twin of `raycast.wgsl`: closest hits of a batch of rays against packed body `b`.
 pub fn raycast(
     packing: &Packing,
@@ -671,6 +687,115 @@ pub fn closest_hit(
     best
 }
 
+/// Entry distance of the ray into a box (the widened slab test of [`hit_box`]), or `None`.
+fn box_entry(o: Vec3, d: Vec3, inv: Vec3, tmin: f32, tmax: f32, lo: Vec3, hi: Vec3) -> Option<f32> {
+    let parallel = d.abs().cmplt(Vec3::splat(1.0e-30));
+    let inside = o.cmpge(lo) & o.cmple(hi);
+    if (parallel & !inside).any() {
+        return None;
+    }
+    let t0 = (lo - o) * inv;
+    let t1 = (hi - o) * inv;
+    let near = Vec3::select(parallel, Vec3::splat(-3.0e38), t0.min(t1));
+    let far = Vec3::select(parallel, Vec3::splat(3.0e38), t0.max(t1));
+    let tn = near.max_element();
+    let tf = far.min_element();
+    let enter = (tn - tn.abs() * 2.0e-6).max(tmin);
+    (enter <= (tf + tf.abs() * 2.0e-6).min(tmax)).then_some(enter)
+}
+
+/// [`closest_hit`] with the same result, walked the CPU's way: nearer child first, with a stack
+/// (64 entries inline, then on the heap, so no depth can overflow it), which prunes far more
+/// than the GPU's fixed depth-first order. The CPU backend's ray queries use it;
+/// `nodes_visited` counts its own walk.
+pub fn closest_hit_ordered(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+) -> RayHit {
+    let mut best = RayHit::MISS;
+    if nodes.is_empty() {
+        return best;
+    }
+    let axes = ray_axes(ray.dir);
+    let inv = safe_inverse(ray.dir);
+    let mut tmax = ray.tmax;
+    let mut stack = [0u32; 64];
+    let mut sp = 0usize;
+    let mut spill: Vec<(u32, f32)> = Vec::new();
+    let mut stack_t = [0f32; 64];
+    best.nodes_visited += 1;
+    let root = &nodes[0];
+    let mut next = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, root.min, root.max).map(|_| 0u32);
+    loop {
+        let node = match next.take() {
+            Some(n) => n,
+            None => {
+                // Pop the next node still nearer than the best hit.
+                let popped = if let Some((n, t)) = spill.pop() {
+                    Some((n, t))
+                } else if sp > 0 {
+                    sp -= 1;
+                    Some((stack[sp], stack_t[sp]))
+                } else {
+                    None
+                };
+                match popped {
+                    Some((n, t)) if t <= tmax + tmax.abs() * 2.0e-6 => n,
+                    Some(_) => continue,
+                    None => break,
+                }
+            }
+        };
+        let nd = &nodes[node as usize];
+        if nd.child & LEAF_BIT != 0 {
+            let tri = nd.child & !LEAF_BIT;
+            let g = (body.tri_offset + tri) as usize;
+            let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
+            if !idx.contains(&ignore_vertex) {
+                best.triangles_tested += 1;
+                let [a, b, c] = idx.map(|i| positions[i as usize]);
+                if let Some((t, u, v)) =
+                    intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax, a, b, c)
+                {
+                    if t < best.t || (t == best.t && tri < best.triangle) {
+                        best = RayHit { t, triangle: tri, u, v, ..best };
+                        tmax = t;
+                    }
+                }
+            }
+            continue;
+        }
+        let left = nd.child;
+        let right = nodes[left as usize].escape;
+        best.nodes_visited += 2;
+        let (l, r) = (&nodes[left as usize], &nodes[right as usize]);
+        let tl = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, l.min, l.max);
+        let tr = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, r.min, r.max);
+        let (near, far) = match (tl, tr) {
+            (Some(a), Some(b)) if b < a => ((right, b), Some((left, a))),
+            (Some(a), Some(b)) => ((left, a), Some((right, b))),
+            (Some(a), None) => ((left, a), None),
+            (None, Some(b)) => ((right, b), None),
+            (None, None) => continue,
+        };
+        if let Some((f, t)) = far {
+            if sp < stack.len() && spill.is_empty() {
+                stack[sp] = f;
+                stack_t[sp] = t;
+                sp += 1;
+            } else {
+                spill.push((f, t));
+            }
+        }
+        next = Some(near.0);
+    }
+    best
+}
+
 /// Twin of `narrow_phase.wgsl` for one directed pair and one source vertex (body-local
 /// `local` of packed body `a`, against packed body `b`).
 pub fn narrow_phase_vertex(
@@ -697,7 +822,8 @@ pub fn narrow_phase_vertex(
     }
     let dir = -n;
     let ray = Ray { origin: p, tmin: 0.0, dir, tmax: f32::INFINITY };
-    let hit_b = closest_hit(body_b, frame.body_nodes(packing, b), positions, &packing.triangles, &ray, NONE);
+    let hit_b =
+        closest_hit_ordered(body_b, frame.body_nodes(packing, b), positions, &packing.triangles, &ray, NONE);
     if hit_b.triangle == NONE {
         return None;
     }
@@ -708,7 +834,8 @@ pub fn narrow_phase_vertex(
         return None;
     }
     let ray_a = Ray { tmax: hit_b.t, ..ray };
-    let hit_a = closest_hit(body_a, frame.body_nodes(packing, a), positions, &packing.triangles, &ray_a, v);
+    let hit_a =
+        closest_hit_ordered(body_a, frame.body_nodes(packing, a), positions, &packing.triangles, &ray_a, v);
     if hit_a.triangle != NONE && hit_a.t < hit_b.t {
         return None;
     }

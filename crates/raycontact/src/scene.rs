@@ -408,7 +408,7 @@ impl Scene {
             }
             State::Cpu { pool, frame, current, .. } => {
                 let packing = &self.packing;
-                Ok(pool.install(|| cpu::raycast(packing, frame, current, b, rays)))
+                Ok(pool.install(|| cpu::raycast_ordered(packing, frame, current, b, rays)))
             }
         }
     }

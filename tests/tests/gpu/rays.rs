@@ -83,9 +83,13 @@ fn check_mesh(name: &str, mesh: &TriMesh, seed: u64) -> (f64, f64) {
     cpu.update().unwrap();
     let cpu_hits = cpu.cast_rays(c, &rays).unwrap();
     assert_same_hits(&format!("{name} CPU BVH"), &cpu_hits, &want);
-    // The GPU and its twin traverse the same tree the same way.
+    // The GPU and its twin traverse the same tree the same way (the CPU backend walks it nearer
+    // child first, with the same hits).
+    let frame = cpu.frame_data().unwrap();
+    let twin = cpu::raycast(cpu.packing(), &frame, &mesh.positions, 0, &rays);
+    assert_same_hits(&format!("{name} CPU twin"), &twin, &want);
     let nodes_gpu: u64 = got.iter().map(|h| h.nodes_visited as u64).sum();
-    let nodes_cpu: u64 = cpu_hits.iter().map(|h| h.nodes_visited as u64).sum();
+    let nodes_cpu: u64 = twin.iter().map(|h| h.nodes_visited as u64).sum();
     let tris: u64 = got.iter().map(|h| h.triangles_tested as u64).sum();
     assert_eq!(nodes_gpu, nodes_cpu, "{name}: nodes visited");
     let per_ray = nodes_gpu as f64 / rays.len() as f64;
