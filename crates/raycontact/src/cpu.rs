@@ -865,15 +865,18 @@ pub fn narrow_phase(
     positions: &[Vec3],
     pairs: &[BodyPair],
 ) -> Vec<ContactGpu> {
-    let directed: Vec<(usize, usize)> =
-        pairs.iter().flat_map(|p| [(p.a as usize, p.b as usize), (p.b as usize, p.a as usize)]).collect();
-    directed
-        .par_iter()
-        .flat_map_iter(|&(a, b)| {
-            (0..packing.bodies[a].vertex_count)
-                .filter_map(move |v| narrow_phase_vertex(packing, frame, positions, a, b, v))
-        })
-        .collect()
+    let mut out = Vec::new();
+    for p in pairs {
+        for (a, b) in [(p.a as usize, p.b as usize), (p.b as usize, p.a as usize)] {
+            let found: Vec<ContactGpu> = (0..packing.bodies[a].vertex_count)
+                .into_par_iter()
+                .with_min_len(256)
+                .filter_map(|v| narrow_phase_vertex(packing, frame, positions, a, b, v))
+                .collect();
+            out.extend(found);
+        }
+    }
+    out
 }
 
 /// Twin of `contact_args.wgsl`: the indirect dispatch arguments (x, y, z) over `min(count,
