@@ -235,6 +235,21 @@ fn every_inward_ray_leaving_its_own_body_first_finds_nothing() {
     let (g, c) = detect_both(&[a, b]);
     assert!(g.is_empty(), "{} contacts on the GPU", g.len());
     assert!(c.is_empty(), "{} contacts on the CPU", c.len());
+
+    // A non-convex (here: two-piece) intersection volume as in Figure 9: a thin slab cutting a
+    // standing torus through both sides of its tube.
+    let slab = meshes::cuboid(Vec3::new(2.0, 2.0, 0.05), 16);
+    let torus =
+        meshes::torus(1.0, 0.35, 48, 24).transformed(Affine3A::from_rotation_x(std::f32::consts::FRAC_PI_2));
+    let in_tube = slab
+        .positions
+        .iter()
+        .filter(|p| (Vec3::new(p.x, 0.0, p.z).length() - 1.0).hypot(p.y) < 0.3 && p.z.abs() <= 0.05)
+        .count();
+    assert!(in_tube > 0, "the slab must cut the tube");
+    let (g, c) = detect_both(&[slab, torus]);
+    assert!(g.is_empty(), "{} contacts on the GPU", g.len());
+    assert!(c.is_empty(), "{} contacts on the CPU", c.len());
 }
 
 #[test]
