@@ -16,14 +16,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     }
     let stored = min(state.contact_count, params.contact_capacity);
     let groups = (stored + WG_SIZE - 1u) / WG_SIZE;
-    var x = groups;
-    var y = 1u;
-    if groups > MAX_GROUPS_X {
-        x = MAX_GROUPS_X;
-        y = (groups + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
-    }
-    args[0] = x;
-    args[1] = y;
+    let xy = dispatch_xy(groups);
+    args[0] = xy.x;
+    args[1] = xy.y;
     args[2] = 1u;
     args[3] = stored;
 }

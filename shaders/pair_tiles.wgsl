@@ -42,14 +42,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let total = prefix.y;
         tile_offsets[d] = total;
         atomicStore(&state.tile_total, total);
-        var x = total;
-        var y = 1u;
-        if total > MAX_GROUPS_X {
-            x = MAX_GROUPS_X;
-            y = (total + MAX_GROUPS_X - 1u) / MAX_GROUPS_X;
-        }
-        dispatch[0] = x;
-        dispatch[1] = y;
+        let xy = dispatch_xy(total);
+        dispatch[0] = xy.x;
+        dispatch[1] = xy.y;
         dispatch[2] = 1u;
     }
 }

@@ -65,6 +65,15 @@ fn linear_group(wid: vec3<u32>) -> u32 {
     return wid.x + wid.y * MAX_GROUPS_X;
 }
 
+// Workgroup counts (x, y) of a dispatch of `groups` workgroups, y spilling past MAX_GROUPS_X
+// (the host's `layout::dispatch_size`, but 0 stays 0).
+fn dispatch_xy(groups: u32) -> vec2<u32> {
+    if groups > MAX_GROUPS_X {
+        return vec2<u32>(MAX_GROUPS_X, (groups + MAX_GROUPS_X - 1u) / MAX_GROUPS_X);
+    }
+    return vec2<u32>(groups, 1u);
+}
+
 // Order-preserving map of a float to an unsigned key (total order for non-NaN values).
 // -0 maps to the key of +0, so that the key does not depend on which zero a min/max returned.
 fn float_to_key(f: f32) -> u32 {

@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use raycontact::cpu::{self, FrameData};
 use raycontact::layout::{NONE, Ray, TriBox};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, ContextOptions, FrameStats, GpuContext, Scene, Stage};
+use raycontact::{BodyKind, FrameStats, Scene, Stage};
 
 /// Per-frame BVH rebuild of a deforming torus: GPU, CPU backend (1 thread and rayon) and
 /// parry3d side by side.
@@ -225,21 +225,7 @@ fn fmt_bytes(b: u64) -> String {
 
 /// Runs the BVH benchmark and prints its table.
 pub fn run(args: BvhArgs) {
-    let ctx = if args.cpu {
-        None
-    } else {
-        let mut options = ContextOptions::from_env();
-        if args.adapter.is_some() {
-            options.adapter_name = args.adapter.clone();
-        }
-        match GpuContext::with_options(options) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                eprintln!("raycontact-bench: {e}\n(run with --cpu for the CPU backend and parry3d only)");
-                std::process::exit(2);
-            }
-        }
-    };
+    let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
     let threads = rayon::current_num_threads();
     println!("raycontact-bench: per-frame BVH rebuild of a deforming torus");
     match &ctx {

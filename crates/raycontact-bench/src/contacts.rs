@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, ContextOptions, FrameStats, GpuContext, Pairs, Scene};
+use raycontact::{BodyKind, FrameStats, Pairs, Scene};
 use rayon::prelude::*;
 
 /// Full detection frames between two interpenetrating bodies: the two 1600-triangle tori of
@@ -276,21 +276,7 @@ fn differ(a: &BTreeSet<Key>, b: &BTreeSet<Key>) -> usize {
 
 /// Runs the narrow-phase benchmark and prints its table.
 pub fn run(args: ContactsArgs) {
-    let ctx = if args.cpu {
-        None
-    } else {
-        let mut options = ContextOptions::from_env();
-        if args.adapter.is_some() {
-            options.adapter_name = args.adapter.clone();
-        }
-        match GpuContext::with_options(options) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                eprintln!("raycontact-bench: {e}\n(run with --cpu for the CPU backend and parry3d only)");
-                std::process::exit(2);
-            }
-        }
-    };
+    let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
     let torus = meshes::torus(1.0, 0.35, 40, 20);
     let tori_b = torus.transformed(Affine3A::from_rotation_translation(
         Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),

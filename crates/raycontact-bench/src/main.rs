@@ -31,6 +31,25 @@ enum Command {
     Detect(Box<detect::DetectArgs>),
 }
 
+/// The GPU context the benchmarks run on (`None` with `cpu`); exits with a message when no
+/// adapter matches.
+fn gpu_context(cpu: bool, adapter: Option<String>) -> Option<raycontact::GpuContext> {
+    if cpu {
+        return None;
+    }
+    let mut options = raycontact::ContextOptions::from_env();
+    if adapter.is_some() {
+        options.adapter_name = adapter;
+    }
+    match raycontact::GpuContext::with_options(options) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            eprintln!("raycontact-bench: {e}\n(run with --cpu for the CPU backend and parry3d only)");
+            std::process::exit(2);
+        }
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
     match cli.command {

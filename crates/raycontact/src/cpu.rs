@@ -528,18 +528,7 @@ pub fn safe_inverse(d: Vec3) -> Vec3 {
 /// `hit_box` of `ray.wgsl`: the slab test, widened by a relative 2e-6, with axes the ray is
 /// parallel to decided by whether the origin is inside the slab.
 pub fn hit_box(o: Vec3, d: Vec3, inv: Vec3, tmin: f32, tmax: f32, lo: Vec3, hi: Vec3) -> bool {
-    let parallel = d.abs().cmplt(Vec3::splat(1.0e-30));
-    let inside = o.cmpge(lo) & o.cmple(hi);
-    if (parallel & !inside).any() {
-        return false;
-    }
-    let t0 = (lo - o) * inv;
-    let t1 = (hi - o) * inv;
-    let near = Vec3::select(parallel, Vec3::splat(-3.0e38), t0.min(t1));
-    let far = Vec3::select(parallel, Vec3::splat(3.0e38), t0.max(t1));
-    let tn = near.max_element();
-    let tf = far.min_element();
-    (tn - tn.abs() * 2.0e-6).max(tmin) <= (tf + tf.abs() * 2.0e-6).min(tmax)
+    box_entry(o, d, inv, tmin, tmax, lo, hi).is_some()
 }
 
 /// Twin of `raycast.wgsl` for one ray: closest hit through the stackless BVH of a body (its used
@@ -641,6 +630,37 @@ pub fn pair_tiles(bodies: &[BodyGpu], pairs: &[BodyPair]) -> Vec<u32> {
     offsets
 }
 
+/// What a leaf test needs: the body, its geometry and the ray.
+struct Leaf<'a> {
+    body: &'a BodyGpu,
+    positions: &'a [Vec3],
+    triangles: &'a [u32],
+    ray: &'a Ray,
+    axes: [usize; 3],
+    ignore_vertex: u32,
+}
+
+impl Leaf<'_> {
+    /// Tests body-local triangle `tri` (unless it uses the ignored vertex) and keeps the hit
+    /// when it is nearer, or as near with a lower index; shrinks `tmax` to it.
+    fn test(&self, tri: u32, best: &mut RayHit, tmax: &mut f32) {
+        let g = (self.body.tri_offset + tri) as usize;
+        let idx = [self.triangles[3 * g], self.triangles[3 * g + 1], self.triangles[3 * g + 2]];
+        if idx.contains(&self.ignore_vertex) {
+            return;
+        }
+        best.triangles_tested += 1;
+        let [a, b, c] = idx.map(|i| self.positions[i as usize]);
+        let r = self.ray;
+        if let Some((t, u, v)) = intersect_triangle(r.origin, r.dir, self.axes, r.tmin, *tmax, a, b, c) {
+            if t < best.t || (t == best.t && tri < best.triangle) {
+                *best = RayHit { t, triangle: tri, u, v, ..*best };
+                *tmax = t;
+            }
+        }
+    }
+}
+
 /// Closest hit through a body's BVH skipping the triangles that use packed vertex
 /// `ignore_vertex` (`closest_hit` of `shaders/shared/bvh.wgsl`).
 pub fn closest_hit(
@@ -661,21 +681,8 @@ pub fn closest_hit(
         best.nodes_visited += 1;
         if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
             if nd.child & LEAF_BIT != 0 {
-                let tri = nd.child & !LEAF_BIT;
-                let g = (body.tri_offset + tri) as usize;
-                let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
-                if !idx.contains(&ignore_vertex) {
-                    best.triangles_tested += 1;
-                    let [a, b, c] = idx.map(|i| positions[i as usize]);
-                    if let Some((t, u, v)) =
-                        intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax, a, b, c)
-                    {
-                        if t < best.t || (t == best.t && tri < best.triangle) {
-                            best = RayHit { t, triangle: tri, u, v, ..best };
-                            tmax = t;
-                        }
-                    }
-                }
+                let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
+                leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
                 node = nd.escape;
             } else {
                 node = nd.child;
@@ -752,21 +759,8 @@ pub fn closest_hit_ordered(
         };
         let nd = &nodes[node as usize];
         if nd.child & LEAF_BIT != 0 {
-            let tri = nd.child & !LEAF_BIT;
-            let g = (body.tri_offset + tri) as usize;
-            let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
-            if !idx.contains(&ignore_vertex) {
-                best.triangles_tested += 1;
-                let [a, b, c] = idx.map(|i| positions[i as usize]);
-                if let Some((t, u, v)) =
-                    intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax, a, b, c)
-                {
-                    if t < best.t || (t == best.t && tri < best.triangle) {
-                        best = RayHit { t, triangle: tri, u, v, ..best };
-                        tmax = t;
-                    }
-                }
-            }
+            let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
+            leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
             continue;
         }
         let left = nd.child;
