@@ -1,5 +1,5 @@
 //! The WGSL kernels: their sources, assembled with the shared includes and the
-//! [`layout::wgsl_prelude`](crate::layout::wgsl_prelude), and their bind-group layouts.
+//! [`layout::wgsl_prelude`], and their bind-group layouts.
 //!
 //! Every kernel `k` lives in `shaders/k.wgsl`, has a CPU twin `raycontact::cpu::k` (the radix
 //! sort's three kernels share [`crate::cpu::radix_sort`]), and its pipeline is labelled

@@ -333,7 +333,7 @@ pub struct DetectParams {
     pub pad: u32,
 }
 
-/// Bits of [`Contact::flags`] (WGSL `CONTACT_*`).
+/// Bits of [`crate::Contact::flags`] and [`ContactGpu::flags`] (WGSL `CONTACT_*`).
 pub mod contact_flags {
     /// A collision: the source vertex is inside the target body.
     pub const COLLISION: u32 = 1;
