@@ -1,4 +1,4 @@
-// Closest-hit ray query through one body's stackless BVH. A kernel that includes this declares
+// Closest-hit ray query through one body's BVH. A kernel that includes this declares
 // `positions: array<f32>`, `triangles: array<u32>` and `nodes: array<Node>`, and includes
 // shared/ray.wgsl.
 
@@ -6,47 +6,135 @@ fn vertex_position(v: u32) -> vec3<f32> {
     return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
 }
 
+// Tests body-local triangle `tri` of `body` unless it uses `ignore_vertex`: (t, u, v, 1) on a
+// hit within [tmin, tmax], w = 0 otherwise, and w = -1 when skipped. (No pointer arguments:
+// lavapipe clobbered the caller's private stack array through them.)
+fn leaf_hit(ray: Ray, axes: vec3<u32>, body: BodyGpu, tri: u32, ignore_vertex: u32, tmax: f32) -> vec4<f32> {
+    let g = body.tri_offset + tri;
+    let ia = triangles[3u * g];
+    let ib = triangles[3u * g + 1u];
+    let ic = triangles[3u * g + 2u];
+    if ia == ignore_vertex || ib == ignore_vertex || ic == ignore_vertex {
+        return vec4<f32>(0.0, 0.0, 0.0, -1.0);
+    }
+    return intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax,
+        vertex_position(ia), vertex_position(ib), vertex_position(ic));
+}
+
 // Closest hit of `ray` against a body (its BodyGpu and leaf count), skipping triangles that use
-// packed vertex `ignore_vertex` (NONE: skip none). From the root, a node whose box the ray hits
-// leads to its first child (or, for a leaf, its triangle is tested), any other to its escape
-// link; NONE ends the walk. Ties in t go to the lower triangle index.
+// packed vertex `ignore_vertex` (NONE: skip none). Ties in t go to the lower triangle index.
+//
+// The walk visits the nearer child first and keeps the farther one on a short stack of
+// SHORT_STACK entries, re-testing each popped box against the hit found so far. When the stack is
+// full the farther child is dropped and, at the end, the whole tree is walked once more without
+// any stack (depth-first through the escape links, pruned by the hit found): no depth of tree
+// can make the query miss a hit.
 fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> RayHit {
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
     var best = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
     var tmax = ray.tmax;
-    var node = 0u;
     if leaf_count == 0u {
-        node = NONE;
+        return best;
     }
-    while node != NONE {
+    var stack: array<u32, SHORT_STACK>;
+    var sp = 0u;
+    var lost = false;
+    let root = nodes[body.node_offset];
+    best.nodes_visited += 1u;
+    var node = NONE;
+    if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, root.min, root.max) {
+        node = 0u;
+    }
+    loop {
+        if node == NONE {
+            while sp > 0u {
+                sp -= 1u;
+                let c = stack[sp];
+                let cn = nodes[body.node_offset + c];
+                best.nodes_visited += 1u;
+                if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, cn.min, cn.max) {
+                    node = c;
+                    break;
+                }
+            }
+            if node == NONE {
+                break;
+            }
+        }
         let nd = nodes[body.node_offset + node];
-        best.nodes_visited += 1u;
-        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
-            if (nd.child & LEAF_BIT) != 0u {
-                let tri = nd.child & ~LEAF_BIT;
-                let g = body.tri_offset + tri;
-                let ia = triangles[3u * g];
-                let ib = triangles[3u * g + 1u];
-                let ic = triangles[3u * g + 2u];
-                if ia != ignore_vertex && ib != ignore_vertex && ic != ignore_vertex {
-                    best.triangles_tested += 1u;
-                    let h = intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax,
-                        vertex_position(ia), vertex_position(ib), vertex_position(ic));
-                    if h.w != 0.0 && (h.x < best.t || (h.x == best.t && tri < best.triangle)) {
+        if (nd.child & LEAF_BIT) != 0u {
+            let tri = nd.child & ~LEAF_BIT;
+            let h = leaf_hit(ray, axes, body, tri, ignore_vertex, tmax);
+            if h.w >= 0.0 {
+                best.triangles_tested += 1u;
+            }
+            if h.w > 0.0 && (h.x < best.t || (h.x == best.t && tri < best.triangle)) {
+                best.t = h.x;
+                best.triangle = tri;
+                best.u = h.y;
+                best.v = h.z;
+                tmax = h.x;
+            }
+            node = NONE;
+            continue;
+        }
+        let left = nd.child;
+        let l = nodes[body.node_offset + left];
+        let right = l.escape;
+        let r = nodes[body.node_offset + right];
+        best.nodes_visited += 2u;
+        let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, l.min, l.max);
+        let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, r.min, r.max);
+        if el.y != 0.0 && er.y != 0.0 {
+            var near = left;
+            var far = right;
+            if er.x < el.x {
+                near = right;
+                far = left;
+            }
+            if sp < SHORT_STACK {
+                stack[sp] = far;
+                sp += 1u;
+            } else {
+                lost = true;
+            }
+            node = near;
+        } else if el.y != 0.0 {
+            node = left;
+        } else if er.y != 0.0 {
+            node = right;
+        } else {
+            node = NONE;
+        }
+    }
+    if lost {
+        best.fallback = 1u;
+        node = 0u;
+        while node != NONE {
+            let nd = nodes[body.node_offset + node];
+            best.nodes_visited += 1u;
+            if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
+                if (nd.child & LEAF_BIT) != 0u {
+                    let tri = nd.child & ~LEAF_BIT;
+                    let h = leaf_hit(ray, axes, body, tri, ignore_vertex, tmax);
+                    if h.w >= 0.0 {
+                        best.triangles_tested += 1u;
+                    }
+                    if h.w > 0.0 && (h.x < best.t || (h.x == best.t && tri < best.triangle)) {
                         best.t = h.x;
                         best.triangle = tri;
                         best.u = h.y;
                         best.v = h.z;
                         tmax = h.x;
                     }
+                    node = nd.escape;
+                } else {
+                    node = nd.child;
                 }
-                node = nd.escape;
             } else {
-                node = nd.child;
+                node = nd.escape;
             }
-        } else {
-            node = nd.escape;
         }
     }
     return best;

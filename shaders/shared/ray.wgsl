@@ -16,8 +16,9 @@ struct RayHit {
     v: f32,
     nodes_visited: u32,
     triangles_tested: u32,
-    pad0: u32,
-    pad1: u32,
+    // 1 when the short stack overflowed and the query finished with a stackless walk.
+    fallback: u32,
+    pad: u32,
 }
 
 // Axis permutation of a ray for the watertight test: kz = the dominant axis of dir.
@@ -131,12 +132,12 @@ fn safe_inverse(d: vec3<f32>) -> vec3<f32> {
 // Slab test of a box against the ray segment [tmin, tmax], widened by a relative 2e-6 so that a
 // box is never missed through rounding (the triangle test decides). On an axis the ray is
 // parallel to (|d| < 1e-30), the ray is in the slab for every t when its origin is (bounds
-// included) and never otherwise.
-fn hit_box(o: vec3<f32>, d: vec3<f32>, inv: vec3<f32>, tmin: f32, tmax: f32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
+// included) and never otherwise. Returns (entry distance, 1) on a hit, (0, 0) on a miss.
+fn box_entry(o: vec3<f32>, d: vec3<f32>, inv: vec3<f32>, tmin: f32, tmax: f32, lo: vec3<f32>, hi: vec3<f32>) -> vec2<f32> {
     let parallel = abs(d) < vec3<f32>(1.0e-30);
     let inside = o >= lo & o <= hi;
     if any(parallel & !inside) {
-        return false;
+        return vec2<f32>(0.0, 0.0);
     }
     let t0 = (lo - o) * inv;
     let t1 = (hi - o) * inv;
@@ -144,5 +145,13 @@ fn hit_box(o: vec3<f32>, d: vec3<f32>, inv: vec3<f32>, tmin: f32, tmax: f32, lo:
     let far = select(max(t0, t1), vec3<f32>(3.0e38), parallel);
     let tn = max(max(near.x, near.y), near.z);
     let tf = min(min(far.x, far.y), far.z);
-    return max(tn - abs(tn) * 2.0e-6, tmin) <= min(tf + abs(tf) * 2.0e-6, tmax);
+    let enter = max(tn - abs(tn) * 2.0e-6, tmin);
+    if enter <= min(tf + abs(tf) * 2.0e-6, tmax) {
+        return vec2<f32>(enter, 1.0);
+    }
+    return vec2<f32>(0.0, 0.0);
+}
+
+fn hit_box(o: vec3<f32>, d: vec3<f32>, inv: vec3<f32>, tmin: f32, tmax: f32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
+    return box_entry(o, d, inv, tmin, tmax, lo, hi).y != 0.0;
 }

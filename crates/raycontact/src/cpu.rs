@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::body::Packing;
 use crate::layout::{
     BodyGpu, BodyPair, BodyState, ContactGpu, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE, Node,
-    ONE_THIRD, Ray, RayHit, SortSegment, TriBox, contact_flags, float_to_key,
+    ONE_THIRD, Ray, RayHit, SHORT_STACK, SortSegment, TriBox, contact_flags, float_to_key,
 };
 
 /// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
@@ -661,8 +661,11 @@ impl Leaf<'_> {
     }
 }
 
-/// Closest hit through a body's BVH skipping the triangles that use packed vertex
-/// `ignore_vertex` (`closest_hit` of `shaders/shared/bvh.wgsl`).
+/// Twin of `closest_hit` in `shaders/shared/bvh.wgsl`: the closest hit through a body's BVH,
+/// skipping the triangles that use packed vertex `ignore_vertex`. Nearer child first with a
+/// short stack of [`SHORT_STACK`] entries; when it is full the farther child is dropped and a
+/// final stackless depth-first walk (pruned by the hit found) makes up for it, so no depth of
+/// tree can make it miss. Visits nodes in the same order as the GPU and counts them alike.
 pub fn closest_hit(
     body: &BodyGpu,
     nodes: &[Node],
@@ -672,23 +675,77 @@ pub fn closest_hit(
     ignore_vertex: u32,
 ) -> RayHit {
     let mut best = RayHit::MISS;
+    if nodes.is_empty() {
+        return best;
+    }
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
     let mut tmax = ray.tmax;
-    let mut node = if nodes.is_empty() { NONE } else { 0 };
-    while node != NONE {
-        let nd = &nodes[node as usize];
-        best.nodes_visited += 1;
-        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
-            if nd.child & LEAF_BIT != 0 {
-                let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
-                leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
-                node = nd.escape;
-            } else {
-                node = nd.child;
+    let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
+    let entry = |nd: &Node, tmax: f32| box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max);
+    let mut stack = [0u32; SHORT_STACK as usize];
+    let mut sp = 0usize;
+    let mut lost = false;
+    best.nodes_visited += 1;
+    let mut node = if entry(&nodes[0], tmax).is_some() { 0 } else { NONE };
+    loop {
+        if node == NONE {
+            while sp > 0 {
+                sp -= 1;
+                let c = stack[sp];
+                best.nodes_visited += 1;
+                if entry(&nodes[c as usize], tmax).is_some() {
+                    node = c;
+                    break;
+                }
             }
-        } else {
-            node = nd.escape;
+            if node == NONE {
+                break;
+            }
+        }
+        let nd = &nodes[node as usize];
+        if nd.child & LEAF_BIT != 0 {
+            leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
+            node = NONE;
+            continue;
+        }
+        let left = nd.child;
+        let right = nodes[left as usize].escape;
+        best.nodes_visited += 2;
+        let el = entry(&nodes[left as usize], tmax);
+        let er = entry(&nodes[right as usize], tmax);
+        node = match (el, er) {
+            (Some(a), Some(b)) => {
+                let (near, far) = if b < a { (right, left) } else { (left, right) };
+                if sp < stack.len() {
+                    stack[sp] = far;
+                    sp += 1;
+                } else {
+                    lost = true;
+                }
+                near
+            }
+            (Some(_), None) => left,
+            (None, Some(_)) => right,
+            (None, None) => NONE,
+        };
+    }
+    if lost {
+        best.fallback = 1;
+        let mut node = 0u32;
+        while node != NONE {
+            let nd = &nodes[node as usize];
+            best.nodes_visited += 1;
+            if entry(nd, tmax).is_some() {
+                if nd.child & LEAF_BIT != 0 {
+                    leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
+                    node = nd.escape;
+                } else {
+                    node = nd.child;
+                }
+            } else {
+                node = nd.escape;
+            }
         }
     }
     best
@@ -711,9 +768,9 @@ fn box_entry(o: Vec3, d: Vec3, inv: Vec3, tmin: f32, tmax: f32, lo: Vec3, hi: Ve
     (enter <= (tf + tf.abs() * 2.0e-6).min(tmax)).then_some(enter)
 }
 
-/// [`closest_hit`] with the same result, walked the CPU's way: nearer child first, with a stack
-/// (64 entries inline, then on the heap, so no depth can overflow it), which prunes far more
-/// than the GPU's fixed depth-first order. The CPU backend's ray queries use it;
+/// [`closest_hit`]'s result, walked the CPU's way: nearer child first with an unbounded stack (64
+/// entries inline, then on the heap) that remembers each entry distance, so popped subtrees
+/// are pruned without reading their nodes again. The CPU backend's ray queries use it;
 /// `nodes_visited` counts its own walk.
 pub fn closest_hit_ordered(
     body: &BodyGpu,

@@ -26,6 +26,9 @@ pub const LEAF_BIT: u32 = 0x8000_0000;
 pub const NONE: u32 = u32::MAX;
 /// Sort key of a degenerate triangle (sorts after every 30-bit Morton code).
 pub const DEGENERATE_KEY: u32 = u32::MAX;
+/// Entries of the short traversal stack of a ray query (see `closest_hit` in
+/// `shaders/shared/bvh.wgsl`); past it a query falls back to a stackless walk, never misses.
+pub const SHORT_STACK: u32 = 16;
 /// Workgroups per dispatch along x; larger dispatches spill into y.
 pub const MAX_GROUPS_X: u32 = 65535;
 /// A triangle with `|e1 x e2|^2 <= DEGENERATE_SIN2 * |e1|^2 |e2|^2` (the sine of its angle at
@@ -48,6 +51,7 @@ pub fn wgsl_prelude() -> String {
          const NONE: u32 = {NONE:#x}u;\n\
          const DEGENERATE_KEY: u32 = {DEGENERATE_KEY:#x}u;\n\
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
+         const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
          const ONE_THIRD: f32 = {third};\n",
         matrix = RADIX_BUCKETS * WG_SIZE,
@@ -256,10 +260,11 @@ pub struct RayHit {
     pub nodes_visited: u32,
     /// Triangles tested.
     pub triangles_tested: u32,
+    /// 1 when the short traversal stack overflowed and the query finished with a stackless walk
+    /// (it still finds the closest hit).
+    pub fallback: u32,
     /// Padding.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
+    pub pad: u32,
 }
 
 impl RayHit {
@@ -271,8 +276,8 @@ impl RayHit {
         v: 0.0,
         nodes_visited: 0,
         triangles_tested: 0,
-        pad0: 0,
-        pad1: 0,
+        fallback: 0,
+        pad: 0,
     };
 
     /// Whether the ray hit a triangle.

@@ -83,8 +83,7 @@ fn check_mesh(name: &str, mesh: &TriMesh, seed: u64) -> (f64, f64) {
     cpu.update().unwrap();
     let cpu_hits = cpu.cast_rays(c, &rays).unwrap();
     assert_same_hits(&format!("{name} CPU BVH"), &cpu_hits, &want);
-    // The GPU and its twin traverse the same tree the same way (the CPU backend walks it nearer
-    // child first, with the same hits).
+    // The GPU and its twin traverse the same tree the same way.
     let frame = cpu.frame_data().unwrap();
     let twin = cpu::raycast(cpu.packing(), &frame, &mesh.positions, 0, &rays);
     assert_same_hits(&format!("{name} CPU twin"), &twin, &want);
@@ -159,4 +158,65 @@ fn cast_rays_needs_a_fresh_bvh() {
     assert!(matches!(s.cast_rays(id, &[]), Err(raycontact::Error::StaleBvh)));
     s.update().unwrap();
     assert!(s.cast_rays(id, &[]).unwrap().is_empty());
+}
+
+#[test]
+fn short_stack_overflow_falls_back_without_missing_hits() {
+    // 2^18 nested triangles stacked in z around one vertical line: the tree is at least 18
+    // levels deep and every box contains the ray, so the nearer-first walk pushes a farther
+    // child at every level, overflows its short stack (SHORT_STACK entries) and must finish with
+    // the stackless walk, pruned by the nearest hit. (Ties at one t across 2^15 or more
+    // triangles would need more loop iterations than llvmpipe runs: it caps every shader loop at
+    // 65535 iterations.)
+    let mut mesh = TriMesh::default();
+    for t in 0..(1u32 << 18) {
+        let s = 1.0 + (t % 1000) as f32 * 1e-3;
+        let z = t as f32 * 1e-5;
+        mesh.positions.extend([Vec3::new(-s, -s, z), Vec3::new(s, -s, z), Vec3::new(0.0, 2.0 * s, z)]);
+        mesh.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
+    }
+    let mut r = rng(77);
+    let rays: Vec<Ray> = (0..200)
+        .map(|_| {
+            let o = Vec3::new(r.random_range(-0.5..0.5), r.random_range(-0.5..0.5), 5.0);
+            Ray::new(o, Vec3::new(r.random_range(-0.05..0.05), r.random_range(-0.05..0.05), -1.0))
+        })
+        .collect();
+    let want = brute_force(&mesh, &rays);
+    let mut gpu = Scene::new(ctx());
+    let g = gpu.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
+    gpu.update().unwrap();
+    let got = gpu.cast_rays(g, &rays).unwrap();
+    assert_same_hits("stacked triangles GPU", &got, &want);
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    let c = cpu.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
+    cpu.update().unwrap();
+    assert_same_hits("stacked triangles CPU", &cpu.cast_rays(c, &rays).unwrap(), &want);
+    let frame = cpu.frame_data().unwrap();
+    let twin = cpu::raycast(cpu.packing(), &frame, &mesh.positions, 0, &rays);
+    assert_eq!(
+        got.iter().map(|h| (h.nodes_visited, h.fallback)).collect::<Vec<_>>(),
+        twin.iter().map(|h| (h.nodes_visited, h.fallback)).collect::<Vec<_>>(),
+        "the GPU and its twin walk alike"
+    );
+
+    // 2^17 coplanar nested triangles with one centroid: the Morton codes tie, the index
+    // balances the tree (17 levels, one more than the short stack), every box is entered at the
+    // same t, so the walk overflows and the fallback walk runs. Checked on the twin: on
+    // llvmpipe this query needs more loop iterations than it runs (it caps every shader loop at
+    // 65535 iterations), which only rays through some 2^15 boxes entered at once reach.
+    let mut flat = TriMesh::default();
+    for t in 0..(1u32 << 17) {
+        let s = 1.0 + (t % 1000) as f32 * 1e-3;
+        flat.positions.extend([Vec3::new(-s, -s, 0.0), Vec3::new(s, -s, 0.0), Vec3::new(0.0, 2.0 * s, 0.0)]);
+        flat.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
+    }
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    cpu.add_body(&flat.positions, &flat.triangles, BodyKind::Volumetric).unwrap();
+    cpu.update().unwrap();
+    let frame = cpu.frame_data().unwrap();
+    let few = &rays[..8];
+    let twin = cpu::raycast(cpu.packing(), &frame, &flat.positions, 0, few);
+    assert!(twin.iter().all(|h| h.fallback == 1), "the short stack overflows");
+    assert_same_hits("flat nested triangles", &twin, &brute_force(&flat, few));
 }
