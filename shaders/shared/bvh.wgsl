@@ -7,8 +7,7 @@ fn vertex_position(v: u32) -> vec3<f32> {
 }
 
 // Tests body-local triangle `tri` of `body` unless it uses `ignore_vertex`: (t, u, v, 1) on a
-// hit within [tmin, tmax], w = 0 otherwise, and w = -1 when skipped. (No pointer arguments:
-// lavapipe clobbered the caller's private stack array through them.)
+// hit within [tmin, tmax], w = 0 otherwise, and w = -1 when skipped. 
 fn leaf_hit(ray: Ray, axes: vec3<u32>, body: BodyGpu, tri: u32, ignore_vertex: u32, tmax: f32) -> vec4<f32> {
     let g = body.tri_offset + tri;
     let ia = triangles[3u * g];
@@ -19,6 +18,21 @@ fn leaf_hit(ray: Ray, axes: vec3<u32>, body: BodyGpu, tri: u32, ignore_vertex: u
     }
     return intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, tmax,
         vertex_position(ia), vertex_position(ib), vertex_position(ic));
+}
+
+// The nearer of `best` and the result `h` of `leaf_hit` on triangle `tri` (ties: lower index).
+fn nearer(best: RayHit, h: vec4<f32>, tri: u32) -> RayHit {
+    var b = best;
+    if h.w >= 0.0 {
+        b.triangles_tested += 1u;
+    }
+    if h.w > 0.0 && (h.x < b.t || (h.x == b.t && tri < b.triangle)) {
+        b.t = h.x;
+        b.triangle = tri;
+        b.u = h.y;
+        b.v = h.z;
+    }
+    return b;
 }
 
 // Closest hit of `ray` against a body (its BodyGpu and leaf count), skipping triangles that use
@@ -65,17 +79,8 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
         let nd = nodes[body.node_offset + node];
         if (nd.child & LEAF_BIT) != 0u {
             let tri = nd.child & ~LEAF_BIT;
-            let h = leaf_hit(ray, axes, body, tri, ignore_vertex, tmax);
-            if h.w >= 0.0 {
-                best.triangles_tested += 1u;
-            }
-            if h.w > 0.0 && (h.x < best.t || (h.x == best.t && tri < best.triangle)) {
-                best.t = h.x;
-                best.triangle = tri;
-                best.u = h.y;
-                best.v = h.z;
-                tmax = h.x;
-            }
+            best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
+            tmax = min(tmax, best.t);
             node = NONE;
             continue;
         }
@@ -117,17 +122,8 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
             if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
                 if (nd.child & LEAF_BIT) != 0u {
                     let tri = nd.child & ~LEAF_BIT;
-                    let h = leaf_hit(ray, axes, body, tri, ignore_vertex, tmax);
-                    if h.w >= 0.0 {
-                        best.triangles_tested += 1u;
-                    }
-                    if h.w > 0.0 && (h.x < best.t || (h.x == best.t && tri < best.triangle)) {
-                        best.t = h.x;
-                        best.triangle = tri;
-                        best.u = h.y;
-                        best.v = h.z;
-                        tmax = h.x;
-                    }
+                    best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
+                    tmax = min(tmax, best.t);
                     node = nd.escape;
                 } else {
                     node = nd.child;
