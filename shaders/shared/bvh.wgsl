@@ -7,7 +7,7 @@ fn vertex_position(v: u32) -> vec3<f32> {
 }
 
 // Tests body-local triangle `tri` of `body` unless it uses `ignore_vertex`: (t, u, v, 1) on a
-// hit within [tmin, tmax], w = 0 otherwise, and w = -1 when skipped. 
+// hit within [tmin, tmax], w = 0 otherwise, and w = -1 when skipped.
 fn leaf_hit(ray: Ray, axes: vec3<u32>, body: BodyGpu, tri: u32, ignore_vertex: u32, tmax: f32) -> vec4<f32> {
     let g = body.tri_offset + tri;
     let ia = triangles[3u * g];
