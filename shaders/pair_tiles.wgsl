@@ -1,5 +1,6 @@
 // Lays out the narrow phase over the pair list: directed pair 2k is (pairs[k].a -> pairs[k].b),
-// 2k + 1 the reverse; each gets ceil(source vertices / WG_SIZE) workgroups. One workgroup scans
+// 2k + 1 the reverse; each gets ceil(source vertices / WG_SIZE) workgroups, but the reverse of a
+// self-collision pair (a == b), which gets none. One workgroup scans
 // the tile counts into `tile_offsets` (D + 1 entries for D directed pairs) and writes the
 // indirect dispatch of the narrow phase. CPU twin: `raycontact::cpu::pair_tiles`.
 //!include shared/common.wgsl
@@ -17,6 +18,9 @@ fn directed_tiles(k: u32) -> u32 {
     let p = pairs[k / 2u];
     var src = p.a;
     if (k & 1u) == 1u {
+        if p.a == p.b {
+            return 0u;
+        }
         src = p.b;
     }
     return (bodies[src].vertex_count + WG_SIZE - 1u) / WG_SIZE;

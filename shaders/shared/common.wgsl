@@ -12,6 +12,8 @@ struct BodyGpu {
     tile_offset: u32,
     tile_count: u32,
     flags: u32,
+    half_thickness: f32,
+    pad: u32,
 }
 
 // Per-frame state of a body, rebuilt on the GPU. Mirrors `layout::BodyState`.

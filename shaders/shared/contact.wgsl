@@ -1,9 +1,12 @@
 // Declarations shared by the pair and contact kernels.
 
-// An unordered pair of packed bodies; it is tested in both directions. Mirrors `layout::BodyPair`.
+// An unordered pair of packed bodies, tested in both directions (once when a == b: a
+// self-collision pair), with its prediction distance. Mirrors `layout::BodyPair`.
 struct BodyPair {
     a: u32,
     b: u32,
+    prediction: f32,
+    pad: u32,
 }
 
 // Counters of a detection, zeroed at the start of each (but `pair_count` when the host supplies
@@ -27,7 +30,11 @@ struct DetectParams {
     pair_capacity: u32,
     contact_capacity: u32,
     body_count: u32,
-    pad: u32,
+    self_collision: u32,
+    prediction: f32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // A contact found by a ray from `source_vertex` of `source_body` that hit `target_triangle` of

@@ -49,7 +49,15 @@ impl BodyKind {
     pub(crate) fn flags(self) -> u32 {
         match self {
             BodyKind::Volumetric => 0,
-            BodyKind::Cloth { .. } => 1,
+            BodyKind::Cloth { .. } => crate::layout::BODY_CLOTH,
+        }
+    }
+
+    /// The half-thickness `e` of a cloth, 0 for a volumetric body.
+    pub fn half_thickness(self) -> f32 {
+        match self {
+            BodyKind::Volumetric => 0.0,
+            BodyKind::Cloth { half_thickness } => half_thickness,
         }
     }
 }
@@ -185,6 +193,8 @@ impl Packing {
                 tile_offset: tile0,
                 tile_count: tiles,
                 flags: b.kind.flags(),
+                half_thickness: b.kind.half_thickness(),
+                pad: 0,
             });
             p.segments.push(SortSegment { offset: t0, count: nt, tile_offset: tile0, tile_count: tiles });
             p.tile_body.extend(std::iter::repeat_n(bi, tiles as usize));

@@ -8,10 +8,21 @@ use crate::stats::FrameStats;
 
 pub use crate::layout::contact_flags;
 
-/// A contact: the ray from `source_vertex` of `source_body` along its inward normal found
-/// `target_triangle` of `target_body` (Hermann et al. 2008). The penalty force pushes the source
-/// vertex along `normal` (towards `target_point`) and the target triangle's vertices the other
-/// way, by `barycentric` weights; `weight` is Hermann's `cos α`.
+/// A contact: a ray from `source_vertex` of `source_body`, along its inward normal (Hermann et
+/// al. 2008) or its outward normal (Lehericey et al. 2015, see [`contact_flags`]), found
+/// `target_triangle` of `target_body` at `ray_length`.
+///
+/// The ray is re-projected onto the hit triangle's unit normal m (length `L = ray_length *
+/// weight`) and the contact classified by `L` as a collision or a prediction. `normal` (±m) is
+/// the direction that resolves the contact for the source vertex: towards the hit, across the
+/// target, when the vertex is inside a volumetric target (or a volumetric source holds a cloth
+/// inside, or the vertex crossed a cloth since the last frame: [`contact_flags::INVERTED`]);
+/// away from the hit when a surface lies in front of the vertex. A response pushes the source
+/// vertex along `normal` and the target triangle's vertices the other way, by `barycentric`
+/// weights. The points lie on the outer surfaces: a cloth's point is moved by its
+/// half-thickness e off its mid-surface (`source_point = vertex - e_source * normal`,
+/// `target_point = hit + e_target * normal`), and `depth = (target_point - source_point) ·
+/// normal`: positive when in contact, the (negative) gap for a prediction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Contact {
     /// The body the ray starts from.
@@ -28,13 +39,15 @@ pub struct Contact {
     pub source_point: Vec3,
     /// The hit point on the target body.
     pub target_point: Vec3,
-    /// Unit direction that pushes the source vertex out of the target body.
+    /// Unit direction that resolves the contact for the source vertex (± the hit triangle's
+    /// normal).
     pub normal: Vec3,
-    /// Penetration depth along `normal`.
+    /// Penetration depth along `normal`; negative for a prediction (the gap).
     pub depth: f32,
-    /// Length of the ray from the source vertex to the hit.
+    /// Length of the ray from the source vertex to the hit (on the mid-surfaces).
     pub ray_length: f32,
-    /// `cos α` between the ray and the hit triangle's normal, in (0, 1].
+    /// `|cos α|` between the ray and the hit triangle's normal, in (0, 1]: Hermann's force
+    /// weight, and the factor of the re-projection.
     pub weight: f32,
     /// [`contact_flags`].
     pub flags: u32,
@@ -62,15 +75,54 @@ impl Contact {
     pub fn is_collision(&self) -> bool {
         self.flags & contact_flags::COLLISION != 0
     }
+
+    /// Whether this is a prediction: a surface within the prediction distance, not yet in
+    /// contact.
+    pub fn is_prediction(&self) -> bool {
+        self.flags & contact_flags::PREDICTION != 0
+    }
+
+    /// Whether the source vertex changed side of the hit triangle since the previous frame
+    /// (cloth against cloth): the normal was flipped to undo the crossing.
+    pub fn is_inverted(&self) -> bool {
+        self.flags & contact_flags::INVERTED != 0
+    }
+
+    /// Whether the outward ray (along the vertex normal) found it, rather than the inward one.
+    pub fn is_outward(&self) -> bool {
+        self.flags & contact_flags::OUTWARD_RAY != 0
+    }
 }
 
-/// Which pairs of bodies a detection tests (each in both directions).
+/// Which pairs of bodies a detection tests: each pair (A, B) in both directions, A -> B and
+/// B -> A; a self pair (A, A) once. A self pair of a cloth finds where the cloth touches
+/// itself; of a volumetric body, where it passes through itself (Hermann's section 3.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Pairs<'a> {
-    /// Every pair whose boxes overlap, found on the GPU (on the CPU backend, by its twin).
+    /// Every pair whose boxes, grown by the pair's reach (the larger of the prediction
+    /// distance and the sum of the cloth half-thicknesses), overlap, found on the GPU (on the
+    /// CPU backend, by its twin); and the self pairs that
+    /// [`Scene::set_self_collision`](crate::Scene::set_self_collision) asks for. The
+    /// prediction distance is [`Scene::set_prediction_distance`](crate::Scene::set_prediction_distance)'s.
     Overlapping,
-    /// These pairs.
+    /// These pairs, with the scene's prediction distance.
     List(&'a [(BodyId, BodyId)]),
+    /// These pairs, each with its own prediction distance (finite, >= 0).
+    WithDistance(&'a [(BodyId, BodyId, f32)]),
+}
+
+/// Which bodies [`Pairs::Overlapping`] tests against themselves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SelfCollision {
+    /// None.
+    None,
+    /// Every cloth (Lehericey et al. 2015 add the test (C, C) for each cloth C).
+    #[default]
+    Cloth,
+    /// Every cloth and every volumetric body (the volumetric test costs a second ray query
+    /// for each vertex whose first hit is on its own inward surface).
+    All,
 }
 
 /// What a detection does when it finds more contacts than the contact buffer holds.
@@ -86,8 +138,8 @@ pub enum OverflowPolicy {
 /// The result of a detection.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contacts {
-    /// The contacts, sorted by (source body, target body, source vertex): a deterministic order,
-    /// the same on the GPU and on the CPU backend.
+    /// The contacts, sorted by (source body, target body, source vertex, inward ray before
+    /// outward ray): a deterministic order, the same on the GPU and on the CPU backend.
     pub contacts: Vec<Contact>,
     /// Pairs of bodies tested (each in both directions).
     pub pairs: u32,
@@ -97,5 +149,12 @@ pub struct Contacts {
 
 /// Sorts contacts into the documented order.
 pub(crate) fn sort_contacts(contacts: &mut [ContactGpu], ids: &[BodyId]) {
-    contacts.sort_by_key(|c| (ids[c.source_body as usize], ids[c.target_body as usize], c.source_vertex));
+    contacts.sort_by_key(|c| {
+        (
+            ids[c.source_body as usize],
+            ids[c.target_body as usize],
+            c.source_vertex,
+            c.flags & contact_flags::OUTWARD_RAY,
+        )
+    });
 }

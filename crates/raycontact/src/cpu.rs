@@ -12,8 +12,9 @@ use rayon::prelude::*;
 
 use crate::body::Packing;
 use crate::layout::{
-    BodyGpu, BodyPair, BodyState, ContactGpu, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE, Node,
-    ONE_THIRD, Ray, RayHit, SHORT_STACK, SortSegment, TriBox, contact_flags, float_to_key,
+    BODY_CLOTH, BodyGpu, BodyPair, BodyState, ContactGpu, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE,
+    Node, ONE_THIRD, Ray, RayHit, SELF_CLOTH, SELF_HIT_GAP, SELF_VOLUMETRIC, SHORT_STACK, SortSegment,
+    TriBox, contact_flags, float_to_key,
 };
 
 /// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
@@ -599,16 +600,29 @@ pub fn raycast_brute_force(
 }
 
 /// Twin of `broad_phase.wgsl`: every pair (i, j), i < j, of packed bodies with leaves whose
-/// boxes overlap, in (i, j) order (the GPU appends them in any order).
-pub fn broad_phase(body_state: &[BodyState]) -> Vec<BodyPair> {
+/// boxes, grown by the pair's reach `max(prediction, e_i + e_j)`, overlap, and the self pairs
+/// (i, i) of the kinds in `self_collision` ([`crate::layout::SELF_CLOTH`],
+/// [`crate::layout::SELF_VOLUMETRIC`]), in (i, j) order (the GPU appends them in any order); all
+/// with the prediction distance `prediction`.
+pub fn broad_phase(
+    bodies: &[BodyGpu],
+    body_state: &[BodyState],
+    self_collision: u32,
+    prediction: f32,
+) -> Vec<BodyPair> {
     let boxes: Vec<Option<(Vec3, Vec3)>> = body_state.iter().map(|s| s.bounds()).collect();
     let mut pairs = Vec::new();
     for (i, bi) in boxes.iter().enumerate() {
         let Some((li, hi)) = bi else { continue };
+        let wanted = if bodies[i].flags & BODY_CLOTH != 0 { SELF_CLOTH } else { SELF_VOLUMETRIC };
+        if self_collision & wanted != 0 {
+            pairs.push(BodyPair { a: i as u32, b: i as u32, prediction, pad: 0 });
+        }
         for (j, bj) in boxes.iter().enumerate().skip(i + 1) {
             let Some((lj, hj)) = bj else { continue };
-            if li.cmple(*hj).all() && lj.cmple(*hi).all() {
-                pairs.push(BodyPair { a: i as u32, b: j as u32 });
+            let reach = prediction.max(bodies[i].half_thickness + bodies[j].half_thickness);
+            if (li - reach).cmple(*hj).all() && (lj - reach).cmple(*hi).all() {
+                pairs.push(BodyPair { a: i as u32, b: j as u32, prediction, pad: 0 });
             }
         }
     }
@@ -616,14 +630,16 @@ pub fn broad_phase(body_state: &[BodyState]) -> Vec<BodyPair> {
 }
 
 /// Twin of `pair_tiles.wgsl`: the first workgroup of each directed pair (2k: `a -> b`,
-/// 2k + 1: `b -> a`) and, last, the total.
+/// 2k + 1: `b -> a`, without workgroups for a self pair) and, last, the total.
 pub fn pair_tiles(bodies: &[BodyGpu], pairs: &[BodyPair]) -> Vec<u32> {
     let mut offsets = Vec::with_capacity(2 * pairs.len() + 1);
     let mut total = 0;
     for p in pairs {
-        for src in [p.a, p.b] {
+        for (dir, src) in [p.a, p.b].into_iter().enumerate() {
             offsets.push(total);
-            total += bodies[src as usize].vertex_count.div_ceil(crate::layout::WG_SIZE);
+            if dir == 0 || p.a != p.b {
+                total += bodies[src as usize].vertex_count.div_ceil(crate::layout::WG_SIZE);
+            }
         }
     }
     offsets.push(total);
@@ -847,83 +863,257 @@ pub fn closest_hit_ordered(
     best
 }
 
-/// Twin of `narrow_phase.wgsl` for one directed pair and one source vertex (body-local
-/// `local` of packed body `a`, against packed body `b`).
+/// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `face` its
+/// unnormalised normal, `cosine = dir · m` with m the unit normal, `length = t |cosine|` (the
+/// ray re-projected onto m).
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    hit: RayHit,
+    face: Vec3,
+    cosine: f32,
+    length: f32,
+}
+
+impl Probe {
+    fn hits(&self) -> bool {
+        self.hit.triangle != NONE
+    }
+}
+
+/// The narrow phase's view of one frame: the packing, the BVHs and both position sets.
+struct Narrow<'a> {
+    packing: &'a Packing,
+    frame: &'a FrameData,
+    positions: &'a [Vec3],
+    previous: &'a [Vec3],
+}
+
+impl Narrow<'_> {
+    fn probe(&self, b: usize, origin: Vec3, dir: Vec3, tmin: f32, tmax: f32, ignore: u32) -> Probe {
+        let body = &self.packing.bodies[b];
+        let ray = Ray { origin, tmin, dir, tmax };
+        let nodes = self.frame.body_nodes(self.packing, b);
+        let hit = closest_hit_ordered(body, nodes, self.positions, &self.packing.triangles, &ray, ignore);
+        let mut pr = Probe { hit, face: Vec3::ZERO, cosine: 0.0, length: 0.0 };
+        if hit.triangle != NONE {
+            let g = (body.tri_offset + hit.triangle) as usize;
+            let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
+            pr.face = (tb - ta).cross(tc - ta);
+            pr.cosine = dir.dot(pr.face.normalize());
+            pr.length = hit.t * pr.cosine.abs();
+        }
+        pr
+    }
+
+    /// Whether body `a` is hit before `t` along the ray (ignoring `v`'s triangles).
+    fn blocked(&self, a: usize, origin: Vec3, dir: Vec3, t: f32, v: u32) -> bool {
+        let h = self.probe(a, origin, dir, 0.0, t, v).hit;
+        h.triangle != NONE && h.t < t
+    }
+
+    /// Whether packed vertex `v` is strictly on the other side of triangle `tri` of body `b`
+    /// than at the previous positions.
+    fn inverted(&self, v: u32, b: usize, tri: u32) -> bool {
+        let g = (self.packing.bodies[b].tri_offset + tri) as usize;
+        let side = |pos: &[Vec3]| {
+            let (ta, tb, tc) = tri_vertices(pos, &self.packing.triangles, g);
+            (pos[v as usize] - ta).dot((tb - ta).cross(tc - ta))
+        };
+        let (now, before) = (side(self.positions), side(self.previous));
+        (now < 0.0 && before > 0.0) || (now > 0.0 && before < 0.0)
+    }
+
+    /// The contact of probe `pr` along `dir` from `local` (at p) of body `a` on body `b`.
+    #[allow(clippy::too_many_arguments)]
+    fn contact(
+        &self,
+        (a, local, b): (usize, u32, usize),
+        p: Vec3,
+        pr: &Probe,
+        through: bool,
+        flags: u32,
+        ea: f32,
+        eb: f32,
+    ) -> ContactGpu {
+        let g = (self.packing.bodies[b].tri_offset + pr.hit.triangle) as usize;
+        let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
+        let m = pr.face.normalize();
+        let toward = if pr.cosine < 0.0 { -m } else { m };
+        let (normal, depth) =
+            if through { (toward, pr.length + ea + eb) } else { (-toward, ea + eb - pr.length) };
+        let (u, v) = (pr.hit.u, pr.hit.v);
+        let q = ta * (1.0 - u - v) + tb * u + tc * v;
+        ContactGpu {
+            source_body: a as u32,
+            source_vertex: local,
+            target_body: b as u32,
+            target_triangle: pr.hit.triangle,
+            source_point: p - ea * normal,
+            u,
+            target_point: q + eb * normal,
+            v,
+            normal,
+            depth,
+            ray_length: pr.hit.t,
+            weight: pr.cosine.abs(),
+            flags,
+            pad: 0,
+        }
+    }
+}
+
+/// Twin of `class_of` in `narrow_phase.wgsl`: collision below `touch`, prediction below
+/// `predict`, 0 otherwise.
+fn class_of(length: f32, touch: f32, predict: f32) -> u32 {
+    if length < touch {
+        contact_flags::COLLISION
+    } else if length < predict {
+        contact_flags::PREDICTION
+    } else {
+        0
+    }
+}
+
+/// Twin of one invocation of `narrow_phase.wgsl`: the contacts (at most two) of source vertex
+/// `local` of packed body `a` against packed body `b` (`a` itself for a self pair), with the
+/// pair's prediction distance, classified as that kernel's header describes (Hermann et al.
+/// 2008; Lehericey et al. 2015: four cases by body kind, re-projection, inversion). `previous`
+/// holds the previous frame's positions (for inversions).
+#[allow(clippy::too_many_arguments)]
 pub fn narrow_phase_vertex(
     packing: &Packing,
     frame: &FrameData,
     positions: &[Vec3],
+    previous: &[Vec3],
     a: usize,
     b: usize,
+    prediction: f32,
     local: u32,
-) -> Option<ContactGpu> {
+    out: &mut Vec<ContactGpu>,
+) {
+    use contact_flags::{COLLISION, INVERTED, INWARD_RAY, OUTWARD_RAY, PREDICTION};
+    let cx = Narrow { packing, frame, positions, previous };
     let (body_a, body_b) = (&packing.bodies[a], &packing.bodies[b]);
-    let (sa, sb) = (&frame.body_state[a], &frame.body_state[b]);
+    let cloth_a = body_a.flags & BODY_CLOTH != 0;
+    let cloth_b = body_b.flags & BODY_CLOTH != 0;
+    let (ea, eb) = (body_a.half_thickness, body_b.half_thickness);
+    let reach = prediction.max(ea + eb);
+    let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     let p = positions[v as usize];
-    let (la, ha) = sa.bounds_keys();
-    let (lb, hb) = sb.bounds_keys();
-    let (lo, hi) = (la.max(lb), ha.min(hb));
-    if p.cmplt(lo).any() || p.cmpgt(hi).any() {
-        return None;
+    if !self_pair && (cloth_a || !cloth_b) {
+        let (lo, hi) = frame.body_state[b].bounds_keys();
+        if p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any() {
+            return;
+        }
     }
     let n = frame.normals[v as usize];
     if n == Vec3::ZERO {
-        return None;
+        return;
     }
-    let dir = -n;
-    let ray = Ray { origin: p, tmin: 0.0, dir, tmax: f32::INFINITY };
-    let hit_b =
-        closest_hit_ordered(body_b, frame.body_nodes(packing, b), positions, &packing.triangles, &ray, NONE);
-    if hit_b.triangle == NONE {
-        return None;
+    let id = (a, local, b);
+    let mut emit =
+        |pr: &Probe, through: bool, flags: u32| out.push(cx.contact(id, p, pr, through, flags, ea, eb));
+    let inf = f32::INFINITY;
+    if !cloth_a && self_pair {
+        let first = cx.probe(a, p, -n, 0.0, inf, v);
+        if first.hits() && first.cosine > 0.0 {
+            let t1 = first.hit.t;
+            let second = cx.probe(a, p, -n, t1 + SELF_HIT_GAP * t1, inf, v);
+            if second.hits()
+                && second.hit.t > t1
+                && second.hit.triangle != first.hit.triangle
+                && second.cosine > 0.0
+            {
+                emit(&first, true, COLLISION | INWARD_RAY);
+            }
+        }
+    } else if !cloth_a && !cloth_b {
+        let i = cx.probe(b, p, -n, 0.0, inf, NONE);
+        if i.hits() && i.cosine > 0.0 && !cx.blocked(a, p, -n, i.hit.t, v) {
+            emit(&i, true, COLLISION | INWARD_RAY);
+        }
+        if prediction > 0.0 {
+            let o = cx.probe(b, p, n, 0.0, reach, NONE);
+            if o.hits() && o.cosine < 0.0 && o.length < prediction && !cx.blocked(a, p, n, o.hit.t, v) {
+                emit(&o, false, PREDICTION | OUTWARD_RAY);
+            }
+        }
+    } else if !cloth_a {
+        let i = cx.probe(b, p, -n, 0.0, inf, NONE);
+        if i.hits() && !cx.blocked(a, p, -n, 2.0 * i.hit.t, v) {
+            emit(&i, true, COLLISION | INWARD_RAY);
+        }
+        if reach > 0.0 {
+            let o = cx.probe(b, p, n, 0.0, reach, NONE);
+            let class = class_of(o.length, eb, prediction);
+            if o.hits() && class != 0 && !cx.blocked(a, p, n, o.hit.t, v) {
+                emit(&o, false, class | OUTWARD_RAY);
+            }
+        }
+    } else if !cloth_b {
+        let i = cx.probe(b, p, -n, 0.0, inf, NONE);
+        let o = cx.probe(b, p, n, 0.0, inf, NONE);
+        let inside_i = i.hits() && i.cosine > 0.0;
+        let inside_o = o.hits() && o.cosine > 0.0;
+        if inside_o && (!inside_i || o.length < i.length) {
+            emit(&o, true, COLLISION | OUTWARD_RAY);
+        } else if inside_i {
+            emit(&i, true, COLLISION | INWARD_RAY);
+        } else {
+            let ci = class_of(i.length, ea, prediction);
+            if i.hits() && ci != 0 {
+                emit(&i, false, ci | INWARD_RAY);
+            }
+            let co = class_of(o.length, ea, prediction);
+            if o.hits() && co != 0 {
+                emit(&o, false, co | OUTWARD_RAY);
+            }
+        }
+    } else {
+        let ignore = if self_pair { v } else { NONE };
+        for (dir, ray) in [(-n, INWARD_RAY), (n, OUTWARD_RAY)] {
+            let h = cx.probe(b, p, dir, 0.0, reach, ignore);
+            if h.hits() {
+                if cx.inverted(v, b, h.hit.triangle) {
+                    emit(&h, true, COLLISION | INVERTED | ray);
+                } else {
+                    let class = class_of(h.length, ea + eb, prediction);
+                    if class != 0 {
+                        emit(&h, false, class | ray);
+                    }
+                }
+            }
+        }
     }
-    let g = (body_b.tri_offset + hit_b.triangle) as usize;
-    let (ta, tb, tc) = tri_vertices(positions, &packing.triangles, g);
-    let face = (tb - ta).cross(tc - ta);
-    if face.dot(n) >= 0.0 {
-        return None;
-    }
-    let ray_a = Ray { tmax: hit_b.t, ..ray };
-    let hit_a =
-        closest_hit_ordered(body_a, frame.body_nodes(packing, a), positions, &packing.triangles, &ray_a, v);
-    if hit_a.triangle != NONE && hit_a.t < hit_b.t {
-        return None;
-    }
-    Some(ContactGpu {
-        source_body: a as u32,
-        source_vertex: local,
-        target_body: b as u32,
-        target_triangle: hit_b.triangle,
-        source_point: p,
-        u: hit_b.u,
-        target_point: ta * (1.0 - hit_b.u - hit_b.v) + tb * hit_b.u + tc * hit_b.v,
-        v: hit_b.v,
-        normal: dir,
-        depth: hit_b.t,
-        ray_length: hit_b.t,
-        weight: dir.dot(face.normalize()),
-        flags: contact_flags::COLLISION | contact_flags::INWARD_RAY,
-        pad: 0,
-    })
 }
 
-/// Twin of `narrow_phase.wgsl`: the contacts of every directed pair of `pairs`, in (pair,
-/// direction, source vertex) order.
+/// Twin of `narrow_phase.wgsl` over a pair list (each pair in both directions, a self pair
+/// once), in rayon: the contacts in (pair, direction, vertex, inward before outward) order (the
+/// GPU appends them in any order). `previous`: the previous frame's positions.
 pub fn narrow_phase(
     packing: &Packing,
     frame: &FrameData,
     positions: &[Vec3],
+    previous: &[Vec3],
     pairs: &[BodyPair],
 ) -> Vec<ContactGpu> {
     let mut out = Vec::new();
     for p in pairs {
-        for (a, b) in [(p.a as usize, p.b as usize), (p.b as usize, p.a as usize)] {
+        let (a, b) = (p.a as usize, p.b as usize);
+        let directions: &[(usize, usize)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
+        for &(a, b) in directions {
             let found: Vec<ContactGpu> = (0..packing.bodies[a].vertex_count)
                 .into_par_iter()
                 .with_min_len(256)
-                .filter_map(|v| narrow_phase_vertex(packing, frame, positions, a, b, v))
-                .collect();
+                .fold(Vec::new, |mut acc, v| {
+                    narrow_phase_vertex(packing, frame, positions, previous, a, b, p.prediction, v, &mut acc);
+                    acc
+                })
+                .reduce(Vec::new, |mut x, mut y| {
+                    x.append(&mut y);
+                    x
+                });
             out.extend(found);
         }
     }

@@ -10,7 +10,7 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernels::{Binding, Kernel};
 use crate::layout::{
-    self, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, RADIX_BITS,
+    self, BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, RADIX_BITS,
     RADIX_BUCKETS, Ray, RayHit, RaycastParams, SORT_PASSES, SortPass, SortSegment, TILE, TriBox,
     UNIFORM_STRIDE, WG_SIZE, dispatch_size,
 };
@@ -213,8 +213,8 @@ impl Capacity {
             B::Triangles | B::VertexTris => 12 * t,
             B::VertexTriOffsets => 4 * (v + 1),
             B::TriBoxes => 32 * t,
-            B::Bodies => 32 * n,
-            B::BodyState => 32 * n,
+            B::Bodies => size_of::<BodyGpu>() as u64 * n,
+            B::BodyState => size_of::<BodyState>() as u64 * n,
             B::TileBody => 4 * tiles,
             B::Segments => 16 * n,
             B::Keys0 | B::Keys1 | B::Values0 | B::Values1 => 4 * t,
@@ -222,8 +222,9 @@ impl Capacity {
             B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
             B::Nodes => 64 * t,
             B::Parents | B::Visits => 8 * t,
-            B::DetectParams | B::DetectState | B::Dispatch | B::ContactArgs => 16,
-            B::Pairs => 8 * self.pairs,
+            B::DetectParams => size_of::<DetectParams>() as u64,
+            B::DetectState | B::Dispatch | B::ContactArgs => 16,
+            B::Pairs => size_of::<BodyPair>() as u64 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
             B::Contacts => std::mem::size_of::<ContactGpu>() as u64 * self.contacts,
         }
@@ -352,7 +353,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             B::Params,
         ],
         Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
-        Kernel::BroadPhase => vec![B::DetectParams, B::BodyState, B::DetectState, B::Pairs],
+        Kernel::BroadPhase => vec![B::DetectParams, B::Bodies, B::BodyState, B::DetectState, B::Pairs],
         Kernel::PairTiles => {
             vec![B::DetectParams, B::Bodies, B::Pairs, B::DetectState, B::TileOffsets, B::Dispatch]
         }
@@ -361,6 +362,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             B::Bodies,
             B::BodyState,
             B::Positions,
+            B::PrevPositions,
             B::Normals,
             B::Triangles,
             B::Nodes,
@@ -704,13 +706,15 @@ impl SceneGpu {
     }
 
     /// Records a detection over this frame's BVHs (recorded before it): the pairs (`list`, or
-    /// every pair whose boxes overlap, found on the GPU), the narrow phase as an indirect
-    /// dispatch, and, when `readback` is set, the copy of the counters and of the first contacts
-    /// to the readback buffer. Returns how many contacts that copy holds.
+    /// every pair whose boxes overlap, found on the GPU with `pairing`'s prediction distance
+    /// and self-collision pairs), the narrow phase as an indirect dispatch, and, when `readback`
+    /// is set, the copy of the counters and of the first contacts to the readback buffer.
+    /// Returns how many contacts that copy holds.
     pub fn record_detect(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         list: Option<&[BodyPair]>,
+        pairing: (u32, f32),
         readback: bool,
         stats: &mut FrameStats,
     ) -> u64 {
@@ -719,7 +723,9 @@ impl SceneGpu {
             pair_capacity: self.cap.pairs as u32,
             contact_capacity: self.contact_capacity as u32,
             body_count: self.params.body_count,
-            pad: 0,
+            self_collision: pairing.0,
+            prediction: pairing.1,
+            ..Default::default()
         };
         q.write_buffer(self.buf(B::DetectParams), 0, bytemuck::bytes_of(&params));
         let pair_count = list.map_or(0, |l| l.len() as u32);
@@ -729,8 +735,8 @@ impl SceneGpu {
         let state = DetectState { pair_count, ..Default::default() };
         q.write_buffer(self.buf(B::DetectState), 0, bytemuck::bytes_of(&state));
         let b = self.params.body_count;
-        let used_pairs = list.map_or((b as u64 * b.saturating_sub(1) as u64 / 2).max(1), |l| l.len() as u64);
-        self.bufs[B::Pairs as usize].used = 8 * used_pairs;
+        let used_pairs = list.map_or((b as u64 * (b as u64 + 1) / 2).max(1), |l| l.len() as u64);
+        self.bufs[B::Pairs as usize].used = size_of::<BodyPair>() as u64 * used_pairs;
         self.bufs[B::TileOffsets as usize].used = 4 * (2 * used_pairs + 1);
         {
             let mut pass = self.timed_pass(encoder, Stage::Pairs);

@@ -54,7 +54,7 @@ pub enum Kernel {
     BroadPhase,
     /// Workgroup layout and indirect dispatch of the narrow phase.
     PairTiles,
-    /// Inward rays from every source vertex: contacts.
+    /// Inward and outward rays from every source vertex: contacts and predictions.
     NarrowPhase,
     /// Indirect dispatch arguments over the contacts, for a GPU consumer.
     ContactArgs,
@@ -126,13 +126,13 @@ impl Kernel {
             Kernel::Fit => &[R, R, R, R, R, W, W, U],
             // query, bodies, body_state, positions, triangles, nodes, rays, hits
             Kernel::Raycast => &[U, R, R, R, R, R, R, W],
-            // params, body_state, state, pairs
-            Kernel::BroadPhase => &[U, R, W, W],
+            // params, bodies, body_state, state, pairs
+            Kernel::BroadPhase => &[U, R, R, W, W],
             // params, bodies, pairs, state, tile_offsets, dispatch
             Kernel::PairTiles => &[U, R, R, W, W, W],
-            // params, bodies, body_state, positions, normals, triangles, nodes, pairs,
-            // tile_offsets, state, contacts
-            Kernel::NarrowPhase => &[U, R, R, R, R, R, R, R, R, W, W],
+            // params, bodies, body_state, positions, prev_positions, normals, triangles, nodes,
+            // pairs, tile_offsets, state, contacts
+            Kernel::NarrowPhase => &[U, R, R, R, R, R, R, R, R, R, W, W],
             // params, state, args
             Kernel::ContactArgs => &[U, R, W],
         }

@@ -36,6 +36,10 @@ pub const MAX_GROUPS_X: u32 = 65535;
 pub const DEGENERATE_SIN2: f32 = 1.0e-12;
 /// `1/3` rounded to f32, as the Morton kernel and its twin use it.
 pub const ONE_THIRD: f32 = 1.0 / 3.0;
+/// Volumetric self-collision: the second inward-facing hit is searched from `t1 (1 + SELF_HIT_GAP)`
+/// past the first at `t1`, so that the first triangle's neighbours across an edge it shares
+/// with the ray are not taken for a second surface.
+pub const SELF_HIT_GAP: f32 = 1e-4;
 /// Dynamic-offset stride of per-pass uniforms (the WebGPU minimum uniform offset alignment).
 pub const UNIFORM_STRIDE: u64 = 256;
 
@@ -53,9 +57,14 @@ pub fn wgsl_prelude() -> String {
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
-         const ONE_THIRD: f32 = {third};\n",
+         const ONE_THIRD: f32 = {third};\n\
+         const SELF_HIT_GAP: f32 = {gap};\n\
+         const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
+         const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
+         const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n",
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
+        gap = bits_literal(SELF_HIT_GAP),
     )
 }
 
@@ -66,7 +75,7 @@ fn bits_literal(x: f32) -> String {
 
 /// Where a body lives in the packed scene buffers (WGSL `BodyGpu`).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BodyGpu {
     /// First vertex of the body in the packed vertex buffers.
     pub vertex_offset: u32,
@@ -82,9 +91,16 @@ pub struct BodyGpu {
     pub tile_offset: u32,
     /// Tiles of the body: `ceil(tri_count / TILE)`.
     pub tile_count: u32,
-    /// Reserved for body flags (kind); 0 = volumetric, 1 = cloth.
+    /// Body flags: [`BODY_CLOTH`] for a cloth, 0 for a volumetric body.
     pub flags: u32,
+    /// Half-thickness `e` of a cloth (0 for a volumetric body).
+    pub half_thickness: f32,
+    /// Padding.
+    pub pad: u32,
 }
+
+/// [`BodyGpu::flags`] bit of a cloth (WGSL `BODY_CLOTH`).
+pub const BODY_CLOTH: u32 = 1;
 
 /// Per-frame state of a body, built on the GPU (WGSL `BodyState` / `BodyStateRead`).
 #[repr(C)]
@@ -302,12 +318,16 @@ pub struct RaycastParams {
 
 /// An unordered pair of packed bodies (WGSL `BodyPair`); the narrow phase tests it both ways.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BodyPair {
     /// Packed index of the first body.
     pub a: u32,
-    /// Packed index of the second body.
+    /// Packed index of the second body (`a` itself for a self-collision pair).
     pub b: u32,
+    /// Prediction distance of the pair: outward rays find predictions up to this length.
+    pub prediction: f32,
+    /// Padding.
+    pub pad: u32,
 }
 
 /// Counters of a detection (WGSL `DetectState`).
@@ -326,7 +346,7 @@ pub struct DetectState {
 
 /// Parameters of a detection (WGSL `DetectParams`).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct DetectParams {
     /// Capacity of the pair list.
     pub pair_capacity: u32,
@@ -334,21 +354,36 @@ pub struct DetectParams {
     pub contact_capacity: u32,
     /// Packed bodies.
     pub body_count: u32,
+    /// Which self-collision pairs the broad phase adds: [`SELF_CLOTH`] and [`SELF_VOLUMETRIC`].
+    pub self_collision: u32,
+    /// Prediction distance of the pairs the broad phase finds.
+    pub prediction: f32,
     /// Padding.
-    pub pad: u32,
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
+
+/// [`DetectParams::self_collision`] bit: the broad phase adds (C, C) for every cloth C.
+pub const SELF_CLOTH: u32 = 1;
+/// [`DetectParams::self_collision`] bit: the broad phase adds (V, V) for every volumetric V.
+pub const SELF_VOLUMETRIC: u32 = 2;
 
 /// Bits of [`crate::Contact::flags`] and [`ContactGpu::flags`] (WGSL `CONTACT_*`).
 pub mod contact_flags {
-    /// A collision: the source vertex is inside the target body.
+    /// A collision: the source vertex is in contact with the target body (inside it, or
+    /// closer to a cloth than the thicknesses allow).
     pub const COLLISION: u32 = 1;
-    /// A prediction: close, not yet in contact (cloth).
+    /// A prediction: a surface within the pair's prediction distance, not yet in contact.
     pub const PREDICTION: u32 = 2;
-    /// Found by the inward ray (along the source vertex's inward normal).
+    /// Found by the inward ray (along minus the source vertex's normal).
     pub const INWARD_RAY: u32 = 4;
-    /// Found by the outward ray (cloth).
+    /// Found by the outward ray (along the source vertex's normal).
     pub const OUTWARD_RAY: u32 = 8;
-    /// The source vertex changed side of the hit triangle since the previous frame (cloth).
+    /// The source vertex changed side of the hit triangle since the previous frame (cloth
+    /// against cloth): the normal is flipped and the contact is a collision.
     pub const INVERTED: u32 = 16;
     /// Found by walking the triangle adjacency from the previous hit (iterative detection).
     pub const WALKED: u32 = 32;
@@ -376,13 +411,13 @@ pub struct ContactGpu {
     pub target_point: Vec3,
     /// Barycentric weight of the hit triangle's third vertex.
     pub v: f32,
-    /// Unit direction that pushes the source vertex out of the target body (the ray's).
+    /// Unit direction that resolves the contact for the source vertex (see [`crate::Contact`]).
     pub normal: Vec3,
-    /// Penetration depth along `normal`.
+    /// Penetration depth along `normal` (negative for a prediction).
     pub depth: f32,
     /// Length of the ray from the source vertex to the hit.
     pub ray_length: f32,
-    /// `cos α` between the ray and the hit triangle's normal (Hermann's force weight).
+    /// `|cos α|` between the ray and the hit triangle's normal.
     pub weight: f32,
     /// [`contact_flags`].
     pub flags: u32,

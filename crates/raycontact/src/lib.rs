@@ -38,7 +38,7 @@ pub mod scene;
 pub mod stats;
 
 pub use body::{BodyId, BodyKind};
-pub use contact::{Contact, Contacts, OverflowPolicy, Pairs};
+pub use contact::{Contact, Contacts, OverflowPolicy, Pairs, SelfCollision, contact_flags};
 pub use context::{ContextOptions, GpuContext};
 pub use error::{Error, Result};
 pub use gpu::{ContactBuffers, GpuRadixSort};

@@ -7,7 +7,7 @@ use std::time::Instant;
 use glam::Vec3;
 
 use crate::body::{BodyData, BodyId, BodyKind, Packing, validate_positions};
-use crate::contact::{Contact, Contacts, OverflowPolicy, Pairs, sort_contacts};
+use crate::contact::{Contact, Contacts, OverflowPolicy, Pairs, SelfCollision, sort_contacts};
 use crate::context::GpuContext;
 use crate::cpu::{self, FrameData};
 use crate::error::{Error, Result};
@@ -99,6 +99,8 @@ pub struct Scene {
     fresh: bool,
     contact_capacity: u64,
     overflow: OverflowPolicy,
+    prediction: f32,
+    self_collision: SelfCollision,
 }
 
 impl Scene {
@@ -113,6 +115,8 @@ impl Scene {
             fresh: false,
             contact_capacity: crate::gpu::DEFAULT_CONTACT_CAPACITY,
             overflow: OverflowPolicy::Grow,
+            prediction: 0.0,
+            self_collision: SelfCollision::Cloth,
         }
     }
 
@@ -146,6 +150,8 @@ impl Scene {
             fresh: false,
             contact_capacity: crate::gpu::DEFAULT_CONTACT_CAPACITY,
             overflow: OverflowPolicy::Grow,
+            prediction: 0.0,
+            self_collision: SelfCollision::Cloth,
         })
     }
 
@@ -216,6 +222,16 @@ impl Scene {
             .filter(|s| s.generation == id.generation)
             .and_then(|s| s.body.as_ref())
             .ok_or(Error::UnknownBody { body: id })
+    }
+
+    /// Every body a pair list names exists.
+    fn check_pairs(&self, pairs: Pairs<'_>) -> Result<()> {
+        let ids: Vec<BodyId> = match pairs {
+            Pairs::Overlapping => Vec::new(),
+            Pairs::List(l) => l.iter().flat_map(|&(a, b)| [a, b]).collect(),
+            Pairs::WithDistance(l) => l.iter().flat_map(|&(a, b, _)| [a, b]).collect(),
+        };
+        ids.into_iter().try_for_each(|id| self.body(id).map(|_| ()))
     }
 
     /// Sets the positions of a body's vertices for the next frame; the current ones become the
@@ -464,21 +480,65 @@ impl Scene {
         self.overflow = policy;
     }
 
+    /// Sets the prediction distance of the pairs that [`Pairs::Overlapping`] and
+    /// [`Pairs::List`] test (0 by default: no predictions). Outward rays report a surface
+    /// within this distance (measured along its normal) as a prediction; the broad phase grows
+    /// the body boxes by it. Errors: [`Error::InvalidInput`] unless finite and >= 0.
+    ///
+    /// ```
+    /// let mut scene = raycontact::Scene::new_cpu(Some(1)).unwrap();
+    /// scene.set_prediction_distance(0.05).unwrap();
+    /// assert!(scene.set_prediction_distance(-1.0).is_err());
+    /// ```
+    pub fn set_prediction_distance(&mut self, distance: f32) -> Result<()> {
+        check_distance(distance, "the prediction distance")?;
+        self.prediction = distance;
+        Ok(())
+    }
+
+    /// The prediction distance of [`Pairs::Overlapping`] and [`Pairs::List`].
+    pub fn prediction_distance(&self) -> f32 {
+        self.prediction
+    }
+
+    /// Sets which bodies [`Pairs::Overlapping`] also tests against themselves
+    /// ([`SelfCollision::Cloth`] by default, as Lehericey et al. 2015 do). A self pair given in
+    /// [`Pairs::List`] is tested whatever this says.
+    pub fn set_self_collision(&mut self, which: SelfCollision) {
+        self.self_collision = which;
+    }
+
+    fn self_collision_bits(&self) -> u32 {
+        match self.self_collision {
+            SelfCollision::None => 0,
+            SelfCollision::Cloth => crate::layout::SELF_CLOTH,
+            SelfCollision::All => crate::layout::SELF_CLOTH | crate::layout::SELF_VOLUMETRIC,
+        }
+    }
+
     fn packed_pairs(&self, pairs: Pairs<'_>) -> Result<Option<Vec<BodyPair>>> {
-        let Pairs::List(list) = pairs else { return Ok(None) };
-        list.iter()
-            .map(|&(a, b)| {
-                let ia = self.packing.index_of(a).ok_or(Error::UnknownBody { body: a })?;
-                let ib = self.packing.index_of(b).ok_or(Error::UnknownBody { body: b })?;
-                if ia == ib {
-                    return Err(Error::InvalidInput {
-                        what: format!("pair ({a}, {b}): self-collision is not supported yet"),
-                    });
-                }
-                Ok(BodyPair { a: ia as u32, b: ib as u32 })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some)
+        let pack = |a: BodyId, b: BodyId, prediction: f32| -> Result<BodyPair> {
+            let ia = self.packing.index_of(a).ok_or(Error::UnknownBody { body: a })?;
+            let ib = self.packing.index_of(b).ok_or(Error::UnknownBody { body: b })?;
+            check_distance(prediction, &format!("the prediction distance of pair ({a}, {b})"))?;
+            Ok(BodyPair { a: ia as u32, b: ib as u32, prediction, pad: 0 })
+        };
+        match pairs {
+            Pairs::Overlapping => Ok(None),
+            Pairs::List(list) => {
+                list.iter().map(|&(a, b)| pack(a, b, self.prediction)).collect::<Result<_>>().map(Some)
+            }
+            Pairs::WithDistance(list) => {
+                list.iter().map(|&(a, b, d)| pack(a, b, d)).collect::<Result<_>>().map(Some)
+            }
+        }
+    }
+
+    /// The most pairs a detection may test, and the broad phase's settings.
+    fn pair_plan(&self, packed: &Option<Vec<BodyPair>>) -> (u64, (u32, f32)) {
+        let n = self.packing.params.body_count as u64;
+        let need = packed.as_ref().map_or(n * (n + 1) / 2, |p| p.len() as u64);
+        (need, (self.self_collision_bits(), self.prediction))
     }
 
     /// One frame of collision detection, blocking: rebuilds every body's normals and BVH for
@@ -504,22 +564,25 @@ impl Scene {
     /// # Ok::<(), raycontact::Error>(())
     /// ```
     pub fn detect(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
-        if let Pairs::List(list) = pairs {
-            for &(a, b) in list {
-                self.body(a)?;
-                self.body(b)?;
-            }
-        }
+        self.check_pairs(pairs)?;
         match &self.state {
             State::Cpu { .. } => {
                 let mut stats = self.update_cpu()?;
                 let packed = self.packed_pairs(pairs)?;
-                let State::Cpu { pool, frame, current, .. } = &self.state else { unreachable!() };
+                let State::Cpu { pool, frame, current, previous, .. } = &self.state else { unreachable!() };
                 let start = Instant::now();
-                let pairs = packed.unwrap_or_else(|| cpu::broad_phase(&frame.body_state));
+                let pairs = packed.unwrap_or_else(|| {
+                    cpu::broad_phase(
+                        &self.packing.bodies,
+                        &frame.body_state,
+                        self.self_collision_bits(),
+                        self.prediction,
+                    )
+                });
                 stats.stage(Stage::Pairs).cpu_ns = Some(start.elapsed().as_nanos() as f64);
                 let start = Instant::now();
-                let mut raw = pool.install(|| cpu::narrow_phase(&self.packing, frame, current, &pairs));
+                let mut raw =
+                    pool.install(|| cpu::narrow_phase(&self.packing, frame, current, previous, &pairs));
                 stats.stage(Stage::Rays).cpu_ns = Some(start.elapsed().as_nanos() as f64);
                 sort_contacts(&mut raw, &self.packing.ids);
                 let contacts = raw.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
@@ -548,12 +611,7 @@ impl Scene {
         match &self.state {
             State::Cpu { .. } => self.detect(pairs),
             State::Gpu { .. } => {
-                if let Pairs::List(list) = pairs {
-                    for &(a, b) in list {
-                        self.body(a)?;
-                        self.body(b)?;
-                    }
-                }
+                self.check_pairs(pairs)?;
                 let ctx = self.ctx.clone().expect("GPU scene");
                 ctx.scoped_async("detect", self.detect_gpu(&ctx, pairs, false)).await
             }
@@ -566,14 +624,12 @@ impl Scene {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.detect") });
         let mut stats = self.record_update(&mut enc)?;
         let packed = self.packed_pairs(pairs)?;
-        let body_count = self.packing.params.body_count as u64;
-        let pair_need =
-            packed.as_ref().map_or(body_count * body_count.saturating_sub(1) / 2, |p| p.len() as u64);
+        let (pair_need, pairing) = self.pair_plan(&packed);
         let capacity = self.contact_capacity;
         let State::Gpu { gpu, .. } = &mut self.state else { unreachable!() };
         let before = gpu.allocations;
         gpu.reserve_detect(pair_need, capacity);
-        let copied = gpu.record_detect(&mut enc, packed.as_deref(), true, &mut stats);
+        let copied = gpu.record_detect(&mut enc, packed.as_deref(), pairing, true, &mut stats);
         ctx.queue().submit([enc.finish()]);
         let (mut state, mut raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
         let (_, cap) = gpu.detect_capacity();
@@ -589,7 +645,7 @@ impl Scene {
                     let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("raycontact.detect.rerun"),
                     });
-                    let copied = gpu.record_detect(&mut enc, packed.as_deref(), true, &mut stats);
+                    let copied = gpu.record_detect(&mut enc, packed.as_deref(), pairing, true, &mut stats);
                     ctx.queue().submit([enc.finish()]);
                     (state, raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
                 }
@@ -616,17 +672,16 @@ impl Scene {
         pairs: Pairs<'_>,
     ) -> Result<FrameStats> {
         self.require_fresh()?;
+        self.check_pairs(pairs)?;
         let packed = self.packed_pairs(pairs)?;
-        let body_count = self.packing.params.body_count as u64;
-        let pair_need =
-            packed.as_ref().map_or(body_count * body_count.saturating_sub(1) / 2, |p| p.len() as u64);
+        let (pair_need, pairing) = self.pair_plan(&packed);
         let capacity = self.contact_capacity;
         let State::Gpu { gpu, .. } = &mut self.state else {
             return Err(Error::InvalidInput { what: "record_detect needs a GPU scene".into() });
         };
         let mut stats = FrameStats::default();
         gpu.reserve_detect(pair_need, capacity);
-        gpu.record_detect(encoder, packed.as_deref(), false, &mut stats);
+        gpu.record_detect(encoder, packed.as_deref(), pairing, false, &mut stats);
         Ok(stats)
     }
 
@@ -647,6 +702,14 @@ impl Scene {
             State::Gpu { gpu, .. } => gpu.allocations,
             State::Cpu { .. } => 0,
         }
+    }
+}
+
+fn check_distance(distance: f32, what: &str) -> Result<()> {
+    if distance.is_finite() && distance >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput { what: format!("{what} must be finite and >= 0, not {distance}") })
     }
 }
 

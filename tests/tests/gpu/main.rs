@@ -1,6 +1,7 @@
 //! GPU tests of raycontact on a real or software adapter (lavapipe in CI).
 
 mod bvh;
+mod cloth;
 mod errors;
 mod narrow;
 mod rays;

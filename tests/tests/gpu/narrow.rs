@@ -64,6 +64,21 @@ fn assert_same(what: &str, gpu: &[Contact], cpu: &[Contact]) -> usize {
     differ
 }
 
+/// A volumetric collision of vertex `v` inside the sphere (`other`, `r`): the ray from `v` to
+/// the target point has the analytic exit length; the depth is that ray re-projected onto the
+/// hit triangle's normal, which is the contact normal, pointing along the ray.
+fn check_reprojection(contact: &Contact, v: Vec3, other: Vec3, r: f32) {
+    let ray = contact.target_point - contact.source_point;
+    assert!((ray.length() - contact.ray_length).abs() < 1e-4, "ray length {ray} vs {}", contact.ray_length);
+    let exit = exit_distance(v, ray.normalize(), other, r);
+    assert!((contact.ray_length - exit).abs() < 1e-3, "ray length {} vs analytic {exit}", contact.ray_length);
+    assert!(contact.weight > 0.0 && contact.weight <= 1.0 + 1e-6);
+    assert!((contact.depth - contact.ray_length * contact.weight).abs() < 1e-5);
+    assert!((contact.normal.length() - 1.0).abs() < 1e-5);
+    assert!((contact.normal.dot(ray.normalize()) - contact.weight).abs() < 1e-4, "normal along the ray");
+    assert!(contact.is_collision() && !contact.is_outward());
+}
+
 fn detect_both(meshes: &[TriMesh]) -> (Vec<Contact>, Vec<Contact>) {
     let (mut g, _) = scene_with(true, meshes);
     let (mut c, _) = scene_with(false, meshes);
@@ -94,10 +109,7 @@ fn interpenetrating_spheres_match_the_analytic_depth() {
         let (p, other) = if contact.source_body.index() == ids[0] { (&a, cb) } else { (&b, ca) };
         let v = p.positions[contact.source_vertex as usize];
         assert!(v.distance(other) <= r + 1e-3, "source vertex {v} is not inside the other sphere");
-        let depth = exit_distance(v, contact.normal, other, r);
-        assert!((contact.depth - depth).abs() < 1e-3, "depth {} vs analytic {depth}", contact.depth);
-        assert!((contact.target_point - (v + contact.normal * contact.depth)).length() < 1e-4);
-        assert!(contact.weight > 0.0 && contact.weight <= 1.0 + 1e-6);
+        check_reprojection(contact, v, other, r);
     }
     // Every vertex of A clearly inside B is a source, in both directions.
     for (mesh, other, body) in [(&a, cb, 0u32), (&b, ca, 1)] {
@@ -118,12 +130,11 @@ fn deep_penetration_is_detected() {
     let (ca, cb, r) = (Vec3::ZERO, Vec3::new(0.4, 0.0, 0.0), 1.0);
     let (g, c) = detect_both(&[sphere(r, ca), sphere(r, cb)]);
     assert_same("deep", &g, &c);
-    let deepest = g.iter().map(|c| c.depth).fold(0.0, f32::max);
+    let deepest = g.iter().map(|c| c.ray_length).fold(0.0, f32::max);
     assert!(deepest > 1.5, "deepest contact {deepest}");
     for contact in &g {
         let other = if contact.source_body.index() == 0 { cb } else { ca };
-        let depth = exit_distance(contact.source_point, contact.normal, other, r);
-        assert!((contact.depth - depth).abs() < 1e-3);
+        check_reprojection(contact, contact.source_point, other, r);
     }
 }
 
@@ -219,7 +230,10 @@ fn pairs_naming_removed_bodies_are_rejected() {
     let (mut s, ids) = scene_with(true, &meshes);
     s.remove_body(ids[1]).unwrap();
     assert!(matches!(s.detect(Pairs::List(&[(ids[0], ids[1])])), Err(Error::UnknownBody { .. })));
-    assert!(matches!(s.detect(Pairs::List(&[(ids[0], ids[0])])), Err(Error::InvalidInput { .. })));
+    // A volumetric self pair is Hermann's self-collision test: a sphere does not touch itself.
+    assert!(s.detect(Pairs::List(&[(ids[0], ids[0])])).unwrap().contacts.is_empty());
+    let bad = [(ids[0], ids[0], f32::NAN)];
+    assert!(matches!(s.detect(Pairs::WithDistance(&bad)), Err(Error::InvalidInput { .. })));
     assert!(s.detect(Pairs::Overlapping).unwrap().contacts.is_empty());
 }
 
@@ -304,4 +318,44 @@ fn record_only_detection_leaves_contacts_and_dispatch_arguments_on_the_gpu() {
     assert_eq!(words[6], expected, "contact count in the state buffer");
     assert_eq!(&words[..4], &raycontact::cpu::contact_args(expected, 1 << 16), "dispatch arguments");
     assert_eq!(words[0], expected.div_ceil(raycontact::layout::WG_SIZE));
+}
+
+#[test]
+fn a_volumetric_body_through_itself_is_found_by_its_self_pair() {
+    // Hermann 2008 §3.3: one body made of two interpenetrating spheres. Its self pair finds the
+    // contacts that the two spheres as separate bodies find (the inward ray hits the body's
+    // inward surface twice); a sphere or a torus alone finds none.
+    let (a, b) = (sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.5, 0.2, 0.1)));
+    let offset = a.positions.len() as u32;
+    let mut merged = a.clone();
+    merged.positions.extend(&b.positions);
+    merged.triangles.extend(b.triangles.iter().map(|t| t.map(|i| i + offset)));
+    let (two, _) = detect_both(&[a.clone(), b.clone()]);
+    let expected: Vec<u32> =
+        two.iter().map(|c| c.source_vertex + if c.source_body.index() == 1 { offset } else { 0 }).collect();
+    for gpu in [true, false] {
+        let (mut s, ids) = scene_with(gpu, &[merged.clone()]);
+        assert!(
+            s.detect(Pairs::Overlapping).unwrap().contacts.is_empty(),
+            "volumetric self pairs are opt-in"
+        );
+        s.set_self_collision(raycontact::SelfCollision::All);
+        let found = s.detect(Pairs::Overlapping).unwrap().contacts;
+        let listed = s.detect(Pairs::List(&[(ids[0], ids[0])])).unwrap().contacts;
+        assert_eq!(found, listed);
+        let got: Vec<u32> = found.iter().map(|c| c.source_vertex).collect();
+        let mut want = expected.clone();
+        want.sort();
+        assert_eq!(got, want, "self contacts (gpu: {gpu})");
+        for (c, d) in found.iter().zip(&two) {
+            assert_eq!(
+                c.target_triangle - if d.target_body.index() == 1 { a.triangles.len() as u32 } else { 0 },
+                d.target_triangle
+            );
+            assert!((c.depth - d.depth).abs() < 1e-5 && c.is_collision());
+        }
+        let torus = meshes::torus(1.0, 0.3, 48, 24);
+        let (mut s, ids) = scene_with(gpu, &[torus]);
+        assert!(s.detect(Pairs::List(&[(ids[0], ids[0])])).unwrap().contacts.is_empty());
+    }
 }

@@ -7,7 +7,8 @@ use std::mem::{offset_of, size_of};
 use naga::{AddressSpace, StorageAccess, TypeInner};
 use raycontact::kernels::{Binding, Kernel, SHARED};
 use raycontact::layout::{
-    BodyGpu, BodyState, FrameParams, Node, Ray, RayHit, RaycastParams, SortPass, SortSegment, TriBox,
+    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, Ray, RayHit,
+    RaycastParams, SortPass, SortSegment, TriBox,
 };
 
 fn module(k: Kernel) -> naga::Module {
@@ -123,7 +124,46 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!(
         "BodyGpu",
         BodyGpu,
-        [vertex_offset, vertex_count, tri_offset, tri_count, node_offset, tile_offset, tile_count, flags]
+        [
+            vertex_offset,
+            vertex_count,
+            tri_offset,
+            tri_count,
+            node_offset,
+            tile_offset,
+            tile_count,
+            flags,
+            half_thickness,
+            pad
+        ]
+    );
+    check_struct!("BodyPair", BodyPair, [a, b, prediction, pad]);
+    check_struct!("DetectState", DetectState, [pair_count, tile_total, contact_count, pad]);
+    check_struct!("DetectStateRead", DetectState, [pair_count, tile_total, contact_count, pad]);
+    check_struct!(
+        "DetectParams",
+        DetectParams,
+        [pair_capacity, contact_capacity, body_count, self_collision, prediction, pad0, pad1, pad2]
+    );
+    check_struct!(
+        "Contact",
+        ContactGpu,
+        [
+            source_body,
+            source_vertex,
+            target_body,
+            target_triangle,
+            source_point,
+            u,
+            target_point,
+            v,
+            normal,
+            depth,
+            ray_length,
+            weight,
+            flags,
+            pad
+        ]
     );
     check_struct!("BodyStateRead", BodyState, [min_key, leaf_count, max_key, degenerate_count]);
     check_struct!("BodyState", BodyState, [min_key, leaf_count, max_key, degenerate_count]);

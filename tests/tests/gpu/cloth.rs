@@ -1,0 +1,314 @@
+//! Cloth, predictions and inversions (Lehericey et al. 2015) on the GPU against the CPU
+//! reference and analytic cases. Every test states the class it expects.
+
+use std::collections::BTreeMap;
+use std::f32::consts::PI;
+
+use glam::{Affine3A, Vec3};
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyId, BodyKind, Contact, Pairs, Scene, SelfCollision, contact_flags};
+use raycontact_tests::ctx;
+
+const E: f32 = 0.02;
+
+fn cloth(e: f32) -> BodyKind {
+    BodyKind::Cloth { half_thickness: e }
+}
+
+fn translated(m: &TriMesh, t: Vec3) -> TriMesh {
+    m.transformed(Affine3A::from_translation(t))
+}
+
+/// The scene on both backends, with this prediction distance.
+fn scenes(bodies: &[(&TriMesh, BodyKind)], prediction: f32) -> [(Scene, Vec<BodyId>); 2] {
+    [true, false].map(|gpu| {
+        let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+        s.set_prediction_distance(prediction).unwrap();
+        let ids = bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+        (s, ids)
+    })
+}
+
+type Key = (u32, u32, u32, u32);
+
+fn keyed(cs: &[Contact]) -> BTreeMap<Key, &Contact> {
+    cs.iter()
+        .map(|c| {
+            let ray = c.flags & contact_flags::OUTWARD_RAY;
+            ((c.source_body.index(), c.source_vertex, c.target_body.index(), ray), c)
+        })
+        .collect()
+}
+
+/// GPU and CPU contacts as sorted sets: the same (source, vertex, target, ray) keys, and for
+/// each the same flags, triangle, and points within 1e-4.
+fn assert_same(what: &str, gpu: &[Contact], cpu: &[Contact]) {
+    let (g, c) = (keyed(gpu), keyed(cpu));
+    assert_eq!(g.keys().collect::<Vec<_>>(), c.keys().collect::<Vec<_>>(), "{what}: contact keys");
+    for (k, cg) in &g {
+        let cc = c[k];
+        assert_eq!((cg.flags, cg.target_triangle), (cc.flags, cc.target_triangle), "{what}: {k:?}");
+        assert!((cg.depth - cc.depth).abs() < 1e-4, "{what}: depth {cg:?} vs {cc:?}");
+        assert!(cg.normal.distance(cc.normal) < 1e-4, "{what}: normal {cg:?} vs {cc:?}");
+        assert!(cg.target_point.distance(cc.target_point) < 1e-4, "{what}: point {cg:?} vs {cc:?}");
+    }
+}
+
+/// One detection on both backends; the GPU's contacts, checked against the CPU's.
+fn detect(what: &str, scenes: &mut [(Scene, Vec<BodyId>); 2], pairs: Pairs<'_>) -> Vec<Contact> {
+    let g = scenes[0].0.detect(pairs).unwrap().contacts;
+    let c = scenes[1].0.detect(pairs).unwrap().contacts;
+    assert_same(what, &g, &c);
+    g
+}
+
+fn class(c: &Contact) -> &'static str {
+    match (c.is_collision(), c.is_prediction()) {
+        (true, false) => "collision",
+        (false, true) => "prediction",
+        _ => "bad flags",
+    }
+}
+
+#[test]
+fn a_sheet_over_a_box_collides_within_e_predicts_within_the_distance() {
+    let prediction = 0.1;
+    let cube = meshes::cuboid(Vec3::new(1.0, 1.0, 0.5), 8);
+    for (h, expected) in [(0.01, Some("collision")), (0.05, Some("prediction")), (0.2, None)] {
+        let sheet = translated(&meshes::grid_sheet(1.6, 1.6, 16, 16), Vec3::new(0.013, 0.007, 0.5 + h));
+        let mut s = scenes(&[(&cube, BodyKind::Volumetric), (&sheet, cloth(E))], prediction);
+        let found = detect(&format!("h = {h}"), &mut s, Pairs::Overlapping);
+        let Some(expected) = expected else {
+            assert!(found.is_empty(), "h = {h} is beyond the prediction distance: {found:?}");
+            continue;
+        };
+        let (box_id, sheet_id) = (s[0].1[0], s[0].1[1]);
+        let from_sheet = found.iter().filter(|c| c.source_body == sheet_id).count();
+        let from_box = found.iter().filter(|c| c.source_body == box_id).count();
+        // Every sheet vertex is over the box top; the box's top vertices under the sheet (the
+        // inner 7 x 7 of its 9 x 9 lattice) reach it with their outward rays.
+        assert_eq!(from_sheet, 17 * 17, "h = {h}: one contact per sheet vertex");
+        assert_eq!(from_box, 49, "h = {h}: the box's top vertices under the sheet");
+        for c in &found {
+            assert_eq!(class(c), expected, "h = {h}: {c:?}");
+            assert!(c.target_body != c.source_body, "a flat sheet has no self contact");
+            // The sheet is pushed up, the box down; depth = e - h along the re-projected ray.
+            let up = if c.source_body == sheet_id { 1.0 } else { -1.0 };
+            assert!(c.normal.distance(Vec3::Z * up) < 1e-4, "h = {h}: normal of {c:?}");
+            assert!((c.depth - (E - h)).abs() < 1e-4, "h = {h}: depth of {c:?}");
+            assert!((c.ray_length - h).abs() < 1e-4);
+            // The points lie on the outer surfaces: the sheet's moved by e towards the box.
+            assert!(((c.target_point - c.source_point).dot(c.normal) - c.depth).abs() < 1e-4);
+        }
+    }
+}
+
+#[test]
+fn a_sheet_cutting_through_a_sphere() {
+    let (r, z0, e) = (1.0, 0.3, 0.01);
+    let ball = meshes::icosphere(r, 4);
+    let sheet = translated(&meshes::grid_sheet(3.0, 3.0, 30, 30), Vec3::new(0.011, 0.013, z0));
+    let mut s = scenes(&[(&ball, BodyKind::Volumetric), (&sheet, cloth(e))], 0.0);
+    let found = detect("sheet through sphere", &mut s, Pairs::Overlapping);
+    let (ball_id, sheet_id) = (s[0].1[0], s[0].1[1]);
+    // Cloth -> volumetric: every sheet vertex inside the ball has exactly one contact, a
+    // collision by the shorter ray (re-projected): upwards (the sheet is above the centre),
+    // with the normal of the sphere where the ray leaves it.
+    for (vi, p) in sheet.positions.iter().enumerate() {
+        let mine: Vec<_> =
+            found.iter().filter(|c| c.source_body == sheet_id && c.source_vertex == vi as u32).collect();
+        if p.length() < r - 0.02 {
+            assert_eq!(mine.len(), 1, "sheet vertex {vi} inside the ball: {mine:?}");
+            let c = mine[0];
+            assert!(c.is_collision() && c.is_outward() && c.normal.z > 0.0, "{c:?}");
+            let hit = c.target_point; // a volumetric target: on its surface
+            assert!(c.normal.distance(hit.normalize()) < 0.05, "normal along the sphere's: {c:?}");
+            let exit = (r * r - p.x * p.x - p.y * p.y).sqrt() - p.z;
+            assert!((c.ray_length - exit).abs() < 0.02, "ray {} vs exit {exit}", c.ray_length);
+            assert!((c.depth - (c.ray_length * c.weight + e)).abs() < 1e-4);
+        } else if p.length() > r + 0.02 {
+            assert!(mine.is_empty(), "sheet vertex {vi} outside the ball: {mine:?}");
+        }
+    }
+    // Volumetric -> cloth: inward rays of ball vertices above the sheet reach it before half
+    // their exit distance; those below would cross the centre first.
+    let from_ball: Vec<_> = found.iter().filter(|c| c.source_body == ball_id).collect();
+    assert!(from_ball.len() > 50, "{} ball contacts", from_ball.len());
+    for c in from_ball {
+        assert!(c.is_collision() && !c.is_outward(), "{c:?}");
+        assert!(c.source_point.z > z0, "ball vertex below the sheet: {c:?}");
+        assert!(c.normal.z < -0.5, "the ball is pushed down across the sheet: {c:?}");
+        assert!(c.ray_length <= 0.5 * 2.0 * r + 1e-3);
+    }
+}
+
+#[test]
+fn two_parallel_sheets() {
+    let (e1, e2, prediction) = (0.01, 0.015, 0.1);
+    let lower = meshes::grid_sheet(2.0, 2.0, 20, 20);
+    for (gap, expected) in [(0.02, Some("collision")), (0.06, Some("prediction")), (0.15, None)] {
+        let upper = translated(&lower, Vec3::new(0.013, 0.007, gap));
+        let mut s = scenes(&[(&lower, cloth(e1)), (&upper, cloth(e2))], prediction);
+        let found = detect(&format!("gap {gap}"), &mut s, Pairs::Overlapping);
+        let Some(expected) = expected else {
+            assert!(found.is_empty(), "gap {gap}: {found:?}");
+            continue;
+        };
+        assert!(found.len() > 600, "gap {gap}: {} contacts", found.len());
+        for c in &found {
+            assert_eq!(class(c), expected, "gap {gap}: {c:?}");
+            assert_ne!(c.source_body, c.target_body);
+            assert!((c.depth - (e1 + e2 - gap)).abs() < 1e-4, "gap {gap}: {c:?}");
+            // Each sheet is pushed away from the other.
+            let lower_source = c.source_body == s[0].1[0];
+            assert!(c.normal.distance(if lower_source { -Vec3::Z } else { Vec3::Z }) < 1e-4, "{c:?}");
+            assert_eq!(c.is_outward(), lower_source, "the lower sheet's normal points at the upper");
+        }
+    }
+}
+
+/// A strip of width 1 along x, folded over a hairpin bend of radius `rho`: a lower layer at z = 0
+/// (normals +z) and an upper layer at z = 2 rho (normals -z), `len` long each.
+fn folded_strip(len: f32, rho: f32) -> TriMesh {
+    let mut s: Vec<(f32, f32)> = Vec::new(); // (x, z) along the strip
+    let n = 40;
+    for i in 0..=n {
+        s.push((len * i as f32 / n as f32, 0.0));
+    }
+    let bend = 12;
+    for i in 1..bend {
+        let a = PI * i as f32 / bend as f32;
+        s.push((len + rho * a.sin(), rho - rho * a.cos()));
+    }
+    for i in 0..=n {
+        s.push((len - len * i as f32 / n as f32, 2.0 * rho));
+    }
+    let ny = 8;
+    let mut positions = Vec::new();
+    for j in 0..=ny {
+        for &(x, z) in &s {
+            positions.push(Vec3::new(x, j as f32 / ny as f32 - 0.5, z));
+        }
+    }
+    let w = s.len() as u32;
+    let mut triangles = Vec::new();
+    for j in 0..ny {
+        for i in 0..w - 1 {
+            let (a, b) = (j * w + i, j * w + i + 1);
+            let (c, d) = (a + w, b + w);
+            triangles.push([a, b, d]);
+            triangles.push([a, d, c]);
+        }
+    }
+    TriMesh { positions, triangles }
+}
+
+#[test]
+fn a_folded_sheet_touches_itself_and_a_flat_or_gently_curved_one_does_not() {
+    let (rho, e) = (0.01, 0.015);
+    let strip = folded_strip(1.5, rho);
+    let mut s = scenes(&[(&strip, cloth(e))], 0.05);
+    let found = detect("folded", &mut s, Pairs::Overlapping);
+    let id = s[0].1[0];
+    assert!(found.iter().all(|c| c.source_body == id && c.target_body == id));
+    // Every lower-layer vertex away from the bend and the edges touches the upper layer:
+    // collision (2 rho < 2e), pushed down, through its outward ray.
+    let layer = 41 + 11 + 41; // vertices per row: lower layer, bend, upper layer
+    for j in 1..8u32 {
+        for i in 1..35u32 {
+            let v = j * layer + i;
+            let c = found
+                .iter()
+                .find(|c| c.source_vertex == v && c.is_outward())
+                .unwrap_or_else(|| panic!("lower vertex {v} has no self contact"));
+            assert!(c.is_collision() && !c.is_inverted(), "{c:?}");
+            assert!((c.depth - (2.0 * e - 2.0 * rho)).abs() < 1e-4, "{c:?}");
+            assert!(c.normal.distance(-Vec3::Z) < 1e-4, "{c:?}");
+            let hit = c.target_point - e * c.normal; // back on the mid-surface
+            assert!(hit.z > rho, "target on the upper layer: {c:?}");
+        }
+    }
+    // A flat sheet and a gently curved one (radius 2, 60 degrees) alone: nothing, with or
+    // without a prediction distance: the triangles around each vertex are ignored, and no
+    // other part of the sheet lies along a vertex normal.
+    let flat = meshes::grid_sheet(2.0, 2.0, 24, 24);
+    let curved = TriMesh {
+        positions: flat
+            .positions
+            .iter()
+            .map(|p| {
+                let a = p.x / 2.0 * (PI / 3.0);
+                Vec3::new(2.0 * a.sin(), p.y, 2.0 - 2.0 * a.cos())
+            })
+            .collect(),
+        triangles: flat.triangles.clone(),
+    };
+    for (what, m) in [("flat", &flat), ("curved", &curved)] {
+        let mut s = scenes(&[(m, cloth(e))], 0.2);
+        let found = detect(what, &mut s, Pairs::Overlapping);
+        assert!(found.is_empty(), "{what} sheet alone: {found:?}");
+        let id = s[0].1[0];
+        let found = detect(what, &mut s, Pairs::List(&[(id, id)]));
+        assert!(found.is_empty(), "{what} sheet as an explicit self pair: {found:?}");
+    }
+    // Self pairs off: the folded strip reports nothing through Overlapping.
+    let mut s = scenes(&[(&strip, cloth(e))], 0.05);
+    for (scene, _) in &mut s {
+        scene.set_self_collision(SelfCollision::None);
+    }
+    assert!(detect("folded, no self", &mut s, Pairs::Overlapping).is_empty());
+}
+
+#[test]
+fn a_sheet_that_passed_through_another_is_inverted() {
+    let (e, prediction) = (0.01, 0.2);
+    let lower = meshes::grid_sheet(2.0, 2.0, 16, 16);
+    let above = translated(&lower, Vec3::new(0.013, 0.007, 0.05));
+    let mut s = scenes(&[(&lower, cloth(e)), (&above, cloth(e))], prediction);
+    let before = detect("before", &mut s, Pairs::Overlapping);
+    assert!(!before.is_empty() && before.iter().all(|c| c.is_prediction() && !c.is_inverted()));
+    // One step later the upper sheet is 0.05 below the lower one: a prediction by distance
+    // (0.05 > 2e), but every vertex crossed the other sheet: collision, inverted, normal flipped
+    // (towards the other sheet, back to the side it came from).
+    let below: Vec<Vec3> = above.positions.iter().map(|p| *p - Vec3::Z * 0.1).collect();
+    for (scene, ids) in &mut s {
+        scene.set_positions(ids[1], &below).unwrap();
+    }
+    let after = detect("after", &mut s, Pairs::Overlapping);
+    assert!(after.len() >= before.len() - 40, "{} contacts after, {} before", after.len(), before.len());
+    let upper_id = s[0].1[1];
+    for c in &after {
+        assert!(c.is_collision() && c.is_inverted(), "{c:?}");
+        let back = if c.source_body == upper_id { Vec3::Z } else { -Vec3::Z };
+        assert!(c.normal.distance(back) < 1e-4, "{c:?}");
+        assert!((c.depth - (0.05 + 2.0 * e)).abs() < 1e-4, "{c:?}");
+    }
+    // A second step without motion: the crossing is the previous frame's, no longer an
+    // inversion: back to predictions (the response was not applied here).
+    for (scene, ids) in &mut s {
+        scene.set_positions(ids[1], &below).unwrap();
+    }
+    let settled = detect("settled", &mut s, Pairs::Overlapping);
+    assert!(settled.iter().all(|c| c.is_prediction() && !c.is_inverted()));
+}
+
+#[test]
+fn a_cloth_vertex_inside_a_body_keeps_only_its_shorter_ray() {
+    let e = 0.01;
+    let cube = meshes::cuboid(Vec3::new(1.0, 1.0, 0.5), 6);
+    for (z, up) in [(0.3, true), (-0.35, false)] {
+        let sheet = translated(&meshes::grid_sheet(1.2, 1.2, 12, 12), Vec3::new(0.011, 0.017, z));
+        let mut s = scenes(&[(&cube, BodyKind::Volumetric), (&sheet, cloth(e))], 0.0);
+        let found = detect(&format!("z = {z}"), &mut s, Pairs::Overlapping);
+        let sheet_id = s[0].1[1];
+        let mine: Vec<_> = found.iter().filter(|c| c.source_body == sheet_id).collect();
+        assert_eq!(mine.len(), sheet.positions.len(), "z = {z}: one contact per sheet vertex");
+        let exit = 0.5 - z.abs();
+        for c in mine {
+            // The sheet's normal is +z: the outward ray goes up.
+            assert!(c.is_collision() && c.is_outward() == up, "z = {z}: {c:?}");
+            assert!(c.normal.distance(if up { Vec3::Z } else { -Vec3::Z }) < 1e-4, "{c:?}");
+            assert!((c.ray_length - exit).abs() < 1e-4 && (c.depth - (exit + e)).abs() < 1e-4, "{c:?}");
+        }
+    }
+}
