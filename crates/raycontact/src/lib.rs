@@ -25,6 +25,7 @@
 //! # Ok::<(), raycontact::Error>(())
 //! ```
 
+pub mod adjacency;
 pub mod body;
 pub mod contact;
 pub mod context;
@@ -36,6 +37,7 @@ pub mod layout;
 pub mod meshes;
 pub mod scene;
 pub mod stats;
+pub mod walk;
 
 pub use body::{BodyId, BodyKind};
 pub use contact::{Contact, Contacts, OverflowPolicy, Pairs};
@@ -45,6 +47,8 @@ pub use gpu::{ContactBuffers, GpuRadixSort};
 pub use layout::{Ray, RayHit};
 pub use scene::{Backend, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
+pub use walk::{WalkFallback, WalkOptions, WalkResult};
+pub use layout::{WalkCounts, WalkHit};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

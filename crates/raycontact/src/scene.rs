@@ -707,3 +707,5 @@ impl FrameData {
         lap(Stage::Fit, &mut time);
     }
 }
+
+mod walk;
