@@ -45,10 +45,10 @@ pub use context::{ContextOptions, GpuContext};
 pub use error::{Error, Result};
 pub use gpu::{ContactBuffers, GpuRadixSort};
 pub use layout::{Ray, RayHit};
+pub use layout::{WalkCounts, WalkHit};
 pub use scene::{Backend, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
 pub use walk::{WalkFallback, WalkOptions, WalkResult};
-pub use layout::{WalkCounts, WalkHit};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

@@ -84,7 +84,10 @@ impl Default for WalkOptions {
 impl WalkOptions {
     /// Options with `max_steps` from Eq. 1 ([`max_steps`]) and the BVH fallback.
     pub fn from_threshold(confidence: f32, displacement_threshold: f32, mean_size: f32) -> Result<Self> {
-        Ok(WalkOptions { max_steps: max_steps(confidence, displacement_threshold, mean_size)?, ..Self::default() })
+        Ok(WalkOptions {
+            max_steps: max_steps(confidence, displacement_threshold, mean_size)?,
+            ..Self::default()
+        })
     }
 
     pub(crate) fn validate(&self) -> Result<()> {

@@ -6,3 +6,4 @@ mod narrow;
 mod rays;
 mod reflection;
 mod sort;
+mod walk;

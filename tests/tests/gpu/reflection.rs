@@ -9,6 +9,7 @@ use raycontact::kernels::{Binding, Kernel, SHARED};
 use raycontact::layout::{
     BodyGpu, BodyState, FrameParams, Node, Ray, RayHit, RaycastParams, SortPass, SortSegment, TriBox,
 };
+use raycontact::layout::{WalkCounts, WalkHit, WalkParams};
 
 fn module(k: Kernel) -> naga::Module {
     let src = k.source();
@@ -135,6 +136,9 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!("Ray", Ray, [origin, tmin, dir, tmax]);
     check_struct!("RayHit", RayHit, [t, triangle, u, v, nodes_visited, triangles_tested, fallback, pad]);
     check_struct!("RaycastParams", RaycastParams, [body, ray_count, pad0, pad1]);
+    check_struct!("WalkHit", WalkHit, [t, triangle, u, v, outcome, steps, last, bvh]);
+    check_struct!("WalkCounts", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
+    check_struct!("WalkParams", WalkParams, [body, ray_count, max_steps, fallback]);
 }
 
 #[test]

@@ -9,8 +9,8 @@ use super::{FrameData, closest_hit, intersect_triangle, ray_axes, tri_vertices};
 use crate::body::Packing;
 use crate::layout::{
     BOUNDARY, BodyGpu, MAX_WALK_STEPS, NON_MANIFOLD, NONE, Ray, WALK_BOUNDARY, WALK_FALLBACK_BVH,
-    WALK_HISTORY, WALK_HIT, WALK_LOOP, WALK_NO_START, WALK_PARALLEL, WALK_RANGE, WALK_STEPS,
-    WalkCounts, WalkHit,
+    WALK_HISTORY, WALK_HIT, WALK_LOOP, WALK_NO_START, WALK_PARALLEL, WALK_RANGE, WALK_STEPS, WalkCounts,
+    WalkHit,
 };
 use crate::walk::WalkOptions;
 
@@ -135,7 +135,8 @@ pub fn walk(
         .zip(starts.par_iter())
         .with_min_len(64)
         .map(|(r, &s)| {
-            let mut h = walk_ray(body, &packing.adjacency, positions, &packing.triangles, r, s, options.max_steps);
+            let mut h =
+                walk_ray(body, &packing.adjacency, positions, &packing.triangles, r, s, options.max_steps);
             if h.outcome != WALK_HIT && fallback {
                 let c = closest_hit(body, nodes, positions, &packing.triangles, r, NONE);
                 h = WalkHit { t: c.t, triangle: c.triangle, u: c.u, v: c.v, bvh: 1, ..h };

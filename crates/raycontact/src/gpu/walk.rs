@@ -67,7 +67,13 @@ impl WalkBuffers {
 impl SceneGpu {
     /// Walks `rays` over packed body `body` from `starts` (validated by the caller): one
     /// submission, one readback of the counters and the hits.
-    pub fn walk(&mut self, body: u32, rays: &[Ray], starts: &[u32], options: &WalkOptions) -> Result<WalkResult> {
+    pub fn walk(
+        &mut self,
+        body: u32,
+        rays: &[Ray],
+        starts: &[u32],
+        options: &WalkOptions,
+    ) -> Result<WalkResult> {
         if rays.is_empty() {
             return Ok(WalkResult::default());
         }

@@ -1,11 +1,11 @@
 //! [`Scene`]'s iterative ray casts: walks over the triangle adjacency ([`crate::walk`]).
 
 use super::{Scene, State};
+use crate::BodyId;
 use crate::cpu;
 use crate::error::{Error, Result};
 use crate::layout::{NONE, Ray, WalkHit};
 use crate::walk::{WalkOptions, WalkResult};
-use crate::BodyId;
 
 impl Scene {
     /// Iterative ray casts against a body as of the last update (Lehericey et al. 2013): ray
@@ -34,7 +34,13 @@ impl Scene {
     /// assert!(walked.hits[0].is_hit());
     /// # Ok::<(), raycontact::Error>(())
     /// ```
-    pub fn walk(&mut self, id: BodyId, rays: &[Ray], starts: &[u32], options: &WalkOptions) -> Result<WalkResult> {
+    pub fn walk(
+        &mut self,
+        id: BodyId,
+        rays: &[Ray],
+        starts: &[u32],
+        options: &WalkOptions,
+    ) -> Result<WalkResult> {
         self.require_fresh()?;
         let b = self.packing.index_of(id).ok_or(Error::UnknownBody { body: id })?;
         options.validate()?;
@@ -59,7 +65,8 @@ impl Scene {
             }
             State::Cpu { pool, frame, current, .. } => {
                 let packing = &self.packing;
-                let (hits, counts) = pool.install(|| cpu::walk(packing, frame, current, b, rays, starts, options));
+                let (hits, counts) =
+                    pool.install(|| cpu::walk(packing, frame, current, b, rays, starts, options));
                 Ok(WalkResult { hits, counts })
             }
         }
