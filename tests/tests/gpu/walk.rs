@@ -302,6 +302,39 @@ fn walk_outcomes_on_a_sheet() {
 }
 
 #[test]
+fn walk_stops_at_a_non_manifold_edge() {
+    // Two squares side by side in z = 0 and a vertical fin on their shared edge x = 0: that
+    // edge has three triangles, so the walk cannot cross it.
+    let mesh = TriMesh {
+        positions: vec![
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(0.0, -1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(-1.0, 1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0),
+        ],
+        triangles: vec![[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2], [1, 2, 6]],
+    };
+    assert_eq!(mesh.non_manifold_edge_count(), 1);
+    let mut sc = scenes(&mesh, BodyKind::Cloth { half_thickness: 0.0 });
+    let down = |x: f32, y: f32| Ray::new(Vec3::new(x, y, 2.0), -Vec3::Z);
+    let rays = [down(0.5, 0.3), down(-0.7, 0.6)];
+    let starts = [0, 0];
+    let options = WalkOptions::default();
+    let bvh = sc[0].0.cast_rays(sc[0].1, &rays).unwrap();
+    let [(gpu, g), (cpu, c)] = &mut sc;
+    let got = gpu.walk(*g, &rays, &starts, &options).unwrap();
+    assert_twins("non-manifold", &got, &cpu.walk(*c, &rays, &starts, &options).unwrap());
+    assert_eq!((got.hits[0].outcome, got.hits[0].last, got.hits[0].bvh), (WALK_BOUNDARY, 0, 1));
+    assert_eq!((got.hits[1].outcome, got.hits[1].triangle, got.hits[1].steps), (WALK_HIT, 1, 1));
+    assert_same_as_bvh("non-manifold", &got.hits, &bvh);
+    assert_eq!(got.counts.outcome(WALK_BOUNDARY), 1);
+    assert_eq!((got.counts.fallback_casts, got.counts.fallback_hits), (1, 1));
+}
+
+#[test]
 fn walk_rejects_bad_input() {
     let mesh = meshes::icosphere(1.0, 1);
     let mut s = Scene::new_cpu(Some(1)).unwrap();
