@@ -72,6 +72,8 @@ pub(crate) struct BodyData {
     /// `vertex_tris`, in increasing triangle order.
     pub vertex_tri_offsets: Vec<u32>,
     pub vertex_tris: Vec<u32>,
+    /// Neighbour of each triangle across each edge, body-local ([`crate::adjacency`]).
+    pub adjacency: Vec<[u32; 3]>,
 }
 
 /// Largest triangle count of one body: leaves must fit below [`crate::layout::LEAF_BIT`].
@@ -147,6 +149,7 @@ impl BodyData {
             triangles: triangles.to_vec(),
             vertex_tri_offsets: offsets,
             vertex_tris: incident,
+            adjacency: crate::adjacency::triangle_adjacency(triangles),
         })
     }
 }
@@ -171,6 +174,10 @@ pub struct Packing {
     pub vertex_tris: Vec<u32>,
     /// Totals.
     pub params: FrameParams,
+    /// Triangle adjacency, 3 per packed triangle: body-local neighbour across edge `i`
+    /// (opposite vertex `i`), or [`BOUNDARY`](crate::layout::BOUNDARY) /
+    /// [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) ([`crate::adjacency`]).
+    pub adjacency: Vec<u32>,
 }
 
 impl Packing {
@@ -202,6 +209,7 @@ impl Packing {
             let base = *p.vertex_tri_offsets.last().unwrap_or(&0);
             p.vertex_tri_offsets.extend(b.vertex_tri_offsets[1..].iter().map(|o| o + base));
             p.vertex_tris.extend(b.vertex_tris.iter().map(|t| t + t0));
+            p.adjacency.extend(b.adjacency.iter().flatten());
             v0 += nv;
             t0 += nt;
             tile0 += tiles;

@@ -1127,3 +1127,6 @@ pub fn contact_args(contact_count: u32, contact_capacity: u32) -> [u32; 4] {
     let (x, y) = crate::layout::dispatch_size(stored.div_ceil(crate::layout::WG_SIZE));
     [if stored == 0 { 0 } else { x }, y, 1, stored]
 }
+
+mod walk;
+pub use walk::{edge_functions, walk, walk_ray};

@@ -166,9 +166,10 @@ pub(crate) enum B {
     Dispatch,
     Contacts,
     ContactArgs,
+    Adjacency,
 }
 
-const BUF_COUNT: usize = 29;
+const BUF_COUNT: usize = 30;
 
 /// Capacities of the scene buffers, in elements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -227,6 +228,7 @@ impl Capacity {
             B::Pairs => size_of::<BodyPair>() as u64 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
             B::Contacts => std::mem::size_of::<ContactGpu>() as u64 * self.contacts,
+            B::Adjacency => 12 * t,
         }
     }
 
@@ -273,6 +275,7 @@ const ALL_BUFS: [B; BUF_COUNT] = [
     B::Dispatch,
     B::Contacts,
     B::ContactArgs,
+    B::Adjacency,
 ];
 
 fn buf_label(b: B) -> &'static str {
@@ -306,6 +309,7 @@ fn buf_label(b: B) -> &'static str {
         B::Dispatch => "raycontact.dispatch",
         B::Contacts => "raycontact.contacts",
         B::ContactArgs => "raycontact.contact_args",
+        B::Adjacency => "raycontact.adjacency",
     }
 }
 
@@ -372,6 +376,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             B::Contacts,
         ],
         Kernel::ContactArgs => vec![B::DetectParams, B::DetectState, B::ContactArgs],
+        Kernel::Walk => unreachable!("the walk query has its own bind group"),
     }
 }
 
@@ -397,6 +402,8 @@ pub(crate) struct SceneGpu {
     contact_read: Option<(wgpu::Buffer, u64)>,
     /// Contacts of the last detection, to size the next readback.
     pub last_contact_count: u64,
+    /// Buffers of walk queries ([`walk`]).
+    walk: Option<walk::WalkBuffers>,
 }
 
 /// GPU timestamps around each stage's compute pass.
@@ -438,6 +445,7 @@ impl SceneGpu {
             contact_capacity: DEFAULT_CONTACT_CAPACITY,
             contact_read: None,
             last_contact_count: 0,
+            walk: None,
         };
         if ctx.has_timestamps() {
             let n = 2 * TIMED_STAGES.len() as u32;
@@ -534,13 +542,14 @@ impl SceneGpu {
         w(B::Positions, bytemuck::cast_slice(positions));
         w(B::PrevPositions, bytemuck::cast_slice(previous));
         w(B::SortPasses, &sort_pass_uniforms(p.params.tile_count));
+        w(B::Adjacency, bytemuck::cast_slice(&p.adjacency));
     }
 
     fn make_groups(&mut self) {
         let mut groups = Vec::new();
         for k in Kernel::ALL {
             let passes = match k {
-                Kernel::Raycast => continue,
+                Kernel::Raycast | Kernel::Walk => continue,
                 Kernel::RadixCount | Kernel::RadixScatter => 2,
                 _ => 1,
             };
@@ -1123,3 +1132,5 @@ impl GpuRadixSort {
         Ok((k, v))
     }
 }
+
+mod walk;

@@ -58,13 +58,15 @@ pub enum Kernel {
     NarrowPhase,
     /// Indirect dispatch arguments over the contacts, for a GPU consumer.
     ContactArgs,
+    /// Iterative ray casts: walks over the triangle adjacency, BVH fallback.
+    Walk,
 }
 
 use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD};
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 13] = [
+    pub const ALL: [Kernel; 14] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -78,6 +80,7 @@ impl Kernel {
         Kernel::PairTiles,
         Kernel::NarrowPhase,
         Kernel::ContactArgs,
+        Kernel::Walk,
     ];
 
     /// The kernel's name: its file `shaders/<name>.wgsl`, its CPU twin, its pipeline label
@@ -97,6 +100,7 @@ impl Kernel {
             Kernel::PairTiles => "pair_tiles",
             Kernel::NarrowPhase => "narrow_phase",
             Kernel::ContactArgs => "contact_args",
+            Kernel::Walk => "walk",
         }
     }
 
@@ -135,6 +139,9 @@ impl Kernel {
             Kernel::NarrowPhase => &[U, R, R, R, R, R, R, R, R, R, W, W],
             // params, state, args
             Kernel::ContactArgs => &[U, R, W],
+            // query, bodies, body_state, positions, triangles, nodes, adjacency, rays, starts,
+            // hits, counts
+            Kernel::Walk => &[U, R, R, R, R, R, R, R, R, W, W],
         }
     }
 
@@ -154,6 +161,7 @@ impl Kernel {
             Kernel::PairTiles => include_str!("../../../shaders/pair_tiles.wgsl"),
             Kernel::NarrowPhase => include_str!("../../../shaders/narrow_phase.wgsl"),
             Kernel::ContactArgs => include_str!("../../../shaders/contact_args.wgsl"),
+            Kernel::Walk => include_str!("../../../shaders/walk.wgsl"),
         }
     }
 
@@ -177,13 +185,14 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 6] = [
+pub const SHARED: [(&str, &str); 7] = [
     ("shared/contact.wgsl", include_str!("../../../shaders/shared/contact.wgsl")),
     ("shared/bvh.wgsl", include_str!("../../../shaders/shared/bvh.wgsl")),
     ("shared/common.wgsl", include_str!("../../../shaders/shared/common.wgsl")),
     ("shared/sort.wgsl", include_str!("../../../shaders/shared/sort.wgsl")),
     ("shared/ray.wgsl", include_str!("../../../shaders/shared/ray.wgsl")),
     ("shared/tiles.wgsl", include_str!("../../../shaders/shared/tiles.wgsl")),
+    ("shared/walk.wgsl", include_str!("../../../shaders/shared/walk.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {

@@ -61,10 +61,11 @@ pub fn wgsl_prelude() -> String {
          const SELF_HIT_GAP: f32 = {gap};\n\
          const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
          const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
-         const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n",
+         const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n{walk}",
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
+        walk = walk_prelude(),
     )
 }
 
@@ -433,4 +434,155 @@ pub fn dispatch_size(groups: u32) -> (u32, u32) {
 /// Tiles needed for `n` elements.
 pub fn tiles_for(n: u32) -> u32 {
     n.div_ceil(TILE)
+}
+
+/// Adjacency entry of an edge used by one triangle only (no neighbour across it).
+pub const BOUNDARY: u32 = 0xFFFF_FFFE;
+/// Adjacency entry of an edge used by three or more triangles (or twice by the same degenerate
+/// triangle): no single neighbour across it.
+pub const NON_MANIFOLD: u32 = 0xFFFF_FFFD;
+
+/// Outcome of a walk ([`WalkHit::outcome`]): the walk reached a triangle the ray hits within
+/// `[tmin, tmax]`.
+pub const WALK_HIT: u32 = 0;
+/// Outcome of a walk: the edge to cross is a boundary or non-manifold edge.
+pub const WALK_BOUNDARY: u32 = 1;
+/// Outcome of a walk: the next triangle is one of the last [`WALK_HISTORY`] visited. The edge
+/// choice depends only on the ray and the triangle, so a revisit means the walk would cycle
+/// forever (a ping-pong across one edge is the shortest such cycle).
+pub const WALK_LOOP: u32 = 2;
+/// Outcome of a walk: it would have to cross more than `max_steps` edges.
+pub const WALK_STEPS: u32 = 3;
+/// Outcome of a walk: the ray's line crosses the current triangle, but behind `tmin` or beyond
+/// `tmax` (the paper's "ray behind triangle"): the walk stops there, a miss.
+pub const WALK_RANGE: u32 = 4;
+/// Outcome of a walk: the ray is parallel to the current triangle's plane (or the triangle is
+/// degenerate): no edge can be chosen.
+pub const WALK_PARALLEL: u32 = 5;
+/// Outcome of a walk: the ray had no start triangle ([`NONE`]).
+pub const WALK_NO_START: u32 = 6;
+/// Outcome codes (the slots of [`WalkCounts::outcomes`]; the last slot is unused).
+pub const WALK_OUTCOMES: u32 = 8;
+/// Triangles a walk remembers to detect a loop: cycles of up to this length end as
+/// [`WALK_LOOP`]; longer ones run out of steps.
+pub const WALK_HISTORY: u32 = 8;
+/// Largest `max_steps` of a walk (llvmpipe caps every shader loop at 65,535 iterations).
+pub const MAX_WALK_STEPS: u32 = 1 << 15;
+/// [`WalkParams::fallback`]: cast the ray through the BVH when the walk does not hit.
+pub const WALK_FALLBACK_BVH: u32 = 0;
+/// [`WalkParams::fallback`]: drop the ray until the next full pass (the paper's behaviour).
+pub const WALK_FALLBACK_DROP: u32 = 1;
+
+/// WGSL source of the walk's constants, part of [`wgsl_prelude`].
+fn walk_prelude() -> String {
+    format!(
+        "const BOUNDARY: u32 = {BOUNDARY:#x}u;\n\
+         const NON_MANIFOLD: u32 = {NON_MANIFOLD:#x}u;\n\
+         const WALK_HIT: u32 = {WALK_HIT}u;\n\
+         const WALK_BOUNDARY: u32 = {WALK_BOUNDARY}u;\n\
+         const WALK_LOOP: u32 = {WALK_LOOP}u;\n\
+         const WALK_STEPS: u32 = {WALK_STEPS}u;\n\
+         const WALK_RANGE: u32 = {WALK_RANGE}u;\n\
+         const WALK_PARALLEL: u32 = {WALK_PARALLEL}u;\n\
+         const WALK_NO_START: u32 = {WALK_NO_START}u;\n\
+         const WALK_OUTCOMES: u32 = {WALK_OUTCOMES}u;\n\
+         const WALK_HISTORY: u32 = {WALK_HISTORY}u;\n\
+         const MAX_WALK_STEPS: u32 = {MAX_WALK_STEPS}u;\n\
+         const WALK_FALLBACK_BVH: u32 = {WALK_FALLBACK_BVH}u;\n\
+         const WALK_FALLBACK_DROP: u32 = {WALK_FALLBACK_DROP}u;\n"
+    )
+}
+
+/// Result of one walk (WGSL `WalkHit`), 32 bytes: the hit the walk found or, when it did not
+/// hit and the fallback is the BVH, the BVH's closest hit; with how the walk ended.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct WalkHit {
+    /// Ray parameter of the hit; `inf` on a miss.
+    pub t: f32,
+    /// Body-local triangle hit, or [`NONE`].
+    pub triangle: u32,
+    /// Barycentric weight of the triangle's second vertex.
+    pub u: f32,
+    /// Barycentric weight of the triangle's third vertex.
+    pub v: f32,
+    /// How the walk ended: [`WALK_HIT`], [`WALK_BOUNDARY`], [`WALK_LOOP`], [`WALK_STEPS`],
+    /// [`WALK_RANGE`], [`WALK_PARALLEL`] or [`WALK_NO_START`].
+    pub outcome: u32,
+    /// Edges the walk crossed (triangles tested: `steps + 1`, none without a start).
+    pub steps: u32,
+    /// The triangle the walk ended on (the hit, or where it stopped), or [`NONE`] without a
+    /// start.
+    pub last: u32,
+    /// 1 when `t`, `triangle`, `u`, `v` come from the BVH fallback, 0 when from the walk.
+    pub bvh: u32,
+}
+
+impl WalkHit {
+    /// Whether the ray hit a triangle (by the walk or by the fallback).
+    pub fn is_hit(&self) -> bool {
+        self.triangle != NONE
+    }
+}
+
+/// Counters of a batch of walks (WGSL `WalkCounts`, atomics there), 48 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WalkCounts {
+    /// Rays per outcome, indexed by the outcome code ([`WALK_HIT`] ...).
+    pub outcomes: [u32; 8],
+    /// Rays cast through the BVH because their walk did not hit (fallback [`WALK_FALLBACK_BVH`]).
+    pub fallback_casts: u32,
+    /// Of those, the rays the BVH found a hit for.
+    pub fallback_hits: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+impl WalkCounts {
+    /// The counters of these walk results, as the kernel counts them.
+    pub fn of(hits: &[WalkHit]) -> Self {
+        let mut c = WalkCounts::default();
+        for h in hits {
+            c.add(h);
+        }
+        c
+    }
+
+    /// Counts one walk result.
+    pub fn add(&mut self, h: &WalkHit) {
+        if let Some(slot) = self.outcomes.get_mut(h.outcome as usize) {
+            *slot += 1;
+        }
+        if h.bvh != 0 {
+            self.fallback_casts += 1;
+            self.fallback_hits += u32::from(h.is_hit());
+        }
+    }
+
+    /// Rays whose walk ended with `outcome`.
+    pub fn outcome(&self, outcome: u32) -> u32 {
+        self.outcomes.get(outcome as usize).copied().unwrap_or(0)
+    }
+
+    /// Rays counted.
+    pub fn total(&self) -> u32 {
+        self.outcomes.iter().sum()
+    }
+}
+
+/// Parameters of a batch of walks (WGSL `WalkParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WalkParams {
+    /// Packed index of the body.
+    pub body: u32,
+    /// Rays in the batch.
+    pub ray_count: u32,
+    /// Most edges one walk crosses (at most [`MAX_WALK_STEPS`]).
+    pub max_steps: u32,
+    /// [`WALK_FALLBACK_BVH`] or [`WALK_FALLBACK_DROP`].
+    pub fallback: u32,
 }

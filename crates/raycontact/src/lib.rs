@@ -25,6 +25,7 @@
 //! # Ok::<(), raycontact::Error>(())
 //! ```
 
+pub mod adjacency;
 pub mod body;
 pub mod contact;
 pub mod context;
@@ -36,6 +37,7 @@ pub mod layout;
 pub mod meshes;
 pub mod scene;
 pub mod stats;
+pub mod walk;
 
 pub use body::{BodyId, BodyKind};
 pub use contact::{Contact, Contacts, OverflowPolicy, Pairs, SelfCollision, contact_flags};
@@ -43,8 +45,10 @@ pub use context::{ContextOptions, GpuContext};
 pub use error::{Error, Result};
 pub use gpu::{ContactBuffers, GpuRadixSort};
 pub use layout::{Ray, RayHit};
+pub use layout::{WalkCounts, WalkHit};
 pub use scene::{Backend, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
+pub use walk::{WalkFallback, WalkOptions, WalkResult};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

@@ -770,3 +770,5 @@ impl FrameData {
         lap(Stage::Fit, &mut time);
     }
 }
+
+mod walk;

@@ -7,3 +7,4 @@ mod narrow;
 mod rays;
 mod reflection;
 mod sort;
+mod walk;

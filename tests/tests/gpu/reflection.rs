@@ -10,6 +10,7 @@ use raycontact::layout::{
     BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, Ray, RayHit,
     RaycastParams, SortPass, SortSegment, TriBox,
 };
+use raycontact::layout::{WalkCounts, WalkHit, WalkParams};
 
 fn module(k: Kernel) -> naga::Module {
     let src = k.source();
@@ -175,6 +176,9 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!("Ray", Ray, [origin, tmin, dir, tmax]);
     check_struct!("RayHit", RayHit, [t, triangle, u, v, nodes_visited, triangles_tested, fallback, pad]);
     check_struct!("RaycastParams", RaycastParams, [body, ray_count, pad0, pad1]);
+    check_struct!("WalkHit", WalkHit, [t, triangle, u, v, outcome, steps, last, bvh]);
+    check_struct!("WalkCounts", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
+    check_struct!("WalkParams", WalkParams, [body, ray_count, max_steps, fallback]);
 }
 
 #[test]

@@ -1,0 +1,154 @@
+//! Iterative ray casts (Lehericey et al. 2013, IRTCD): a ray starts on the triangle it hit in
+//! the previous frame and walks the triangle adjacency ([`crate::adjacency`]) towards where it
+//! now crosses the surface, instead of traversing the BVH.
+//!
+//! # The walk
+//!
+//! On the current triangle the watertight ray–triangle test (`intersect_triangle` of
+//! `shaders/shared/ray.wgsl`) gives the edge functions of the ray's *line* (scaled barycentric
+//! weights, whatever `t`):
+//!
+//! - all weights `>= 0` (the line crosses the triangle): a hit when `t` is in
+//!   `[tmin, tmax]` ([`WALK_HIT`](crate::layout::WALK_HIT)), else the walk stops ([`WALK_RANGE`](crate::layout::WALK_RANGE): the paper's "ray
+//!   behind triangle", also used beyond `tmax`);
+//! - a weight `< 0`: the walk crosses the edge opposite that vertex, testing the weights in the
+//!   order of the paper's Algorithm 2 (`u < 0`: weight of the second vertex, edge 1; `v < 0`:
+//!   weight of the third vertex, edge 2; `u + v > 1`: weight of the first vertex, edge 0);
+//! - the ray parallel to the triangle's plane (zero determinant): the walk stops
+//!   ([`WALK_PARALLEL`](crate::layout::WALK_PARALLEL)).
+//!
+//! Crossing a [`BOUNDARY`](crate::layout::BOUNDARY) or
+//! [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) edge ends the walk ([`WALK_BOUNDARY`](crate::layout::WALK_BOUNDARY)).
+//!
+//! **Loop rule.** The edge choice depends only on the ray and the triangle, so a walk that
+//! enters a triangle it visited before would cycle forever. The walk remembers the last
+//! [`WALK_HISTORY`](crate::layout::WALK_HISTORY) triangles it visited (the current one included) and stops with
+//! [`WALK_LOOP`](crate::layout::WALK_LOOP) instead of entering one of them; a ping-pong across one edge (a ray trapped
+//! in a concavity, the paper's Figure 3) is caught at the first return. Longer cycles run out of
+//! steps: a walk crosses at most `max_steps` edges ([`WALK_STEPS`](crate::layout::WALK_STEPS); Eq. 1 gives `max_steps`,
+//! see [`max_steps`]). Checks in this order: boundary, loop, steps.
+//!
+//! A walk finds *a* triangle the ray hits, connected to the start: when the ray crosses the
+//! surface more than once it need not be the closest one (for small displacements it is the
+//! one the BVH finds). A hit exactly on an edge or vertex is the first incident triangle the
+//! walk reaches, where the BVH picks the lowest index among them.
+//!
+//! # Fallback
+//!
+//! With [`WalkFallback::Bvh`] (the default) a ray whose walk did not hit is cast through the
+//! body's BVH (`closest_hit`) in the same dispatch, and [`WalkHit::bvh`] says so; with
+//! [`WalkFallback::Drop`] it is left a miss until the next full pass, as in the paper. The
+//! outcome is recorded either way and [`WalkCounts`] counts each.
+
+use crate::error::{Error, Result};
+use crate::layout::{MAX_WALK_STEPS, WALK_FALLBACK_BVH, WALK_FALLBACK_DROP};
+use crate::layout::{WalkCounts, WalkHit};
+
+/// What happens to a ray whose walk does not hit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum WalkFallback {
+    /// Cast it through the BVH in the same dispatch.
+    #[default]
+    Bvh,
+    /// Leave it a miss until the next full pass (Lehericey et al. 2013).
+    Drop,
+}
+
+impl WalkFallback {
+    /// The kernel's code ([`WALK_FALLBACK_BVH`] or [`WALK_FALLBACK_DROP`]).
+    pub fn code(self) -> u32 {
+        match self {
+            WalkFallback::Bvh => WALK_FALLBACK_BVH,
+            WalkFallback::Drop => WALK_FALLBACK_DROP,
+        }
+    }
+}
+
+/// Options of [`Scene::walk_rays`](crate::Scene::walk_rays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WalkOptions {
+    /// Most edges one walk crosses (`maxIt` of the paper, see [`max_steps`]); at most
+    /// [`MAX_WALK_STEPS`].
+    pub max_steps: u32,
+    /// What happens to a ray whose walk does not hit.
+    pub fallback: WalkFallback,
+}
+
+impl Default for WalkOptions {
+    /// 16 steps, BVH fallback.
+    fn default() -> Self {
+        WalkOptions { max_steps: 16, fallback: WalkFallback::Bvh }
+    }
+}
+
+impl WalkOptions {
+    /// Options with `max_steps` from Eq. 1 ([`max_steps`]) and the BVH fallback.
+    pub fn from_threshold(confidence: f32, displacement_threshold: f32, mean_size: f32) -> Result<Self> {
+        Ok(WalkOptions {
+            max_steps: max_steps(confidence, displacement_threshold, mean_size)?,
+            ..Self::default()
+        })
+    }
+
+    pub(crate) fn validate(&self) -> Result<()> {
+        if self.max_steps > MAX_WALK_STEPS {
+            return Err(Error::InvalidInput {
+                what: format!("walk max_steps {} is over the limit of {MAX_WALK_STEPS}", self.max_steps),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `maxIt` of Eq. 1 of Lehericey et al. 2013:
+/// `ceil(confidence × displacement_threshold / mean_size)`, the edges a walk may cross, where
+/// `displacement_threshold` bounds the displacement between two full passes and `mean_size` is
+/// the mean triangle size ([`crate::adjacency::mean_triangle_size`],
+/// [`Scene::mean_triangle_size`](crate::Scene::mean_triangle_size)). The paper asks for a
+/// confidence of at least 1. Clamped to [`MAX_WALK_STEPS`].
+///
+/// Errors: [`Error::InvalidInput`] for a non-finite or negative argument, or a zero
+/// `mean_size`.
+///
+/// ```
+/// assert_eq!(raycontact::walk::max_steps(2.0, 0.1, 0.05).unwrap(), 4);
+/// ```
+pub fn max_steps(confidence: f32, displacement_threshold: f32, mean_size: f32) -> Result<u32> {
+    let ok = |x: f32| x.is_finite() && x >= 0.0;
+    if !ok(confidence) || !ok(displacement_threshold) || !ok(mean_size) || mean_size == 0.0 {
+        return Err(Error::InvalidInput {
+            what: format!(
+                "max_steps({confidence}, {displacement_threshold}, {mean_size}): arguments must be \
+                 finite and >= 0, the mean size > 0"
+            ),
+        });
+    }
+    let it = (f64::from(confidence) * f64::from(displacement_threshold) / f64::from(mean_size)).ceil();
+    Ok(it.min(f64::from(MAX_WALK_STEPS)) as u32)
+}
+
+/// Results of [`Scene::walk`](crate::Scene::walk): one [`WalkHit`] per ray and the counters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WalkResult {
+    /// Per ray, in order.
+    pub hits: Vec<WalkHit>,
+    /// Rays per outcome and fallback casts, as the kernel counted them.
+    pub counts: WalkCounts,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eq1() {
+        assert_eq!(max_steps(1.0, 1.0, 0.5).unwrap(), 2);
+        assert_eq!(max_steps(1.5, 1.0, 0.5).unwrap(), 3);
+        assert_eq!(max_steps(1.0, 0.0, 0.5).unwrap(), 0);
+        assert_eq!(max_steps(1.0, 1.0e30, 1.0e-30).unwrap(), MAX_WALK_STEPS);
+        assert!(max_steps(1.0, 1.0, 0.0).is_err());
+        assert!(max_steps(f32::NAN, 1.0, 1.0).is_err());
+        assert!(max_steps(1.0, -1.0, 1.0).is_err());
+        assert!(WalkOptions { max_steps: MAX_WALK_STEPS + 1, ..Default::default() }.validate().is_err());
+    }
+}

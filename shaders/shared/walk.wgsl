@@ -1,0 +1,114 @@
+// Iterative ray walk over the triangle adjacency (Lehericey et al. 2013, Algorithm 2; the rules
+// are documented in `raycontact::walk`). A kernel that includes this includes
+// shared/common.wgsl, shared/ray.wgsl and shared/bvh.wgsl (for `vertex_position`) first, and
+// declares `adjacency: array<u32>` (3 per packed triangle: the body-local neighbour across edge
+// i, opposite vertex i, or BOUNDARY / NON_MANIFOLD). CPU twin: `raycontact::cpu::walk_ray`.
+
+// Mirrors `layout::WalkHit`.
+struct WalkHit {
+    t: f32,
+    triangle: u32,
+    u: f32,
+    v: f32,
+    outcome: u32,
+    steps: u32,
+    last: u32,
+    bvh: u32,
+}
+
+// The edge functions (U, V, W) of `intersect_triangle`, with exactly its operations: the
+// barycentric weights of a, b, c of the point where the ray's line crosses the triangle's plane,
+// scaled by the determinant U + V + W (either sign). U < 0 beyond edge 0 (b, c), V beyond
+// edge 1 (c, a), W beyond edge 2 (a, b) (when the determinant is positive; flipped otherwise).
+fn edge_functions(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec3<f32> {
+    let pa = a - o;
+    let pb = b - o;
+    let pc = c - o;
+    let dx = d[k.x];
+    let dy = d[k.y];
+    let dz = d[k.z];
+    let ax = pa[k.x] * dz - dx * pa[k.z];
+    let ay = pa[k.y] * dz - dy * pa[k.z];
+    let bx = pb[k.x] * dz - dx * pb[k.z];
+    let by = pb[k.y] * dz - dy * pb[k.z];
+    let cx = pc[k.x] * dz - dx * pc[k.z];
+    let cy = pc[k.y] * dz - dy * pc[k.z];
+    return vec3<f32>(cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax);
+}
+
+// The walk of `ray` over `body` from body-local triangle `start` (NONE: no start), crossing at
+// most `max_steps` edges (clamped to MAX_WALK_STEPS). Never consults the BVH (bvh = 0).
+fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
+    var out = WalkHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, WALK_NO_START, 0u, NONE, 0u);
+    if start >= body.tri_count {
+        return out;
+    }
+    let max_steps = min(max_steps_in, MAX_WALK_STEPS);
+    let axes = ray_axes(ray.dir);
+    var history: array<u32, WALK_HISTORY>;
+    for (var i = 0u; i < WALK_HISTORY; i += 1u) {
+        history[i] = NONE;
+    }
+    var head = 0u;
+    var tri = start;
+    loop {
+        history[head] = tri;
+        head = (head + 1u) % WALK_HISTORY;
+        out.last = tri;
+        let g = body.tri_offset + tri;
+        let a = vertex_position(triangles[3u * g]);
+        let b = vertex_position(triangles[3u * g + 1u]);
+        let c = vertex_position(triangles[3u * g + 2u]);
+        let e = edge_functions(ray.origin, ray.dir, axes, a, b, c);
+        let outside = (e.x < 0.0 || e.y < 0.0 || e.z < 0.0) && (e.x > 0.0 || e.y > 0.0 || e.z > 0.0);
+        let det = e.x + e.y + e.z;
+        if !outside {
+            let h = intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, ray.tmax, a, b, c);
+            if h.w > 0.0 {
+                out.t = h.x;
+                out.triangle = tri;
+                out.u = h.y;
+                out.v = h.z;
+                out.outcome = WALK_HIT;
+            } else if det == 0.0 {
+                out.outcome = WALK_PARALLEL;
+            } else {
+                out.outcome = WALK_RANGE;
+            }
+            return out;
+        }
+        if det == 0.0 {
+            out.outcome = WALK_PARALLEL;
+            return out;
+        }
+        // A barycentric weight is negative where its edge function has the determinant's
+        // opposite sign. Algorithm 2's order: u (edge 1), v (edge 2), 1 - u - v (edge 0).
+        let s = select(e, -e, det < 0.0);
+        var edge = 0u;
+        if s.y < 0.0 {
+            edge = 1u;
+        } else if s.z < 0.0 {
+            edge = 2u;
+        }
+        let next = adjacency[3u * g + edge];
+        if next == BOUNDARY || next == NON_MANIFOLD {
+            out.outcome = WALK_BOUNDARY;
+            return out;
+        }
+        var seen = false;
+        for (var i = 0u; i < WALK_HISTORY; i += 1u) {
+            seen = seen || history[i] == next;
+        }
+        if seen {
+            out.outcome = WALK_LOOP;
+            return out;
+        }
+        if out.steps >= max_steps {
+            out.outcome = WALK_STEPS;
+            return out;
+        }
+        out.steps += 1u;
+        tri = next;
+    }
+    return out;
+}
