@@ -4,6 +4,7 @@
 // outcomes per workgroup, then once per workgroup into `counts`.
 // CPU twin: `raycontact::cpu::walk`.
 //!include shared/common.wgsl
+//!include shared/contact.wgsl
 //!include shared/ray.wgsl
 //!include shared/bvh.wgsl
 //!include shared/walk.wgsl
@@ -16,14 +17,6 @@ struct WalkParams {
     fallback: u32,
 }
 
-// Mirrors `layout::WalkCounts`.
-struct WalkCounts {
-    outcomes: array<atomic<u32>, 8>,
-    fallback_casts: atomic<u32>,
-    fallback_hits: atomic<u32>,
-    pad0: u32,
-    pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> query: WalkParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;

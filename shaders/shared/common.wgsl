@@ -13,7 +13,7 @@ struct BodyGpu {
     tile_count: u32,
     flags: u32,
     half_thickness: f32,
-    pad: u32,
+    mean_size: f32,
 }
 
 // Per-frame state of a body, rebuilt on the GPU. Mirrors `layout::BodyState`.

@@ -15,14 +15,34 @@ struct DetectState {
     pair_count: atomic<u32>,
     tile_total: atomic<u32>,
     contact_count: atomic<u32>,
-    pad: u32,
+    walked: atomic<u32>,
+    walk: WalkCounts,
 }
 
 struct DetectStateRead {
     pair_count: u32,
     tile_total: u32,
     contact_count: u32,
-    pad: u32,
+    walked: u32,
+    walk: WalkCountsRead,
+}
+
+// Counters of walks: rays per outcome, then BVH fallback casts and their hits. Mirrors
+// `layout::WalkCounts`; `WalkCountsRead` is the same memory, read-only.
+struct WalkCounts {
+    outcomes: array<atomic<u32>, 8>,
+    fallback_casts: atomic<u32>,
+    fallback_hits: atomic<u32>,
+    pad0: u32,
+    pad1: u32,
+}
+
+struct WalkCountsRead {
+    outcomes: array<u32, 8>,
+    fallback_casts: u32,
+    fallback_hits: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // Mirrors `layout::DetectParams`.
@@ -32,10 +52,11 @@ struct DetectParams {
     body_count: u32,
     self_collision: u32,
     prediction: f32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    walk_fallback: u32,
+    walk_reach: f32,
+    flags: u32,
 }
+
 
 // A contact found by a ray from `source_vertex` of `source_body` that hit `target_triangle` of
 // `target_body` at barycentrics (u, v). Mirrors `layout::Contact`.
@@ -53,7 +74,11 @@ struct Contact {
     ray_length: f32,
     weight: f32,
     flags: u32,
-    pad: u32,
+    pair: u32,
+    exit_triangle: u32,
+    walk_steps: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // Contact flags. Mirror `layout::contact_flags`.

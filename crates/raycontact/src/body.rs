@@ -74,6 +74,8 @@ pub(crate) struct BodyData {
     pub vertex_tris: Vec<u32>,
     /// Neighbour of each triangle across each edge, body-local ([`crate::adjacency`]).
     pub adjacency: Vec<[u32; 3]>,
+    /// Mean triangle size as added ([`crate::adjacency::mean_triangle_size`]).
+    pub mean_size: f32,
 }
 
 /// Largest triangle count of one body: leaves must fit below [`crate::layout::LEAF_BIT`].
@@ -150,6 +152,7 @@ impl BodyData {
             vertex_tri_offsets: offsets,
             vertex_tris: incident,
             adjacency: crate::adjacency::triangle_adjacency(triangles),
+            mean_size: crate::adjacency::mean_triangle_size(positions, triangles),
         })
     }
 }
@@ -201,7 +204,7 @@ impl Packing {
                 tile_count: tiles,
                 flags: b.kind.flags(),
                 half_thickness: b.kind.half_thickness(),
-                pad: 0,
+                mean_size: b.mean_size,
             });
             p.segments.push(SortSegment { offset: t0, count: nt, tile_offset: tile0, tile_count: tiles });
             p.tile_body.extend(std::iter::repeat_n(bi, tiles as usize));

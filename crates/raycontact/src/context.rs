@@ -10,7 +10,7 @@ use crate::layout::{RADIX_BUCKETS, WG_SIZE};
 /// Workgroup memory the largest kernel (`radix_scatter`) needs, in bytes.
 pub const REQUIRED_WORKGROUP_STORAGE: u32 = (RADIX_BUCKETS * WG_SIZE + WG_SIZE + WG_SIZE / 16 + 1) * 4;
 /// Storage buffers the kernel with the most bindings uses.
-pub const REQUIRED_STORAGE_BUFFERS: u32 = 12;
+pub const REQUIRED_STORAGE_BUFFERS: u32 = 13;
 
 /// How [`GpuContext::with_options`] picks an adapter. `None` fields take wgpu's defaults.
 #[derive(Clone, Debug, Default, PartialEq)]

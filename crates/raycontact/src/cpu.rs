@@ -11,10 +11,11 @@ use glam::{UVec3, Vec3};
 use rayon::prelude::*;
 
 use crate::body::Packing;
+use crate::layout::MAX_WALK_STEPS;
 use crate::layout::{
     BODY_CLOTH, BodyGpu, BodyPair, BodyState, ContactGpu, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE,
     Node, ONE_THIRD, Ray, RayHit, SELF_CLOTH, SELF_HIT_GAP, SELF_VOLUMETRIC, SHORT_STACK, SortSegment,
-    TriBox, contact_flags, float_to_key,
+    TriBox, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP, WALK_NO_START, WalkCounts, contact_flags, float_to_key,
 };
 
 /// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
@@ -863,6 +864,115 @@ pub fn closest_hit_ordered(
     best
 }
 
+/// A trace's hit, and whether (in how many steps) a walk found it (WGSL `Traced`).
+#[derive(Clone, Copy, Debug)]
+pub struct Traced {
+    /// The closest hit (or a miss).
+    pub hit: RayHit,
+    /// Found by walking from last frame's triangle.
+    pub walked: bool,
+    /// Edges the walk crossed.
+    pub steps: u32,
+}
+
+/// How the classification casts its rays (the WGSL kernels' `trace`): through the BVH (the full
+/// pass, [`narrow_phase`]) or by walking from last frame's hits ([`walk_contacts`]).
+pub trait Tracer: Sync {
+    /// The closest hit of `ray` on packed body `b`, skipping the triangles of packed vertex
+    /// `ignore`; `hint` is last frame's triangle of the same ray ([`NONE`]: unknown). Walk
+    /// outcomes go to `counts`.
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced;
+}
+
+/// The full pass: every trace through the BVH.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BvhTracer;
+
+impl Tracer for BvhTracer {
+    fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
+        Traced { hit: cx.bvh_hit(b, ray, ignore), walked: false, steps: 0 }
+    }
+}
+
+/// Iterative detection (twin of `trace` in `walk_contacts.wgsl`): walk from the hint, at most
+/// `ceil(reach / mean_size)` edges; a walk that does not hit (or ends on a triangle of the
+/// ignored vertex, counted as a loop), and a trace without a hint, go through the BVH when
+/// `fallback` is [`WALK_FALLBACK_BVH`], else miss.
+#[derive(Clone, Copy, Debug)]
+pub struct WalkTracer {
+    /// [`WALK_FALLBACK_BVH`] or [`WALK_FALLBACK_DROP`](crate::layout::WALK_FALLBACK_DROP).
+    pub fallback: u32,
+    /// `confidence × displacement threshold`.
+    pub reach: f32,
+}
+
+impl WalkTracer {
+    /// Edges a walk over `body` may cross (Eq. 1 of Lehericey et al. 2013).
+    pub fn steps(&self, body: &BodyGpu) -> u32 {
+        let steps = (self.reach / body.mean_size).ceil();
+        if steps < MAX_WALK_STEPS as f32 { steps as u32 } else { MAX_WALK_STEPS }
+    }
+}
+
+impl Tracer for WalkTracer {
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced {
+        let body = &cx.packing.bodies[b];
+        if hint != NONE {
+            let w = walk_ray(
+                body,
+                &cx.packing.adjacency,
+                cx.positions,
+                &cx.packing.triangles,
+                ray,
+                hint,
+                self.steps(body),
+            );
+            let own = w.outcome == WALK_HIT && ignore != NONE && {
+                let g = (body.tri_offset + w.triangle) as usize;
+                cx.packing.triangles[3 * g..3 * g + 3].contains(&ignore)
+            };
+            if w.outcome == WALK_HIT && !own {
+                counts.outcomes[WALK_HIT as usize] += 1;
+                let hit = RayHit {
+                    t: w.t,
+                    triangle: w.triangle,
+                    u: w.u,
+                    v: w.v,
+                    triangles_tested: w.steps + 1,
+                    ..RayHit::MISS
+                };
+                return Traced { hit, walked: true, steps: w.steps };
+            }
+            counts.outcomes[if own { WALK_LOOP } else { w.outcome } as usize] += 1;
+        } else {
+            counts.outcomes[WALK_NO_START as usize] += 1;
+        }
+        if self.fallback == WALK_FALLBACK_BVH {
+            counts.fallback_casts += 1;
+            let hit = cx.bvh_hit(b, ray, ignore);
+            counts.fallback_hits += u32::from(hit.triangle != NONE);
+            return Traced { hit, walked: false, steps: 0 };
+        }
+        Traced { hit: RayHit::MISS, walked: false, steps: 0 }
+    }
+}
+
 /// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `face` its
 /// unnormalised normal, `cosine = dir · m` with m the unit normal, `length = t |cosine|` (the
 /// ray re-projected onto m).
@@ -872,43 +982,90 @@ struct Probe {
     face: Vec3,
     cosine: f32,
     length: f32,
+    walked: bool,
+    steps: u32,
 }
 
 impl Probe {
+    const NONE: Probe =
+        Probe { hit: RayHit::MISS, face: Vec3::ZERO, cosine: 0.0, length: 0.0, walked: false, steps: 0 };
+
     fn hits(&self) -> bool {
         self.hit.triangle != NONE
     }
 }
 
 /// The narrow phase's view of one frame: the packing, the BVHs and both position sets.
-struct Narrow<'a> {
-    packing: &'a Packing,
-    frame: &'a FrameData,
-    positions: &'a [Vec3],
-    previous: &'a [Vec3],
+#[derive(Clone, Copy, Debug)]
+pub struct Narrow<'a> {
+    /// The packed bodies.
+    pub packing: &'a Packing,
+    /// This frame's normals, boxes and BVHs.
+    pub frame: &'a FrameData,
+    /// This frame's positions.
+    pub positions: &'a [Vec3],
+    /// The previous frame's positions.
+    pub previous: &'a [Vec3],
+    /// Trace each volumetric source body without limit, so that contacts remember where the ray
+    /// leaves it ([`crate::layout::DETECT_REMEMBER_EXIT`]).
+    pub remember_exit: bool,
+}
+
+/// One classification's mutable state: the tracer's counters and the contacts found.
+struct Sink<'s, T: Tracer> {
+    tracer: &'s T,
+    counts: WalkCounts,
+    out: &'s mut Vec<ContactGpu>,
 }
 
 impl Narrow<'_> {
-    fn probe(&self, b: usize, origin: Vec3, dir: Vec3, tmin: f32, tmax: f32, ignore: u32) -> Probe {
+    fn bvh_hit(&self, b: usize, ray: &Ray, ignore: u32) -> RayHit {
         let body = &self.packing.bodies[b];
-        let ray = Ray { origin, tmin, dir, tmax };
         let nodes = self.frame.body_nodes(self.packing, b);
-        let hit = closest_hit_ordered(body, nodes, self.positions, &self.packing.triangles, &ray, ignore);
-        let mut pr = Probe { hit, face: Vec3::ZERO, cosine: 0.0, length: 0.0 };
-        if hit.triangle != NONE {
-            let g = (body.tri_offset + hit.triangle) as usize;
+        closest_hit_ordered(body, nodes, self.positions, &self.packing.triangles, ray, ignore)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn probe<T: Tracer>(
+        &self,
+        sink: &mut Sink<'_, T>,
+        b: usize,
+        origin: Vec3,
+        dir: Vec3,
+        tmin: f32,
+        tmax: f32,
+        ignore: u32,
+        hint: u32,
+    ) -> Probe {
+        let ray = Ray { origin, tmin, dir, tmax };
+        let tr = sink.tracer.trace(self, b, &ray, ignore, hint, &mut sink.counts);
+        let mut pr = Probe { hit: tr.hit, walked: tr.walked, steps: tr.steps, ..Probe::NONE };
+        if tr.hit.triangle != NONE {
+            let g = (self.packing.bodies[b].tri_offset + tr.hit.triangle) as usize;
             let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
             pr.face = (tb - ta).cross(tc - ta);
             pr.cosine = dir.dot(pr.face.normalize());
-            pr.length = hit.t * pr.cosine.abs();
+            pr.length = tr.hit.t * pr.cosine.abs();
         }
         pr
     }
 
-    /// Whether body `a` is hit before `t` along the ray (ignoring `v`'s triangles).
-    fn blocked(&self, a: usize, origin: Vec3, dir: Vec3, t: f32, v: u32) -> bool {
-        let h = self.probe(a, origin, dir, 0.0, t, v).hit;
-        h.triangle != NONE && h.t < t
+    /// Twin of `own_hit`: the source body's own hit along the ray, up to `t` (or without limit
+    /// when exits are remembered).
+    #[allow(clippy::too_many_arguments)]
+    fn own_hit<T: Tracer>(
+        &self,
+        sink: &mut Sink<'_, T>,
+        a: usize,
+        origin: Vec3,
+        dir: Vec3,
+        t: f32,
+        v: u32,
+        hint: u32,
+    ) -> RayHit {
+        let tmax = if self.remember_exit { f32::INFINITY } else { t };
+        let ray = Ray { origin, tmin: 0.0, dir, tmax };
+        sink.tracer.trace(self, a, &ray, v, hint, &mut sink.counts).hit
     }
 
     /// Whether packed vertex `v` is strictly on the other side of triangle `tri` of body `b`
@@ -923,46 +1080,51 @@ impl Narrow<'_> {
         (now < 0.0 && before > 0.0) || (now > 0.0 && before < 0.0)
     }
 
-    /// The contact of probe `pr` along `dir` from `local` (at p) of body `a` on body `b`.
-    #[allow(clippy::too_many_arguments)]
-    fn contact(
-        &self,
-        (a, local, b): (usize, u32, usize),
-        p: Vec3,
-        pr: &Probe,
-        through: bool,
-        flags: u32,
-        ea: f32,
-        eb: f32,
-    ) -> ContactGpu {
-        let g = (self.packing.bodies[b].tri_offset + pr.hit.triangle) as usize;
+    /// Twin of `emit`: the contact of probe `pr` along `dir` from `s`.
+    fn contact(&self, s: &Source, pr: &Probe, through: bool, flags: u32, exit: u32) -> ContactGpu {
+        let g = (self.packing.bodies[s.b].tri_offset + pr.hit.triangle) as usize;
         let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
         let m = pr.face.normalize();
         let toward = if pr.cosine < 0.0 { -m } else { m };
         let (normal, depth) =
-            if through { (toward, pr.length + ea + eb) } else { (-toward, ea + eb - pr.length) };
+            if through { (toward, pr.length + s.ea + s.eb) } else { (-toward, s.ea + s.eb - pr.length) };
         let (u, v) = (pr.hit.u, pr.hit.v);
         let q = ta * (1.0 - u - v) + tb * u + tc * v;
         ContactGpu {
-            source_body: a as u32,
-            source_vertex: local,
-            target_body: b as u32,
+            source_body: s.a as u32,
+            source_vertex: s.local,
+            target_body: s.b as u32,
             target_triangle: pr.hit.triangle,
-            source_point: p - ea * normal,
+            source_point: s.p - s.ea * normal,
             u,
-            target_point: q + eb * normal,
+            target_point: q + s.eb * normal,
             v,
             normal,
             depth,
             ray_length: pr.hit.t,
             weight: pr.cosine.abs(),
-            flags,
-            pad: 0,
+            flags: flags | if pr.walked { contact_flags::WALKED } else { 0 },
+            pair: s.k,
+            exit_triangle: exit,
+            walk_steps: pr.steps,
+            pad0: 0,
+            pad1: 0,
         }
     }
 }
 
-/// Twin of `class_of` in `narrow_phase.wgsl`: collision below `touch`, prediction below
+/// Where a contact comes from (WGSL `Source`).
+struct Source {
+    a: usize,
+    local: u32,
+    b: usize,
+    k: u32,
+    p: Vec3,
+    ea: f32,
+    eb: f32,
+}
+
+/// Twin of `class_of` in `shared/classify.wgsl`: collision below `touch`, prediction below
 /// `predict`, 0 otherwise.
 fn class_of(length: f32, touch: f32, predict: f32) -> u32 {
     if length < touch {
@@ -974,140 +1136,178 @@ fn class_of(length: f32, touch: f32, predict: f32) -> u32 {
     }
 }
 
-/// Twin of one invocation of `narrow_phase.wgsl`: the contacts (at most two) of source vertex
-/// `local` of packed body `a` against packed body `b` (`a` itself for a self pair), with the
-/// pair's prediction distance, classified as that kernel's header describes (Hermann et al.
-/// 2008; Lehericey et al. 2015: four cases by body kind, re-projection, inversion). `previous`
-/// holds the previous frame's positions (for inversions).
+/// Which rays of a source vertex to classify, and last frame's triangles of each
+/// (`classify`'s `sides`, `hint_in`, `hint_out`, `hint_exit`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rays {
+    /// Bit 0: the inward ray; bit 1: the outward ray.
+    pub sides: u32,
+    /// Last frame's triangle of the inward ray on the target ([`NONE`]: unknown).
+    pub hint_in: u32,
+    /// Last frame's triangle of the outward ray on the target.
+    pub hint_out: u32,
+    /// Last frame's triangle where the ray left the source body.
+    pub hint_exit: u32,
+}
+
+impl Rays {
+    /// Both rays, no hints: the full pass.
+    pub const BOTH: Rays = Rays { sides: 3, hint_in: NONE, hint_out: NONE, hint_exit: NONE };
+}
+
+/// Twin of `classify` in `shaders/shared/classify.wgsl`: appends to `out` the contacts of
+/// source vertex `local` of packed body `a` against packed body `b` (`a` itself for a self pair)
+/// of directed pair `k` with prediction distance `predict`, casting `rays` with `tracer`
+/// (Hermann et al. 2008; Lehericey et al. 2015: four cases by body kind, re-projection,
+/// inversion; the rules are in `narrow_phase.wgsl`'s header). `box_filter`: skip vertices
+/// outside the target's box grown by the reach. Returns the walk counters of its traces.
 #[allow(clippy::too_many_arguments)]
-pub fn narrow_phase_vertex(
-    packing: &Packing,
-    frame: &FrameData,
-    positions: &[Vec3],
-    previous: &[Vec3],
-    a: usize,
-    b: usize,
-    prediction: f32,
-    local: u32,
+pub fn classify<T: Tracer>(
+    cx: &Narrow<'_>,
+    tracer: &T,
+    box_filter: bool,
+    (a, local, b, k): (usize, u32, usize, u32),
+    predict: f32,
+    rays: Rays,
     out: &mut Vec<ContactGpu>,
-) {
+) -> WalkCounts {
     use contact_flags::{COLLISION, INVERTED, INWARD_RAY, OUTWARD_RAY, PREDICTION};
-    let cx = Narrow { packing, frame, positions, previous };
-    let (body_a, body_b) = (&packing.bodies[a], &packing.bodies[b]);
+    let mut sink = Sink { tracer, counts: WalkCounts::default(), out };
+    let (body_a, body_b) = (&cx.packing.bodies[a], &cx.packing.bodies[b]);
     let cloth_a = body_a.flags & BODY_CLOTH != 0;
     let cloth_b = body_b.flags & BODY_CLOTH != 0;
     let (ea, eb) = (body_a.half_thickness, body_b.half_thickness);
-    let reach = prediction.max(ea + eb);
+    let reach = predict.max(ea + eb);
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
-    let p = positions[v as usize];
-    if !self_pair && (cloth_a || !cloth_b) {
-        let (lo, hi) = frame.body_state[b].bounds_keys();
+    let p = cx.positions[v as usize];
+    if box_filter && !self_pair && (cloth_a || !cloth_b) {
+        let (lo, hi) = cx.frame.body_state[b].bounds_keys();
         if p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any() {
-            return;
+            return sink.counts;
         }
     }
-    let n = frame.normals[v as usize];
+    let n = cx.frame.normals[v as usize];
     if n == Vec3::ZERO {
-        return;
+        return sink.counts;
     }
-    let id = (a, local, b);
-    let mut emit =
-        |pr: &Probe, through: bool, flags: u32| out.push(cx.contact(id, p, pr, through, flags, ea, eb));
+    let s = Source { a, local, b, k, p, ea, eb };
+    let emit = |sink: &mut Sink<'_, T>, pr: &Probe, through: bool, flags: u32, exit: u32| {
+        sink.out.push(cx.contact(&s, pr, through, flags, exit))
+    };
     let inf = f32::INFINITY;
+    let (use_in, use_out) = (rays.sides & 1 != 0, rays.sides & 2 != 0);
+    let (hin, hout, hexit) = (rays.hint_in, rays.hint_out, rays.hint_exit);
     if !cloth_a && self_pair {
-        let first = cx.probe(a, p, -n, 0.0, inf, v);
-        if first.hits() && first.cosine > 0.0 {
-            let t1 = first.hit.t;
-            let second = cx.probe(a, p, -n, t1 + SELF_HIT_GAP * t1, inf, v);
-            if second.hits()
-                && second.hit.t > t1
-                && second.hit.triangle != first.hit.triangle
-                && second.cosine > 0.0
-            {
-                emit(&first, true, COLLISION | INWARD_RAY);
+        if use_in {
+            let first = cx.probe(&mut sink, a, p, -n, 0.0, inf, v, hin);
+            if first.hits() && first.cosine > 0.0 {
+                let t1 = first.hit.t;
+                let second = cx.probe(&mut sink, a, p, -n, t1 + SELF_HIT_GAP * t1, inf, v, NONE);
+                if second.hits()
+                    && second.hit.t > t1
+                    && second.hit.triangle != first.hit.triangle
+                    && second.cosine > 0.0
+                {
+                    emit(&mut sink, &first, true, COLLISION | INWARD_RAY, NONE);
+                }
             }
         }
     } else if !cloth_a && !cloth_b {
-        let i = cx.probe(b, p, -n, 0.0, inf, NONE);
-        if i.hits() && i.cosine > 0.0 && !cx.blocked(a, p, -n, i.hit.t, v) {
-            emit(&i, true, COLLISION | INWARD_RAY);
+        if use_in {
+            let i = cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin);
+            if i.hits() && i.cosine > 0.0 {
+                let own = cx.own_hit(&mut sink, a, p, -n, i.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < i.hit.t) {
+                    emit(&mut sink, &i, true, COLLISION | INWARD_RAY, own.triangle);
+                }
+            }
         }
-        if prediction > 0.0 {
-            let o = cx.probe(b, p, n, 0.0, reach, NONE);
-            if o.hits() && o.cosine < 0.0 && o.length < prediction && !cx.blocked(a, p, n, o.hit.t, v) {
-                emit(&o, false, PREDICTION | OUTWARD_RAY);
+        if use_out && predict > 0.0 {
+            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            if o.hits() && o.cosine < 0.0 && o.length < predict {
+                let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < o.hit.t) {
+                    emit(&mut sink, &o, false, PREDICTION | OUTWARD_RAY, own.triangle);
+                }
             }
         }
     } else if !cloth_a {
-        let i = cx.probe(b, p, -n, 0.0, inf, NONE);
-        if i.hits() && !cx.blocked(a, p, -n, 2.0 * i.hit.t, v) {
-            emit(&i, true, COLLISION | INWARD_RAY);
+        if use_in {
+            let i = cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin);
+            if i.hits() {
+                let own = cx.own_hit(&mut sink, a, p, -n, 2.0 * i.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < 2.0 * i.hit.t) {
+                    emit(&mut sink, &i, true, COLLISION | INWARD_RAY, own.triangle);
+                }
+            }
         }
-        if reach > 0.0 {
-            let o = cx.probe(b, p, n, 0.0, reach, NONE);
-            let class = class_of(o.length, eb, prediction);
-            if o.hits() && class != 0 && !cx.blocked(a, p, n, o.hit.t, v) {
-                emit(&o, false, class | OUTWARD_RAY);
+        if use_out && reach > 0.0 {
+            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            let class = class_of(o.length, eb, predict);
+            if o.hits() && class != 0 {
+                let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < o.hit.t) {
+                    emit(&mut sink, &o, false, class | OUTWARD_RAY, own.triangle);
+                }
             }
         }
     } else if !cloth_b {
-        let i = cx.probe(b, p, -n, 0.0, inf, NONE);
-        let o = cx.probe(b, p, n, 0.0, inf, NONE);
+        let i = if use_in { cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin) } else { Probe::NONE };
+        let o = if use_out { cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout) } else { Probe::NONE };
         let inside_i = i.hits() && i.cosine > 0.0;
         let inside_o = o.hits() && o.cosine > 0.0;
         if inside_o && (!inside_i || o.length < i.length) {
-            emit(&o, true, COLLISION | OUTWARD_RAY);
+            emit(&mut sink, &o, true, COLLISION | OUTWARD_RAY, NONE);
         } else if inside_i {
-            emit(&i, true, COLLISION | INWARD_RAY);
+            emit(&mut sink, &i, true, COLLISION | INWARD_RAY, NONE);
         } else {
-            let ci = class_of(i.length, ea, prediction);
+            let ci = class_of(i.length, ea, predict);
             if i.hits() && ci != 0 {
-                emit(&i, false, ci | INWARD_RAY);
+                emit(&mut sink, &i, false, ci | INWARD_RAY, NONE);
             }
-            let co = class_of(o.length, ea, prediction);
+            let co = class_of(o.length, ea, predict);
             if o.hits() && co != 0 {
-                emit(&o, false, co | OUTWARD_RAY);
+                emit(&mut sink, &o, false, co | OUTWARD_RAY, NONE);
             }
         }
     } else {
         let ignore = if self_pair { v } else { NONE };
-        for (dir, ray) in [(-n, INWARD_RAY), (n, OUTWARD_RAY)] {
-            let h = cx.probe(b, p, dir, 0.0, reach, ignore);
+        for (side, dir, ray, hint) in [(1, -n, INWARD_RAY, hin), (2, n, OUTWARD_RAY, hout)] {
+            if rays.sides & side == 0 {
+                continue;
+            }
+            let h = cx.probe(&mut sink, b, p, dir, 0.0, reach, ignore, hint);
             if h.hits() {
                 if cx.inverted(v, b, h.hit.triangle) {
-                    emit(&h, true, COLLISION | INVERTED | ray);
+                    emit(&mut sink, &h, true, COLLISION | INVERTED | ray, NONE);
                 } else {
-                    let class = class_of(h.length, ea + eb, prediction);
+                    let class = class_of(h.length, ea + eb, predict);
                     if class != 0 {
-                        emit(&h, false, class | ray);
+                        emit(&mut sink, &h, false, class | ray, NONE);
                     }
                 }
             }
         }
     }
+    sink.counts
 }
 
 /// Twin of `narrow_phase.wgsl` over a pair list (each pair in both directions, a self pair
 /// once), in rayon: the contacts in (pair, direction, vertex, inward before outward) order (the
-/// GPU appends them in any order). `previous`: the previous frame's positions.
-pub fn narrow_phase(
-    packing: &Packing,
-    frame: &FrameData,
-    positions: &[Vec3],
-    previous: &[Vec3],
-    pairs: &[BodyPair],
-) -> Vec<ContactGpu> {
+/// GPU appends them in any order).
+pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
     let mut out = Vec::new();
-    for p in pairs {
+    for (i, p) in pairs.iter().enumerate() {
         let (a, b) = (p.a as usize, p.b as usize);
         let directions: &[(usize, usize)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
-        for &(a, b) in directions {
-            let found: Vec<ContactGpu> = (0..packing.bodies[a].vertex_count)
+        for (dir, &(a, b)) in directions.iter().enumerate() {
+            let k = (2 * i + dir) as u32;
+            let found: Vec<ContactGpu> = (0..cx.packing.bodies[a].vertex_count)
                 .into_par_iter()
                 .with_min_len(256)
                 .fold(Vec::new, |mut acc, v| {
-                    narrow_phase_vertex(packing, frame, positions, previous, a, b, p.prediction, v, &mut acc);
+                    classify(cx, &BvhTracer, true, (a, v, b, k), p.prediction, Rays::BOTH, &mut acc);
                     acc
                 })
                 .reduce(Vec::new, |mut x, mut y| {
@@ -1118,6 +1318,45 @@ pub fn narrow_phase(
         }
     }
     out
+}
+
+/// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over
+/// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
+/// the full pass does. Returns the contacts (in memory order) and the walk counters.
+pub fn walk_contacts(
+    cx: &Narrow<'_>,
+    tracer: &WalkTracer,
+    pairs: &[BodyPair],
+    memory: &[ContactGpu],
+) -> (Vec<ContactGpu>, WalkCounts) {
+    memory
+        .par_iter()
+        .with_min_len(256)
+        .fold(
+            || (Vec::new(), WalkCounts::default()),
+            |(mut acc, mut counts), m| {
+                let outward = m.flags & contact_flags::OUTWARD_RAY != 0;
+                let rays = Rays {
+                    sides: if outward { 2 } else { 1 },
+                    hint_in: if outward { NONE } else { m.target_triangle },
+                    hint_out: if outward { m.target_triangle } else { NONE },
+                    hint_exit: m.exit_triangle,
+                };
+                let prediction = pairs[(m.pair / 2) as usize].prediction;
+                let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
+                let c = classify(cx, tracer, false, id, prediction, rays, &mut acc);
+                counts.add_counts(&c);
+                (acc, counts)
+            },
+        )
+        .reduce(
+            || (Vec::new(), WalkCounts::default()),
+            |(mut x, mut cx_), (mut y, cy)| {
+                x.append(&mut y);
+                cx_.add_counts(&cy);
+                (x, cx_)
+            },
+        )
 }
 
 /// Twin of `contact_args.wgsl`: the indirect dispatch arguments (x, y, z) over `min(count,

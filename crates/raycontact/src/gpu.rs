@@ -10,9 +10,9 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernels::{Binding, Kernel};
 use crate::layout::{
-    self, BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, RADIX_BITS,
-    RADIX_BUCKETS, Ray, RayHit, RaycastParams, SORT_PASSES, SortPass, SortSegment, TILE, TriBox,
-    UNIFORM_STRIDE, WG_SIZE, dispatch_size,
+    self, BodyGpu, BodyPair, BodyState, ContactGpu, DETECT_REMEMBER_EXIT, DetectParams, DetectState,
+    FrameParams, Node, RADIX_BITS, RADIX_BUCKETS, Ray, RayHit, RaycastParams, SORT_PASSES, SortPass,
+    SortSegment, TILE, TriBox, UNIFORM_STRIDE, WG_SIZE, dispatch_size,
 };
 use crate::stats::{FrameStats, Stage, StageStats};
 
@@ -34,6 +34,8 @@ pub struct ContactBuffers<'a> {
 
 /// Bytes of one contact record.
 const CONTACT_BYTES: u64 = std::mem::size_of::<ContactGpu>() as u64;
+/// Bytes of the detection counters at the head of the contact readback.
+const HEAD_BYTES: u64 = std::mem::size_of::<DetectState>() as u64;
 
 /// Contact capacity of a new scene.
 pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
@@ -165,11 +167,13 @@ pub(crate) enum B {
     TileOffsets,
     Dispatch,
     Contacts,
+    /// The other side of the contacts' ping-pong (iterative detection reads last frame's).
+    Contacts2,
     ContactArgs,
     Adjacency,
 }
 
-const BUF_COUNT: usize = 30;
+const BUF_COUNT: usize = 31;
 
 /// Capacities of the scene buffers, in elements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -224,10 +228,11 @@ impl Capacity {
             B::Nodes => 64 * t,
             B::Parents | B::Visits => 8 * t,
             B::DetectParams => size_of::<DetectParams>() as u64,
-            B::DetectState | B::Dispatch | B::ContactArgs => 16,
+            B::DetectState => size_of::<DetectState>() as u64,
+            B::Dispatch | B::ContactArgs => 16,
             B::Pairs => size_of::<BodyPair>() as u64 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
-            B::Contacts => std::mem::size_of::<ContactGpu>() as u64 * self.contacts,
+            B::Contacts | B::Contacts2 => std::mem::size_of::<ContactGpu>() as u64 * self.contacts,
             B::Adjacency => 12 * t,
         }
     }
@@ -274,6 +279,7 @@ const ALL_BUFS: [B; BUF_COUNT] = [
     B::TileOffsets,
     B::Dispatch,
     B::Contacts,
+    B::Contacts2,
     B::ContactArgs,
     B::Adjacency,
 ];
@@ -308,13 +314,21 @@ fn buf_label(b: B) -> &'static str {
         B::TileOffsets => "raycontact.tile_offsets",
         B::Dispatch => "raycontact.dispatch",
         B::Contacts => "raycontact.contacts",
+        B::Contacts2 => "raycontact.contacts.alternate",
         B::ContactArgs => "raycontact.contact_args",
         B::Adjacency => "raycontact.adjacency",
     }
 }
 
-/// The buffers each kernel binds, in binding order. `pass` picks the ping-pong side of the sort.
+/// The contact buffer written on ping-pong side `side` (and read back from), and the other one.
+pub(crate) fn contact_sides(side: u32) -> (B, B) {
+    if side.is_multiple_of(2) { (B::Contacts, B::Contacts2) } else { (B::Contacts2, B::Contacts) }
+}
+
+/// The buffers each kernel binds, in binding order. `pass` picks the ping-pong side of the sort
+/// and of the contacts.
 pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
+    let (cur, prev) = contact_sides(pass);
     let (kin, vin, kout, vout) = if pass.is_multiple_of(2) {
         (B::Keys0, B::Values0, B::Keys1, B::Values1)
     } else {
@@ -373,10 +387,26 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             B::Pairs,
             B::TileOffsets,
             B::DetectState,
-            B::Contacts,
+            cur,
         ],
         Kernel::ContactArgs => vec![B::DetectParams, B::DetectState, B::ContactArgs],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
+        Kernel::WalkContacts => vec![
+            B::DetectParams,
+            B::Bodies,
+            B::BodyState,
+            B::Positions,
+            B::PrevPositions,
+            B::Normals,
+            B::Triangles,
+            B::Nodes,
+            B::Adjacency,
+            B::Pairs,
+            prev,
+            B::ContactArgs,
+            B::DetectState,
+            cur,
+        ],
     }
 }
 
@@ -404,6 +434,8 @@ pub(crate) struct SceneGpu {
     pub last_contact_count: u64,
     /// Buffers of walk queries ([`walk`]).
     walk: Option<walk::WalkBuffers>,
+    /// The ping-pong side of the contacts of the last recorded detection.
+    pub side: u32,
 }
 
 /// GPU timestamps around each stage's compute pass.
@@ -446,6 +478,7 @@ impl SceneGpu {
             contact_read: None,
             last_contact_count: 0,
             walk: None,
+            side: 0,
         };
         if ctx.has_timestamps() {
             let n = 2 * TIMED_STAGES.len() as u32;
@@ -550,7 +583,7 @@ impl SceneGpu {
         for k in Kernel::ALL {
             let passes = match k {
                 Kernel::Raycast | Kernel::Walk => continue,
-                Kernel::RadixCount | Kernel::RadixScatter => 2,
+                Kernel::RadixCount | Kernel::RadixScatter | Kernel::NarrowPhase | Kernel::WalkContacts => 2,
                 _ => 1,
             };
             for pass in 0..passes {
@@ -583,7 +616,11 @@ impl SceneGpu {
     }
 
     fn group(&self, k: Kernel, pass: u32) -> &wgpu::BindGroup {
-        let pass = if matches!(k, Kernel::RadixCount | Kernel::RadixScatter) { pass % 2 } else { 0 };
+        let two = matches!(
+            k,
+            Kernel::RadixCount | Kernel::RadixScatter | Kernel::NarrowPhase | Kernel::WalkContacts
+        );
+        let pass = if two { pass % 2 } else { 0 };
         &self.groups.iter().find(|(e, p, _)| *e == k && *p == pass).expect("bind group exists").2
     }
 
@@ -604,6 +641,7 @@ impl SceneGpu {
         encoder: &mut wgpu::CommandEncoder,
         copy_previous: bool,
         uploads: &[(u32, u32)],
+        rebuild: bool,
         stats: &mut FrameStats,
     ) {
         let p = self.params;
@@ -626,8 +664,9 @@ impl SceneGpu {
             encoder.copy_buffer_to_buffer(self.buf(B::Upload), off, self.buf(B::Positions), off, Some(size));
             stats.stage(Stage::Upload).add_copy(size);
         }
-        // Per-frame accumulators start from zero.
-        for b in [B::BodyState, B::Visits] {
+        // Per-frame accumulators start from zero (when the BVH is rebuilt: otherwise the last
+        // one, boxes included, stays).
+        for b in [B::BodyState, B::Visits].into_iter().filter(|_| rebuild) {
             encoder.clear_buffer(self.buf(b), 0, Some(self.bufs[b as usize].used));
             stats.stage(Stage::Bounds).bytes_written += self.bufs[b as usize].used;
         }
@@ -643,6 +682,11 @@ impl SceneGpu {
                 label: Some(stage.label()),
                 timestamp_writes,
             });
+            if !rebuild && *stage != Stage::Normals {
+                // Iterative detection without a BVH: the pass stays (empty) so that every
+                // timestamp pair is written.
+                continue;
+            }
             match stage {
                 Stage::Normals => {
                     self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, stats.stage(*stage))
@@ -697,7 +741,7 @@ impl SceneGpu {
         }
         let grown = self.cap.grown(&need);
         let grown = Capacity { contacts: grown.contacts.max(contacts), ..grown };
-        for b in [B::Pairs, B::TileOffsets, B::Contacts] {
+        for b in [B::Pairs, B::TileOffsets, B::Contacts, B::Contacts2] {
             if grown.bytes(b) > self.cap.bytes(b) {
                 let buffer =
                     create_buffer(&self.ctx, &mut self.allocations, buf_label(b), grown.bytes(b), STORAGE);
@@ -714,71 +758,96 @@ impl SceneGpu {
         (self.cap.pairs, self.contact_capacity)
     }
 
-    /// Records a detection over this frame's BVHs (recorded before it): the pairs (`list`, or
-    /// every pair whose boxes overlap, found on the GPU with `pairing`'s prediction distance
-    /// and self-collision pairs), the narrow phase as an indirect dispatch, and, when `readback`
-    /// is set, the copy of the counters and of the first contacts to the readback buffer.
-    /// Returns how many contacts that copy holds.
+    /// Records a detection over this frame's BVHs (recorded before it), writing the contacts
+    /// into ping-pong side `side` (see [`contact_sides`]). A full pass (`walk` is `None`): the
+    /// pairs (`list`, or every pair whose boxes overlap, found on the GPU with `pairing`'s
+    /// self-collision bits and prediction distance) and the narrow phase as an indirect
+    /// dispatch. An iterative pass (`walk`: the fallback code and `confidence × threshold`):
+    /// `walk_contacts` over the other side's contacts, with the pair list of the last full pass.
+    /// `remember`: contacts keep their exit triangles and `contact_args` records the count for
+    /// the next frame's walks. When `readback` is set, the counters and the first contacts are
+    /// copied to the readback buffer; returns how many contacts that copy holds.
+    #[allow(clippy::too_many_arguments)]
     pub fn record_detect(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         list: Option<&[BodyPair]>,
         pairing: (u32, f32),
+        walk: Option<(u32, f32)>,
+        remember: bool,
+        side: u32,
         readback: bool,
         stats: &mut FrameStats,
     ) -> u64 {
         let q = self.ctx.queue().clone();
+        let (walk_fallback, walk_reach) = walk.unwrap_or((0, 0.0));
         let params = DetectParams {
             pair_capacity: self.cap.pairs as u32,
             contact_capacity: self.contact_capacity as u32,
             body_count: self.params.body_count,
             self_collision: pairing.0,
             prediction: pairing.1,
-            ..Default::default()
+            walk_fallback,
+            walk_reach,
+            flags: if remember { DETECT_REMEMBER_EXIT } else { 0 },
         };
         q.write_buffer(self.buf(B::DetectParams), 0, bytemuck::bytes_of(&params));
-        let pair_count = list.map_or(0, |l| l.len() as u32);
-        if let Some(l) = list.filter(|l| !l.is_empty()) {
-            q.write_buffer(self.buf(B::Pairs), 0, bytemuck::cast_slice(l));
-        }
-        let state = DetectState { pair_count, ..Default::default() };
-        q.write_buffer(self.buf(B::DetectState), 0, bytemuck::bytes_of(&state));
         let b = self.params.body_count;
-        let used_pairs = list.map_or((b as u64 * (b as u64 + 1) / 2).max(1), |l| l.len() as u64);
-        self.bufs[B::Pairs as usize].used = size_of::<BodyPair>() as u64 * used_pairs;
-        self.bufs[B::TileOffsets as usize].used = 4 * (2 * used_pairs + 1);
+        if walk.is_none() {
+            let pair_count = list.map_or(0, |l| l.len() as u32);
+            if let Some(l) = list.filter(|l| !l.is_empty()) {
+                q.write_buffer(self.buf(B::Pairs), 0, bytemuck::cast_slice(l));
+            }
+            let state = DetectState { pair_count, ..Default::default() };
+            q.write_buffer(self.buf(B::DetectState), 0, bytemuck::bytes_of(&state));
+            let used_pairs = list.map_or((b as u64 * (b as u64 + 1) / 2).max(1), |l| l.len() as u64);
+            self.bufs[B::Pairs as usize].used = size_of::<BodyPair>() as u64 * used_pairs;
+            self.bufs[B::TileOffsets as usize].used = 4 * (2 * used_pairs + 1);
+        } else {
+            // The pair list and its workgroup layout stay those of the last full pass.
+            q.write_buffer(self.buf(B::DetectState), 8, bytemuck::bytes_of(&[0u32; 14]));
+        }
         {
             let mut pass = self.timed_pass(encoder, Stage::Pairs);
-            if list.is_none() {
-                let groups = (b * b).div_ceil(WG_SIZE);
-                self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, stats.stage(Stage::Pairs));
+            if walk.is_none() {
+                if list.is_none() {
+                    let groups = (b * b).div_ceil(WG_SIZE);
+                    self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, stats.stage(Stage::Pairs));
+                }
+                self.dispatch(&mut pass, Kernel::PairTiles, 0, 1, stats.stage(Stage::Pairs));
             }
-            self.dispatch(&mut pass, Kernel::PairTiles, 0, 1, stats.stage(Stage::Pairs));
         }
         {
             let mut pass = self.timed_pass(encoder, Stage::Rays);
-            let (_, pipeline) = self.pipelines.get(Kernel::NarrowPhase);
+            let (kernel, args) = match walk {
+                None => (Kernel::NarrowPhase, B::Dispatch),
+                Some(_) => (Kernel::WalkContacts, B::ContactArgs),
+            };
+            let (_, pipeline) = self.pipelines.get(kernel);
             pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, self.group(Kernel::NarrowPhase, 0), &[]);
-            pass.dispatch_workgroups_indirect(self.buf(B::Dispatch), 0);
+            pass.set_bind_group(0, self.group(kernel, side), &[]);
+            pass.dispatch_workgroups_indirect(self.buf(args), 0);
             let st = stats.stage(Stage::Rays);
             st.dispatches += 1;
-            self.account(Kernel::NarrowPhase, 0, st);
-            if !readback {
-                // Dispatch arguments for a GPU consumer of the contacts.
+            self.account(kernel, side, st);
+            if remember || !readback {
+                // Dispatch arguments over the contacts: for a GPU consumer, and for the next
+                // frame's walks.
                 self.dispatch(&mut pass, Kernel::ContactArgs, 0, 1, st);
             }
         }
         self.resolve_timestamps(encoder, TIMED_STAGES.len());
+        self.side = side;
         if !readback {
             return 0;
         }
         let k = (self.last_contact_count + self.last_contact_count / 4 + 64).min(self.contact_capacity);
-        let bytes = 16 + k * CONTACT_BYTES;
+        let bytes = HEAD_BYTES + k * CONTACT_BYTES;
         self.ensure_contact_read(k);
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
-        encoder.copy_buffer_to_buffer(self.buf(B::DetectState), 0, read, 0, Some(16));
-        encoder.copy_buffer_to_buffer(self.buf(B::Contacts), 0, read, 16, Some(k * CONTACT_BYTES));
+        let (cur, _) = contact_sides(side);
+        encoder.copy_buffer_to_buffer(self.buf(B::DetectState), 0, read, 0, Some(HEAD_BYTES));
+        encoder.copy_buffer_to_buffer(self.buf(cur), 0, read, HEAD_BYTES, Some(k * CONTACT_BYTES));
         stats.stage(Stage::Readback).add_copy(bytes);
         k
     }
@@ -790,7 +859,7 @@ impl SceneGpu {
                 &self.ctx,
                 &mut self.allocations,
                 "raycontact.contacts.read",
-                16 + cap * CONTACT_BYTES,
+                HEAD_BYTES + cap * CONTACT_BYTES,
                 READBACK,
             );
             self.contact_read = Some((b, cap));
@@ -807,7 +876,8 @@ impl SceneGpu {
         blocking: bool,
     ) -> Result<(DetectState, Vec<ContactGpu>)> {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
-        let head = self.ctx.read_mapped_async(read, "raycontact.contacts.read", 0, 16, blocking).await?;
+        let head =
+            self.ctx.read_mapped_async(read, "raycontact.contacts.read", 0, HEAD_BYTES, blocking).await?;
         let state: DetectState = bytemuck::pod_read_unaligned(&head);
         let count = (state.contact_count as u64).min(self.contact_capacity);
         self.last_contact_count = state.contact_count as u64;
@@ -817,16 +887,17 @@ impl SceneGpu {
             let mut enc = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("raycontact.contacts.read"),
             });
-            enc.copy_buffer_to_buffer(self.buf(B::Contacts), 0, read, 16, Some(count * CONTACT_BYTES));
+            let (cur, _) = contact_sides(self.side);
+            enc.copy_buffer_to_buffer(self.buf(cur), 0, read, HEAD_BYTES, Some(count * CONTACT_BYTES));
             self.ctx.queue().submit([enc.finish()]);
             stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
         }
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
         let bytes = self
             .ctx
-            .read_mapped_async(read, "raycontact.contacts.read", 16, count * CONTACT_BYTES, blocking)
+            .read_mapped_async(read, "raycontact.contacts.read", HEAD_BYTES, count * CONTACT_BYTES, blocking)
             .await?;
-        stats.bytes_read_back += 16 + count * CONTACT_BYTES;
+        stats.bytes_read_back += HEAD_BYTES + count * CONTACT_BYTES;
         Ok((state, bytemuck::pod_collect_to_vec(&bytes)))
     }
 
@@ -834,7 +905,7 @@ impl SceneGpu {
     /// consumer of [`Scene::record_detect`](crate::Scene::record_detect).
     pub fn contact_buffers(&self) -> ContactBuffers<'_> {
         ContactBuffers {
-            contacts: self.buf(B::Contacts),
+            contacts: self.buf(contact_sides(self.side).0),
             state: self.buf(B::DetectState),
             dispatch_args: self.buf(B::ContactArgs),
         }
@@ -1134,3 +1205,15 @@ impl GpuRadixSort {
 }
 
 mod walk;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_table_follows_the_enum() {
+        for (i, b) in ALL_BUFS.iter().enumerate() {
+            assert_eq!(*b as usize, i, "ALL_BUFS[{i}] is {b:?}: the scene's buffers are indexed by B");
+        }
+    }
+}

@@ -60,13 +60,15 @@ pub enum Kernel {
     ContactArgs,
     /// Iterative ray casts: walks over the triangle adjacency, BVH fallback.
     Walk,
+    /// Iterative detection: last frame's contacts re-cast by walking from their hits.
+    WalkContacts,
 }
 
 use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD};
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 14] = [
+    pub const ALL: [Kernel; 15] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -81,6 +83,7 @@ impl Kernel {
         Kernel::NarrowPhase,
         Kernel::ContactArgs,
         Kernel::Walk,
+        Kernel::WalkContacts,
     ];
 
     /// The kernel's name: its file `shaders/<name>.wgsl`, its CPU twin, its pipeline label
@@ -101,6 +104,7 @@ impl Kernel {
             Kernel::NarrowPhase => "narrow_phase",
             Kernel::ContactArgs => "contact_args",
             Kernel::Walk => "walk",
+            Kernel::WalkContacts => "walk_contacts",
         }
     }
 
@@ -142,6 +146,9 @@ impl Kernel {
             // query, bodies, body_state, positions, triangles, nodes, adjacency, rays, starts,
             // hits, counts
             Kernel::Walk => &[U, R, R, R, R, R, R, R, R, W, W],
+            // params, bodies, body_state, positions, prev_positions, normals, triangles, nodes,
+            // adjacency, pairs, memory, args, state, contacts
+            Kernel::WalkContacts => &[U, R, R, R, R, R, R, R, R, R, R, R, W, W],
         }
     }
 
@@ -162,6 +169,7 @@ impl Kernel {
             Kernel::NarrowPhase => include_str!("../../../shaders/narrow_phase.wgsl"),
             Kernel::ContactArgs => include_str!("../../../shaders/contact_args.wgsl"),
             Kernel::Walk => include_str!("../../../shaders/walk.wgsl"),
+            Kernel::WalkContacts => include_str!("../../../shaders/walk_contacts.wgsl"),
         }
     }
 
@@ -185,7 +193,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 7] = [
+pub const SHARED: [(&str, &str); 8] = [
     ("shared/contact.wgsl", include_str!("../../../shaders/shared/contact.wgsl")),
     ("shared/bvh.wgsl", include_str!("../../../shaders/shared/bvh.wgsl")),
     ("shared/common.wgsl", include_str!("../../../shaders/shared/common.wgsl")),
@@ -193,6 +201,7 @@ pub const SHARED: [(&str, &str); 7] = [
     ("shared/ray.wgsl", include_str!("../../../shaders/shared/ray.wgsl")),
     ("shared/tiles.wgsl", include_str!("../../../shaders/shared/tiles.wgsl")),
     ("shared/walk.wgsl", include_str!("../../../shaders/shared/walk.wgsl")),
+    ("shared/classify.wgsl", include_str!("../../../shaders/shared/classify.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {

@@ -61,7 +61,8 @@ pub fn wgsl_prelude() -> String {
          const SELF_HIT_GAP: f32 = {gap};\n\
          const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
          const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
-         const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n{walk}",
+         const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
+         const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n{walk}",
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
@@ -96,8 +97,10 @@ pub struct BodyGpu {
     pub flags: u32,
     /// Half-thickness `e` of a cloth (0 for a volumetric body).
     pub half_thickness: f32,
-    /// Padding.
-    pub pad: u32,
+    /// Mean triangle size of the body as added (the mean edge length,
+    /// [`crate::adjacency::mean_triangle_size`]): iterative detection's walks over it cross at
+    /// most `ceil(confidence × threshold / mean_size)` edges (Eq. 1 of Lehericey et al. 2013).
+    pub mean_size: f32,
 }
 
 /// [`BodyGpu::flags`] bit of a cloth (WGSL `BODY_CLOTH`).
@@ -341,8 +344,10 @@ pub struct DetectState {
     pub tile_total: u32,
     /// Contacts found, including any past the capacity.
     pub contact_count: u32,
-    /// Padding.
-    pub pad: u32,
+    /// Rays of the last frame's contacts re-cast by iterative detection (0 in a full pass).
+    pub walked: u32,
+    /// Outcomes of the walks of iterative detection, and its fallback casts.
+    pub walk: WalkCounts,
 }
 
 /// Parameters of a detection (WGSL `DetectParams`).
@@ -359,13 +364,19 @@ pub struct DetectParams {
     pub self_collision: u32,
     /// Prediction distance of the pairs the broad phase finds.
     pub prediction: f32,
-    /// Padding.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
-    /// Padding.
-    pub pad2: u32,
+    /// Iterative detection: what a walk that does not hit does ([`WALK_FALLBACK_BVH`] or
+    /// [`WALK_FALLBACK_DROP`]).
+    pub walk_fallback: u32,
+    /// Iterative detection: `confidence × displacement threshold`, the reach of a walk (its
+    /// steps are this over the target's [`BodyGpu::mean_size`]).
+    pub walk_reach: f32,
+    /// Bit 0: trace each volumetric source body to where the ray leaves it (unbounded), so that
+    /// its contacts remember that triangle for the next frames' walks.
+    pub flags: u32,
 }
+
+/// [`DetectParams::flags`] bit: remember where each ray leaves its source body.
+pub const DETECT_REMEMBER_EXIT: u32 = 1;
 
 /// [`DetectParams::self_collision`] bit: the broad phase adds (C, C) for every cloth C.
 pub const SELF_CLOTH: u32 = 1;
@@ -390,7 +401,7 @@ pub mod contact_flags {
     pub const WALKED: u32 = 32;
 }
 
-/// A contact as the GPU writes it (WGSL `Contact`), 80 bytes: a ray from `source_vertex` of
+/// A contact as the GPU writes it (WGSL `Contact`), 96 bytes: a ray from `source_vertex` of
 /// `source_body` hit `target_triangle` of `target_body` at barycentrics (`u`, `v`). Bodies are
 /// packed indices here; [`crate::Contact`] names them by [`crate::BodyId`].
 #[repr(C)]
@@ -422,8 +433,18 @@ pub struct ContactGpu {
     pub weight: f32,
     /// [`contact_flags`].
     pub flags: u32,
+    /// The directed pair that found it: `2 k` for `pairs[k].a -> pairs[k].b`, `2 k + 1` for the
+    /// reverse, in the frame's pair list.
+    pub pair: u32,
+    /// The source body's triangle where the ray leaves it (Hermann's second condition), or
+    /// [`NONE`] when not traced; iterative detection walks from it in the next frames.
+    pub exit_triangle: u32,
+    /// Edges the walk to `target_triangle` crossed (iterative detection; 0 in a full pass).
+    pub walk_steps: u32,
     /// Padding.
-    pub pad: u32,
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
 }
 
 /// Workgroup counts of a dispatch of `groups` workgroups, spilling into y past [`MAX_GROUPS_X`].
@@ -562,6 +583,15 @@ impl WalkCounts {
         }
     }
 
+    /// Adds another set of counters.
+    pub fn add_counts(&mut self, other: &WalkCounts) {
+        for (a, b) in self.outcomes.iter_mut().zip(other.outcomes) {
+            *a += b;
+        }
+        self.fallback_casts += other.fallback_casts;
+        self.fallback_hits += other.fallback_hits;
+    }
+
     /// Rays whose walk ended with `outcome`.
     pub fn outcome(&self, outcome: u32) -> u32 {
         self.outcomes.get(outcome as usize).copied().unwrap_or(0)
@@ -586,3 +616,5 @@ pub struct WalkParams {
     /// [`WALK_FALLBACK_BVH`] or [`WALK_FALLBACK_DROP`].
     pub fallback: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<ContactGpu>() == 96);

@@ -48,7 +48,7 @@ pub use layout::{Ray, RayHit};
 pub use layout::{WalkCounts, WalkHit};
 pub use scene::{Backend, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
-pub use walk::{WalkFallback, WalkOptions, WalkResult};
+pub use walk::{Iterative, WalkFallback, WalkOptions, WalkResult};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

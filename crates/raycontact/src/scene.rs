@@ -12,7 +12,7 @@ use crate::context::GpuContext;
 use crate::cpu::{self, FrameData};
 use crate::error::{Error, Result};
 use crate::gpu::SceneGpu;
-use crate::layout::{BodyPair, BodyState, Ray, RayHit};
+use crate::layout::{BodyPair, BodyState, Ray, RayHit, WALK_FALLBACK_BVH};
 use crate::stats::{FrameStats, Stage};
 
 /// Where a scene runs.
@@ -63,6 +63,12 @@ struct Body {
     frame_positions: Vec<Vec3>,
     /// Positions were set since the last update.
     moved: bool,
+    /// The positions it was added with ([`Scene::set_pose`] places them).
+    rest: Vec<Vec3>,
+    /// Largest distance of a rest position from the origin.
+    radius: f32,
+    /// Iterative detection's reference.
+    reference: iterative::Reference,
 }
 
 /// A set of bodies whose BVHs are rebuilt every frame, on the GPU or on the CPU backend.
@@ -101,6 +107,8 @@ pub struct Scene {
     overflow: OverflowPolicy,
     prediction: f32,
     self_collision: SelfCollision,
+    iterative: Option<crate::walk::Iterative>,
+    memory: iterative::Memory,
 }
 
 impl Scene {
@@ -117,6 +125,8 @@ impl Scene {
             overflow: OverflowPolicy::Grow,
             prediction: 0.0,
             self_collision: SelfCollision::Cloth,
+            iterative: None,
+            memory: Default::default(),
         }
     }
 
@@ -152,6 +162,8 @@ impl Scene {
             overflow: OverflowPolicy::Grow,
             prediction: 0.0,
             self_collision: SelfCollision::Cloth,
+            iterative: None,
+            memory: Default::default(),
         })
     }
 
@@ -194,7 +206,15 @@ impl Scene {
                 return Err(Error::TooLarge { body: id, what, value, limit });
             }
         }
-        let body = Body { frame_positions: data.positions.clone(), data, moved: false };
+        let radius = positions.iter().map(|p| p.length()).fold(0.0f32, f32::max);
+        let body = Body {
+            frame_positions: data.positions.clone(),
+            rest: data.positions.clone(),
+            data,
+            moved: false,
+            radius,
+            reference: Default::default(),
+        };
         if id.index as usize == self.slots.len() {
             self.slots.push(Slot { generation: 0, body: Some(body) });
         } else {
@@ -255,6 +275,7 @@ impl Scene {
                 uploads.push((off, positions.len() as u32));
             }
         }
+        self.track_displacement(id);
         Ok(())
     }
 
@@ -350,6 +371,16 @@ impl Scene {
     /// are uploaded by the queue at that submission. GPU scenes only
     /// ([`Error::InvalidInput`] on the CPU backend).
     pub fn record_update(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<FrameStats> {
+        self.record_update_with(encoder, true)
+    }
+
+    /// [`Scene::record_update`]; without `rebuild`, only the vertex normals (iterative passes
+    /// that need no BVH).
+    fn record_update_with(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        rebuild: bool,
+    ) -> Result<FrameStats> {
         let first = std::mem::take(&mut self.relayout);
         if first {
             self.apply_layout();
@@ -359,25 +390,31 @@ impl Scene {
         };
         let before = gpu.allocations;
         let mut stats = FrameStats::default();
-        gpu.record_frame(encoder, !first, uploads, &mut stats);
+        gpu.record_frame(encoder, !first, uploads, rebuild || first, &mut stats);
         uploads.clear();
         stats.buffers_allocated = gpu.allocations - before;
-        self.finish_frame();
+        self.finish_frame(rebuild || first);
         Ok(stats)
     }
 
-    fn finish_frame(&mut self) {
+    fn finish_frame(&mut self, rebuilt: bool) {
         for slot in &mut self.slots {
             if let Some(b) = slot.body.as_mut().filter(|b| b.moved) {
                 b.frame_positions.copy_from_slice(&b.data.positions);
                 b.moved = false;
             }
         }
-        self.fresh = true;
+        // Without a rebuild the BVHs are last frame's: ray queries must wait for an update.
+        self.fresh = rebuilt;
     }
 
     fn update_cpu(&mut self) -> Result<FrameStats> {
+        self.update_cpu_with(true)
+    }
+
+    fn update_cpu_with(&mut self, rebuild: bool) -> Result<FrameStats> {
         let first = std::mem::take(&mut self.relayout);
+        let rebuild = rebuild || first;
         if first {
             self.apply_layout();
         } else {
@@ -400,8 +437,23 @@ impl Scene {
         let State::Cpu { pool, frame, current, .. } = &mut self.state else { unreachable!() };
         let mut stats = FrameStats::default();
         let packing = &self.packing;
-        pool.install(|| frame.rebuild(packing, current, |stage, ns| stats.stage(stage).cpu_ns = Some(ns)));
-        self.finish_frame();
+        if rebuild {
+            pool.install(|| {
+                frame.rebuild(packing, current, |stage, ns| stats.stage(stage).cpu_ns = Some(ns))
+            });
+        } else {
+            let start = Instant::now();
+            frame.normals.resize(current.len(), Vec3::ZERO);
+            cpu::vertex_normals(
+                current,
+                &packing.triangles,
+                &packing.vertex_tri_offsets,
+                &packing.vertex_tris,
+                &mut frame.normals,
+            );
+            stats.stage(Stage::Normals).cpu_ns = Some(start.elapsed().as_nanos() as f64);
+        }
+        self.finish_frame(rebuild);
         Ok(stats)
     }
 
@@ -470,6 +522,8 @@ impl Scene {
     /// the next detection when it is smaller; past the capacity the [`OverflowPolicy`] applies.
     pub fn set_contact_capacity(&mut self, contacts: u64) {
         self.contact_capacity = contacts.max(1);
+        // What iterative detection remembers may not fit any more: the next pass is full.
+        self.memory.valid = false;
         if let State::Gpu { gpu, .. } = &mut self.state {
             gpu.contact_capacity = self.contact_capacity;
         }
@@ -567,26 +621,55 @@ impl Scene {
         self.check_pairs(pairs)?;
         match &self.state {
             State::Cpu { .. } => {
-                let mut stats = self.update_cpu()?;
+                let walking = self.walking(pairs)?;
+                let rebuild = walking.is_none_or(|(fallback, _)| fallback == WALK_FALLBACK_BVH);
+                let mut stats = self.update_cpu_with(rebuild)?;
                 let packed = self.packed_pairs(pairs)?;
+                let pairing = (self.self_collision_bits(), self.prediction);
                 let State::Cpu { pool, frame, current, previous, .. } = &self.state else { unreachable!() };
-                let start = Instant::now();
-                let pairs = packed.unwrap_or_else(|| {
-                    cpu::broad_phase(
-                        &self.packing.bodies,
-                        &frame.body_state,
-                        self.self_collision_bits(),
-                        self.prediction,
-                    )
-                });
-                stats.stage(Stage::Pairs).cpu_ns = Some(start.elapsed().as_nanos() as f64);
-                let start = Instant::now();
-                let mut raw =
-                    pool.install(|| cpu::narrow_phase(&self.packing, frame, current, previous, &pairs));
-                stats.stage(Stage::Rays).cpu_ns = Some(start.elapsed().as_nanos() as f64);
+                let cx = cpu::Narrow {
+                    packing: &self.packing,
+                    frame,
+                    positions: current,
+                    previous,
+                    remember_exit: self.iterative.is_some(),
+                };
+                let (mut raw, pair_list) = match walking {
+                    Some((fallback, reach)) => {
+                        let start = Instant::now();
+                        let tracer = cpu::WalkTracer { fallback, reach };
+                        let m = &self.memory;
+                        let (raw, counts) =
+                            pool.install(|| cpu::walk_contacts(&cx, &tracer, &m.pairs, &m.contacts));
+                        stats.stage(Stage::Rays).cpu_ns = Some(start.elapsed().as_nanos() as f64);
+                        stats.iterative = true;
+                        stats.walked = m.contacts.len() as u32;
+                        stats.walk = counts;
+                        (raw, None)
+                    }
+                    None => {
+                        let start = Instant::now();
+                        let list = packed.clone().unwrap_or_else(|| {
+                            cpu::broad_phase(&self.packing.bodies, &frame.body_state, pairing.0, pairing.1)
+                        });
+                        stats.stage(Stage::Pairs).cpu_ns = Some(start.elapsed().as_nanos() as f64);
+                        let start = Instant::now();
+                        let raw = pool.install(|| cpu::narrow_phase(&cx, &list));
+                        stats.stage(Stage::Rays).cpu_ns = Some(start.elapsed().as_nanos() as f64);
+                        (raw, Some(list))
+                    }
+                };
+                let pair_count = pair_list.as_ref().map_or(self.memory.pairs.len(), |l| l.len()) as u32;
+                if self.iterative.is_some() {
+                    if let Some(list) = pair_list {
+                        self.memory.pairs = list;
+                    }
+                    self.memory.contacts.clone_from(&raw);
+                }
+                self.after_detect(walking.is_none(), (packed, pairing));
                 sort_contacts(&mut raw, &self.packing.ids);
                 let contacts = raw.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
-                Ok(Contacts { contacts, pairs: pairs.len() as u32, stats })
+                Ok(Contacts { contacts, pairs: pair_count, stats })
             }
             State::Gpu { .. } => {
                 let ctx = self.ctx.clone().expect("GPU scene");
@@ -618,18 +701,44 @@ impl Scene {
         }
     }
 
+    /// Whether this detection is an iterative pass, and then its fallback code and walk reach
+    /// (`confidence × threshold`). Decided before the update (it decides the update's work).
+    fn walking(&self, pairs: Pairs<'_>) -> Result<Option<(u32, f32)>> {
+        let Some(it) = self.iterative.filter(|_| !self.relayout) else { return Ok(None) };
+        let packed = self.packed_pairs(pairs)?;
+        let pairing = (self.self_collision_bits(), self.prediction);
+        Ok(self
+            .plan_iterative(&packed, pairing)
+            .then_some((it.fallback.code(), it.confidence * it.displacement_threshold)))
+    }
+
     async fn detect_gpu(&mut self, ctx: &GpuContext, pairs: Pairs<'_>, blocking: bool) -> Result<Contacts> {
         let mut enc = ctx
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.detect") });
-        let mut stats = self.record_update(&mut enc)?;
+        let walking = self.walking(pairs)?;
+        let rebuild = walking.is_none_or(|(fallback, _)| fallback == WALK_FALLBACK_BVH);
+        let mut stats = self.record_update_with(&mut enc, rebuild)?;
         let packed = self.packed_pairs(pairs)?;
         let (pair_need, pairing) = self.pair_plan(&packed);
         let capacity = self.contact_capacity;
+        let remember = self.iterative.is_some();
         let State::Gpu { gpu, .. } = &mut self.state else { unreachable!() };
         let before = gpu.allocations;
-        gpu.reserve_detect(pair_need, capacity);
-        let copied = gpu.record_detect(&mut enc, packed.as_deref(), pairing, true, &mut stats);
+        if walking.is_none() {
+            gpu.reserve_detect(pair_need, capacity);
+        }
+        let side = gpu.side ^ 1;
+        let copied = gpu.record_detect(
+            &mut enc,
+            packed.as_deref(),
+            pairing,
+            walking,
+            remember,
+            side,
+            true,
+            &mut stats,
+        );
         ctx.queue().submit([enc.finish()]);
         let (mut state, mut raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
         let (_, cap) = gpu.detect_capacity();
@@ -640,12 +749,23 @@ impl Scene {
                 }
                 OverflowPolicy::Grow => {
                     // The BVHs are still valid: grow the contact buffer and run the detection again.
+                    // (An iterative pass finds at most as many contacts as it remembers, which fit.)
+                    debug_assert!(walking.is_none(), "an iterative pass cannot overflow");
                     self.contact_capacity = state.contact_count as u64;
                     gpu.reserve_detect(pair_need, state.contact_count as u64);
                     let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("raycontact.detect.rerun"),
                     });
-                    let copied = gpu.record_detect(&mut enc, packed.as_deref(), pairing, true, &mut stats);
+                    let copied = gpu.record_detect(
+                        &mut enc,
+                        packed.as_deref(),
+                        pairing,
+                        walking,
+                        remember,
+                        side,
+                        true,
+                        &mut stats,
+                    );
                     ctx.queue().submit([enc.finish()]);
                     (state, raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
                 }
@@ -657,6 +777,10 @@ impl Scene {
             }
         }
         stats.buffers_allocated += gpu.allocations - before;
+        stats.iterative = walking.is_some();
+        stats.walked = state.walked;
+        stats.walk = state.walk;
+        self.after_detect(walking.is_none(), (packed, pairing));
         sort_contacts(&mut raw, &self.packing.ids);
         let contacts = raw.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
         Ok(Contacts { contacts, pairs: state.pair_count, stats })
@@ -673,15 +797,22 @@ impl Scene {
     ) -> Result<FrameStats> {
         self.require_fresh()?;
         self.check_pairs(pairs)?;
+        let walking = self.walking(pairs)?;
         let packed = self.packed_pairs(pairs)?;
         let (pair_need, pairing) = self.pair_plan(&packed);
         let capacity = self.contact_capacity;
+        let remember = self.iterative.is_some();
         let State::Gpu { gpu, .. } = &mut self.state else {
             return Err(Error::InvalidInput { what: "record_detect needs a GPU scene".into() });
         };
         let mut stats = FrameStats::default();
-        gpu.reserve_detect(pair_need, capacity);
-        gpu.record_detect(encoder, packed.as_deref(), pairing, false, &mut stats);
+        if walking.is_none() {
+            gpu.reserve_detect(pair_need, capacity);
+        }
+        let side = gpu.side ^ 1;
+        gpu.record_detect(encoder, packed.as_deref(), pairing, walking, remember, side, false, &mut stats);
+        stats.iterative = walking.is_some();
+        self.after_detect(walking.is_none(), (packed, pairing));
         Ok(stats)
     }
 
@@ -771,4 +902,5 @@ impl FrameData {
     }
 }
 
+mod iterative;
 mod walk;

@@ -118,6 +118,14 @@ pub struct FrameStats {
     pub buffers_allocated: u64,
     /// Bytes read back to the host.
     pub bytes_read_back: u64,
+    /// The detection was an iterative pass ([`crate::walk::Iterative`]): last frame's contacts
+    /// were re-cast by walking, not every ray through the BVH.
+    pub iterative: bool,
+    /// Contacts of the last frame re-cast by the iterative pass.
+    pub walked: u32,
+    /// Outcomes of the iterative pass's walks (targets and source bodies' own traces) and its
+    /// BVH fallback casts.
+    pub walk: crate::layout::WalkCounts,
 }
 
 impl FrameStats {

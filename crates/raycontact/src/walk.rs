@@ -136,6 +136,79 @@ pub struct WalkResult {
     pub counts: WalkCounts,
 }
 
+/// Iterative detection (Lehericey et al. 2013, IRTCD) for [`Scene::detect`](crate::Scene::detect),
+/// enabled with [`Scene::set_iterative`](crate::Scene::set_iterative).
+///
+/// A **full pass** rebuilds every BVH and casts every ray, as without this setting, and
+/// remembers its contacts (each with the target triangle it hit and the source body's triangle
+/// where its ray leaves that body). An **iterative pass** re-casts only the remembered rays: each
+/// trace starts on last frame's triangle and walks the adjacency (at most
+/// `ceil(confidence × displacement_threshold / mean triangle size)` edges, Eq. 1), the contact is
+/// classified again by the same rules, and it is kept or dropped. Vertices that come into contact
+/// during iterative passes are found at the next full pass.
+///
+/// The decision, per frame: a full pass when there is nothing remembered, the bodies or the pair
+/// list changed, `full_pass_every` frames have passed since the last full pass, or a pair may have
+/// moved by more than `displacement_threshold` since it (the rule of the paper's §3.3: for each
+/// pair, the displacement bounds of its two bodies added — see
+/// [`Scene::displacement`](crate::Scene::displacement); with [`Pairs::Overlapping`](crate::Pairs::Overlapping)
+/// the two largest bounds of the scene, since any two bodies may pair up). Otherwise an iterative
+/// pass. With [`WalkFallback::Bvh`] the iterative pass still rebuilds the BVHs (a walk that fails
+/// is cast through them, as are the rays without a remembered triangle: a volumetric self pair's
+/// second hit, an exit never found); with [`WalkFallback::Drop`] it computes only the vertex
+/// normals and those rays are lost until the next full pass (the paper's behaviour).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Iterative {
+    /// The largest displacement (scene units) of one pair since the last full pass for which
+    /// walking is used (`displacementThreshold`).
+    pub displacement_threshold: f32,
+    /// `confidence` of Eq. 1 (at least 1): walks may cross
+    /// `ceil(confidence × displacement_threshold / mean triangle size)` edges.
+    pub confidence: f32,
+    /// A full pass at least every this many detections (1: always), so that vertices that
+    /// newly come into contact are found.
+    pub full_pass_every: u32,
+    /// What a walk that does not hit does.
+    pub fallback: WalkFallback,
+}
+
+impl Iterative {
+    /// Iterative detection for displacements up to `displacement_threshold`, with a confidence
+    /// of 2, a full pass every 10 detections and the BVH fallback.
+    ///
+    /// ```
+    /// let it = raycontact::walk::Iterative::new(0.05);
+    /// assert_eq!((it.confidence, it.full_pass_every), (2.0, 10));
+    /// ```
+    pub fn new(displacement_threshold: f32) -> Self {
+        Iterative {
+            displacement_threshold,
+            confidence: 2.0,
+            full_pass_every: 10,
+            fallback: WalkFallback::Bvh,
+        }
+    }
+
+    pub(crate) fn validate(&self) -> Result<()> {
+        let t = self.displacement_threshold;
+        if !(t.is_finite() && t >= 0.0 && self.confidence.is_finite() && self.confidence >= 1.0) {
+            return Err(Error::InvalidInput {
+                what: format!(
+                    "iterative detection: the displacement threshold ({t}) must be finite and >= 0 \
+                     and the confidence ({}) finite and >= 1",
+                    self.confidence
+                ),
+            });
+        }
+        if self.full_pass_every == 0 {
+            return Err(Error::InvalidInput {
+                what: "iterative detection: full_pass_every must be >= 1".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

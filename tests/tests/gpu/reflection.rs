@@ -135,16 +135,26 @@ fn pod_structs_match_wgsl_layout() {
             tile_count,
             flags,
             half_thickness,
-            pad
+            mean_size
         ]
     );
     check_struct!("BodyPair", BodyPair, [a, b, prediction, pad]);
-    check_struct!("DetectState", DetectState, [pair_count, tile_total, contact_count, pad]);
-    check_struct!("DetectStateRead", DetectState, [pair_count, tile_total, contact_count, pad]);
+    check_struct!("DetectState", DetectState, [pair_count, tile_total, contact_count, walked, walk]);
+    check_struct!("DetectStateRead", DetectState, [pair_count, tile_total, contact_count, walked, walk]);
+    check_struct!("WalkCountsRead", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
     check_struct!(
         "DetectParams",
         DetectParams,
-        [pair_capacity, contact_capacity, body_count, self_collision, prediction, pad0, pad1, pad2]
+        [
+            pair_capacity,
+            contact_capacity,
+            body_count,
+            self_collision,
+            prediction,
+            walk_fallback,
+            walk_reach,
+            flags
+        ]
     );
     check_struct!(
         "Contact",
@@ -163,7 +173,11 @@ fn pod_structs_match_wgsl_layout() {
             ray_length,
             weight,
             flags,
-            pad
+            pair,
+            exit_triangle,
+            walk_steps,
+            pad0,
+            pad1
         ]
     );
     check_struct!("BodyStateRead", BodyState, [min_key, leaf_count, max_key, degenerate_count]);

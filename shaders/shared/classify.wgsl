@@ -1,0 +1,289 @@
+// The classification of the narrow phase (Hermann et al. 2008; Lehericey et al. 2015), shared
+// by the full pass (`narrow_phase`: rays through the BVH) and iterative detection
+// (`walk_contacts`: rays walked from last frame's hits). The kernel that includes this (after
+// shared/common.wgsl, shared/contact.wgsl, shared/ray.wgsl and shared/bvh.wgsl) declares
+// `params`, `bodies`, `body_state`, `positions`, `prev_positions`, `normals`, `triangles`,
+// `state` and `contacts`, and defines
+//
+//     fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced
+//
+// the closest hit of `ray` on packed body `body` (skipping the triangles of `ignore_vertex`),
+// where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown).
+// and `const BOX_FILTER: bool`: whether vertices outside the target's box (grown by the reach)
+// are skipped. The rules are in `narrow_phase.wgsl`'s header. CPU twin:
+// `raycontact::cpu::classify`.
+
+// A trace's hit, and whether (and in how many steps) a walk found it.
+struct Traced {
+    hit: RayHit,
+    walked: bool,
+    steps: u32,
+}
+
+// A ray's hit on a body with the hit triangle's normal: face = its unnormalised normal,
+// cosine = dir . m with m the unit normal, length = t |cosine| (the re-projected ray).
+struct Probe {
+    hit: RayHit,
+    face: vec3<f32>,
+    cosine: f32,
+    length: f32,
+    walked: bool,
+    steps: u32,
+}
+
+fn probe(body: u32, origin: vec3<f32>, dir: vec3<f32>, tmin: f32, tmax: f32, ignore_vertex: u32,
+         hint: u32) -> Probe {
+    let tr = trace(body, Ray(origin, tmin, dir, tmax), ignore_vertex, hint);
+    var pr = Probe(tr.hit, vec3<f32>(0.0), 0.0, 0.0, tr.walked, tr.steps);
+    if tr.hit.triangle != NONE {
+        let g = bodies[body].tri_offset + tr.hit.triangle;
+        let ta = vertex_position(triangles[3u * g]);
+        pr.face = cross(vertex_position(triangles[3u * g + 1u]) - ta, vertex_position(triangles[3u * g + 2u]) - ta);
+        pr.cosine = dot(dir, normalize(pr.face));
+        pr.length = tr.hit.t * abs(pr.cosine);
+    }
+    return pr;
+}
+
+fn hits(pr: Probe) -> bool {
+    return pr.hit.triangle != NONE;
+}
+
+// The source body's own hit along the ray (ignoring v's triangles): up to `t`, or without
+// limit when exits are remembered (then blocked when its t < `t`).
+fn own_hit(body: u32, origin: vec3<f32>, dir: vec3<f32>, t: f32, v: u32, hint: u32) -> RayHit {
+    var tmax = t;
+    if (params.flags & DETECT_REMEMBER_EXIT) != 0u {
+        tmax = bitcast<f32>(0x7f800000u);
+    }
+    return trace(body, Ray(origin, 0.0, dir, tmax), v, hint).hit;
+}
+
+fn blocks(h: RayHit, t: f32) -> bool {
+    return h.triangle != NONE && h.t < t;
+}
+
+fn prev_position(v: u32) -> vec3<f32> {
+    return vec3<f32>(prev_positions[3u * v], prev_positions[3u * v + 1u], prev_positions[3u * v + 2u]);
+}
+
+// Whether packed vertex v is strictly on the other side of triangle `tri` of packed body `b`
+// than it was at the previous positions.
+fn inverted(v: u32, b: u32, tri: u32) -> bool {
+    let g = bodies[b].tri_offset + tri;
+    let ia = triangles[3u * g];
+    let ib = triangles[3u * g + 1u];
+    let ic = triangles[3u * g + 2u];
+    let a = vertex_position(ia);
+    let now = dot(vertex_position(v) - a, cross(vertex_position(ib) - a, vertex_position(ic) - a));
+    let pa = prev_position(ia);
+    let before = dot(prev_position(v) - pa, cross(prev_position(ib) - pa, prev_position(ic) - pa));
+    return (now < 0.0 && before > 0.0) || (now > 0.0 && before < 0.0);
+}
+
+// Where a contact comes from: source body a, its vertex `local` at p, target body b, the
+// directed pair k, the half-thicknesses.
+struct Source {
+    a: u32,
+    local: u32,
+    b: u32,
+    k: u32,
+    p: vec3<f32>,
+    ea: f32,
+    eb: f32,
+}
+
+// Appends the contact of probe `pr` along `dir`. `through`: the normal points towards the hit
+// (else away from it). `exit`: the source body's triangle where the ray leaves it (or NONE).
+fn emit(s: Source, dir: vec3<f32>, pr: Probe, through: bool, flags: u32, exit: u32) {
+    let slot = atomicAdd(&state.contact_count, 1u);
+    if slot >= params.contact_capacity {
+        return;
+    }
+    let g = bodies[s.b].tri_offset + pr.hit.triangle;
+    let ta = vertex_position(triangles[3u * g]);
+    let tb = vertex_position(triangles[3u * g + 1u]);
+    let tc = vertex_position(triangles[3u * g + 2u]);
+    let m = normalize(pr.face);
+    var toward = m;
+    if pr.cosine < 0.0 {
+        toward = -m;
+    }
+    var normal = -toward;
+    var depth = s.ea + s.eb - pr.length;
+    if through {
+        normal = toward;
+        depth = pr.length + s.ea + s.eb;
+    }
+    var f = flags;
+    if pr.walked {
+        f |= CONTACT_WALKED;
+    }
+    let q = ta * (1.0 - pr.hit.u - pr.hit.v) + tb * pr.hit.u + tc * pr.hit.v;
+    contacts[slot] = Contact(
+        s.a, s.local, s.b, pr.hit.triangle,
+        s.p - s.ea * normal, pr.hit.u,
+        q + s.eb * normal, pr.hit.v,
+        normal, depth,
+        pr.hit.t, abs(pr.cosine),
+        f, s.k, exit, pr.steps, 0u, 0u,
+    );
+}
+
+// Collision or prediction class of a hit in front of a surface, by its re-projected length:
+// collision below `touch`, prediction below `predict`, 0 (rejected) otherwise.
+fn class_of(length: f32, touch: f32, predict: f32) -> u32 {
+    if length < touch {
+        return CONTACT_COLLISION;
+    }
+    if length < predict {
+        return CONTACT_PREDICTION;
+    }
+    return 0u;
+}
+
+// Classifies the rays of source vertex `local` of body a against body b (a itself for a self
+// pair) of directed pair k with prediction distance `predict`: the inward ray when bit 0 of
+// `sides` is set, the outward one when bit 1 is; `hint_in`, `hint_out` and `hint_exit` are
+// last frame's triangles of the inward ray on b, the outward ray on b and the ray on a (NONE:
+// unknown). Appends the contacts found.
+fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_in: u32, hint_out: u32,
+            hint_exit: u32) {
+    let body_a = bodies[a];
+    let body_b = bodies[b];
+    let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
+    let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
+    let ea = body_a.half_thickness;
+    let eb = body_b.half_thickness;
+    let reach = max(predict, ea + eb);
+    let self_pair = a == b;
+    let v = body_a.vertex_offset + local;
+    let p = vertex_position(v);
+    let sb = body_state[b];
+    if BOX_FILTER && !self_pair && (cloth_a || !cloth_b) {
+        if any(p < body_min(sb) - reach) || any(p > body_max(sb) + reach) {
+            return;
+        }
+    }
+    let n = vec3<f32>(normals[3u * v], normals[3u * v + 1u], normals[3u * v + 2u]);
+    if all(n == vec3<f32>(0.0)) {
+        return;
+    }
+    let src = Source(a, local, b, k, p, ea, eb);
+    let inf = bitcast<f32>(0x7f800000u);
+    let inward = CONTACT_INWARD_RAY;
+    let outward = CONTACT_OUTWARD_RAY;
+    let use_in = (sides & 1u) != 0u;
+    let use_out = (sides & 2u) != 0u;
+    let none = Probe(RayHit(inf, NONE, 0.0, 0.0, 0u, 0u, 0u, 0u), vec3<f32>(0.0), 0.0, 0.0, false, 0u);
+    if !cloth_a && self_pair {
+        // Volumetric self-collision: two inward-facing hits in a row.
+        if use_in {
+            let first = probe(a, p, -n, 0.0, inf, v, hint_in);
+            if hits(first) && first.cosine > 0.0 {
+                let t1 = first.hit.t;
+                let second = probe(a, p, -n, t1 + SELF_HIT_GAP * t1, inf, v, NONE);
+                if hits(second) && second.hit.t > t1 && second.hit.triangle != first.hit.triangle
+                    && second.cosine > 0.0 {
+                    emit(src, -n, first, true, CONTACT_COLLISION | inward, NONE);
+                }
+            }
+        }
+    } else if !cloth_a && !cloth_b {
+        if use_in {
+            let i = probe(b, p, -n, 0.0, inf, NONE, hint_in);
+            if hits(i) && i.cosine > 0.0 {
+                let own = own_hit(a, p, -n, i.hit.t, v, hint_exit);
+                if !blocks(own, i.hit.t) {
+                    emit(src, -n, i, true, CONTACT_COLLISION | inward, own.triangle);
+                }
+            }
+        }
+        if use_out && predict > 0.0 {
+            let o = probe(b, p, n, 0.0, reach, NONE, hint_out);
+            if hits(o) && o.cosine < 0.0 && o.length < predict {
+                let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
+                if !blocks(own, o.hit.t) {
+                    emit(src, n, o, false, CONTACT_PREDICTION | outward, own.triangle);
+                }
+            }
+        }
+    } else if !cloth_a {
+        // Volumetric -> cloth.
+        if use_in {
+            let i = probe(b, p, -n, 0.0, inf, NONE, hint_in);
+            if hits(i) {
+                let own = own_hit(a, p, -n, 2.0 * i.hit.t, v, hint_exit);
+                if !blocks(own, 2.0 * i.hit.t) {
+                    emit(src, -n, i, true, CONTACT_COLLISION | inward, own.triangle);
+                }
+            }
+        }
+        if use_out && reach > 0.0 {
+            let o = probe(b, p, n, 0.0, reach, NONE, hint_out);
+            let cls = class_of(o.length, eb, predict);
+            if hits(o) && cls != 0u {
+                let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
+                if !blocks(own, o.hit.t) {
+                    emit(src, n, o, false, cls | outward, own.triangle);
+                }
+            }
+        }
+    } else if !cloth_b {
+        // Cloth -> volumetric.
+        var i = none;
+        var o = none;
+        if use_in {
+            i = probe(b, p, -n, 0.0, inf, NONE, hint_in);
+        }
+        if use_out {
+            o = probe(b, p, n, 0.0, inf, NONE, hint_out);
+        }
+        let inside_i = hits(i) && i.cosine > 0.0;
+        let inside_o = hits(o) && o.cosine > 0.0;
+        if inside_o && (!inside_i || o.length < i.length) {
+            emit(src, n, o, true, CONTACT_COLLISION | outward, NONE);
+        } else if inside_i {
+            emit(src, -n, i, true, CONTACT_COLLISION | inward, NONE);
+        } else {
+            let ci = class_of(i.length, ea, predict);
+            if hits(i) && ci != 0u {
+                emit(src, -n, i, false, ci | inward, NONE);
+            }
+            let co = class_of(o.length, ea, predict);
+            if hits(o) && co != 0u {
+                emit(src, n, o, false, co | outward, NONE);
+            }
+        }
+    } else {
+        // Cloth -> cloth, or a cloth against itself.
+        var ignore = NONE;
+        if self_pair {
+            ignore = v;
+        }
+        for (var side = 0u; side < 2u; side += 1u) {
+            var dir = -n;
+            var ray = inward;
+            var hint = hint_in;
+            if side == 1u {
+                dir = n;
+                ray = outward;
+                hint = hint_out;
+            }
+            if (sides & (1u << side)) == 0u {
+                continue;
+            }
+            let h = probe(b, p, dir, 0.0, reach, ignore, hint);
+            if hits(h) {
+                if inverted(v, b, h.hit.triangle) {
+                    emit(src, dir, h, true, CONTACT_COLLISION | CONTACT_INVERTED | ray, NONE);
+                } else {
+                    let cls = class_of(h.length, ea + eb, predict);
+                    if cls != 0u {
+                        emit(src, dir, h, false, cls | ray, NONE);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+// Iterative detection (Lehericey et al. 2013, IRTCD): one invocation per contact of the last
+// frame (`memory`, `args[3]` of them, dispatched indirectly from `args`, both written by
+// `contact_args` at the end of that frame). Its ray (the same source vertex, the same side,
+// along the vertex's current normal) is classified again exactly as the full pass does
+// (shared/classify.wgsl), but each trace starts on the triangle the ray hit last frame and walks
+// the triangle adjacency (`walk_ray`, shared/walk.wgsl) instead of traversing the BVH: the ray
+// on the target from last frame's target triangle, the source body's own trace from last
+// frame's exit triangle. A walk that does not hit is cast through the (rebuilt) BVH with
+// `params.walk_fallback` = WALK_FALLBACK_BVH, and is a miss with WALK_FALLBACK_DROP (the paper's
+// behaviour: the ray is lost until the next full pass); traces without a remembered triangle
+// (a volumetric self pair's second hit, an exit never found) are treated alike. Walks cross at
+// most ceil(walk_reach / mean_size) edges of the body walked (Eq. 1). Outcomes are counted
+// into `state.walk`. CPU twin: `raycontact::cpu::walk_contacts`.
+//!include shared/common.wgsl
+//!include shared/contact.wgsl
+//!include shared/ray.wgsl
+//!include shared/bvh.wgsl
+//!include shared/walk.wgsl
+//!include shared/classify.wgsl
+
+@group(0) @binding(0) var<uniform> params: DetectParams;
+@group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
+@group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
+@group(0) @binding(3) var<storage, read> positions: array<f32>;
+@group(0) @binding(4) var<storage, read> prev_positions: array<f32>;
+@group(0) @binding(5) var<storage, read> normals: array<f32>;
+@group(0) @binding(6) var<storage, read> triangles: array<u32>;
+@group(0) @binding(7) var<storage, read> nodes: array<Node>;
+@group(0) @binding(8) var<storage, read> adjacency: array<u32>;
+@group(0) @binding(9) var<storage, read> pairs: array<BodyPair>;
+@group(0) @binding(10) var<storage, read> memory: array<Contact>;
+@group(0) @binding(11) var<storage, read> args: array<u32, 4>;
+@group(0) @binding(12) var<storage, read_write> state: DetectState;
+@group(0) @binding(13) var<storage, read_write> contacts: array<Contact>;
+
+// Counts of the workgroup: walk outcomes (0..7), fallback casts (8), their hits (9), rays
+// walked (10); added to `state` once per workgroup.
+var<workgroup> wg_counts: array<atomic<u32>, 11>;
+
+// The contacts walked were in the target's box at the last full pass; the boxes are not
+// rebuilt without a BVH, so none is skipped for it.
+const BOX_FILTER: bool = false;
+
+// Edges a walk over `body` may cross (Eq. 1 of Lehericey et al. 2013).
+fn walk_steps(body: BodyGpu) -> u32 {
+    let steps = ceil(params.walk_reach / body.mean_size);
+    if !(steps < f32(MAX_WALK_STEPS)) {
+        return MAX_WALK_STEPS;
+    }
+    return u32(steps);
+}
+
+fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
+    let b = bodies[body];
+    if hint != NONE {
+        let w = walk_ray(ray, b, hint, walk_steps(b));
+        var own = false;
+        if w.outcome == WALK_HIT && ignore_vertex != NONE {
+            let g = b.tri_offset + w.triangle;
+            own = triangles[3u * g] == ignore_vertex || triangles[3u * g + 1u] == ignore_vertex
+                || triangles[3u * g + 2u] == ignore_vertex;
+        }
+        if w.outcome == WALK_HIT && !own {
+            atomicAdd(&wg_counts[WALK_HIT], 1u);
+            return Traced(RayHit(w.t, w.triangle, w.u, w.v, 0u, w.steps + 1u, 0u, 0u), true, w.steps);
+        }
+        // A walk onto the source vertex's own triangles counts as a loop back to the start.
+        var outcome = w.outcome;
+        if own {
+            outcome = WALK_LOOP;
+        }
+        atomicAdd(&wg_counts[outcome], 1u);
+    } else {
+        atomicAdd(&wg_counts[WALK_NO_START], 1u);
+    }
+    if params.walk_fallback == WALK_FALLBACK_BVH {
+        atomicAdd(&wg_counts[8], 1u);
+        let hit = closest_hit(ray, b, body_state[body].leaf_count, ignore_vertex);
+        if hit.triangle != NONE {
+            atomicAdd(&wg_counts[9], 1u);
+        }
+        return Traced(hit, false, 0u);
+    }
+    let miss = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
+    return Traced(miss, false, 0u);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let i = linear_group(wid) * WG_SIZE + lid;
+    if i < args[3] {
+        atomicAdd(&wg_counts[10], 1u);
+        let m = memory[i];
+        let pair = pairs[m.pair / 2u];
+        var sides = 1u;
+        var hint_in = m.target_triangle;
+        var hint_out = NONE;
+        if (m.flags & CONTACT_OUTWARD_RAY) != 0u {
+            sides = 2u;
+            hint_in = NONE;
+            hint_out = m.target_triangle;
+        }
+        classify(m.source_body, m.source_vertex, m.target_body, m.pair, pair.prediction, sides, hint_in,
+            hint_out, m.exit_triangle);
+    }
+    workgroupBarrier();
+    if lid < 11u {
+        let n = atomicLoad(&wg_counts[lid]);
+        if n != 0u {
+            if lid < 8u {
+                atomicAdd(&state.walk.outcomes[lid], n);
+            } else if lid == 8u {
+                atomicAdd(&state.walk.fallback_casts, n);
+            } else if lid == 9u {
+                atomicAdd(&state.walk.fallback_hits, n);
+            } else {
+                atomicAdd(&state.walked, n);
+            }
+        }
+    }
+}
