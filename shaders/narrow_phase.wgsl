@@ -53,7 +53,7 @@ const BOX_FILTER: bool = true;
 
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let hit = closest_hit(ray, bodies[body], body_state[body].leaf_count, ignore_vertex);
-    return Traced(hit, false, 0u);
+    return Traced(hit, false, 0u, NONE);
 }
 
 @compute @workgroup_size(WG_SIZE)

@@ -52,6 +52,7 @@ fn walk_steps(body: BodyGpu) -> u32 {
 
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let b = bodies[body];
+    var outcome = WALK_NO_START;
     if hint != NONE {
         let w = walk_ray(ray, b, hint, walk_steps(b));
         var own = false;
@@ -62,10 +63,10 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
         }
         if w.outcome == WALK_HIT && !own {
             atomicAdd(&wg_counts[WALK_HIT], 1u);
-            return Traced(RayHit(w.t, w.triangle, w.u, w.v, 0u, w.steps + 1u, 0u, 0u), true, w.steps);
+            return Traced(RayHit(w.t, w.triangle, w.u, w.v, 0u, w.steps + 1u, 0u, 0u), true, w.steps, WALK_HIT);
         }
         // A walk onto the source vertex's own triangles counts as a loop back to the start.
-        var outcome = w.outcome;
+        outcome = w.outcome;
         if own {
             outcome = WALK_LOOP;
         }
@@ -79,10 +80,10 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
         if hit.triangle != NONE {
             atomicAdd(&wg_counts[9], 1u);
         }
-        return Traced(hit, false, 0u);
+        return Traced(hit, false, 0u, outcome);
     }
     let miss = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
-    return Traced(miss, false, 0u);
+    return Traced(miss, false, 0u, outcome);
 }
 
 @compute @workgroup_size(WG_SIZE)

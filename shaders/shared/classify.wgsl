@@ -13,11 +13,13 @@
 // are skipped. The rules are in `narrow_phase.wgsl`'s header. CPU twin:
 // `raycontact::cpu::classify`.
 
-// A trace's hit, and whether (and in how many steps) a walk found it.
+// A trace's hit, whether (and in how many steps) a walk found it, and how the walk ended
+// (NONE when the trace did not walk).
 struct Traced {
     hit: RayHit,
     walked: bool,
     steps: u32,
+    outcome: u32,
 }
 
 // A ray's hit on a body with the hit triangle's normal: face = its unnormalised normal,
@@ -29,12 +31,13 @@ struct Probe {
     length: f32,
     walked: bool,
     steps: u32,
+    outcome: u32,
 }
 
 fn probe(body: u32, origin: vec3<f32>, dir: vec3<f32>, tmin: f32, tmax: f32, ignore_vertex: u32,
          hint: u32) -> Probe {
     let tr = trace(body, Ray(origin, tmin, dir, tmax), ignore_vertex, hint);
-    var pr = Probe(tr.hit, vec3<f32>(0.0), 0.0, 0.0, tr.walked, tr.steps);
+    var pr = Probe(tr.hit, vec3<f32>(0.0), 0.0, 0.0, tr.walked, tr.steps, tr.outcome);
     if tr.hit.triangle != NONE {
         let g = bodies[body].tri_offset + tr.hit.triangle;
         let ta = vertex_position(triangles[3u * g]);
@@ -175,7 +178,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     let outward = CONTACT_OUTWARD_RAY;
     let use_in = (sides & 1u) != 0u;
     let use_out = (sides & 2u) != 0u;
-    let none = Probe(RayHit(inf, NONE, 0.0, 0.0, 0u, 0u, 0u, 0u), vec3<f32>(0.0), 0.0, 0.0, false, 0u);
+    let none = Probe(RayHit(inf, NONE, 0.0, 0.0, 0u, 0u, 0u, 0u), vec3<f32>(0.0), 0.0, 0.0, false, 0u, NONE);
     if !cloth_a && self_pair {
         // Volumetric self-collision: two inward-facing hits in a row.
         if use_in {
@@ -256,24 +259,34 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
             }
         }
     } else {
-        // Cloth -> cloth, or a cloth against itself.
+        // Cloth -> cloth, or a cloth against itself. A walked ray whose line crosses its
+        // remembered triangle behind the vertex (the vertex crossed it) is cast the other way
+        // too, from the same triangle: that is where an inversion is found.
         var ignore = NONE;
         if self_pair {
             ignore = v;
         }
-        for (var side = 0u; side < 2u; side += 1u) {
+        var todo = sides;
+        var done = 0u;
+        var hints = vec2<u32>(hint_in, hint_out);
+        for (var i = 0u; i < 3u; i += 1u) {
+            let side = i & 1u;
+            if (todo & (1u << side)) == 0u || (done & (1u << side)) != 0u {
+                continue;
+            }
+            done |= 1u << side;
             var dir = -n;
             var ray = inward;
-            var hint = hint_in;
             if side == 1u {
                 dir = n;
                 ray = outward;
-                hint = hint_out;
             }
-            if (sides & (1u << side)) == 0u {
-                continue;
+            let h = probe(b, p, dir, 0.0, reach, ignore, hints[side]);
+            let other = 1u - side;
+            if h.outcome == WALK_RANGE && (todo & (1u << other)) == 0u {
+                todo |= 1u << other;
+                hints[other] = hints[side];
             }
-            let h = probe(b, p, dir, 0.0, reach, ignore, hint);
             if hits(h) {
                 if inverted(v, b, h.hit.triangle) {
                     emit(src, dir, h, true, CONTACT_COLLISION | CONTACT_INVERTED | ray, NONE);

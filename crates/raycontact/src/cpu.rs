@@ -15,7 +15,8 @@ use crate::layout::MAX_WALK_STEPS;
 use crate::layout::{
     BODY_CLOTH, BodyGpu, BodyPair, BodyState, ContactGpu, DEGENERATE_KEY, DEGENERATE_SIN2, LEAF_BIT, NONE,
     Node, ONE_THIRD, Ray, RayHit, SELF_CLOTH, SELF_HIT_GAP, SELF_VOLUMETRIC, SHORT_STACK, SortSegment,
-    TriBox, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP, WALK_NO_START, WalkCounts, contact_flags, float_to_key,
+    TriBox, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP, WALK_NO_START, WALK_RANGE, WalkCounts, contact_flags,
+    float_to_key,
 };
 
 /// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
@@ -873,6 +874,8 @@ pub struct Traced {
     pub walked: bool,
     /// Edges the walk crossed.
     pub steps: u32,
+    /// How the walk ended ([`NONE`]: the trace did not walk).
+    pub outcome: u32,
 }
 
 /// How the classification casts its rays (the WGSL kernels' `trace`): through the BVH (the full
@@ -898,7 +901,7 @@ pub struct BvhTracer;
 
 impl Tracer for BvhTracer {
     fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
-        Traced { hit: cx.bvh_hit(b, ray, ignore), walked: false, steps: 0 }
+        Traced { hit: cx.bvh_hit(b, ray, ignore), walked: false, steps: 0, outcome: NONE }
     }
 }
 
@@ -933,6 +936,7 @@ impl Tracer for WalkTracer {
         counts: &mut WalkCounts,
     ) -> Traced {
         let body = &cx.packing.bodies[b];
+        let mut outcome = WALK_NO_START;
         if hint != NONE {
             let w = walk_ray(
                 body,
@@ -957,9 +961,10 @@ impl Tracer for WalkTracer {
                     triangles_tested: w.steps + 1,
                     ..RayHit::MISS
                 };
-                return Traced { hit, walked: true, steps: w.steps };
+                return Traced { hit, walked: true, steps: w.steps, outcome: WALK_HIT };
             }
-            counts.outcomes[if own { WALK_LOOP } else { w.outcome } as usize] += 1;
+            outcome = if own { WALK_LOOP } else { w.outcome };
+            counts.outcomes[outcome as usize] += 1;
         } else {
             counts.outcomes[WALK_NO_START as usize] += 1;
         }
@@ -967,9 +972,9 @@ impl Tracer for WalkTracer {
             counts.fallback_casts += 1;
             let hit = cx.bvh_hit(b, ray, ignore);
             counts.fallback_hits += u32::from(hit.triangle != NONE);
-            return Traced { hit, walked: false, steps: 0 };
+            return Traced { hit, walked: false, steps: 0, outcome };
         }
-        Traced { hit: RayHit::MISS, walked: false, steps: 0 }
+        Traced { hit: RayHit::MISS, walked: false, steps: 0, outcome }
     }
 }
 
@@ -984,11 +989,19 @@ struct Probe {
     length: f32,
     walked: bool,
     steps: u32,
+    outcome: u32,
 }
 
 impl Probe {
-    const NONE: Probe =
-        Probe { hit: RayHit::MISS, face: Vec3::ZERO, cosine: 0.0, length: 0.0, walked: false, steps: 0 };
+    const NONE: Probe = Probe {
+        hit: RayHit::MISS,
+        face: Vec3::ZERO,
+        cosine: 0.0,
+        length: 0.0,
+        walked: false,
+        steps: 0,
+        outcome: NONE,
+    };
 
     fn hits(&self) -> bool {
         self.hit.triangle != NONE
@@ -1039,7 +1052,8 @@ impl Narrow<'_> {
     ) -> Probe {
         let ray = Ray { origin, tmin, dir, tmax };
         let tr = sink.tracer.trace(self, b, &ray, ignore, hint, &mut sink.counts);
-        let mut pr = Probe { hit: tr.hit, walked: tr.walked, steps: tr.steps, ..Probe::NONE };
+        let mut pr =
+            Probe { hit: tr.hit, walked: tr.walked, steps: tr.steps, outcome: tr.outcome, ..Probe::NONE };
         if tr.hit.triangle != NONE {
             let g = (self.packing.bodies[b].tri_offset + tr.hit.triangle) as usize;
             let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
@@ -1273,11 +1287,20 @@ pub fn classify<T: Tracer>(
         }
     } else {
         let ignore = if self_pair { v } else { NONE };
-        for (side, dir, ray, hint) in [(1, -n, INWARD_RAY, hin), (2, n, OUTWARD_RAY, hout)] {
-            if rays.sides & side == 0 {
+        let (mut todo, mut done, mut hints) = (rays.sides, 0u32, [hin, hout]);
+        for i in 0..3 {
+            let side = i & 1;
+            if todo & (1 << side) == 0 || done & (1 << side) != 0 {
                 continue;
             }
-            let h = cx.probe(&mut sink, b, p, dir, 0.0, reach, ignore, hint);
+            done |= 1 << side;
+            let (dir, ray) = if side == 1 { (n, OUTWARD_RAY) } else { (-n, INWARD_RAY) };
+            let h = cx.probe(&mut sink, b, p, dir, 0.0, reach, ignore, hints[side]);
+            let other = 1 - side;
+            if h.outcome == WALK_RANGE && todo & (1 << other) == 0 {
+                todo |= 1 << other;
+                hints[other] = hints[side];
+            }
             if h.hits() {
                 if cx.inverted(v, b, h.hit.triangle) {
                     emit(&mut sink, &h, true, COLLISION | INVERTED | ray, NONE);

@@ -3,6 +3,7 @@
 mod bvh;
 mod cloth;
 mod errors;
+mod iterative;
 mod narrow;
 mod rays;
 mod reflection;

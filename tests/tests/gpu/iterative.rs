@@ -1,0 +1,270 @@
+//! Iterative detection (Lehericey et al. 2013, IRTCD) in `Scene::detect`: walked contacts
+//! against a full traversal at the same positions, GPU against the CPU twin, the decision
+//! between full and iterative passes, and the counters.
+
+use std::collections::BTreeMap;
+
+use glam::{Affine3A, Quat, Vec3};
+use raycontact::layout::{WALK_HIT, WALK_NO_START};
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{
+    BodyId, BodyKind, Contact, Contacts, Error, Iterative, Pairs, Ray, Scene, Stage, WalkFallback,
+    contact_flags,
+};
+use raycontact_tests::ctx;
+
+/// (source body, vertex, target body, outward ray) -> contact.
+type Keyed<'a> = BTreeMap<(u32, u32, u32, u32), &'a Contact>;
+
+fn keyed(cs: &[Contact]) -> Keyed<'_> {
+    cs.iter()
+        .map(|c| {
+            let side = c.flags & contact_flags::OUTWARD_RAY;
+            ((c.source_body.index(), c.source_vertex, c.target_body.index(), side), c)
+        })
+        .collect()
+}
+
+/// Three scenes over the same bodies: GPU iterative, CPU iterative, CPU full traversal.
+struct Trio {
+    scenes: [Scene; 3],
+    ids: Vec<BodyId>,
+}
+
+impl Trio {
+    fn new(bodies: &[(&TriMesh, BodyKind)], it: Iterative, prediction: f32) -> Self {
+        let scenes = [0, 1, 2].map(|i| {
+            let mut s = if i == 0 { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+            s.set_prediction_distance(prediction).unwrap();
+            if i < 2 {
+                s.set_iterative(Some(it)).unwrap();
+            }
+            s
+        });
+        let mut trio = Trio { scenes, ids: Vec::new() };
+        for s in &mut trio.scenes {
+            trio.ids =
+                bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+        }
+        trio
+    }
+
+    fn set_positions(&mut self, body: usize, positions: &[Vec3]) {
+        for s in &mut self.scenes {
+            s.set_positions(self.ids[body], positions).unwrap();
+        }
+    }
+
+    /// One detection on the three scenes: (GPU iterative, CPU iterative, CPU full).
+    fn detect(&mut self, pairs: Pairs<'_>) -> [Contacts; 3] {
+        let [g, c, f] = &mut self.scenes;
+        [g.detect(pairs).unwrap(), c.detect(pairs).unwrap(), f.detect(pairs).unwrap()]
+    }
+}
+
+/// GPU and CPU iterative passes agree exactly (keys, triangles, flags, walk steps; floats within
+/// 1e-4), and on the counters.
+fn assert_twins(what: &str, g: &Contacts, c: &Contacts) {
+    assert_eq!(g.stats.iterative, c.stats.iterative, "{what}: pass kind");
+    assert_eq!(g.stats.walked, c.stats.walked, "{what}: contacts walked");
+    assert_eq!(g.stats.walk, c.stats.walk, "{what}: walk counters");
+    let (kg, kc) = (keyed(&g.contacts), keyed(&c.contacts));
+    assert_eq!(kg.keys().collect::<Vec<_>>(), kc.keys().collect::<Vec<_>>(), "{what}: contact keys");
+    for (k, a) in &kg {
+        let b = kc[k];
+        assert_eq!((a.target_triangle, a.flags), (b.target_triangle, b.flags), "{what}: {k:?}");
+        assert!(
+            (a.depth - b.depth).abs() < 1e-4 && a.normal.distance(b.normal) < 1e-4,
+            "{what}: {a:?} vs {b:?}"
+        );
+    }
+}
+
+/// How far the iterative contacts are from a full traversal's: (walked contacts not found by
+/// the full pass or with another triangle, full-pass contacts missing from the walk).
+fn difference(walked: &[Contact], full: &[Contact]) -> (usize, usize) {
+    let (w, f) = (keyed(walked), keyed(full));
+    let wrong =
+        w.iter().filter(|(k, c)| f.get(k).is_none_or(|d| d.target_triangle != c.target_triangle)).count();
+    let missing = f.keys().filter(|k| !w.contains_key(k)).count();
+    (wrong, missing)
+}
+
+fn torus_pair() -> (TriMesh, TriMesh) {
+    let a = meshes::torus(1.0, 0.3, 40, 20);
+    let b = a.transformed(Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(0.2),
+        Vec3::new(1.85, 0.05, 0.02),
+    ));
+    (a, b)
+}
+
+#[test]
+fn small_displacements_walk_to_the_full_traversals_contacts() {
+    let (a, b) = torus_pair();
+    let it = Iterative { full_pass_every: 100, ..Iterative::new(0.1) };
+    let mut t = Trio::new(&[(&a, BodyKind::Volumetric), (&b, BodyKind::Volumetric)], it, 0.0);
+    let first = t.detect(Pairs::Overlapping);
+    assert!(!first[0].stats.iterative && !first[1].stats.iterative, "the first detection is a full pass");
+    assert_twins("full pass", &first[0], &first[1]);
+    assert!(first[0].contacts.len() > 20, "{} contacts", first[0].contacts.len());
+    for frame in 1..=6 {
+        let step = Vec3::new(0.002, -0.001, 0.0015) * frame as f32;
+        let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + step).collect();
+        t.set_positions(1, &moved);
+        let [g, c, f] = t.detect(Pairs::Overlapping);
+        assert!(g.stats.iterative, "frame {frame}: displacement {} is under the threshold", step.length());
+        assert_twins(&format!("frame {frame}"), &g, &c);
+        assert!(g.contacts.iter().all(|c| c.flags & contact_flags::WALKED != 0 || c.flags != 0));
+        // Every remembered contact was re-cast: one walk per target trace at least.
+        assert!(g.stats.walked > 0 && g.stats.walk.outcome(WALK_HIT) >= g.contacts.len() as u32 / 2);
+        let (wrong, missing) = difference(&g.contacts, &f.contacts);
+        let n = f.contacts.len();
+        if std::env::var("DEBUG_WALK").is_ok() {
+            let (w, fk) = (keyed(&g.contacts), keyed(&f.contacts));
+            for (k, c) in &w {
+                match fk.get(k) {
+                    None => eprintln!("frame {frame} only walked {k:?}: {c:?}"),
+                    Some(d) if d.target_triangle != c.target_triangle => {
+                        eprintln!("frame {frame} differ {k:?}:\n  walk {c:?}\n  full {d:?}")
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // The walk finds the hit connected to last frame's: a surface that moved in front of it
+        // is not seen until the next full pass (the paper: at most 2.9% wrong pairs).
+        assert!(
+            wrong * 100 <= 3 * n,
+            "frame {frame}: {wrong} of {n} walked contacts differ from the full pass"
+        );
+        assert!(
+            missing * 10 <= n,
+            "frame {frame}: {missing} of {n} contacts missed (found at the next full pass)"
+        );
+    }
+}
+
+#[test]
+fn the_walk_keeps_the_cloth_classes_and_inversions() {
+    // A sheet sinking onto a box: predictions become collisions while walking; then it is
+    // pushed through another sheet: inversions, as in the full pass.
+    let e = 0.01;
+    let cube = meshes::cuboid(Vec3::new(1.0, 1.0, 0.5), 8);
+    let sheet = meshes::grid_sheet(1.6, 1.6, 16, 16)
+        .transformed(Affine3A::from_translation(Vec3::new(0.013, 0.007, 0.56)));
+    let it = Iterative { full_pass_every: 100, ..Iterative::new(0.2) };
+    let cloth = BodyKind::Cloth { half_thickness: e };
+    let mut t = Trio::new(&[(&cube, BodyKind::Volumetric), (&sheet, cloth)], it, 0.1);
+    let first = t.detect(Pairs::Overlapping);
+    assert!(first[0].contacts.iter().all(Contact::is_prediction));
+    for frame in 1..=5 {
+        let down: Vec<Vec3> = sheet.positions.iter().map(|p| *p - Vec3::Z * 0.011 * frame as f32).collect();
+        t.set_positions(1, &down);
+        let [g, c, f] = t.detect(Pairs::Overlapping);
+        assert!(g.stats.iterative);
+        assert_twins(&format!("sinking frame {frame}"), &g, &c);
+        let (wrong, missing) = difference(&g.contacts, &f.contacts);
+        assert_eq!((wrong, missing), (0, 0), "sinking frame {frame}: the walk equals the full pass");
+        for (x, y) in g.contacts.iter().zip(&f.contacts) {
+            assert_eq!(x.flags & !contact_flags::WALKED, y.flags, "frame {frame}");
+            assert!((x.depth - y.depth).abs() < 1e-4);
+        }
+    }
+    let gap = 0.56 - 0.011 * 5.0 - 0.5;
+    assert!(gap < e, "the sheet now touches the box ({gap})");
+
+    let lower = meshes::grid_sheet(2.0, 2.0, 16, 16);
+    let upper = lower.transformed(Affine3A::from_translation(Vec3::new(0.013, 0.007, 0.03)));
+    let it = Iterative { full_pass_every: 100, ..Iterative::new(0.2) };
+    let mut t = Trio::new(&[(&lower, cloth), (&upper, cloth)], it, 0.1);
+    t.detect(Pairs::Overlapping);
+    let through: Vec<Vec3> = upper.positions.iter().map(|p| *p - Vec3::Z * 0.06).collect();
+    t.set_positions(1, &through);
+    let [g, c, f] = t.detect(Pairs::Overlapping);
+    assert!(g.stats.iterative);
+    assert_twins("through", &g, &c);
+    assert!(!g.contacts.is_empty() && g.contacts.iter().all(|c| c.is_inverted() && c.is_collision()));
+    assert_eq!(difference(&g.contacts, &f.contacts), (0, 0));
+}
+
+#[test]
+fn a_displacement_over_the_threshold_or_the_nth_frame_runs_a_full_pass() {
+    let (a, b) = torus_pair();
+    let it = Iterative { full_pass_every: 4, ..Iterative::new(0.05) };
+    let mut t = Trio::new(&[(&a, BodyKind::Volumetric), (&b, BodyKind::Volumetric)], it, 0.0);
+    let mut kinds = Vec::new();
+    let mut offset = Vec3::ZERO;
+    for step in [0.0, 0.01, 0.01, 0.04, 0.01, 0.01, 0.01, 0.01, 0.01] {
+        offset += Vec3::X * step;
+        let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + offset).collect();
+        t.set_positions(1, &moved);
+        let [g, c, _] = t.detect(Pairs::List(&[(t.ids[0], t.ids[1])]));
+        assert_twins("decision", &g, &c);
+        kinds.push(g.stats.iterative);
+        let d = t.scenes[0].displacement(t.ids[1]).unwrap();
+        assert!(d <= 0.05 + 1e-6, "after a detection the displacement is within the threshold: {d}");
+    }
+    // Frame 0: first; frame 3: 0.06 since the last full pass > 0.05; frame 7: the 4th after
+    // the full pass of frame 3.
+    assert_eq!(kinds, [false, true, true, false, true, true, true, false, true]);
+    // Changing the pairs, or the settings, or the bodies, also asks for a full pass.
+    let [g, ..] = t.detect(Pairs::Overlapping);
+    assert!(!g.stats.iterative);
+}
+
+#[test]
+fn the_drop_fallback_skips_the_bvh_and_counts_its_losses() {
+    let (a, b) = torus_pair();
+    let it = Iterative { fallback: WalkFallback::Drop, full_pass_every: 100, ..Iterative::new(0.1) };
+    let mut t = Trio::new(&[(&a, BodyKind::Volumetric), (&b, BodyKind::Volumetric)], it, 0.0);
+    t.detect(Pairs::Overlapping);
+    let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + Vec3::new(0.01, 0.0, 0.005)).collect();
+    t.set_positions(1, &moved);
+    let [g, c, f] = t.detect(Pairs::Overlapping);
+    assert!(g.stats.iterative);
+    assert_twins("drop", &g, &c);
+    // Only the normals were computed: no sort, no hierarchy; no fallback cast.
+    let sort = g.stats.get(Stage::Sort).unwrap();
+    assert_eq!((sort.dispatches, g.stats.get(Stage::Hierarchy).unwrap().dispatches), (0, 0));
+    assert_eq!(g.stats.get(Stage::Normals).unwrap().dispatches, 1);
+    assert_eq!(g.stats.walk.fallback_casts, 0);
+    let w = &g.stats.walk;
+    let lost: u32 = (1..8).map(|o| w.outcome(o)).sum();
+    assert_eq!(w.outcome(WALK_NO_START), 0, "every remembered volumetric contact has its exit triangle");
+    assert!(g.stats.walked as usize >= g.contacts.len());
+    let (wrong, missing) = difference(&g.contacts, &f.contacts);
+    let n = f.contacts.len();
+    assert!(
+        wrong * 100 <= 3 * n && missing * 10 <= n,
+        "{wrong} wrong, {missing} missing of {n}; {lost} walks lost"
+    );
+    // The BVHs are last frame's: ray queries wait for an update.
+    let ray = Ray::new(Vec3::new(1.0, 0.0, 2.0), -Vec3::Z);
+    assert!(matches!(t.scenes[0].cast_rays(t.ids[0], &[ray]), Err(Error::StaleBvh)));
+    assert!(matches!(t.scenes[1].cast_rays(t.ids[0], &[ray]), Err(Error::StaleBvh)));
+}
+
+#[test]
+fn rigid_poses_bound_the_displacement_by_translation_and_angle() {
+    let ball = meshes::icosphere(0.5, 3);
+    let mut s = Scene::new_cpu(Some(1)).unwrap();
+    let id = s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
+    s.set_iterative(Some(Iterative::new(0.1))).unwrap();
+    s.detect(Pairs::Overlapping).unwrap();
+    let angle = 0.02;
+    let pose = Affine3A::from_rotation_translation(Quat::from_rotation_z(angle), Vec3::new(0.03, 0.0, 0.0));
+    s.set_pose(id, Affine3A::IDENTITY).unwrap();
+    s.detect(Pairs::Overlapping).unwrap(); // a full pass: no pair remembered, the pose is the reference
+    s.set_pose(id, pose).unwrap();
+    let d = s.displacement(id).unwrap();
+    assert!((d - (0.03 + angle * 0.5)).abs() < 1e-4, "translation + angle x radius: {d}");
+    let moved = s.positions(id).unwrap()[0];
+    assert!(moved.distance(pose.transform_point3(ball.positions[0])) < 1e-6);
+    assert!(matches!(
+        s.set_pose(id, Affine3A::from_scale(Vec3::splat(2.0))),
+        Err(Error::InvalidInput { .. })
+    ));
+    let bad = Iterative { confidence: 0.5, ..Iterative::new(0.1) };
+    assert!(matches!(s.set_iterative(Some(bad)), Err(Error::InvalidInput { .. })));
+}
