@@ -624,6 +624,13 @@ fn run_instance(
     impls[0].differ = vec![0; ref_keys.len()];
     let mut push = |mut r: ImplResult, keys: Vec<Vec<Key>>| {
         r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
+        if std::env::var_os("RAYCONTACT_BENCH_DEBUG").is_some() {
+            for (a, b) in keys.iter().zip(&ref_keys) {
+                let only_a: Vec<_> = a.iter().filter(|k| b.binary_search(k).is_err()).take(8).collect();
+                let only_b: Vec<_> = b.iter().filter(|k| a.binary_search(k).is_err()).take(8).collect();
+                eprintln!("{}: only here {only_a:?}, only in reference {only_b:?}", r.id);
+            }
+        }
         impls.push(r);
     };
     if let Some(c) = ctx {
