@@ -17,6 +17,26 @@ const SERIES: [(&str, RGBColor); 5] = [
     ("parry-rayon", RGBColor(255, 127, 14)),
 ];
 
+/// A tick label: 3 significant digits, thousands as "k" and millions as "M".
+fn short(v: f64) -> String {
+    let (v, unit) = if v >= 1e6 {
+        (v / 1e6, "M")
+    } else if v >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let text = if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
+    format!("{text}{unit}")
+}
+
 fn err(e: impl std::fmt::Display) -> String {
     format!("--plot: {e}")
 }
@@ -72,8 +92,10 @@ pub fn draw(result: &SuiteResult, path: &Path) -> Result<usize, String> {
             .configure_mesh()
             .x_desc(if *scene == SceneName::ToriScaling { "tori (N)" } else { "triangles in all" })
             .y_desc("frame time (ms)")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.3}"))
+            .x_labels(8)
+            .y_labels(8)
+            .x_label_formatter(&|x| short(*x))
+            .y_label_formatter(&|y| short(*y))
             .draw()
             .map_err(err)?;
         for (id, colour, pts) in &lines {

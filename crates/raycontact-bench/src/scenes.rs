@@ -319,7 +319,7 @@ fn torus_pair(m: u32, frames: usize, seed: u64, salt: u64) -> (Vec<BodyDef>, Vec
 }
 
 fn hermann_tori(opts: &SceneOptions) -> Vec<Instance> {
-    let frames = frames_for(opts, 2, 30, 200);
+    let frames = frames_for(opts, 2, 60, 200);
     let m = if opts.size == SizePreset::Tiny { 8 } else { 20 };
     let (bodies, positions) = torus_pair(m, frames, opts.seed, 1);
     vec![Instance {
@@ -362,7 +362,7 @@ fn tori_chain(n: u32, m: u32, frames: usize, seed: u64) -> Instance {
 }
 
 fn tori_scaling(opts: &SceneOptions) -> Vec<Instance> {
-    let frames = frames_for(opts, 1, 4, 20);
+    let frames = frames_for(opts, 1, 6, 20);
     let counts = opts.tori.clone().unwrap_or_else(|| match opts.size {
         SizePreset::Tiny => vec![1, 2, 3],
         SizePreset::Default => vec![1, 2, 4, 8, 16, 32, 64],
@@ -376,7 +376,7 @@ fn resting_pile(opts: &SceneOptions) -> Vec<Instance> {
     let frames = frames_for(opts, 2, 10, 50);
     let (grid, layers, m, ground_n) = match opts.size {
         SizePreset::Tiny => (2u32, 1u32, 8u32, 6u32),
-        SizePreset::Default => (4, 3, 15, 24),
+        SizePreset::Default => (5, 3, 15, 24),
         SizePreset::Paper => (7, 5, 15, 40),
     };
     // 30 x 15 segments: 900 triangles.
@@ -488,7 +488,7 @@ impl Garment {
 const CLOTH_HALF_THICKNESS: f32 = 0.004;
 
 fn cloth_layers(opts: &SceneOptions) -> Vec<Instance> {
-    let frames = frames_for(opts, 1, 5, 30);
+    let frames = frames_for(opts, 1, 8, 30);
     let tiny = opts.size == SizePreset::Tiny;
     let (seg, rings) = if tiny { (24, 12) } else { (128, 80) };
     let body = meshes::uv_sphere(1.0, seg, rings).transformed(Affine3A::from_scale(BODY_RADII));
@@ -543,7 +543,7 @@ fn cloth_layers(opts: &SceneOptions) -> Vec<Instance> {
 }
 
 fn eight_sheets(opts: &SceneOptions) -> Vec<Instance> {
-    let frames = frames_for(opts, 1, 5, 30);
+    let frames = frames_for(opts, 1, 8, 30);
     let tiny = opts.size == SizePreset::Tiny;
     let (ground_n, sphere_sub, cyl_seg, sheet_n, sheets) =
         if tiny { (4, 2, 24, 16, 3) } else { (24, 4, 1500, 64, 8) };
@@ -625,7 +625,7 @@ fn mesh_scaling(opts: &SceneOptions) -> Vec<Instance> {
     let frames = frames_for(opts, 1, 3, 5);
     let sizes = opts.triangles.clone().unwrap_or_else(|| match opts.size {
         SizePreset::Tiny => vec![800, 3200],
-        SizePreset::Default => vec![10_000, 40_000, 160_000],
+        SizePreset::Default => vec![10_000, 40_000, 160_000, 640_000],
         SizePreset::Paper => vec![10_000, 31_623, 100_000, 316_228, 1_000_000],
     });
     sizes
