@@ -77,7 +77,11 @@ impl Parry {
             b = b.num_threads(t);
         }
         Parry {
-            bodies: inst.bodies.iter().map(|b| Topology::new(&b.mesh.triangles, b.mesh.positions.len())).collect(),
+            bodies: inst
+                .bodies
+                .iter()
+                .map(|b| Topology::new(&b.mesh.triangles, b.mesh.positions.len()))
+                .collect(),
             pairs: inst.pairs.clone(),
             pool: b.build().expect("rayon pool"),
         }

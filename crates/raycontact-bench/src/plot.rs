@@ -33,7 +33,8 @@ fn short(v: f64) -> String {
     } else {
         format!("{v:.2}")
     };
-    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
+    let text =
+        if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
     format!("{text}{unit}")
 }
 
@@ -110,9 +111,7 @@ pub fn draw(result: &SuiteResult, path: &Path) -> Result<usize, String> {
                 .map_err(err)?
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                .map_err(err)?;
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled()))).map_err(err)?;
         }
         chart
             .configure_series_labels()

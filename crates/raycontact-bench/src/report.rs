@@ -5,7 +5,9 @@ use raycontact::{BodyKind, GpuContext, Stage};
 use serde_json::{Value, json};
 
 use crate::scenes::SceneName;
-use crate::suite::{ImplKind, ImplResult, InstanceResult, SuiteArgs, SuiteResult, fitted_exponent, mean, median};
+use crate::suite::{
+    ImplKind, ImplResult, InstanceResult, SuiteArgs, SuiteResult, fitted_exponent, mean, median,
+};
 
 /// The schema identifier written as the document's `schema` field.
 pub const SCHEMA: &str = "raycontact.bench/1";
@@ -58,7 +60,11 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
                 if c.is_software() { ", software" } else { "" },
                 i.driver,
                 i.driver_info,
-                if c.has_timestamps() { "GPU timestamps" } else { "none (no timestamps): frame wall time only" }
+                if c.has_timestamps() {
+                    "GPU timestamps"
+                } else {
+                    "none (no timestamps): frame wall time only"
+                }
             );
         }
         None => println!("GPU: not used (--cpu)"),
@@ -201,10 +207,8 @@ pub fn exponents(results: &[InstanceResult]) -> Vec<(&'static str, Option<f64>)>
         .iter()
         .filter(|id| results.iter().any(|r| r.get(id).is_some()))
         .map(|id| {
-            let pts: Vec<(f64, f64)> = results
-                .iter()
-                .filter_map(|r| Some((r.parameter?, r.get(id)?.median_ms())))
-                .collect();
+            let pts: Vec<(f64, f64)> =
+                results.iter().filter_map(|r| Some((r.parameter?, r.get(id)?.median_ms()))).collect();
             (*id, fitted_exponent(&pts))
         })
         .collect()
@@ -309,11 +313,8 @@ fn ms_figures(v: &[f64]) -> Value {
 fn impl_json(r: &InstanceResult, i: &ImplResult) -> Value {
     let ms = i.median_ms();
     let vs = |id: &str| r.get(id).map(|o| o.median_ms() / ms);
-    let stages: serde_json::Map<String, Value> = i
-        .stage_ms
-        .iter()
-        .map(|(s, v)| (s.name().to_string(), json!(median(v))))
-        .collect();
+    let stages: serde_json::Map<String, Value> =
+        i.stage_ms.iter().map(|(s, v)| (s.name().to_string(), json!(median(v)))).collect();
     let gpu = (i.kind == ImplKind::Gpu).then(|| {
         let (read, written) = i.bytes_bound.unwrap_or((0, 0));
         json!({

@@ -341,11 +341,8 @@ fn tori_chain(n: u32, m: u32, frames: usize, seed: u64) -> Instance {
     let mut motions = Vec::new();
     for i in 0..n {
         let centre = Vec3::new(1.5 * i as f32, 0.0, 0.0);
-        let (rot, axis) = if i % 2 == 0 {
-            (Quat::IDENTITY, Vec3::Z)
-        } else {
-            (Quat::from_rotation_x(FRAC_PI_2), Vec3::Y)
-        };
+        let (rot, axis) =
+            if i % 2 == 0 { (Quat::IDENTITY, Vec3::Z) } else { (Quat::from_rotation_x(FRAC_PI_2), Vec3::Y) };
         let mesh = base.transformed(Affine3A::from_rotation_translation(rot, centre));
         bodies.push(volumetric(format!("torus {i}"), mesh, true));
         motions.push(Some(torus_motion(centre, axis, &mut r, 0.02)));
@@ -455,7 +452,10 @@ struct Garment {
 impl Garment {
     fn param(&self, k: u32) -> (f32, f32) {
         let (i, j) = (k % self.segments, k / self.segments);
-        (TAU * i as f32 / self.segments as f32, self.phi0 + (self.phi1 - self.phi0) * j as f32 / (self.rows - 1) as f32)
+        (
+            TAU * i as f32 / self.segments as f32,
+            self.phi0 + (self.phi1 - self.phi0) * j as f32 / (self.rows - 1) as f32,
+        )
     }
 
     fn positions(&self, f: usize) -> Vec<Vec3> {

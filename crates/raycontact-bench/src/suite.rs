@@ -475,7 +475,12 @@ fn run_raycontact(
 }
 
 /// Runs an instance on parry3d.
-fn run_parry(parry: &Parry, inst: &Instance, mut result: ImplResult, progress: &mut Progress) -> (ImplResult, Vec<Vec<Key>>) {
+fn run_parry(
+    parry: &Parry,
+    inst: &Instance,
+    mut result: ImplResult,
+    progress: &mut Progress,
+) -> (ImplResult, Vec<Vec<Key>>) {
     let mut keys = Vec::new();
     let mut classes = Classes::default();
     let at = |f: usize| -> Vec<&[Vec3]> { (0..inst.bodies.len()).map(|b| inst.positions_at(f, b)).collect() };
@@ -562,7 +567,8 @@ fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String>
                     let ray = Ray { origin: p, tmin: 0.0, dir: -n, tmax: f32::INFINITY };
                     let tris = &packing.triangles;
                     let hit = raycontact::cpu::closest_hit(body_b, nodes_b, &positions, tris, &ray, NONE);
-                    let ordered = raycontact::cpu::closest_hit_ordered(body_b, nodes_b, &positions, tris, &ray, NONE);
+                    let ordered =
+                        raycontact::cpu::closest_hit_ordered(body_b, nodes_b, &positions, tris, &ray, NONE);
                     acc.inward = 1;
                     acc.nodes_gpu += hit.nodes_visited as u64;
                     acc.nodes_cpu += ordered.nodes_visited as u64;
@@ -624,19 +630,13 @@ fn run_instance(
     impls[0].differ = vec![0; ref_keys.len()];
     let mut push = |mut r: ImplResult, keys: Vec<Vec<Key>>| {
         r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
-        if std::env::var_os("RAYCONTACT_BENCH_DEBUG").is_some() {
-            for (a, b) in keys.iter().zip(&ref_keys) {
-                let only_a: Vec<_> = a.iter().filter(|k| b.binary_search(k).is_err()).take(8).collect();
-                let only_b: Vec<_> = b.iter().filter(|k| a.binary_search(k).is_err()).take(8).collect();
-                eprintln!("{}: only here {only_a:?}, only in reference {only_b:?}", r.id);
-            }
-        }
         impls.push(r);
     };
     if let Some(c) = ctx {
         progress.set_message(format!("{} {} gpu", inst.scene.name(), inst.variant));
         let label = format!("GPU ({})", c.adapter_name());
-        let (r, keys, _) = run_raycontact(Scene::new(c), inst, ImplResult::new("gpu", label, ImplKind::Gpu), progress)?;
+        let (r, keys, _) =
+            run_raycontact(Scene::new(c), inst, ImplResult::new("gpu", label, ImplKind::Gpu), progress)?;
         push(r, keys);
     }
     progress.set_message(format!("{} {} cpu-1", inst.scene.name(), inst.variant));
