@@ -38,6 +38,9 @@ fn short(v: f64) -> String {
     format!("{text}{unit}")
 }
 
+/// One implementation's line: id, colour, points.
+type Line<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
+
 fn err(e: impl std::fmt::Display) -> String {
     format!("--plot: {e}")
 }
@@ -58,7 +61,7 @@ pub fn draw(result: &SuiteResult, path: &Path) -> Result<usize, String> {
     root.fill(&WHITE).map_err(err)?;
     let areas = root.split_evenly((scenes.len(), 1));
     for ((scene, results), area) in scenes.iter().zip(&areas) {
-        let lines: Vec<(&str, RGBColor, Vec<(f64, f64)>)> = SERIES
+        let lines: Vec<Line<'_>> = SERIES
             .iter()
             .map(|(id, colour)| {
                 let pts = results
