@@ -607,6 +607,15 @@ fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String>
     })
 }
 
+/// The progress bar's message for an implementation running an instance.
+fn label(inst: &Instance, id: &str) -> String {
+    if inst.variant.is_empty() {
+        format!("{} {id}", inst.scene.name())
+    } else {
+        format!("{} ({}) {id}", inst.scene.name(), inst.variant)
+    }
+}
+
 /// Runs every implementation on one instance.
 fn run_instance(
     inst: &Instance,
@@ -616,7 +625,7 @@ fn run_instance(
 ) -> Result<InstanceResult, String> {
     let start = Instant::now();
     let threads = rayon::current_num_threads();
-    progress.set_message(format!("{} {} cpu-rayon", inst.scene.name(), inst.variant));
+    progress.set_message(label(inst, "cpu-rayon"));
     let cpu = Scene::new_cpu(None).map_err(|e| e.to_string())?;
     let (reference, ref_keys, mut cpu_scene) = run_raycontact(
         cpu,
@@ -633,13 +642,13 @@ fn run_instance(
         impls.push(r);
     };
     if let Some(c) = ctx {
-        progress.set_message(format!("{} {} gpu", inst.scene.name(), inst.variant));
+        progress.set_message(label(inst, "gpu"));
         let label = format!("GPU ({})", c.adapter_name());
         let (r, keys, _) =
             run_raycontact(Scene::new(c), inst, ImplResult::new("gpu", label, ImplKind::Gpu), progress)?;
         push(r, keys);
     }
-    progress.set_message(format!("{} {} cpu-1", inst.scene.name(), inst.variant));
+    progress.set_message(label(inst, "cpu-1"));
     let cpu1 = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
     let (r, keys, _) = run_raycontact(
         cpu1,
@@ -650,7 +659,7 @@ fn run_instance(
     push(r, keys);
     if parry {
         for (id, threads) in [("parry-1", Some(1)), ("parry-rayon", None)] {
-            progress.set_message(format!("{} {} {id}", inst.scene.name(), inst.variant));
+            progress.set_message(label(inst, id));
             let p = Parry::new(inst, threads);
             let label = if threads == Some(1) {
                 "parry3d, 1 thread".to_string()
