@@ -1,31 +1,43 @@
 //! `raycontact-bench`: the headless benchmark of raycontact.
 //!
-//! `raycontact-bench` (or `raycontact-bench bvh`) measures the per-frame BVH rebuild of a
-//! deforming mesh of 10k, 100k and 1M triangles on the GPU adapter, on the CPU backend
-//! (single-threaded and with rayon) and in parry3d, side by side in one run, with the tree
-//! quality and the machine-independent figures of a GPU frame. `raycontact-bench detect A B`
-//! runs one detection step between two mesh files and writes the contacts as JSON.
+//! `raycontact-bench` runs the scene suite (see `--help`): named, seeded scenes from the papers
+//! (Hermann et al. 2008's tori, the IRTCD resting pile, Lehericey et al. 2015's cloth scenes,
+//! mesh scaling, or two mesh files), each driven by scripted motion over a number of frames, on
+//! the GPU adapter, on the CPU reference (single-threaded and with rayon) and in parry3d, in the
+//! same run, with a table on stdout, `--json` (schema `raycontact.bench/1`), `--plot` and a
+//! progress bar. The subcommands `bvh`, `contacts` and `detect` are the older single-purpose
+//! benchmarks and the one-step JSON front end.
 
 mod bvh;
 mod contacts;
 mod detect;
+mod peers;
+mod plot;
+mod progress;
+mod report;
 mod sah;
+mod scenes;
+mod suite;
 
 use clap::{Parser, Subcommand};
 
-/// Headless benchmark and command-line front end of raycontact.
+/// Headless benchmark of raycontact: ray-traced collision detection between deforming meshes on
+/// the GPU, against its CPU reference and parry3d, on the scenes of the papers.
 #[derive(Parser, Debug)]
-#[command(version, about, long_about = None)]
+#[command(version, about, long_about = None, after_long_help = suite::AFTER_HELP)]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    suite: suite::SuiteArgs,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Per-frame BVH rebuild: GPU, CPU backend and parry3d (the default).
+    /// Per-frame BVH rebuild of one deforming torus: GPU, CPU backend and parry3d.
     Bvh(bvh::BvhArgs),
-    /// Full detection frames: GPU, CPU backend and parry3d casting the same rays.
+    /// Full detection frames on the tori and two real scans: GPU, CPU backend and parry3d.
     Contacts(contacts::ContactsArgs),
     /// One detection step between two meshes; contacts as JSON.
     Detect(Box<detect::DetectArgs>),
@@ -53,7 +65,7 @@ fn gpu_context(cpu: bool, adapter: Option<String>) -> Option<raycontact::GpuCont
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        None => bvh::run(bvh::BvhArgs::default()),
+        None => std::process::exit(suite::run(cli.suite)),
         Some(Command::Bvh(args)) => bvh::run(args),
         Some(Command::Contacts(args)) => contacts::run(args),
         Some(Command::Detect(args)) => std::process::exit(detect::run(*args)),

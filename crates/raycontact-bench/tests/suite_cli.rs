@@ -1,0 +1,500 @@
+//! The scene suite, run as a process: every scene for one or two frames at the tiny size, the
+//! JSON checked against the `raycontact.bench/1` schema (written out below, strictly: a field
+//! missing, of the wrong type or not in the schema fails), GPU and CPU reference contact counts
+//! compared frame by frame, the plot, `--cpu`, `--help` and bad options.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use raycontact::meshes::{icosphere, torus, write_obj};
+use serde_json::Value;
+
+/// A temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    /// A fresh directory named after the test.
+    fn new(test: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("raycontact-suite-cli-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// A path in the directory.
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `raycontact-bench` with `args`.
+fn bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_raycontact-bench"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("the binary runs")
+}
+
+/// Stdout and stderr of a run, for failure messages.
+fn texts(out: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A JSON type of the schema.
+enum T {
+    /// Any number.
+    Num,
+    /// A non-negative integer.
+    Uint,
+    /// A string.
+    Str,
+    /// `true` or `false`.
+    Bool,
+    /// One of these strings.
+    OneOf(&'static [&'static str]),
+    /// `null` or the type.
+    Nullable(Box<T>),
+    /// An array of the type.
+    Arr(Box<T>),
+    /// An object with exactly these fields.
+    Obj(Vec<(&'static str, T)>),
+    /// An object with any keys among these, each of the type.
+    MapOf(&'static [&'static str], Box<T>),
+}
+
+fn nullable(t: T) -> T {
+    T::Nullable(Box::new(t))
+}
+
+fn arr(t: T) -> T {
+    T::Arr(Box::new(t))
+}
+
+const STAGES: &[&str] =
+    &["upload", "normals", "bounds", "morton", "sort", "hierarchy", "fit", "pairs", "rays", "readback"];
+const IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "parry-1", "parry-rayon"];
+const SCENES: &[&str] = &[
+    "hermann-tori",
+    "tori-scaling",
+    "resting-pile",
+    "cloth-layers",
+    "eight-sheets",
+    "mesh-scaling",
+    "files",
+];
+
+/// The `raycontact.bench/1` schema, as docs/bench-json.md describes it.
+fn schema() -> T {
+    use T::*;
+    let ms =
+        || Obj(vec![("median", Num), ("mean", Num), ("min", Num), ("max", Num), ("per_frame", arr(Num))]);
+    let classes = || {
+        Obj(vec![
+            ("collision", Num),
+            ("prediction", Num),
+            ("inward", Num),
+            ("outward", Num),
+            ("inverted", Num),
+            ("walked", Num),
+        ])
+    };
+    let implementation = Obj(vec![
+        ("id", OneOf(IMPLS)),
+        ("label", Str),
+        ("kind", OneOf(&["gpu", "cpu", "parry"])),
+        ("frame_timing", OneOf(&["wall"])),
+        ("frame_ms", ms()),
+        ("rays_per_s", Num),
+        ("stage_timing", OneOf(&["gpu-timestamps", "cpu-wall", "none"])),
+        ("stages_ms", MapOf(STAGES, Box::new(Num))),
+        ("stages_total_ms", nullable(Num)),
+        ("contacts", Obj(vec![("mean", Num), ("per_frame", arr(Uint)), ("by_class", classes())])),
+        ("differ_from_reference", Obj(vec![("max", Uint), ("per_frame", arr(Uint))])),
+        ("rays_counted", nullable(arr(Uint))),
+        (
+            "gpu",
+            nullable(Obj(vec![
+                ("dispatches_per_frame", Num),
+                ("bytes_read_back_per_frame", Num),
+                ("dispatches_per_frame_list", arr(Uint)),
+                ("bytes_read_back_per_frame_list", arr(Uint)),
+                ("bytes_bound_read", Uint),
+                ("bytes_bound_written", Uint),
+                ("buffers_allocated", Uint),
+            ])),
+        ),
+        (
+            "speedup",
+            Obj(vec![
+                ("vs_gpu", nullable(Num)),
+                ("vs_cpu_1", nullable(Num)),
+                ("vs_cpu_rayon", nullable(Num)),
+                ("vs_parry_1", nullable(Num)),
+                ("vs_parry_rayon", nullable(Num)),
+            ]),
+        ),
+    ]);
+    let instance = Obj(vec![
+        ("scene", OneOf(SCENES)),
+        ("description", Str),
+        ("variant", Str),
+        ("parameter_name", nullable(OneOf(&["tori", "triangles"]))),
+        ("parameter", nullable(Num)),
+        (
+            "bodies",
+            arr(Obj(vec![
+                ("name", Str),
+                ("kind", OneOf(&["volumetric", "cloth"])),
+                ("half_thickness", nullable(Num)),
+                ("triangles", Uint),
+                ("vertices", Uint),
+                ("moving", Bool),
+            ])),
+        ),
+        ("triangles", Uint),
+        ("vertices", Uint),
+        ("frames", Uint),
+        ("wall_s", Num),
+        (
+            "rays",
+            Obj(vec![
+                ("pairs", Uint),
+                ("inward_rays", Uint),
+                ("check_rays", Uint),
+                ("rays_per_frame", Uint),
+                ("nodes_per_ray_gpu_walk", Num),
+                ("nodes_per_ray_cpu_walk", Num),
+                ("triangles_per_ray", Num),
+                ("stack_fallbacks", Uint),
+            ]),
+        ),
+        ("implementations", arr(implementation)),
+    ]);
+    Obj(vec![
+        ("schema", OneOf(&["raycontact.bench/1"])),
+        ("generator", Obj(vec![("name", OneOf(&["raycontact-bench"])), ("version", Str)])),
+        (
+            "settings",
+            Obj(vec![
+                ("size", OneOf(&["tiny", "default", "paper"])),
+                ("seed", Uint),
+                ("frames", nullable(Uint)),
+                ("scenes", arr(OneOf(SCENES))),
+                ("cpu_only", Bool),
+                ("parry", Bool),
+            ]),
+        ),
+        (
+            "machine",
+            Obj(vec![
+                (
+                    "gpu",
+                    nullable(Obj(vec![
+                        ("name", Str),
+                        ("vendor", Uint),
+                        ("device", Uint),
+                        ("device_type", Str),
+                        ("backend", Str),
+                        ("driver", Str),
+                        ("driver_info", Str),
+                        ("software", Bool),
+                        ("timestamps", Bool),
+                    ])),
+                ),
+                (
+                    "cpu",
+                    Obj(vec![("model", nullable(Str)), ("logical_cores", Uint), ("rayon_threads", Uint)]),
+                ),
+                ("os", Str),
+                ("arch", Str),
+            ]),
+        ),
+        ("wall_s", Num),
+        ("instances", arr(instance)),
+        (
+            "scaling",
+            arr(Obj(vec![
+                ("scene", OneOf(&["tori-scaling", "mesh-scaling"])),
+                ("parameter_name", OneOf(&["tori", "triangles"])),
+                (
+                    "points",
+                    arr(Obj(vec![
+                        ("parameter", Num),
+                        ("variant", Str),
+                        ("frame_ms", MapOf(IMPLS, Box::new(Num))),
+                    ])),
+                ),
+                ("fitted_exponent", MapOf(IMPLS, Box::new(nullable(Num)))),
+            ])),
+        ),
+        (
+            "agreement",
+            Obj(vec![("frames_compared", Uint), ("count_mismatches", Uint), ("max_set_difference", Uint)]),
+        ),
+    ])
+}
+
+/// Checks `v` against `t`; errors name the path.
+fn check(v: &Value, t: &T, path: &str) -> Result<(), String> {
+    let bad = |what: &str| Err(format!("{path}: expected {what}, found {v}"));
+    match t {
+        T::Num => {
+            if !v.is_number() {
+                return bad("a number");
+            }
+        }
+        T::Uint => {
+            if !v.is_u64() {
+                return bad("a non-negative integer");
+            }
+        }
+        T::Str => {
+            if !v.is_string() {
+                return bad("a string");
+            }
+        }
+        T::Bool => {
+            if !v.is_boolean() {
+                return bad("a boolean");
+            }
+        }
+        T::OneOf(options) => {
+            if !v.as_str().is_some_and(|s| options.contains(&s)) {
+                return bad(&format!("one of {options:?}"));
+            }
+        }
+        T::Nullable(inner) => {
+            if !v.is_null() {
+                check(v, inner, path)?;
+            }
+        }
+        T::Arr(inner) => {
+            let Some(items) = v.as_array() else { return bad("an array") };
+            for (i, item) in items.iter().enumerate() {
+                check(item, inner, &format!("{path}[{i}]"))?;
+            }
+        }
+        T::Obj(fields) => {
+            let Some(map) = v.as_object() else { return bad("an object") };
+            for (name, ft) in fields {
+                let Some(fv) = map.get(*name) else { return Err(format!("{path}: missing field `{name}`")) };
+                check(fv, ft, &format!("{path}.{name}"))?;
+            }
+            for key in map.keys() {
+                if !fields.iter().any(|(n, _)| n == key) {
+                    return Err(format!("{path}: field `{key}` is not in the schema"));
+                }
+            }
+        }
+        T::MapOf(keys, inner) => {
+            let Some(map) = v.as_object() else { return bad("an object") };
+            for (k, fv) in map {
+                if !keys.contains(&k.as_str()) {
+                    return Err(format!("{path}: key `{k}` is not one of {keys:?}"));
+                }
+                check(fv, inner, &format!("{path}.{k}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the suite with `args` plus `--json`, checks the exit status and the schema, returns the
+/// document and the run's output.
+fn run_json(dir: &TempDir, args: &[&str]) -> (Value, Output) {
+    let json = dir.path("out.json");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--json", json.to_str().unwrap(), "--no-progress"]);
+    let out = bench(&all);
+    assert!(out.status.success(), "{}", texts(&out));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    if let Err(e) = check(&doc, &schema(), "$") {
+        panic!("the JSON does not match raycontact.bench/1: {e}\n{}", texts(&out));
+    }
+    (doc, out)
+}
+
+/// Two small mesh files for the `files` scene.
+fn write_files(dir: &TempDir) -> (PathBuf, PathBuf) {
+    let a = dir.path("a.obj");
+    let b = dir.path("b.obj");
+    std::fs::write(&a, write_obj(&torus(1.0, 0.35, 16, 8))).unwrap();
+    std::fs::write(&b, write_obj(&icosphere(0.5, 2))).unwrap();
+    (a, b)
+}
+
+fn instances(doc: &Value) -> &Vec<Value> {
+    doc["instances"].as_array().unwrap()
+}
+
+fn implementation<'a>(inst: &'a Value, id: &str) -> Option<&'a Value> {
+    inst["implementations"].as_array().unwrap().iter().find(|i| i["id"] == id)
+}
+
+#[test]
+fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
+    let dir = TempDir::new("all");
+    let (a, b) = write_files(&dir);
+    let plot = dir.path("plot.svg");
+    let (doc, out) = run_json(
+        &dir,
+        &[
+            "--size",
+            "tiny",
+            "--frames",
+            "2",
+            "--files",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--translate-b",
+            "1.2,0,0",
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Every scene ran, each with every implementation.
+    let ran: Vec<&str> = instances(&doc).iter().map(|i| i["scene"].as_str().unwrap()).collect();
+    for scene in SCENES {
+        assert!(ran.contains(scene), "scene {scene} missing from the JSON: {ran:?}");
+        assert!(stdout.contains(&format!("== {scene}")), "scene {scene} missing from the table\n{stdout}");
+    }
+    assert!(doc["machine"]["gpu"].is_object());
+    for inst in instances(&doc) {
+        let name = format!("{} {}", inst["scene"], inst["variant"]);
+        assert_eq!(inst["frames"], 2, "{name}");
+        for id in IMPLS {
+            let i = implementation(inst, id).unwrap_or_else(|| panic!("{name}: no {id}"));
+            assert_eq!(i["frame_ms"]["per_frame"].as_array().unwrap().len(), 2, "{name} {id}");
+            assert_eq!(i["contacts"]["per_frame"].as_array().unwrap().len(), 2, "{name} {id}");
+        }
+        let gpu = implementation(inst, "gpu").unwrap();
+        let cpu = implementation(inst, "cpu-rayon").unwrap();
+        let cpu1 = implementation(inst, "cpu-1").unwrap();
+        assert_eq!(gpu["contacts"]["per_frame"], cpu["contacts"]["per_frame"], "{name}: GPU vs CPU counts");
+        assert_eq!(cpu1["contacts"]["per_frame"], cpu["contacts"]["per_frame"], "{name}: 1 thread vs rayon");
+        assert_eq!(gpu["differ_from_reference"]["max"], 0, "{name}: GPU contact set");
+        assert!(gpu["gpu"]["dispatches_per_frame"].as_f64().unwrap() > 0.0, "{name}");
+        assert!(gpu["gpu"]["bytes_read_back_per_frame"].as_f64().unwrap() > 0.0, "{name}");
+        let timing = gpu["stage_timing"].as_str().unwrap();
+        if doc["machine"]["gpu"]["timestamps"] == true {
+            assert_eq!(timing, "gpu-timestamps", "{name}");
+        } else {
+            assert_eq!(timing, "none", "{name}");
+        }
+        assert_eq!(cpu["stage_timing"], "cpu-wall", "{name}");
+    }
+    // Scenes with contacts do find some (the scenes are set up to interpenetrate).
+    for scene in ["hermann-tori", "resting-pile", "cloth-layers", "eight-sheets", "mesh-scaling", "files"] {
+        let found: f64 = instances(&doc)
+            .iter()
+            .filter(|i| i["scene"] == scene)
+            .map(|i| implementation(i, "cpu-rayon").unwrap()["contacts"]["mean"].as_f64().unwrap())
+            .sum();
+        assert!(found > 0.0, "{scene}: no contacts");
+    }
+    assert_eq!(doc["agreement"]["count_mismatches"], 0);
+    // The scaling scenes have their fits and their plot.
+    let scaling: Vec<&str> =
+        doc["scaling"].as_array().unwrap().iter().map(|s| s["scene"].as_str().unwrap()).collect();
+    assert_eq!(scaling, ["tori-scaling", "mesh-scaling"]);
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("tori-scaling") && svg.contains("mesh-scaling"));
+}
+
+#[test]
+fn cpu_alone_needs_no_adapter() {
+    let dir = TempDir::new("cpu");
+    let (doc, _) = run_json(&dir, &["--cpu", "--size", "tiny", "--frames", "1", "--scene", "hermann-tori"]);
+    assert!(doc["machine"]["gpu"].is_null());
+    assert_eq!(doc["settings"]["cpu_only"], true);
+    let inst = &instances(&doc)[0];
+    assert!(implementation(inst, "gpu").is_none());
+    assert!(implementation(inst, "cpu-1").is_some() && implementation(inst, "parry-1").is_some());
+}
+
+#[test]
+fn scenes_and_options_can_be_chosen() {
+    let dir = TempDir::new("choose");
+    let (doc, _) = run_json(
+        &dir,
+        &[
+            "--cpu",
+            "--no-parry",
+            "--scene",
+            "tori-scaling,mesh-scaling",
+            "--tori",
+            "2,3",
+            "--triangles",
+            "500",
+        ],
+    );
+    let params: Vec<f64> = instances(&doc).iter().map(|i| i["parameter"].as_f64().unwrap()).collect();
+    assert_eq!(params.len(), 3);
+    assert_eq!(&params[..2], &[2.0, 3.0]);
+    assert_eq!(doc["settings"]["parry"], false);
+    assert!(implementation(&instances(&doc)[0], "parry-1").is_none());
+}
+
+#[test]
+fn help_explains_scenes_and_figures() {
+    let out = bench(&["--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for word in
+        SCENES.iter().chain(IMPLS).chain(&["--json", "--plot", "--frames", "--adapter", "--cpu", "nodes/ray"])
+    {
+        assert!(text.contains(word), "--help lacks {word}\n{text}");
+    }
+}
+
+#[test]
+fn bad_options_fail_with_a_message() {
+    for args in [
+        &["--scene", "files", "--cpu"][..],
+        &["--scene", "nope"][..],
+        &["--frames", "0", "--cpu"][..],
+        &["--scene", "files", "--files", "/nonexistent/a.obj", "/nonexistent/b.obj", "--cpu"][..],
+    ] {
+        let out = bench(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", texts(&out));
+        assert!(!out.stderr.is_empty(), "{args:?}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{args:?}: {}", texts(&out));
+    }
+}
+
+#[test]
+fn schema_document_lists_every_field() {
+    // Every field name of the schema appears in docs/bench-json.md.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bench-json.md"))
+        .expect("docs/bench-json.md");
+    fn names(t: &T, out: &mut Vec<&'static str>) {
+        match t {
+            T::Obj(fields) => {
+                for (n, ft) in fields {
+                    out.push(n);
+                    names(ft, out);
+                }
+            }
+            T::Nullable(i) | T::Arr(i) | T::MapOf(_, i) => names(i, out),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    names(&schema(), &mut all);
+    for n in all {
+        assert!(doc.contains(&format!("`{n}`")), "docs/bench-json.md does not describe `{n}`");
+    }
+}
