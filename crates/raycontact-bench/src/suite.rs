@@ -522,7 +522,12 @@ fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String>
                 (packing.index_of(ids[a]).expect("packed"), packing.index_of(ids[b]).expect("packed"))
             })
             .collect(),
-        None => raycontact::cpu::broad_phase(&frame.body_state)
+        None => raycontact::cpu::broad_phase(
+            &packing.bodies,
+            &frame.body_state,
+            raycontact::layout::SELF_CLOTH,
+            scene.prediction_distance(),
+        )
             .iter()
             .map(|p| (p.a as usize, p.b as usize))
             .collect(),
