@@ -124,9 +124,16 @@ fn rays(c: &mut Criterion) {
     let frame = s.frame_data().expect("frame");
     let packing = s.packing().clone();
     let positions: Vec<Vec3> = a.positions.iter().chain(&b.positions).copied().collect();
-    let pairs = [BodyPair { a: 0, b: 1 }];
+    let pairs = [BodyPair { a: 0, b: 1, prediction: 0.0, pad: 0 }];
+    let cx = raycontact::cpu::Narrow {
+        packing: &packing,
+        frame: &frame,
+        positions: &positions,
+        previous: &positions,
+        remember_exit: false,
+    };
     group.bench_function(BenchmarkId::new("cpu-rayon", launched), |bench| {
-        bench.iter(|| raycontact::cpu::narrow_phase(&packing, &frame, &positions, &pairs))
+        bench.iter(|| raycontact::cpu::narrow_phase(&cx, &pairs))
     });
     group.finish();
 }

@@ -528,9 +528,9 @@ fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String>
             raycontact::layout::SELF_CLOTH,
             scene.prediction_distance(),
         )
-            .iter()
-            .map(|p| (p.a as usize, p.b as usize))
-            .collect(),
+        .iter()
+        .map(|p| (p.a as usize, p.b as usize))
+        .collect(),
     };
     #[derive(Default, Clone, Copy)]
     struct Acc {
