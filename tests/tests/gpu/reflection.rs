@@ -201,3 +201,13 @@ fn pipelines_are_labelled_by_kernel_name() {
         assert_eq!(k.label(), format!("raycontact.{}", k.name()));
     }
 }
+
+#[test]
+fn required_storage_buffers_is_the_most_any_kernel_binds() {
+    let most = Kernel::ALL
+        .iter()
+        .map(|k| k.bindings().iter().filter(|b| matches!(b, Binding::Storage | Binding::StorageMut)).count())
+        .max()
+        .unwrap();
+    assert_eq!(most as u32, raycontact::context::REQUIRED_STORAGE_BUFFERS);
+}
