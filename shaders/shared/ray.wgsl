@@ -68,16 +68,20 @@ fn vec_less(a: vec3<f32>, b: vec3<f32>) -> bool {
     return a.z < b.z;
 }
 
-// Watertight ray-triangle test (Woop, Benthin, Wald 2013) without divisions before the decision:
-// the sheared coordinates are scaled by dir[kz], so the edge functions U, V, W are products and
-// differences of the same rounded values for a shared edge in both triangles (exactly opposite),
-// and no ray slips between two triangles. Both faces hit; an edge function of zero counts as
-// inside, so a ray through a shared edge or vertex hits every incident triangle. There t is
-// computed from the shared edge or vertex alone, so the incident triangles tie exactly and the
-// caller's rule (smallest t, then lowest triangle index) picks the same one on every device.
-// Returns (t, u, v, hit) with P = (1-u-v) a + u b + v c.
-fn intersect_triangle(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax: f32,
-                      a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec4<f32> {
+// The triangle seen from the ray (the first half of `intersect_triangle`, also the walk's edge
+// choice): the corners relative to the origin, their sheared 2D coordinates (scaled by dir[kz])
+// and the edge functions (U, V, W), the barycentric weights of a, b, c scaled by U + V + W.
+struct Sheared {
+    pa: vec3<f32>,
+    pb: vec3<f32>,
+    pc: vec3<f32>,
+    a2: vec2<f32>,
+    b2: vec2<f32>,
+    c2: vec2<f32>,
+    uvw: vec3<f32>,
+}
+
+fn shear(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> Sheared {
     let pa = a - o;
     let pb = b - o;
     let pc = c - o;
@@ -90,9 +94,28 @@ fn intersect_triangle(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax:
     let by = pb[k.y] * dz - dy * pb[k.z];
     let cx = pc[k.x] * dz - dx * pc[k.z];
     let cy = pc[k.y] * dz - dy * pc[k.z];
-    let u = cx * by - cy * bx;
-    let v = ax * cy - ay * cx;
-    let w = bx * ay - by * ax;
+    let uvw = vec3<f32>(cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax);
+    return Sheared(pa, pb, pc, vec2<f32>(ax, ay), vec2<f32>(bx, by), vec2<f32>(cx, cy), uvw);
+}
+
+// Watertight ray-triangle test (Woop, Benthin, Wald 2013) without divisions before the decision:
+// the sheared coordinates are scaled by dir[kz], so the edge functions U, V, W are products and
+// differences of the same rounded values for a shared edge in both triangles (exactly opposite),
+// and no ray slips between two triangles. Both faces hit; an edge function of zero counts as
+// inside, so a ray through a shared edge or vertex hits every incident triangle. There t is
+// computed from the shared edge or vertex alone, so the incident triangles tie exactly and the
+// caller's rule (smallest t, then lowest triangle index) picks the same one on every device.
+// Returns (t, u, v, hit) with P = (1-u-v) a + u b + v c.
+fn intersect_triangle(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax: f32,
+                      a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec4<f32> {
+    let s = shear(o, d, k, a, b, c);
+    let pa = s.pa;
+    let pb = s.pb;
+    let pc = s.pc;
+    let dz = d[k.z];
+    let u = s.uvw.x;
+    let v = s.uvw.y;
+    let w = s.uvw.z;
     let miss = vec4<f32>(0.0, 0.0, 0.0, 0.0);
     if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
         return miss;
@@ -109,11 +132,11 @@ fn intersect_triangle(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax:
     } else if v == 0.0 && w == 0.0 {
         t = pa[k.z] / dz;
     } else if u == 0.0 {
-        t = edge_t(pb, vec2<f32>(bx, by), pc, vec2<f32>(cx, cy), k.z, dz);
+        t = edge_t(pb, s.b2, pc, s.c2, k.z, dz);
     } else if v == 0.0 {
-        t = edge_t(pc, vec2<f32>(cx, cy), pa, vec2<f32>(ax, ay), k.z, dz);
+        t = edge_t(pc, s.c2, pa, s.a2, k.z, dz);
     } else if w == 0.0 {
-        t = edge_t(pa, vec2<f32>(ax, ay), pb, vec2<f32>(bx, by), k.z, dz);
+        t = edge_t(pa, s.a2, pb, s.b2, k.z, dz);
     } else {
         t = (u * pa[k.z] + v * pb[k.z] + w * pc[k.z]) / (det * dz);
     }

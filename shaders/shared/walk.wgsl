@@ -16,26 +16,6 @@ struct WalkHit {
     bvh: u32,
 }
 
-// The edge functions (U, V, W) of `intersect_triangle`, with exactly its operations: the
-// barycentric weights of a, b, c of the point where the ray's line crosses the triangle's plane,
-// scaled by the determinant U + V + W (either sign). U < 0 beyond edge 0 (b, c), V beyond
-// edge 1 (c, a), W beyond edge 2 (a, b) (when the determinant is positive; flipped otherwise).
-fn edge_functions(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec3<f32> {
-    let pa = a - o;
-    let pb = b - o;
-    let pc = c - o;
-    let dx = d[k.x];
-    let dy = d[k.y];
-    let dz = d[k.z];
-    let ax = pa[k.x] * dz - dx * pa[k.z];
-    let ay = pa[k.y] * dz - dy * pa[k.z];
-    let bx = pb[k.x] * dz - dx * pb[k.z];
-    let by = pb[k.y] * dz - dy * pb[k.z];
-    let cx = pc[k.x] * dz - dx * pc[k.z];
-    let cy = pc[k.y] * dz - dy * pc[k.z];
-    return vec3<f32>(cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax);
-}
-
 // The walk of `ray` over `body` from body-local triangle `start` (NONE: no start), crossing at
 // most `max_steps` edges (clamped to MAX_WALK_STEPS). Never consults the BVH (bvh = 0).
 fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
@@ -59,7 +39,7 @@ fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
         let a = vertex_position(triangles[3u * g]);
         let b = vertex_position(triangles[3u * g + 1u]);
         let c = vertex_position(triangles[3u * g + 2u]);
-        let e = edge_functions(ray.origin, ray.dir, axes, a, b, c);
+        let e = shear(ray.origin, ray.dir, axes, a, b, c).uvw;
         let outside = (e.x < 0.0 || e.y < 0.0 || e.z < 0.0) && (e.x > 0.0 || e.y > 0.0 || e.z > 0.0);
         let det = e.x + e.y + e.z;
         if !outside {

@@ -460,6 +460,37 @@ fn edge_t(p3: Vec3, pxy: glam::Vec2, q3: Vec3, qxy: glam::Vec2, kz: usize, dz: f
     (a3[kz] + s * (b3[kz] - a3[kz])) / dz
 }
 
+/// A triangle seen from a ray (`Sheared` in `shaders/shared/ray.wgsl`): the corners relative to
+/// the origin, their sheared 2D coordinates (scaled by `dir[kz]`) and the edge functions
+/// `(U, V, W)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Sheared {
+    /// `a - o`, `b - o`, `c - o`.
+    pub p: [Vec3; 3],
+    /// The sheared 2D coordinates of the three corners.
+    pub xy: [glam::Vec2; 3],
+    /// The edge functions: the barycentric weights of `a`, `b`, `c` times `U + V + W`.
+    pub uvw: [f32; 3],
+}
+
+/// The first half of [`intersect_triangle`] (`shear` in `ray.wgsl`), also the walk's edge choice.
+pub fn shear(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> Sheared {
+    use glam::Vec2;
+    let (pa, pb, pc) = (a - o, b - o, c - o);
+    let (dx, dy, dz) = (d[k[0]], d[k[1]], d[k[2]]);
+    let ax = pa[k[0]] * dz - dx * pa[k[2]];
+    let ay = pa[k[1]] * dz - dy * pa[k[2]];
+    let bx = pb[k[0]] * dz - dx * pb[k[2]];
+    let by = pb[k[1]] * dz - dy * pb[k[2]];
+    let cx = pc[k[0]] * dz - dx * pc[k[2]];
+    let cy = pc[k[1]] * dz - dy * pc[k[2]];
+    Sheared {
+        p: [pa, pb, pc],
+        xy: [Vec2::new(ax, ay), Vec2::new(bx, by), Vec2::new(cx, cy)],
+        uvw: [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax],
+    }
+}
+
 /// Watertight ray-triangle test, exactly as `intersect_triangle` in `shaders/shared/ray.wgsl`:
 /// `Some((t, u, v))` with `P = (1-u-v) a + u b + v c`. A ray through a shared edge or vertex
 /// hits every incident triangle with the same `t`, computed from the edge or vertex alone.
@@ -474,18 +505,9 @@ pub fn intersect_triangle(
     b: Vec3,
     c: Vec3,
 ) -> Option<(f32, f32, f32)> {
-    use glam::Vec2;
-    let (pa, pb, pc) = (a - o, b - o, c - o);
-    let (dx, dy, dz) = (d[k[0]], d[k[1]], d[k[2]]);
-    let ax = pa[k[0]] * dz - dx * pa[k[2]];
-    let ay = pa[k[1]] * dz - dy * pa[k[2]];
-    let bx = pb[k[0]] * dz - dx * pb[k[2]];
-    let by = pb[k[1]] * dz - dy * pb[k[2]];
-    let cx = pc[k[0]] * dz - dx * pc[k[2]];
-    let cy = pc[k[1]] * dz - dy * pc[k[2]];
-    let u = cx * by - cy * bx;
-    let v = ax * cy - ay * cx;
-    let w = bx * ay - by * ax;
+    let s = shear(o, d, k, a, b, c);
+    let ([pa, pb, pc], [axy, bxy, cxy], [u, v, w]) = (s.p, s.xy, s.uvw);
+    let dz = d[k[2]];
     if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
         return None;
     }
@@ -497,9 +519,9 @@ pub fn intersect_triangle(
         (true, true, _) => pc[k[2]] / dz,
         (true, _, true) => pb[k[2]] / dz,
         (_, true, true) => pa[k[2]] / dz,
-        (true, _, _) => edge_t(pb, Vec2::new(bx, by), pc, Vec2::new(cx, cy), k[2], dz),
-        (_, true, _) => edge_t(pc, Vec2::new(cx, cy), pa, Vec2::new(ax, ay), k[2], dz),
-        (_, _, true) => edge_t(pa, Vec2::new(ax, ay), pb, Vec2::new(bx, by), k[2], dz),
+        (true, _, _) => edge_t(pb, bxy, pc, cxy, k[2], dz),
+        (_, true, _) => edge_t(pc, cxy, pa, axy, k[2], dz),
+        (_, _, true) => edge_t(pa, axy, pb, bxy, k[2], dz),
         _ => (u * pa[k[2]] + v * pb[k[2]] + w * pc[k[2]]) / (det * dz),
     };
     if !(t >= tmin && t <= tmax) {

@@ -5,7 +5,7 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use super::{FrameData, closest_hit, intersect_triangle, ray_axes, tri_vertices};
+use super::{FrameData, closest_hit, intersect_triangle, ray_axes, shear, tri_vertices};
 use crate::body::Packing;
 use crate::layout::{
     BOUNDARY, BodyGpu, MAX_WALK_STEPS, NON_MANIFOLD, NONE, Ray, WALK_BOUNDARY, WALK_FALLBACK_BVH,
@@ -14,22 +14,14 @@ use crate::layout::{
 };
 use crate::walk::WalkOptions;
 
-/// The edge functions `(U, V, W)` of the watertight ray–triangle test (`edge_functions` in
-/// `shaders/shared/walk.wgsl`), computed with exactly the operations of [`intersect_triangle`]:
+/// The edge functions `(U, V, W)` of the watertight ray–triangle test, computed with exactly the
+/// operations of [`intersect_triangle`] ([`Sheared::uvw`](super::Sheared::uvw), `shear` in `shaders/shared/ray.wgsl`):
 /// the barycentric weights of `a`, `b`, `c` of the point where the ray's *line* crosses the
 /// triangle's plane, each scaled by the same determinant `U + V + W` (of either sign). `U` is
 /// the weight of `a`, negative beyond edge 0 `(b, c)`; `V` of `b`, edge 1 `(c, a)`; `W` of `c`,
 /// edge 2 `(a, b)`.
 pub fn edge_functions(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
-    let (pa, pb, pc) = (a - o, b - o, c - o);
-    let (dx, dy, dz) = (d[k[0]], d[k[1]], d[k[2]]);
-    let ax = pa[k[0]] * dz - dx * pa[k[2]];
-    let ay = pa[k[1]] * dz - dy * pa[k[2]];
-    let bx = pb[k[0]] * dz - dx * pb[k[2]];
-    let by = pb[k[1]] * dz - dy * pb[k[2]];
-    let cx = pc[k[0]] * dz - dx * pc[k[2]];
-    let cy = pc[k[1]] * dz - dy * pc[k[2]];
-    [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax]
+    shear(o, d, k, a, b, c).uvw
 }
 
 /// The walk of one ray over packed body `body` (twin of `walk_ray` in
