@@ -203,7 +203,7 @@ pub struct WalkSetup {
 impl WalkSetup {
     /// Frames of the scene's fastest motion that the threshold allows (the pair rule adds the
     /// bounds of two bodies: the threshold covers `threshold / (2 step)` frames).
-    pub const FRAMES: f32 = 4.0;
+    pub const FRAMES: f32 = 2.0;
 
     /// The setup for positions `frames[f][b]` (empty for a static body after frame 0): the
     /// threshold covers [`Self::FRAMES`] frames of the fastest vertex.
@@ -418,7 +418,7 @@ fn tori_scaling(opts: &SceneOptions) -> Vec<Instance> {
 }
 
 fn resting_pile(opts: &SceneOptions) -> Vec<Instance> {
-    let frames = frames_for(opts, 2, 10, 50);
+    let frames = frames_for(opts, 2, 12, 50);
     let (grid, layers, m, ground_n) = match opts.size {
         SizePreset::Tiny => (2u32, 1u32, 8u32, 6u32),
         SizePreset::Default => (5, 3, 15, 24),
