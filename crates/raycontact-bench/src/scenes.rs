@@ -418,7 +418,7 @@ fn tori_scaling(opts: &SceneOptions) -> Vec<Instance> {
 }
 
 fn resting_pile(opts: &SceneOptions) -> Vec<Instance> {
-    let frames = frames_for(opts, 2, 12, 50);
+    let frames = frames_for(opts, 2, 10, 50);
     let (grid, layers, m, ground_n) = match opts.size {
         SizePreset::Tiny => (2u32, 1u32, 8u32, 6u32),
         SizePreset::Default => (5, 3, 15, 24),
