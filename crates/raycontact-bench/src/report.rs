@@ -122,7 +122,7 @@ pub fn print_instance(r: &InstanceResult) {
     );
     println!("   {}", r.scene.description());
     if r.prediction > 0.0 {
-        println!("   prediction distance {} on every implementation", r.prediction);
+        println!("   prediction distance {:.4} on every implementation", r.prediction);
     }
     let f = &r.rays;
     println!(
