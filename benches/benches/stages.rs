@@ -6,8 +6,14 @@
 //! the CPU reference runs the same stage with rayon.
 //!
 //! Throughput: triangles for `rebuild` and `frame`, rays launched (one per source vertex and
-//! direction) for `rays`, contacts for `readback`. The iterative detection's walking stage
-//! (Lehericey et al. 2013) gets its bench when the library has it.
+//! direction) for `rays`, contacts for `readback`, contacts re-cast for `walking`.
+//!
+//! `walking` (iterative detection, Lehericey et al. 2013): the rays of the same contacts (last
+//! frame's, found by a full pass) re-cast after the pair moved, by walking the triangle adjacency
+//! from last frame's triangles (`cpu::walk_contacts` with the drop fallback: `cpu-walk`) and
+//! through the BVH (the same classification with `BvhTracer`: `cpu-bvh`); on the GPU, whole
+//! frames of `Scene::detect` with iterative passes (`gpu-iterative-frame`: normals and walks) and
+//! without (`gpu-full-frame`).
 //!
 //! Run with `scripts/with-gpu cargo bench -p raycontact-benches --bench stages`.
 
@@ -15,9 +21,11 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3};
-use raycontact::layout::BodyPair;
+use raycontact::cpu::{self, BvhTracer, FrameData, Narrow, Rays, WalkTracer};
+use raycontact::layout::{BodyPair, ContactGpu, NONE, WALK_FALLBACK_DROP, contact_flags};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, GpuContext, Pairs, Scene};
+use raycontact::{BodyKind, GpuContext, Iterative, Pairs, Scene, WalkFallback};
+use rayon::prelude::*;
 
 /// The pair of tori: B in the xz plane, its centre 0.5 along x, as in `hermann-tori`.
 fn tori() -> (TriMesh, TriMesh) {
@@ -207,9 +215,101 @@ fn frame(c: &mut Criterion) {
     group.finish();
 }
 
+/// The rays of remembered contact `m` as the iterative pass casts them (`walk_contacts`'s).
+fn rays_of(m: &ContactGpu) -> Rays {
+    let outward = m.flags & contact_flags::OUTWARD_RAY != 0;
+    Rays {
+        sides: if outward { 2 } else { 1 },
+        hint_in: if outward { NONE } else { m.target_triangle },
+        hint_out: if outward { m.target_triangle } else { NONE },
+        hint_exit: m.exit_triangle,
+    }
+}
+
+fn walking(c: &mut Criterion) {
+    let ctx = gpu();
+    let (a, b) = tori();
+    let frames = frames(&b);
+    let mut s = Scene::new_cpu(None).expect("CPU scene");
+    s.add_body(&a.positions, &a.triangles, BodyKind::Volumetric).expect("body");
+    s.add_body(&b.positions, &b.triangles, BodyKind::Volumetric).expect("body");
+    s.update().expect("update");
+    let packing = s.packing().clone();
+    let at = |f: usize| -> Vec<Vec3> { a.positions.iter().chain(&frames[f]).copied().collect() };
+    let (before, after) = (at(0), at(1));
+    let pairs = [BodyPair { a: 0, b: 1, prediction: 0.0, pad: 0 }];
+    // Last frame's contacts, remembering where each ray leaves its source body.
+    let frame0 = FrameData::build(&packing, &before);
+    let cx0 = Narrow {
+        packing: &packing,
+        frame: &frame0,
+        positions: &before,
+        previous: &before,
+        remember_exit: true,
+    };
+    let memory = cpu::narrow_phase(&cx0, &pairs);
+    let frame1 = FrameData::build(&packing, &after);
+    let cx = Narrow {
+        packing: &packing,
+        frame: &frame1,
+        positions: &after,
+        previous: &before,
+        remember_exit: true,
+    };
+    // Confidence 2 x a displacement threshold of 0.05.
+    let tracer = WalkTracer { fallback: WALK_FALLBACK_DROP, reach: 0.1 };
+    let n = memory.len() as u64;
+    let mut group = c.benchmark_group("walking");
+    group.throughput(Throughput::Elements(n));
+    group.bench_function(BenchmarkId::new("cpu-walk", n), |bench| {
+        bench.iter(|| cpu::walk_contacts(&cx, &tracer, &pairs, &memory))
+    });
+    group.bench_function(BenchmarkId::new("cpu-bvh", n), |bench| {
+        bench.iter(|| {
+            memory
+                .par_iter()
+                .with_min_len(256)
+                .fold(Vec::new, |mut acc, m| {
+                    let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
+                    cpu::classify(&cx, &BvhTracer, false, id, 0.0, rays_of(m), &mut acc);
+                    acc
+                })
+                .reduce(Vec::new, |mut x, mut y| {
+                    x.append(&mut y);
+                    x
+                })
+        })
+    });
+    if let Some(ctx) = &ctx {
+        let iterative = Iterative {
+            displacement_threshold: 1.0,
+            confidence: 2.0,
+            full_pass_every: u32::MAX,
+            fallback: WalkFallback::Drop,
+        };
+        for (name, it) in [("gpu-full-frame", None), ("gpu-iterative-frame", Some(iterative))] {
+            let mut s = Scene::new(ctx);
+            s.set_iterative(it).expect("iterative");
+            let mut s = scene(s, &a, &b);
+            let id = s.bodies().nth(1).expect("B");
+            let mut f = 0;
+            group.bench_function(BenchmarkId::new(name, n), |bench| {
+                bench.iter(|| {
+                    f = (f + 1) % frames.len();
+                    s.set_positions(id, &frames[f]).expect("positions");
+                    let found = s.detect(Pairs::Overlapping).expect("detect");
+                    assert_eq!(found.stats.iterative, it.is_some());
+                    found
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = stages;
     config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = rebuild, rays, readback, frame
+    targets = rebuild, rays, readback, frame, walking
 }
 criterion_main!(stages);

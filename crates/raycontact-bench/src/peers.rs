@@ -1,90 +1,131 @@
-//! The peer: parry3d doing the narrow phase's work on any number of bodies, its BVHs rebuilt
-//! every frame, casting the same rays with the same two validity tests as raycontact.
-
-use parry3d::bounding_volume::Aabb;
-use parry3d::partitioning::{Bvh, BvhBuildStrategy};
-use parry3d::query::{Ray, RayCast};
-use parry3d::shape::Triangle;
-use rayon::prelude::*;
+//! The peer: parry3d casting the same rays as raycontact, classified by the same rules.
+//!
+//! Every frame the peer computes the vertex normals and body boxes with raycontact's CPU twins
+//! (`cpu::vertex_normals`, `cpu::triangle_bounds`), rebuilds every body's parry3d BVH from the
+//! triangle boxes (binned SAH), takes the same pairs (`cpu::broad_phase`, self pairs of every
+//! cloth included, or the scene's list) and runs raycontact's classification
+//! (`cpu::classify`, every case of Lehericey et al. 2015: inward and outward rays, predictions,
+//! inversions) with a [`ParryTracer`]: each trace is a closest-hit cast through parry3d's BVH
+//! with parry3d's ray–triangle test. Only the ray casts differ from the CPU reference.
 
 use glam::Vec3;
+use parry3d::bounding_volume::Aabb;
+use parry3d::partitioning::{Bvh, BvhBuildStrategy};
+use parry3d::query::RayCast;
+use parry3d::shape::Triangle;
+use raycontact::Scene;
+use raycontact::body::Packing;
+use raycontact::cpu::{self, FrameData, Narrow, Rays, Traced, Tracer};
+use raycontact::layout::{BodyPair, BodyState, ContactGpu, NONE, Ray, RayHit, SELF_CLOTH, WalkCounts};
+use rayon::prelude::*;
 
 use crate::scenes::Instance;
 
-/// A contact as the suite compares them: (source body, source vertex, target body).
-pub type Key = (u32, u32, u32);
+/// A contact as the suite compares them: (source body, source vertex, target body, outward ray).
+pub type Key = (u32, u32, u32, bool);
 
-/// A body's topology, built once (as raycontact builds it when a body is added).
-struct Topology {
-    triangles: Vec<[u32; 3]>,
-    flat: Vec<u32>,
-    offsets: Vec<u32>,
-    incident: Vec<u32>,
-}
-
-impl Topology {
-    fn new(triangles: &[[u32; 3]], vertices: usize) -> Self {
-        let flat: Vec<u32> = triangles.iter().flatten().copied().collect();
-        let mut offsets = vec![0u32; vertices + 1];
-        for tri in triangles {
-            for &v in tri {
-                offsets[v as usize + 1] += 1;
-            }
-        }
-        for i in 0..vertices {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut fill = offsets.clone();
-        let mut incident = vec![0u32; flat.len()];
-        for (ti, tri) in triangles.iter().enumerate() {
-            for &v in tri {
-                incident[fill[v as usize] as usize] = ti as u32;
-                fill[v as usize] += 1;
-            }
-        }
-        Topology { triangles: triangles.to_vec(), flat, offsets, incident }
+/// Barycentric weights (of `b`, of `c`) of point `p` in triangle `(a, b, c)`.
+fn barycentric(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (f32, f32) {
+    let (e0, e1, e2) = (b - a, c - a, p - a);
+    let (d00, d01, d11) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
+    let (d20, d21) = (e2.dot(e0), e2.dot(e1));
+    let denom = d00 * d11 - d01 * d01;
+    if denom == 0.0 {
+        return (0.0, 0.0);
     }
+    ((d11 * d20 - d01 * d21) / denom, (d00 * d21 - d01 * d20) / denom)
 }
 
-/// One body's per-frame data on the parry side.
-struct Prepared {
-    normals: Vec<Vec3>,
-    bvh: Bvh,
-    bounds: Aabb,
+/// raycontact's [`Tracer`] casting through parry3d: the closest hit on body `b` through its
+/// parry3d BVH (`Bvh::cast_ray`, best first) with parry3d's ray–triangle test, skipping the
+/// triangles of the ignored vertex and hits before `tmin`; `u`, `v` are computed from the hit
+/// point. Every trace counts one ray in [`WalkCounts::fallback_casts`] (a cast through a BVH)
+/// and its hits in `fallback_hits`: the classification returns them per source vertex.
+pub struct ParryTracer<'a> {
+    /// One parry3d BVH per packed body, leaf = body-local triangle.
+    pub bvhs: &'a [Bvh],
+}
+
+impl Tracer for ParryTracer<'_> {
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        _hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced {
+        counts.fallback_casts += 1;
+        let body = &cx.packing.bodies[b];
+        let tris = &cx.packing.triangles;
+        let pr = parry3d::query::Ray::new(ray.origin, ray.dir);
+        let corners = |leaf: u32| -> Option<[Vec3; 3]> {
+            let g = 3 * (body.tri_offset + leaf) as usize;
+            let idx = [tris[g], tris[g + 1], tris[g + 2]];
+            (!idx.contains(&ignore)).then(|| idx.map(|i| cx.positions[i as usize]))
+        };
+        let found = self.bvhs[b].cast_ray(&pr, ray.tmax.min(f32::MAX), |leaf, best| {
+            let [x, y, z] = corners(leaf)?;
+            Triangle::new(x, y, z).cast_local_ray(&pr, best, false).filter(|&t| t >= ray.tmin)
+        });
+        let hit = match found {
+            Some((leaf, t)) => {
+                counts.fallback_hits += 1;
+                let [x, y, z] = corners(leaf).expect("a hit triangle is not ignored");
+                let (u, v) = barycentric(ray.origin + t * ray.dir, x, y, z);
+                RayHit { t, triangle: leaf, u, v, ..RayHit::MISS }
+            }
+            None => RayHit::MISS,
+        };
+        Traced { hit, walked: false, steps: 0, outcome: NONE }
+    }
 }
 
 /// What one parry frame found.
 pub struct ParryFrame {
-    /// The contacts, sorted.
-    pub keys: Vec<Key>,
-    /// Rays cast: one inward ray per source vertex in the pair's box overlap, plus the own-body
-    /// check for those that hit a back face.
+    /// The contacts, as raycontact's classification wrote them (packed body = instance body).
+    pub contacts: Vec<ContactGpu>,
+    /// Rays cast (traces on the target and on the source's own body, every case).
     pub rays: u64,
 }
 
 /// parry3d set up for an instance, on its own rayon pool.
 pub struct Parry {
-    bodies: Vec<Topology>,
+    packing: Packing,
     pairs: Option<Vec<(usize, usize)>>,
+    prediction: f32,
     pool: rayon::ThreadPool,
+    frame: FrameData,
+    current: Vec<Vec3>,
+    previous: Vec<Vec3>,
 }
 
 impl Parry {
-    /// parry3d for the bodies of `inst`, on `threads` threads (`None`: one per core).
-    pub fn new(inst: &Instance, threads: Option<usize>) -> Self {
+    /// parry3d for the bodies of `inst`, on `threads` threads (`None`: one per core). The packed
+    /// layout (topology, adjacency, kinds, half-thicknesses) is taken from a raycontact CPU
+    /// scene holding the same bodies, so packed body `i` is the instance's body `i`.
+    pub fn new(inst: &Instance, threads: Option<usize>) -> Result<Self, String> {
         let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("parry-{i}"));
         if let Some(t) = threads {
             b = b.num_threads(t);
         }
-        Parry {
-            bodies: inst
-                .bodies
-                .iter()
-                .map(|b| Topology::new(&b.mesh.triangles, b.mesh.positions.len()))
-                .collect(),
-            pairs: inst.pairs.clone(),
-            pool: b.build().expect("rayon pool"),
+        let mut scene = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
+        for (i, body) in inst.bodies.iter().enumerate() {
+            scene
+                .add_body(inst.positions_at(0, i), &body.mesh.triangles, body.kind)
+                .map_err(|e| e.to_string())?;
         }
+        scene.update().map_err(|e| e.to_string())?;
+        Ok(Parry {
+            packing: scene.packing().clone(),
+            pairs: inst.pairs.clone(),
+            prediction: inst.prediction,
+            pool: b.build().map_err(|e| e.to_string())?,
+            frame: FrameData::default(),
+            current: Vec::new(),
+            previous: Vec::new(),
+        })
     }
 
     /// Worker threads.
@@ -92,111 +133,96 @@ impl Parry {
         self.pool.current_num_threads()
     }
 
-    /// One frame: normals (raycontact's CPU twin), every BVH rebuilt from the triangle boxes
-    /// (binned SAH), the overlapping pairs (or the given ones), then the rays of every directed
-    /// pair with parry's ray-triangle test.
-    pub fn frame(&self, positions: &[&[Vec3]]) -> ParryFrame {
-        self.pool.install(|| self.frame_inner(positions))
-    }
-
-    fn frame_inner(&self, positions: &[&[Vec3]]) -> ParryFrame {
-        let prep: Vec<Prepared> = self
-            .bodies
-            .par_iter()
-            .zip(positions.par_iter())
-            .map(|(topo, p)| {
-                let mut normals = vec![Vec3::ZERO; p.len()];
-                raycontact::cpu::vertex_normals(p, &topo.flat, &topo.offsets, &topo.incident, &mut normals);
-                let boxes: Vec<Aabb> = topo
-                    .triangles
-                    .iter()
-                    .map(|tri| {
-                        let [x, y, z] = tri.map(|v| p[v as usize]);
-                        Aabb::new(x.min(y).min(z), x.max(y).max(z))
-                    })
-                    .collect();
-                let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
-                let bounds = boxes.iter().fold(Aabb::new_invalid(), |acc, b| {
-                    Aabb::new(acc.mins.min(b.mins), acc.maxs.max(b.maxs))
-                });
-                Prepared { normals, bvh, bounds }
-            })
-            .collect();
-        let pairs: Vec<(usize, usize)> = match &self.pairs {
-            Some(p) => p.clone(),
-            None => {
-                let n = prep.len();
-                (0..n)
-                    .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-                    .filter(|&(i, j)| {
-                        let (a, b) = (&prep[i].bounds, &prep[j].bounds);
-                        a.mins.cmple(b.maxs).all() && b.mins.cmple(a.maxs).all()
-                    })
-                    .collect()
-            }
-        };
-        let cast = |body: usize, ray: &Ray, max: f32, ignore: u32| -> Option<(u32, f32)> {
-            let (p, t) = (positions[body], &self.bodies[body].triangles);
-            prep[body].bvh.cast_ray(ray, max, |leaf, best| {
-                let tri = t[leaf as usize];
-                if tri.contains(&ignore) {
-                    return None;
-                }
-                let [x, y, z] = tri.map(|v| p[v as usize]);
-                Triangle::new(x, y, z).cast_local_ray(ray, best, false)
-            })
-        };
-        let directed: Vec<(usize, usize)> = pairs.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
-        let (rays, mut keys) = directed
-            .par_iter()
-            .map(|&(src, dst)| {
-                let lo = prep[src].bounds.mins.max(prep[dst].bounds.mins);
-                let hi = prep[src].bounds.maxs.min(prep[dst].bounds.maxs);
-                (0..positions[src].len() as u32)
-                    .into_par_iter()
-                    .with_min_len(256)
-                    .fold(
-                        || (0u64, Vec::new()),
-                        |(mut rays, mut keys), v| {
-                            let o = positions[src][v as usize];
-                            let n = prep[src].normals[v as usize];
-                            if o.cmplt(lo).any() || o.cmpgt(hi).any() || n == Vec3::ZERO {
-                                return (rays, keys);
-                            }
-                            let ray = Ray::new(o, -n);
-                            rays += 1;
-                            let Some((tri, t2)) = cast(dst, &ray, f32::MAX, u32::MAX) else {
-                                return (rays, keys);
-                            };
-                            let (pd, td) = (positions[dst], &self.bodies[dst].triangles);
-                            let [x, y, z] = td[tri as usize].map(|i| pd[i as usize]);
-                            if (y - x).cross(z - x).dot(n) >= 0.0 {
-                                return (rays, keys);
-                            }
-                            rays += 1;
-                            if cast(src, &ray, t2, v).is_some_and(|(_, t3)| t3 < t2) {
-                                return (rays, keys);
-                            }
-                            keys.push((src as u32, v, dst as u32));
-                            (rays, keys)
-                        },
-                    )
-                    .reduce(
-                        || (0u64, Vec::new()),
-                        |(ra, mut ka), (rb, kb)| {
-                            ka.extend(kb);
-                            (ra + rb, ka)
-                        },
-                    )
-            })
-            .reduce(
-                || (0u64, Vec::new()),
-                |(ra, mut ka), (rb, kb)| {
-                    ka.extend(kb);
-                    (ra + rb, ka)
-                },
+    /// One frame: normals and boxes (raycontact's CPU twins), every parry3d BVH rebuilt from the
+    /// triangle boxes (binned SAH), the pairs, then raycontact's classification of every source
+    /// vertex of every directed pair with a [`ParryTracer`].
+    pub fn frame(&mut self, positions: &[&[Vec3]]) -> ParryFrame {
+        std::mem::swap(&mut self.previous, &mut self.current);
+        self.current.clear();
+        for p in positions {
+            self.current.extend_from_slice(p);
+        }
+        if self.previous.len() != self.current.len() {
+            self.previous.clone_from(&self.current);
+        }
+        let pool = &self.pool;
+        pool.install(|| {
+            let (packing, current, frame) = (&self.packing, &self.current, &mut self.frame);
+            frame.normals.resize(current.len(), Vec3::ZERO);
+            frame.tri_boxes.resize(packing.params.tri_count as usize, Default::default());
+            frame.body_state.clear();
+            frame.body_state.resize(packing.bodies.len(), BodyState::default());
+            cpu::vertex_normals(
+                current,
+                &packing.triangles,
+                &packing.vertex_tri_offsets,
+                &packing.vertex_tris,
+                &mut frame.normals,
             );
-        keys.sort_unstable();
-        ParryFrame { keys, rays }
+            cpu::triangle_bounds(packing, current, &mut frame.tri_boxes, &mut frame.body_state);
+            // The broad phase reads a body's box only when it has leaves (the Morton stage
+            // counts them in raycontact): its non-degenerate triangles.
+            for (b, state) in packing.bodies.iter().zip(frame.body_state.iter_mut()) {
+                let range = b.tri_offset as usize..(b.tri_offset + b.tri_count) as usize;
+                state.leaf_count = frame.tri_boxes[range].iter().filter(|t| t.flags & 1 == 0).count() as u32;
+                state.degenerate_count = b.tri_count - state.leaf_count;
+            }
+            let bvhs: Vec<Bvh> = packing
+                .bodies
+                .par_iter()
+                .map(|b| {
+                    let range = b.tri_offset as usize..(b.tri_offset + b.tri_count) as usize;
+                    let boxes: Vec<Aabb> =
+                        frame.tri_boxes[range].iter().map(|t| Aabb::new(t.min, t.max)).collect();
+                    Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes)
+                })
+                .collect();
+            let pairs: Vec<BodyPair> = match &self.pairs {
+                Some(p) => p
+                    .iter()
+                    .map(|&(a, b)| BodyPair { a: a as u32, b: b as u32, prediction: self.prediction, pad: 0 })
+                    .collect(),
+                None => cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, self.prediction),
+            };
+            let cx =
+                Narrow { packing, frame, positions: current, previous: &self.previous, remember_exit: false };
+            classify_pairs(&cx, &ParryTracer { bvhs: &bvhs }, &pairs)
+        })
     }
+}
+
+/// Every directed pair of `pairs` (a self pair once, as `cpu::narrow_phase` numbers them)
+/// classified with `tracer`: the contacts, and the rays counted in `fallback_casts`.
+fn classify_pairs<T: Tracer>(cx: &Narrow<'_>, tracer: &T, pairs: &[BodyPair]) -> ParryFrame {
+    let directed: Vec<(usize, usize, u32, f32)> = pairs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| {
+            let (a, b) = (p.a as usize, p.b as usize);
+            let both = [(a, b, 2 * i as u32, p.prediction), (b, a, 2 * i as u32 + 1, p.prediction)];
+            both.into_iter().take(if a == b { 1 } else { 2 })
+        })
+        .collect();
+    let join = |(mut x, rx): (Vec<ContactGpu>, u64), (mut y, ry): (Vec<ContactGpu>, u64)| {
+        x.append(&mut y);
+        (x, rx + ry)
+    };
+    let (contacts, rays) = directed
+        .par_iter()
+        .map(|&(a, b, k, prediction)| {
+            (0..cx.packing.bodies[a].vertex_count)
+                .into_par_iter()
+                .with_min_len(256)
+                .fold(
+                    || (Vec::new(), 0u64),
+                    |(mut acc, rays), v| {
+                        let c =
+                            cpu::classify(cx, tracer, true, (a, v, b, k), prediction, Rays::BOTH, &mut acc);
+                        (acc, rays + c.fallback_casts as u64)
+                    },
+                )
+                .reduce(|| (Vec::new(), 0), join)
+        })
+        .reduce(|| (Vec::new(), 0), join);
+    ParryFrame { contacts, rays }
 }

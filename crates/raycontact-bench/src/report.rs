@@ -1,4 +1,4 @@
-//! The suite's outputs: the table on stdout and the JSON document (schema `raycontact.bench/1`,
+//! The suite's outputs: the table on stdout and the JSON document (schema `raycontact.bench/2`,
 //! documented in `docs/bench-json.md`).
 
 use raycontact::{BodyKind, GpuContext, Stage};
@@ -6,14 +6,15 @@ use serde_json::{Value, json};
 
 use crate::scenes::SceneName;
 use crate::suite::{
-    ImplKind, ImplResult, InstanceResult, SuiteArgs, SuiteResult, fitted_exponent, mean, median,
+    ImplKind, ImplResult, InstanceResult, SuiteArgs, SuiteResult, WALK_OUTCOMES, WalkFigures,
+    fitted_exponent, mean, median,
 };
 
 /// The schema identifier written as the document's `schema` field.
-pub const SCHEMA: &str = "raycontact.bench/1";
+pub const SCHEMA: &str = "raycontact.bench/2";
 
 /// Implementation ids in table order.
-const ORDER: [&str; 5] = ["gpu", "cpu-1", "cpu-rayon", "parry-1", "parry-rayon"];
+const ORDER: [&str; 7] = ["gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1", "parry-rayon"];
 
 /// The CPU's model name (from /proc/cpuinfo on Linux).
 pub fn cpu_model() -> Option<String> {
@@ -74,7 +75,11 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
         cpu_model().unwrap_or_else(|| "unknown model".into()),
         logical_cores(),
         rayon::current_num_threads(),
-        if args.no_parry { "none (--no-parry)" } else { "parry3d 0.31 (BVH rebuilt every frame, same rays)" }
+        if args.no_parry {
+            "none (--no-parry)"
+        } else {
+            "parry3d 0.31 (BVH rebuilt every frame, the same rays classified by the same rules)"
+        }
     );
     println!("scenes: {}", scenes.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
     println!();
@@ -116,12 +121,17 @@ pub fn print_instance(r: &InstanceResult) {
         r.frames
     );
     println!("   {}", r.scene.description());
+    if r.prediction > 0.0 {
+        println!("   prediction distance {:.4} on every implementation", r.prediction);
+    }
     let f = &r.rays;
     println!(
-        "pairs tested {}; rays/frame {} ({} inward + {} own-body checks); BVH nodes/ray {:.1} (GPU walk), {:.1} (CPU walk); triangles/ray {:.1}",
+        "pairs tested {}; source vertices {}; rays/frame {} ({} inward + {} outward + {} own-body); BVH nodes/ray {:.1} (GPU walk), {:.1} (CPU walk); triangles/ray {:.1}",
         f.pairs,
+        f.sources,
         f.rays(),
         f.inward_rays,
+        f.outward_rays,
         f.check_rays,
         f.nodes_per_ray_gpu_walk,
         f.nodes_per_ray_cpu_walk,
@@ -146,15 +156,114 @@ pub fn print_instance(r: &InstanceResult) {
             speedup(p1, i),
         );
     }
-    let by = r.get("gpu").or(r.get("cpu-rayon")).expect("reference");
-    let c = &by.classes;
     println!(
-        "contacts by class ({}, mean per frame): collision {:.1}, prediction {:.1}; inward ray {:.1}, outward ray {:.1}; inverted {:.1}; walked {:.1}",
-        by.id, c.collision, c.prediction, c.inward, c.outward, c.inverted, c.walked
+        "{:<12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "by class", "collision", "prediction", "inward", "outward", "inverted", "walked"
     );
+    for i in ordered(r) {
+        let c = &i.classes;
+        println!(
+            "{:<12} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            i.id, c.collision, c.prediction, c.inward, c.outward, c.inverted, c.walked
+        );
+    }
+    print_walking(r);
     print_gpu_frame(r);
     print_stages(r);
     println!();
+}
+
+/// The walking implementations against their full traversals.
+fn print_walking(r: &InstanceResult) {
+    let walks: Vec<(&ImplResult, &WalkFigures)> =
+        ordered(r).into_iter().filter_map(|i| Some((i, i.walking.as_ref()?))).collect();
+    let Some((_, first)) = walks.first() else { return };
+    let (s, it) = (&first.setup, &first.iterative);
+    println!(
+        "walking: threshold {:.4} (fastest vertex {:.5}/frame), confidence {}, fallback {:?}, a full pass at least every {} frames",
+        s.threshold, s.step, it.confidence, it.fallback, it.full_pass_every
+    );
+    println!(
+        "{:<9} {:>6} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}  outcomes {}",
+        "walk",
+        "vs",
+        "iter/all",
+        "full ms",
+        "iter ms",
+        "speedup",
+        "mean x",
+        "differ%",
+        "iter%",
+        "walked",
+        WALK_OUTCOMES.join("/")
+    );
+    for (i, w) in walks {
+        let Some(full) = r.get(w.full) else { continue };
+        let t = w.total();
+        let walked = mean(&w.walked.iter().map(|&x| x as f64).collect::<Vec<_>>());
+        println!(
+            "{:<9} {:>6} {:>9} {:>9.2} {:>9.2} {:>7.2}x {:>7.2}x {:>8.3} {:>8.3} {:>8.0}  {} (fallback casts {}); differ: {} extra, {} other triangle, {} missing of {}",
+            i.id,
+            w.full,
+            format!("{}/{}", w.iterative_frames(), w.passes.len()),
+            full.median_ms(),
+            i.median_ms_of(true),
+            full.median_ms() / i.median_ms_of(true),
+            full.mean_ms() / i.mean_ms(),
+            100.0 * w.fraction_all(),
+            100.0 * w.fraction_iterative(),
+            walked,
+            w.counts.outcomes[..WALK_OUTCOMES.len()]
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+            w.counts.fallback_casts,
+            t.extra,
+            t.other_triangle,
+            t.missing,
+            t.full
+        );
+    }
+}
+
+fn walking_json(i: &ImplResult, r: &InstanceResult) -> Option<Value> {
+    let w = i.walking.as_ref()?;
+    let full = r.get(w.full)?;
+    let t = w.total();
+    let outcomes: serde_json::Map<String, Value> =
+        WALK_OUTCOMES.iter().zip(w.counts.outcomes).map(|(n, c)| (n.to_string(), json!(c))).collect();
+    let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
+    Some(json!({
+        "full": w.full,
+        "threshold": w.setup.threshold,
+        "step": w.setup.step,
+        "confidence": w.iterative.confidence,
+        "full_pass_every": w.iterative.full_pass_every,
+        "fallback": match w.iterative.fallback { raycontact::WalkFallback::Bvh => "bvh", _ => "drop" },
+        "iterative_frames": w.iterative_frames(),
+        "full_frames": w.passes.len() - w.iterative_frames(),
+        "iterative_fraction": w.iterative_frames() as f64 / w.passes.len().max(1) as f64,
+        "per_frame_iterative": w.passes,
+        "iterative_ms": finite(i.median_ms_of(true)),
+        "full_pass_ms": finite(i.median_ms_of(false)),
+        "full_traversal_ms": full.median_ms(),
+        "speedup_iterative": finite(full.median_ms() / i.median_ms_of(true)),
+        "speedup_mean": full.mean_ms() / i.mean_ms(),
+        "walked_per_frame": w.walked,
+        "outcomes": outcomes,
+        "fallback_casts": w.counts.fallback_casts,
+        "fallback_hits": w.counts.fallback_hits,
+        "differ_from_full": {
+            "full_contacts": t.full,
+            "extra": t.extra,
+            "other_triangle": t.other_triangle,
+            "missing": t.missing,
+            "fraction": w.fraction_all(),
+            "fraction_iterative": w.fraction_iterative(),
+            "per_frame": w.diff.iter().map(|d| d.differ()).collect::<Vec<_>>(),
+        },
+    }))
 }
 
 fn print_gpu_frame(r: &InstanceResult) {
@@ -347,6 +456,7 @@ fn impl_json(r: &InstanceResult, i: &ImplResult) -> Value {
             "per_frame": i.differ,
         },
         "rays_counted": (!i.rays.is_empty()).then(|| i.rays.clone()),
+        "walking": walking_json(i, r),
         "gpu": gpu,
         "speedup": {
             "vs_gpu": vs("gpu"),
@@ -384,10 +494,13 @@ fn instance_json(r: &InstanceResult) -> Value {
         "triangles": r.triangles(),
         "vertices": r.vertices(),
         "frames": r.frames,
+        "prediction_distance": r.prediction,
         "wall_s": r.wall_s,
         "rays": {
             "pairs": f.pairs,
+            "sources": f.sources,
             "inward_rays": f.inward_rays,
+            "outward_rays": f.outward_rays,
             "check_rays": f.check_rays,
             "rays_per_frame": f.rays(),
             "nodes_per_ray_gpu_walk": f.nodes_per_ray_gpu_walk,
@@ -399,7 +512,7 @@ fn instance_json(r: &InstanceResult) -> Value {
     })
 }
 
-/// The whole run as a `raycontact.bench/1` document.
+/// The whole run as a `raycontact.bench/2` document.
 pub fn json(result: &SuiteResult) -> Value {
     let args = &result.args;
     let gpu = result.gpu.as_ref().map(|c| {

@@ -22,6 +22,8 @@ pub enum SceneName {
     ToriScaling,
     /// Concave meshes of 900 triangles settled in layers on a ground (the IRTCD avalanche).
     RestingPile,
+    /// Two interlocked tori deforming slowly (the IRTCD slowly deforming pair).
+    SlowPair,
     /// A closed body wearing three layered garments (Lehericey et al. 2015).
     ClothLayers,
     /// Eight sheets draped over a static scene (Lehericey et al. 2015).
@@ -34,10 +36,11 @@ pub enum SceneName {
 
 impl SceneName {
     /// Every scene, in suite order.
-    pub const ALL: [SceneName; 7] = [
+    pub const ALL: [SceneName; 8] = [
         SceneName::HermannTori,
         SceneName::ToriScaling,
         SceneName::RestingPile,
+        SceneName::SlowPair,
         SceneName::ClothLayers,
         SceneName::EightSheets,
         SceneName::MeshScaling,
@@ -50,6 +53,7 @@ impl SceneName {
             SceneName::HermannTori => "hermann-tori",
             SceneName::ToriScaling => "tori-scaling",
             SceneName::RestingPile => "resting-pile",
+            SceneName::SlowPair => "slow-pair",
             SceneName::ClothLayers => "cloth-layers",
             SceneName::EightSheets => "eight-sheets",
             SceneName::MeshScaling => "mesh-scaling",
@@ -75,6 +79,10 @@ impl SceneName {
             SceneName::RestingPile => {
                 "layers of concave meshes (tori of 900 triangles) settled on a ground, moving a little \
                  every frame (the avalanche scene of Lehericey et al. 2013, IRTCD)"
+            }
+            SceneName::SlowPair => {
+                "two interlocked tori of 1600 triangles each deforming slowly (a ripple moving about a \
+                 thousandth per frame, a slow spin): the slowly deforming pair of Lehericey et al. 2013"
             }
             SceneName::ClothLayers => {
                 "a closed body of ~10k vertices wearing three layered garments of ~11k, 2.7k and 3.8k \
@@ -174,6 +182,42 @@ pub struct Instance {
     pub positions: Vec<Vec<Vec<Vec3>>>,
     /// The pairs to test (indices into `bodies`), or `None` for every overlapping pair.
     pub pairs: Option<Vec<(usize, usize)>>,
+    /// The prediction distance every implementation uses (0: none).
+    pub prediction: f32,
+    /// Iterative detection compared with full traversal (`gpu-walk`, `cpu-walk`): its settings.
+    pub walking: Option<WalkSetup>,
+}
+
+/// The iterative detection (Lehericey et al. 2013) of a scene that compares walking with full
+/// traversal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WalkSetup {
+    /// Displacement threshold (scene units): a few frames of the scene's motion.
+    pub threshold: f32,
+    /// The largest displacement of a vertex between two consecutive frames (scene units).
+    pub step: f32,
+    /// A full pass at least every this many detections.
+    pub full_pass_every: u32,
+}
+
+impl WalkSetup {
+    /// Frames of the scene's fastest motion that the threshold allows (the pair rule adds the
+    /// bounds of two bodies: the threshold covers `threshold / (2 step)` frames).
+    pub const FRAMES: f32 = 2.0;
+
+    /// The setup for positions `frames[f][b]` (empty for a static body after frame 0): the
+    /// threshold covers [`Self::FRAMES`] frames of the fastest vertex.
+    fn for_motion(positions: &[Vec<Vec<Vec3>>], full_pass_every: u32) -> Self {
+        let mut step = 0.0f32;
+        for w in positions.windows(2) {
+            for (a, b) in w[0].iter().zip(&w[1]) {
+                for (p, q) in a.iter().zip(b) {
+                    step = step.max(p.distance(*q));
+                }
+            }
+        }
+        WalkSetup { threshold: 2.0 * Self::FRAMES * step, step, full_pass_every }
+    }
 }
 
 impl Instance {
@@ -329,6 +373,8 @@ fn hermann_tori(opts: &SceneOptions) -> Vec<Instance> {
         bodies,
         positions,
         pairs: None,
+        prediction: 0.0,
+        walking: None,
     }]
 }
 
@@ -355,6 +401,8 @@ fn tori_chain(n: u32, m: u32, frames: usize, seed: u64) -> Instance {
         bodies,
         positions,
         pairs: None,
+        prediction: 0.0,
+        walking: None,
     }
 }
 
@@ -374,7 +422,8 @@ fn resting_pile(opts: &SceneOptions) -> Vec<Instance> {
     let (grid, layers, m, ground_n) = match opts.size {
         SizePreset::Tiny => (2u32, 1u32, 8u32, 6u32),
         SizePreset::Default => (5, 3, 15, 24),
-        SizePreset::Paper => (7, 5, 15, 40),
+        // 36 + 25 + 16 + 9 = 86 tori: a GPU frame of about a second on lavapipe.
+        SizePreset::Paper => (6, 4, 15, 36),
     };
     // 30 x 15 segments: 900 triangles.
     let base = meshes::torus(0.5, 0.18, 2 * m, m);
@@ -411,6 +460,7 @@ fn resting_pile(opts: &SceneOptions) -> Vec<Instance> {
         }
     }
     let positions = animate(&bodies, &motions, frames);
+    let walking = Some(WalkSetup::for_motion(&positions, WALK_FULL_PASS_EVERY));
     vec![Instance {
         scene: SceneName::RestingPile,
         variant: format!("{} meshes", bodies.len() - 1),
@@ -418,6 +468,48 @@ fn resting_pile(opts: &SceneOptions) -> Vec<Instance> {
         bodies,
         positions,
         pairs: None,
+        prediction: 0.0,
+        walking,
+    }]
+}
+
+/// Iterative detection's `full_pass_every` in the walking scenes: large, so that the
+/// displacement threshold decides (as in the paper).
+const WALK_FULL_PASS_EVERY: u32 = 64;
+
+fn slow_pair(opts: &SceneOptions) -> Vec<Instance> {
+    let frames = frames_for(opts, 2, 20, 60);
+    let m = match opts.size {
+        SizePreset::Tiny => 8,
+        SizePreset::Default => 20,
+        SizePreset::Paper => 40,
+    };
+    let a = meshes::torus(1.0, 0.35, 2 * m, m);
+    let b = a.transformed(Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(FRAC_PI_2),
+        Vec3::new(0.5, 0.0, 0.0),
+    ));
+    let mut r = rng(opts.seed, 7);
+    let bodies = vec![volumetric("torus A".into(), a, true), volumetric("torus B".into(), b, true)];
+    let mut slow = |centre: Vec3, axis: Vec3| {
+        let mut d = torus_motion(centre, axis, &mut r, 0.02);
+        d.spin = r.random_range(0.0003..0.0008);
+        d.speed = r.random_range(0.02..0.05);
+        d
+    };
+    let motions = [Some(slow(Vec3::ZERO, Vec3::Z)), Some(slow(Vec3::new(0.5, 0.0, 0.0), Vec3::Y))];
+    let positions = animate(&bodies, &motions, frames);
+    let walking = Some(WalkSetup::for_motion(&positions, WALK_FULL_PASS_EVERY));
+    let tris: usize = bodies.iter().map(|b| b.mesh.triangles.len()).sum();
+    vec![Instance {
+        scene: SceneName::SlowPair,
+        variant: format!("{tris} triangles"),
+        parameter: None,
+        bodies,
+        positions,
+        pairs: None,
+        prediction: 0.0,
+        walking,
     }]
 }
 
@@ -485,7 +577,13 @@ impl Garment {
 }
 
 /// Half-thickness of the garments and sheets.
-const CLOTH_HALF_THICKNESS: f32 = 0.004;
+pub const CLOTH_HALF_THICKNESS: f32 = 0.004;
+
+/// Prediction distance of the cloth scenes, in half-thicknesses.
+pub const CLOTH_PREDICTION_FACTOR: f32 = 5.0;
+
+/// Prediction distance of the cloth scenes (every implementation): 5 half-thicknesses.
+pub const CLOTH_PREDICTION: f32 = CLOTH_PREDICTION_FACTOR * CLOTH_HALF_THICKNESS;
 
 fn cloth_layers(opts: &SceneOptions) -> Vec<Instance> {
     let frames = frames_for(opts, 1, 8, 30);
@@ -539,6 +637,8 @@ fn cloth_layers(opts: &SceneOptions) -> Vec<Instance> {
         bodies,
         positions,
         pairs: None,
+        prediction: CLOTH_PREDICTION,
+        walking: None,
     }]
 }
 
@@ -618,6 +718,8 @@ fn eight_sheets(opts: &SceneOptions) -> Vec<Instance> {
         bodies,
         positions,
         pairs: None,
+        prediction: CLOTH_PREDICTION,
+        walking: None,
     }]
 }
 
@@ -642,6 +744,8 @@ fn mesh_scaling(opts: &SceneOptions) -> Vec<Instance> {
                 bodies,
                 positions,
                 pairs: None,
+                prediction: 0.0,
+                walking: None,
             }
         })
         .collect()
@@ -678,6 +782,8 @@ fn files(opts: &SceneOptions) -> Result<Vec<Instance>, String> {
         bodies,
         positions,
         pairs: Some(vec![(0, 1)]),
+        prediction: 0.0,
+        walking: None,
     }])
 }
 
@@ -687,6 +793,7 @@ pub fn build(scene: SceneName, opts: &SceneOptions) -> Result<Vec<Instance>, Str
         SceneName::HermannTori => hermann_tori(opts),
         SceneName::ToriScaling => tori_scaling(opts),
         SceneName::RestingPile => resting_pile(opts),
+        SceneName::SlowPair => slow_pair(opts),
         SceneName::ClothLayers => cloth_layers(opts),
         SceneName::EightSheets => eight_sheets(opts),
         SceneName::MeshScaling => mesh_scaling(opts),

@@ -4,16 +4,22 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+
 use glam::Vec3;
 use raycontact::contact::contact_flags;
-use raycontact::layout::{NONE, Ray};
-use raycontact::{BodyId, Contacts, FrameStats, GpuContext, Pairs, Scene, Stage};
+use raycontact::cpu::{self, Narrow, Rays, Traced, Tracer};
+use raycontact::layout::{BodyPair, NONE, Ray, SELF_CLOTH};
+use raycontact::{
+    BodyId, Contacts, FrameStats, GpuContext, Iterative, Pairs, Scene, Stage, WalkCounts, WalkFallback,
+};
 use rayon::prelude::*;
 
 use crate::peers::{Key, Parry};
 use crate::progress::Progress;
 use crate::report;
-use crate::scenes::{self, Instance, SceneName, SceneOptions, SizePreset};
+use crate::scenes::{self, Instance, SceneName, SceneOptions, SizePreset, WalkSetup};
 
 /// The long help of the suite: the scenes and what the figures mean.
 pub const AFTER_HELP: &str = "\
@@ -25,7 +31,11 @@ is given):
                  et al. 2008, Figure 13: time should grow linearly with N); the fitted exponent of
                  frame time against N is printed, and --plot draws it
   resting-pile   layers of concave meshes (tori of 900 triangles) settled on a ground, moving a
-                 few thousandths per frame (the avalanche scene of Lehericey et al. 2013, IRTCD)
+                 few thousandths per frame (the avalanche scene of Lehericey et al. 2013, IRTCD):
+                 50 tori by default, 86 with --size paper (a full GPU frame of about a second on
+                 lavapipe); walking against full traversal
+  slow-pair      two interlocked tori of 1600 triangles each (6400 with --size paper) deforming
+                 slowly (the slowly deforming pair of IRTCD); walking against full traversal
   cloth-layers   a closed body of ~10k vertices wearing three layered garments of ~11k, 2.7k and
                  3.8k vertices (offset shells of the body; cloth bodies), breathing and rippling
                  (Lehericey et al. 2015)
@@ -38,15 +48,24 @@ is given):
 
 Every scene is deterministic (--seed) and driven by scripted motion over its frames; frame 0
 warms up (layout, pipelines) and is not timed. --size tiny|default|paper picks the sizes:
-default finishes in about a minute on lavapipe; paper runs the papers' sizes.
+default finishes in about a minute on lavapipe; paper runs the papers' sizes. The cloth scenes
+(half-thickness e = 0.004) run with a prediction distance of 0.02 (5 e) on every
+implementation, the other scenes with none; cloth self pairs (C, C) are tested (the default).
 
 Implementations, all in the same run, doing the same work every frame:
   gpu            raycontact on the GPU adapter (Scene::detect: BVH rebuild, broad phase, rays,
                  readback; one submission)
   cpu-1          raycontact's CPU reference (the kernels' CPU twins), single-threaded
   cpu-rayon      the CPU reference with rayon over all cores (the contacts' reference)
+  gpu-walk       (resting-pile, slow-pair) gpu with iterative detection (Lehericey et al. 2013):
+                 full passes and iterative passes that re-cast last frame's contacts by walking
+                 the triangle adjacency; threshold 2 frames of the fastest vertex's motion per
+                 body (4 steps for a pair), confidence 2, fallback drop (the paper's: an
+                 iterative pass computes only the normals), a full pass at least every 64 frames
+  cpu-walk       the same on the CPU reference with rayon
   parry-1        parry3d 0.31, one thread: every BVH rebuilt from the triangle boxes each frame
-                 (binned SAH), the same rays cast with the same two validity tests
+                 (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)
+                 cast through it, classified by raycontact's rules (cpu::classify)
   parry-rayon    the same with rayon over all cores
 --cpu leaves the GPU out (no adapter needed).
 
@@ -58,18 +77,26 @@ Figures:
                  only frame wall time
   contacts       contacts per frame (mean over the timed frames), by class from the contact
                  flags: collision / prediction, inward / outward ray, inverted, walked
-  differ         contacts (source body, vertex, target body) found by one implementation and not
-                 by the CPU reference (rayon) or the other way round, worst frame
-  rays/frame     rays cast in the last frame: one inward ray per source vertex in the pair's box
-                 overlap, plus the own-body check for those that hit a back face
+  differ         contacts (source body, vertex, target body, inward or outward ray) found by one
+                 implementation and not by the CPU reference (rayon) or the other way round,
+                 worst frame
+  rays/frame     rays traced in the last frame by the classification of every source vertex of
+                 every tested pair (the CPU reference's full pass, replayed with counting):
+                 inward and outward rays to the target, plus the own-body traces
   Mrays/s        rays per frame / frame time
   nodes/ray      BVH nodes whose box was tested per ray, for the GPU's traversal (short stack,
                  counted by its CPU twin) and for the CPU reference's ordered traversal
   dispatches     compute dispatches per GPU frame; read back: bytes copied to the host per frame
   vs X           speed-up: X's frame time / this implementation's frame time
+  walking        per walking implementation: passes (iterative / full), median frame time of
+                 its iterative passes and speed-up against its full traversal's median frame
+                 (gpu-walk vs gpu, cpu-walk vs cpu-rayon), the speed-up of the mean frame (full
+                 passes included), contacts that differ from the full traversal at the same
+                 frame (walked ones it lacks or with another triangle, plus its ones missing) as
+                 a percentage of its contacts, and the walk outcomes
 
 Output: a table on stdout; --json PATH writes every figure with the adapter, driver and CPU
-(schema \"raycontact.bench/1\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
+(schema \"raycontact.bench/2\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
 (frame time against N or size, one line per implementation); a progress bar on stderr for runs
 longer than a few seconds (--no-progress hides it).";
 
@@ -111,7 +138,7 @@ pub struct SuiteArgs {
     /// Leave parry3d out.
     #[arg(long)]
     pub no_parry: bool,
-    /// Write every figure as JSON (schema raycontact.bench/1, docs/bench-json.md).
+    /// Write every figure as JSON (schema raycontact.bench/2, docs/bench-json.md).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Draw the scaling scenes as SVG (frame time against N or size, one line per
@@ -152,10 +179,10 @@ pub struct Classes {
 }
 
 impl Classes {
-    fn of(found: &Contacts) -> Self {
+    fn of(flags: impl Iterator<Item = u32>) -> Self {
         let mut c = Classes::default();
-        for k in &found.contacts {
-            let on = |bit: u32| if k.flags & bit != 0 { 1.0 } else { 0.0 };
+        for f in flags {
+            let on = |bit: u32| if f & bit != 0 { 1.0 } else { 0.0 };
             c.collision += on(contact_flags::COLLISION);
             c.prediction += on(contact_flags::PREDICTION);
             c.inward += on(contact_flags::INWARD_RAY);
@@ -187,10 +214,119 @@ impl Classes {
     }
 }
 
+/// A frame's contacts as compared: each key with the triangle it hit, sorted by key.
+pub type FrameKeys = Vec<(Key, u32)>;
+
+/// How a walking implementation's contacts of one frame differ from its full traversal's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalkDiff {
+    /// Contacts of the full traversal.
+    pub full: usize,
+    /// Contacts of the walking implementation that the full traversal lacks.
+    pub extra: usize,
+    /// Contacts of both, but on another triangle.
+    pub other_triangle: usize,
+    /// Contacts of the full traversal that the walking implementation lacks.
+    pub missing: usize,
+}
+
+impl WalkDiff {
+    /// Compares a walking frame with the full traversal's frame.
+    pub fn of(walk: &[(Key, u32)], full: &[(Key, u32)]) -> Self {
+        let mut d = WalkDiff { full: full.len(), ..WalkDiff::default() };
+        let (mut i, mut j) = (0, 0);
+        while i < walk.len() && j < full.len() {
+            match walk[i].0.cmp(&full[j].0) {
+                std::cmp::Ordering::Less => {
+                    d.extra += 1;
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    d.missing += 1;
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    d.other_triangle += usize::from(walk[i].1 != full[j].1);
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        d.extra += walk.len() - i;
+        d.missing += full.len() - j;
+        d
+    }
+
+    /// Contacts that differ.
+    pub fn differ(&self) -> usize {
+        self.extra + self.other_triangle + self.missing
+    }
+}
+
+/// The figures of a walking implementation (iterative detection).
+#[derive(Clone, Debug)]
+pub struct WalkFigures {
+    /// The implementation it is compared with: its own full traversal (`gpu` or `cpu-rayon`).
+    pub full: &'static str,
+    /// The scene's threshold and motion.
+    pub setup: WalkSetup,
+    /// The settings passed to the library.
+    pub iterative: Iterative,
+    /// Per timed frame: the detection was an iterative pass.
+    pub passes: Vec<bool>,
+    /// Per timed frame: contacts re-cast by walking (0 for a full pass).
+    pub walked: Vec<u32>,
+    /// Walk outcomes and fallback casts, summed over the timed frames.
+    pub counts: WalkCounts,
+    /// Per timed frame: how the contacts differ from the full traversal's at the same frame.
+    pub diff: Vec<WalkDiff>,
+}
+
+impl WalkFigures {
+    /// Timed frames that were iterative passes.
+    pub fn iterative_frames(&self) -> usize {
+        self.passes.iter().filter(|&&p| p).count()
+    }
+
+    /// Contacts that differ from the full traversal over `frames`, as a fraction of the full
+    /// traversal's contacts in those frames (0 when it has none).
+    fn fraction(&self, frames: impl Iterator<Item = usize>) -> f64 {
+        let (mut differ, mut full) = (0usize, 0usize);
+        for f in frames {
+            differ += self.diff[f].differ();
+            full += self.diff[f].full;
+        }
+        if full == 0 { 0.0 } else { differ as f64 / full as f64 }
+    }
+
+    /// The fraction of contacts that differ, over every timed frame.
+    pub fn fraction_all(&self) -> f64 {
+        self.fraction(0..self.diff.len())
+    }
+
+    /// The fraction of contacts that differ, over the iterative passes.
+    pub fn fraction_iterative(&self) -> f64 {
+        self.fraction((0..self.diff.len()).filter(|&f| self.passes[f]))
+    }
+
+    /// The sum of the per-frame differences.
+    pub fn total(&self) -> WalkDiff {
+        self.diff.iter().fold(WalkDiff::default(), |a, d| WalkDiff {
+            full: a.full + d.full,
+            extra: a.extra + d.extra,
+            other_triangle: a.other_triangle + d.other_triangle,
+            missing: a.missing + d.missing,
+        })
+    }
+}
+
+/// Names of the walk outcome codes, in code order (`raycontact::layout::WALK_*`).
+pub const WALK_OUTCOMES: [&str; 7] = ["hit", "boundary", "loop", "steps", "range", "parallel", "no_start"];
+
 /// One implementation's figures on one instance.
 #[derive(Clone, Debug)]
 pub struct ImplResult {
-    /// "gpu", "cpu-1", "cpu-rayon", "parry-1" or "parry-rayon".
+    /// "gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1" or "parry-rayon".
     pub id: &'static str,
     /// A readable label (adapter name, thread count).
     pub label: String,
@@ -218,6 +354,8 @@ pub struct ImplResult {
     pub buffers_allocated: Option<u64>,
     /// Rays cast per frame, as this implementation counted them (parry3d).
     pub rays: Vec<u64>,
+    /// Iterative detection's figures (`gpu-walk`, `cpu-walk`).
+    pub walking: Option<WalkFigures>,
 }
 
 impl ImplResult {
@@ -237,12 +375,32 @@ impl ImplResult {
             bytes_bound: None,
             buffers_allocated: None,
             rays: Vec::new(),
+            walking: None,
         }
     }
 
     /// Median frame time, ms.
     pub fn median_ms(&self) -> f64 {
         median(&self.frame_ms)
+    }
+
+    /// Mean frame time, ms.
+    pub fn mean_ms(&self) -> f64 {
+        mean(&self.frame_ms)
+    }
+
+    /// Median frame time over the frames that were (`true`) or were not iterative passes, ms
+    /// (every frame is a full pass without iterative detection).
+    pub fn median_ms_of(&self, iterative: bool) -> f64 {
+        let passes = self.walking.as_ref().map(|w| w.passes.as_slice());
+        let v: Vec<f64> = self
+            .frame_ms
+            .iter()
+            .enumerate()
+            .filter(|(f, _)| passes.is_some_and(|p| p[*f]) == iterative)
+            .map(|(_, ms)| *ms)
+            .collect();
+        median(&v)
     }
 
     /// Median time of a stage, ms, when it was timed.
@@ -261,15 +419,20 @@ impl ImplResult {
     }
 }
 
-/// Figures of the rays of the last frame, counted by replaying the narrow phase's traversal on
-/// the CPU reference's BVHs.
+/// Figures of the rays of the last frame, counted by replaying the CPU reference's full pass
+/// (`cpu::classify` over every tested pair) with a counting tracer on its BVHs.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RayFigures {
-    /// Pairs of bodies tested.
+    /// Pairs of bodies tested (self pairs included).
     pub pairs: usize,
-    /// Inward rays (one per source vertex in the box overlap).
+    /// Source vertices classified (in the box filter), over every directed pair.
+    pub sources: u64,
+    /// Traces along minus the source vertex's normal on the target (on the body itself for a
+    /// self pair).
     pub inward_rays: u64,
-    /// Own-body check rays (for inward rays that hit a back face).
+    /// Traces along the source vertex's normal on the target.
+    pub outward_rays: u64,
+    /// Traces on the source's own body (is the hit behind it?).
     pub check_rays: u64,
     /// Nodes visited per ray by the GPU's traversal (short stack, its CPU twin).
     pub nodes_per_ray_gpu_walk: f64,
@@ -284,7 +447,7 @@ pub struct RayFigures {
 impl RayFigures {
     /// Rays per frame.
     pub fn rays(&self) -> u64 {
-        self.inward_rays + self.check_rays
+        self.inward_rays + self.outward_rays + self.check_rays
     }
 }
 
@@ -301,6 +464,8 @@ pub struct InstanceResult {
     pub bodies: Vec<(String, raycontact::BodyKind, usize, usize, bool)>,
     /// Timed frames.
     pub frames: usize,
+    /// The prediction distance of every implementation.
+    pub prediction: f32,
     /// Ray figures of the last frame.
     pub rays: RayFigures,
     /// The implementations, reference (cpu-rayon) first.
@@ -370,51 +535,65 @@ pub fn fitted_exponent(points: &[(f64, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-fn keys_of(found: &Contacts) -> Vec<Key> {
-    let mut k: Vec<Key> = found
-        .contacts
-        .iter()
-        .map(|c| (c.source_body.index(), c.source_vertex, c.target_body.index()))
-        .collect();
+/// The key of a contact and the triangle it hit.
+fn key_of(source: u32, vertex: u32, target: u32, flags: u32, triangle: u32) -> (Key, u32) {
+    ((source, vertex, target, flags & contact_flags::OUTWARD_RAY != 0), triangle)
+}
+
+/// Sorts a frame's keys (a key appears once: a source vertex casts each side once per pair).
+fn sorted(mut k: FrameKeys) -> FrameKeys {
     k.sort_unstable();
-    k.dedup();
+    k.dedup_by(|a, b| a.0 == b.0);
     k
 }
 
-/// Size of the symmetric difference of two sorted key lists.
-fn differ(a: &[Key], b: &[Key]) -> usize {
-    let (mut i, mut j, mut d) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                d += 1;
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                d += 1;
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    d + (a.len() - i) + (b.len() - j)
+fn keys_of(found: &Contacts) -> FrameKeys {
+    sorted(
+        found
+            .contacts
+            .iter()
+            .map(|c| {
+                let (s, t) = (c.source_body.index(), c.target_body.index());
+                key_of(s, c.source_vertex, t, c.flags, c.target_triangle)
+            })
+            .collect(),
+    )
 }
 
-/// Runs an instance on a raycontact scene (GPU or CPU backend). Returns the figures, the keys of
-/// every timed frame and the scene (for the ray figures).
+/// Size of the symmetric difference of two sorted key lists (keys only).
+fn differ(a: &[(Key, u32)], b: &[(Key, u32)]) -> usize {
+    let d = WalkDiff::of(a, b);
+    d.extra + d.missing
+}
+
+/// Runs an instance on a raycontact scene (GPU or CPU backend), with iterative detection when
+/// `iterative` is given. Returns the figures, the keys of every timed frame and the scene (for
+/// the ray figures).
 fn run_raycontact(
     mut scene: Scene,
     inst: &Instance,
     mut result: ImplResult,
+    iterative: Option<(Iterative, &'static str)>,
     progress: &mut Progress,
-) -> Result<(ImplResult, Vec<Vec<Key>>, Scene), String> {
+) -> Result<(ImplResult, Vec<FrameKeys>, Scene), String> {
     let err = |e: raycontact::Error| format!("{} {}: {e}", inst.scene.name(), result.id);
     let mut ids: Vec<BodyId> = Vec::new();
     for (b, body) in inst.bodies.iter().enumerate() {
         ids.push(scene.add_body(inst.positions_at(0, b), &body.mesh.triangles, body.kind).map_err(err)?);
+    }
+    scene.set_prediction_distance(inst.prediction).map_err(err)?;
+    let mut walking = None;
+    if let (Some((it, full)), Some(setup)) = (iterative, inst.walking) {
+        scene.set_iterative(Some(it)).map_err(err)?;
+        walking = Some(WalkFigures {
+            full,
+            setup,
+            iterative: it,
+            passes: Vec::new(),
+            walked: Vec::new(),
+            counts: WalkCounts::default(),
+            diff: Vec::new(),
+        });
     }
     let pairs: Option<Vec<(BodyId, BodyId)>> =
         inst.pairs.as_ref().map(|p| p.iter().map(|&(a, b)| (ids[a], ids[b])).collect());
@@ -450,10 +629,15 @@ fn run_raycontact(
             }
         }
         result.contacts.push(found.contacts.len());
-        classes.add(&Classes::of(&found));
+        classes.add(&Classes::of(found.contacts.iter().map(|c| c.flags)));
         if gpu {
             result.dispatches.push(found.stats.dispatches());
             result.bytes_read_back.push(found.stats.bytes_read_back);
+        }
+        if let Some(w) = &mut walking {
+            w.passes.push(found.stats.iterative);
+            w.walked.push(found.stats.walked);
+            w.counts.add_counts(&found.stats.walk);
         }
         keys.push(keys_of(&found));
         last_stats = found.stats;
@@ -467,6 +651,7 @@ fn run_raycontact(
     };
     result.stage_ms = stage_ms;
     result.classes = classes.scaled(1.0 / inst.timed_frames().max(1) as f64);
+    result.walking = walking;
     if gpu {
         result.bytes_bound = Some((last_stats.bytes_read(), last_stats.bytes_written()));
         result.buffers_allocated = Some(scene.buffer_allocations() - allocated_before);
@@ -476,11 +661,11 @@ fn run_raycontact(
 
 /// Runs an instance on parry3d.
 fn run_parry(
-    parry: &Parry,
+    parry: &mut Parry,
     inst: &Instance,
     mut result: ImplResult,
     progress: &mut Progress,
-) -> (ImplResult, Vec<Vec<Key>>) {
+) -> (ImplResult, Vec<FrameKeys>) {
     let mut keys = Vec::new();
     let mut classes = Classes::default();
     let at = |f: usize| -> Vec<&[Vec3]> { (0..inst.bodies.len()).map(|b| inst.positions_at(f, b)).collect() };
@@ -491,124 +676,139 @@ fn run_parry(
         let start = Instant::now();
         let found = parry.frame(&positions);
         result.frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
-        result.contacts.push(found.keys.len());
+        result.contacts.push(found.contacts.len());
         result.rays.push(found.rays);
-        classes.collision += found.keys.len() as f64;
-        classes.inward += found.keys.len() as f64;
-        keys.push(found.keys);
+        classes.add(&Classes::of(found.contacts.iter().map(|c| c.flags)));
+        let k = found
+            .contacts
+            .iter()
+            .map(|c| key_of(c.source_body, c.source_vertex, c.target_body, c.flags, c.target_triangle));
+        keys.push(sorted(k.collect()));
         progress.inc();
     }
     result.classes = classes.scaled(1.0 / inst.timed_frames().max(1) as f64);
     (result, keys)
 }
 
-/// The ray figures of the scene's last frame, replaying the narrow phase (both walks) on the CPU
-/// reference's BVHs.
-///
-/// This mirrors the volumetric narrow phase of Hermann et al. 2008 (inward rays and the
-/// own-body check); raycontact's `FrameStats` does not count rays or visited nodes yet.
+/// Counters of the [`CountingTracer`]s of one replay.
+#[derive(Default)]
+struct RayCounters {
+    sources: AtomicU64,
+    inward: AtomicU64,
+    outward: AtomicU64,
+    check: AtomicU64,
+    nodes_gpu: AtomicU64,
+    nodes_cpu: AtomicU64,
+    tris: AtomicU64,
+    fallbacks: AtomicU64,
+}
+
+/// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
+/// (`cpu::closest_hit`, whose hit it returns) and with the CPU reference's
+/// (`cpu::closest_hit_ordered`), counting rays by kind, nodes and triangles. One per source
+/// vertex.
+struct CountingTracer<'a> {
+    counters: &'a RayCounters,
+    /// The source body and whether the pair is a self pair.
+    source: usize,
+    self_pair: bool,
+    /// The source vertex's normal.
+    normal: Vec3,
+    /// Whether a trace was made (the vertex passed the box filter).
+    traced: AtomicBool,
+}
+
+impl Tracer for CountingTracer<'_> {
+    fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
+        let body = &cx.packing.bodies[b];
+        let nodes = cx.frame.body_nodes(cx.packing, b);
+        let tris = &cx.packing.triangles;
+        let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
+        let ordered = cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore);
+        let c = self.counters;
+        let kind = if b == self.source && !self.self_pair {
+            &c.check
+        } else if ray.dir.dot(self.normal) < 0.0 {
+            &c.inward
+        } else {
+            &c.outward
+        };
+        kind.fetch_add(1, Relaxed);
+        c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
+        c.nodes_cpu.fetch_add(ordered.nodes_visited as u64, Relaxed);
+        c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
+        c.fallbacks.fetch_add(hit.fallback as u64, Relaxed);
+        if !self.traced.swap(true, Relaxed) {
+            c.sources.fetch_add(1, Relaxed);
+        }
+        Traced { hit, walked: false, steps: 0, outcome: NONE }
+    }
+}
+
+/// The ray figures of the scene's last frame: the CPU reference's full pass replayed on its
+/// BVHs (`cpu::classify` over every tested pair, both directions, self pairs once) with a
+/// [`CountingTracer`], so that every case (cloth, predictions, self pairs) is counted.
 fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String> {
-    let frame = scene.frame_data().map_err(|e| e.to_string())?;
+    let e = |e: raycontact::Error| e.to_string();
+    let frame = scene.frame_data().map_err(e)?;
     let packing = scene.packing().clone();
-    let mut positions: Vec<Vec3> = Vec::with_capacity(packing.params.vertex_count as usize);
+    let (mut positions, mut previous) = (Vec::new(), Vec::new());
     for id in &packing.ids {
-        positions.extend_from_slice(scene.positions(*id).map_err(|e| e.to_string())?);
+        positions.extend_from_slice(scene.positions(*id).map_err(e)?);
+        previous.extend(scene.previous_positions(*id).map_err(e)?);
     }
     let ids: Vec<BodyId> = scene.bodies().collect();
-    let pairs: Vec<(usize, usize)> = match &inst.pairs {
+    let prediction = scene.prediction_distance();
+    let pairs: Vec<BodyPair> = match &inst.pairs {
         Some(p) => p
             .iter()
             .map(|&(a, b)| {
-                (packing.index_of(ids[a]).expect("packed"), packing.index_of(ids[b]).expect("packed"))
+                let (a, b) = (packing.index_of(ids[a]), packing.index_of(ids[b]));
+                BodyPair { a: a.expect("packed") as u32, b: b.expect("packed") as u32, prediction, pad: 0 }
             })
             .collect(),
-        None => raycontact::cpu::broad_phase(
-            &packing.bodies,
-            &frame.body_state,
-            raycontact::layout::SELF_CLOTH,
-            scene.prediction_distance(),
-        )
-        .iter()
-        .map(|p| (p.a as usize, p.b as usize))
-        .collect(),
+        None => cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, prediction),
     };
-    #[derive(Default, Clone, Copy)]
-    struct Acc {
-        inward: u64,
-        check: u64,
-        nodes_gpu: u64,
-        nodes_cpu: u64,
-        tris: u64,
-        fallbacks: u64,
+    let cx = Narrow {
+        packing: &packing,
+        frame: &frame,
+        positions: &positions,
+        previous: &previous,
+        remember_exit: false,
+    };
+    let counters = RayCounters::default();
+    for (i, p) in pairs.iter().enumerate() {
+        let (a, b) = (p.a as usize, p.b as usize);
+        let directions: &[(usize, usize)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
+        for (dir, &(a, b)) in directions.iter().enumerate() {
+            let k = (2 * i + dir) as u32;
+            let body = &packing.bodies[a];
+            (0..body.vertex_count).into_par_iter().with_min_len(256).for_each(|v| {
+                let tracer = CountingTracer {
+                    counters: &counters,
+                    source: a,
+                    self_pair: a == b,
+                    normal: frame.normals[(body.vertex_offset + v) as usize],
+                    traced: AtomicBool::new(false),
+                };
+                let mut sink = Vec::new();
+                cpu::classify(&cx, &tracer, true, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
+            });
+        }
     }
-    let add = |a: Acc, b: Acc| Acc {
-        inward: a.inward + b.inward,
-        check: a.check + b.check,
-        nodes_gpu: a.nodes_gpu + b.nodes_gpu,
-        nodes_cpu: a.nodes_cpu + b.nodes_cpu,
-        tris: a.tris + b.tris,
-        fallbacks: a.fallbacks + b.fallbacks,
-    };
-    let directed: Vec<(usize, usize)> = pairs.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
-    let acc = directed
-        .par_iter()
-        .map(|&(a, b)| {
-            let (body_a, body_b) = (&packing.bodies[a], &packing.bodies[b]);
-            let empty = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-            let (la, ha) = frame.body_state[a].bounds().unwrap_or(empty);
-            let (lb, hb) = frame.body_state[b].bounds().unwrap_or(empty);
-            let (lo, hi) = (la.max(lb), ha.min(hb));
-            let (nodes_a, nodes_b) = (frame.body_nodes(&packing, a), frame.body_nodes(&packing, b));
-            (body_a.vertex_offset..body_a.vertex_offset + body_a.vertex_count)
-                .into_par_iter()
-                .with_min_len(256)
-                .map(|v| {
-                    let mut acc = Acc::default();
-                    let p = positions[v as usize];
-                    let n = frame.normals[v as usize];
-                    if p.cmplt(lo).any() || p.cmpgt(hi).any() || n == Vec3::ZERO {
-                        return acc;
-                    }
-                    let ray = Ray { origin: p, tmin: 0.0, dir: -n, tmax: f32::INFINITY };
-                    let tris = &packing.triangles;
-                    let hit = raycontact::cpu::closest_hit(body_b, nodes_b, &positions, tris, &ray, NONE);
-                    let ordered =
-                        raycontact::cpu::closest_hit_ordered(body_b, nodes_b, &positions, tris, &ray, NONE);
-                    acc.inward = 1;
-                    acc.nodes_gpu += hit.nodes_visited as u64;
-                    acc.nodes_cpu += ordered.nodes_visited as u64;
-                    acc.tris += hit.triangles_tested as u64;
-                    acc.fallbacks += hit.fallback as u64;
-                    if !hit.is_hit() {
-                        return acc;
-                    }
-                    let g = (body_b.tri_offset + hit.triangle) as usize;
-                    let [ta, tb, tc] = [0, 1, 2].map(|k| positions[tris[3 * g + k] as usize]);
-                    if (tb - ta).cross(tc - ta).dot(n) >= 0.0 {
-                        return acc;
-                    }
-                    let own = Ray { tmax: hit.t, ..ray };
-                    let h2 = raycontact::cpu::closest_hit(body_a, nodes_a, &positions, tris, &own, v);
-                    let o2 = raycontact::cpu::closest_hit_ordered(body_a, nodes_a, &positions, tris, &own, v);
-                    acc.check = 1;
-                    acc.nodes_gpu += h2.nodes_visited as u64;
-                    acc.nodes_cpu += o2.nodes_visited as u64;
-                    acc.tris += h2.triangles_tested as u64;
-                    acc.fallbacks += h2.fallback as u64;
-                    acc
-                })
-                .reduce(Acc::default, add)
-        })
-        .reduce(Acc::default, add);
-    let rays = (acc.inward + acc.check).max(1) as f64;
+    let get = |a: &AtomicU64| a.load(Relaxed);
+    let c = &counters;
+    let rays = (get(&c.inward) + get(&c.outward) + get(&c.check)).max(1) as f64;
     Ok(RayFigures {
         pairs: pairs.len(),
-        inward_rays: acc.inward,
-        check_rays: acc.check,
-        nodes_per_ray_gpu_walk: acc.nodes_gpu as f64 / rays,
-        nodes_per_ray_cpu_walk: acc.nodes_cpu as f64 / rays,
-        triangles_per_ray: acc.tris as f64 / rays,
-        stack_fallbacks: acc.fallbacks,
+        sources: get(&c.sources),
+        inward_rays: get(&c.inward),
+        outward_rays: get(&c.outward),
+        check_rays: get(&c.check),
+        nodes_per_ray_gpu_walk: get(&c.nodes_gpu) as f64 / rays,
+        nodes_per_ray_cpu_walk: get(&c.nodes_cpu) as f64 / rays,
+        triangles_per_ray: get(&c.tris) as f64 / rays,
+        stack_fallbacks: get(&c.fallbacks),
     })
 }
 
@@ -619,6 +819,22 @@ fn label(inst: &Instance, id: &str) -> String {
     } else {
         format!("{} ({}) {id}", inst.scene.name(), inst.variant)
     }
+}
+
+/// Iterative detection as the walking implementations run it (the paper's drop fallback).
+pub fn iterative_of(setup: &WalkSetup) -> Iterative {
+    Iterative {
+        displacement_threshold: setup.threshold,
+        confidence: 2.0,
+        full_pass_every: setup.full_pass_every,
+        fallback: WalkFallback::Drop,
+    }
+}
+
+/// Implementations that run on an instance.
+fn impl_count(inst: &Instance, gpu: bool, parry: bool) -> usize {
+    let walk = if inst.walking.is_some() { 1 + usize::from(gpu) } else { 0 };
+    2 + usize::from(gpu) + walk + if parry { 2 } else { 0 }
 }
 
 /// Runs every implementation on one instance.
@@ -632,47 +848,63 @@ fn run_instance(
     let threads = rayon::current_num_threads();
     progress.set_message(label(inst, "cpu-rayon"));
     let cpu = Scene::new_cpu(None).map_err(|e| e.to_string())?;
-    let (reference, ref_keys, mut cpu_scene) = run_raycontact(
-        cpu,
-        inst,
-        ImplResult::new("cpu-rayon", format!("CPU reference, rayon {threads}"), ImplKind::Cpu),
-        progress,
-    )?;
+    let label_rayon = format!("CPU reference, rayon {threads}");
+    let (reference, ref_keys, mut cpu_scene) =
+        run_raycontact(cpu, inst, ImplResult::new("cpu-rayon", label_rayon, ImplKind::Cpu), None, progress)?;
     let rays = ray_figures(&mut cpu_scene, inst)?;
     drop(cpu_scene);
     let mut impls = vec![reference];
     impls[0].differ = vec![0; ref_keys.len()];
-    let mut push = |mut r: ImplResult, keys: Vec<Vec<Key>>| {
-        r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
-        impls.push(r);
-    };
+    let mut full_keys: Vec<(&'static str, Vec<FrameKeys>)> = vec![("cpu-rayon", ref_keys.clone())];
+    let mut push =
+        |mut r: ImplResult, keys: Vec<FrameKeys>, full_keys: &mut Vec<(&'static str, Vec<FrameKeys>)>| {
+            r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
+            if let Some(w) = &mut r.walking {
+                let full = &full_keys.iter().find(|(id, _)| *id == w.full).expect("full traversal ran").1;
+                w.diff = keys.iter().zip(full).map(|(a, b)| WalkDiff::of(a, b)).collect();
+            } else if r.kind != ImplKind::Parry {
+                full_keys.push((r.id, keys));
+            }
+            impls.push(r);
+        };
     if let Some(c) = ctx {
         progress.set_message(label(inst, "gpu"));
         let label = format!("GPU ({})", c.adapter_name());
-        let (r, keys, _) =
-            run_raycontact(Scene::new(c), inst, ImplResult::new("gpu", label, ImplKind::Gpu), progress)?;
-        push(r, keys);
+        let r = ImplResult::new("gpu", label, ImplKind::Gpu);
+        let (r, keys, _) = run_raycontact(Scene::new(c), inst, r, None, progress)?;
+        push(r, keys, &mut full_keys);
     }
     progress.set_message(label(inst, "cpu-1"));
     let cpu1 = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
-    let (r, keys, _) = run_raycontact(
-        cpu1,
-        inst,
-        ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu),
-        progress,
-    )?;
-    push(r, keys);
+    let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu);
+    let (r, keys, _) = run_raycontact(cpu1, inst, r, None, progress)?;
+    push(r, keys, &mut full_keys);
+    if let Some(setup) = &inst.walking {
+        let it = iterative_of(setup);
+        if let Some(c) = ctx {
+            progress.set_message(label(inst, "gpu-walk"));
+            let label = format!("GPU walking ({})", c.adapter_name());
+            let r = ImplResult::new("gpu-walk", label, ImplKind::Gpu);
+            let (r, keys, _) = run_raycontact(Scene::new(c), inst, r, Some((it, "gpu")), progress)?;
+            push(r, keys, &mut full_keys);
+        }
+        progress.set_message(label(inst, "cpu-walk"));
+        let cpu = Scene::new_cpu(None).map_err(|e| e.to_string())?;
+        let r = ImplResult::new("cpu-walk", format!("CPU reference walking, rayon {threads}"), ImplKind::Cpu);
+        let (r, keys, _) = run_raycontact(cpu, inst, r, Some((it, "cpu-rayon")), progress)?;
+        push(r, keys, &mut full_keys);
+    }
     if parry {
         for (id, threads) in [("parry-1", Some(1)), ("parry-rayon", None)] {
             progress.set_message(label(inst, id));
-            let p = Parry::new(inst, threads);
+            let mut p = Parry::new(inst, threads)?;
             let label = if threads == Some(1) {
                 "parry3d, 1 thread".to_string()
             } else {
                 format!("parry3d, rayon {}", p.threads())
             };
-            let (r, keys) = run_parry(&p, inst, ImplResult::new(id, label, ImplKind::Parry), progress);
-            push(r, keys);
+            let (r, keys) = run_parry(&mut p, inst, ImplResult::new(id, label, ImplKind::Parry), progress);
+            push(r, keys, &mut full_keys);
         }
     }
     Ok(InstanceResult {
@@ -685,6 +917,7 @@ fn run_instance(
             .map(|b| (b.name.clone(), b.kind, b.mesh.triangles.len(), b.mesh.positions.len(), b.moving))
             .collect(),
         frames: inst.timed_frames(),
+        prediction: inst.prediction,
         rays,
         impls,
         wall_s: start.elapsed().as_secs_f64(),
@@ -749,8 +982,11 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
         built.push((s, scenes::build(s, &opts)?));
     }
     let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
-    let impls = 2 + usize::from(ctx.is_some()) + if args.no_parry { 0 } else { 2 };
-    let total: usize = built.iter().flat_map(|(_, v)| v).map(|i| i.positions.len() * impls).sum();
+    let total: usize = built
+        .iter()
+        .flat_map(|(_, v)| v)
+        .map(|i| i.positions.len() * impl_count(i, ctx.is_some(), !args.no_parry))
+        .sum();
     let mut progress = Progress::new(total as u64, !args.no_progress);
     report::print_header(ctx.as_ref(), &args, &scenes);
     let mut instances = Vec::new();

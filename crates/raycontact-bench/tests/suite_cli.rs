@@ -1,5 +1,5 @@
 //! The scene suite, run as a process: every scene for one or two frames at the tiny size, the
-//! JSON checked against the `raycontact.bench/1` schema (written out below, strictly: a field
+//! JSON checked against the `raycontact.bench/2` schema (written out below, strictly: a field
 //! missing, of the wrong type or not in the schema fails), GPU and CPU reference contact counts
 //! compared frame by frame, the plot, `--cpu`, `--help` and bad options.
 
@@ -84,18 +84,24 @@ fn arr(t: T) -> T {
 
 const STAGES: &[&str] =
     &["upload", "normals", "bounds", "morton", "sort", "hierarchy", "fit", "pairs", "rays", "readback"];
-const IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "parry-1", "parry-rayon"];
+const IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1", "parry-rayon"];
+/// The implementations of every scene.
+const FULL_IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "parry-1", "parry-rayon"];
+/// The scenes that compare walking with full traversal.
+const WALK_SCENES: &[&str] = &["resting-pile", "slow-pair"];
+const OUTCOMES: &[&str] = &["hit", "boundary", "loop", "steps", "range", "parallel", "no_start"];
 const SCENES: &[&str] = &[
     "hermann-tori",
     "tori-scaling",
     "resting-pile",
+    "slow-pair",
     "cloth-layers",
     "eight-sheets",
     "mesh-scaling",
     "files",
 ];
 
-/// The `raycontact.bench/1` schema, as docs/bench-json.md describes it.
+/// The `raycontact.bench/2` schema, as docs/bench-json.md describes it.
 fn schema() -> T {
     use T::*;
     let ms =
@@ -123,6 +129,42 @@ fn schema() -> T {
         ("contacts", Obj(vec![("mean", Num), ("per_frame", arr(Uint)), ("by_class", classes())])),
         ("differ_from_reference", Obj(vec![("max", Uint), ("per_frame", arr(Uint))])),
         ("rays_counted", nullable(arr(Uint))),
+        (
+            "walking",
+            nullable(Obj(vec![
+                ("full", OneOf(&["gpu", "cpu-rayon"])),
+                ("threshold", Num),
+                ("step", Num),
+                ("confidence", Num),
+                ("full_pass_every", Uint),
+                ("fallback", OneOf(&["drop", "bvh"])),
+                ("iterative_frames", Uint),
+                ("full_frames", Uint),
+                ("iterative_fraction", Num),
+                ("per_frame_iterative", arr(Bool)),
+                ("iterative_ms", nullable(Num)),
+                ("full_pass_ms", nullable(Num)),
+                ("full_traversal_ms", Num),
+                ("speedup_iterative", nullable(Num)),
+                ("speedup_mean", Num),
+                ("walked_per_frame", arr(Uint)),
+                ("outcomes", Obj(OUTCOMES.iter().map(|o| (*o, Uint)).collect())),
+                ("fallback_casts", Uint),
+                ("fallback_hits", Uint),
+                (
+                    "differ_from_full",
+                    Obj(vec![
+                        ("full_contacts", Uint),
+                        ("extra", Uint),
+                        ("other_triangle", Uint),
+                        ("missing", Uint),
+                        ("fraction", Num),
+                        ("fraction_iterative", Num),
+                        ("per_frame", arr(Uint)),
+                    ]),
+                ),
+            ])),
+        ),
         (
             "gpu",
             nullable(Obj(vec![
@@ -166,12 +208,15 @@ fn schema() -> T {
         ("triangles", Uint),
         ("vertices", Uint),
         ("frames", Uint),
+        ("prediction_distance", Num),
         ("wall_s", Num),
         (
             "rays",
             Obj(vec![
                 ("pairs", Uint),
+                ("sources", Uint),
                 ("inward_rays", Uint),
+                ("outward_rays", Uint),
                 ("check_rays", Uint),
                 ("rays_per_frame", Uint),
                 ("nodes_per_ray_gpu_walk", Num),
@@ -183,7 +228,7 @@ fn schema() -> T {
         ("implementations", arr(implementation)),
     ]);
     Obj(vec![
-        ("schema", OneOf(&["raycontact.bench/1"])),
+        ("schema", OneOf(&["raycontact.bench/2"])),
         ("generator", Obj(vec![("name", OneOf(&["raycontact-bench"])), ("version", Str)])),
         (
             "settings",
@@ -321,7 +366,7 @@ fn run_json(dir: &TempDir, args: &[&str]) -> (Value, Output) {
     assert!(out.status.success(), "{}", texts(&out));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     if let Err(e) = check(&doc, &schema(), "$") {
-        panic!("the JSON does not match raycontact.bench/1: {e}\n{}", texts(&out));
+        panic!("the JSON does not match raycontact.bench/2: {e}\n{}", texts(&out));
     }
     (doc, out)
 }
@@ -375,14 +420,56 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
     for inst in instances(&doc) {
         let name = format!("{} {}", inst["scene"], inst["variant"]);
         assert_eq!(inst["frames"], 2, "{name}");
-        for id in IMPLS {
-            let i = implementation(inst, id).unwrap_or_else(|| panic!("{name}: no {id}"));
-            assert_eq!(i["frame_ms"]["per_frame"].as_array().unwrap().len(), 2, "{name} {id}");
-            assert_eq!(i["contacts"]["per_frame"].as_array().unwrap().len(), 2, "{name} {id}");
-        }
         let gpu = implementation(inst, "gpu").unwrap();
         let cpu = implementation(inst, "cpu-rayon").unwrap();
         let cpu1 = implementation(inst, "cpu-1").unwrap();
+        // The cloth scenes predict, the others do not.
+        let cloth = ["cloth-layers", "eight-sheets"].contains(&inst["scene"].as_str().unwrap());
+        assert_eq!(inst["prediction_distance"].as_f64().unwrap() > 0.0, cloth, "{name}");
+        if cloth {
+            let c = &cpu["contacts"]["by_class"];
+            assert!(
+                c["prediction"].as_f64().unwrap() > 0.0 && c["outward"].as_f64().unwrap() > 0.0,
+                "{name}"
+            );
+            assert!(inst["rays"]["outward_rays"].as_u64().unwrap() > 0, "{name}: no outward ray counted");
+        }
+        let walks = WALK_SCENES.contains(&inst["scene"].as_str().unwrap());
+        for id in IMPLS {
+            let expected = walks || FULL_IMPLS.contains(id);
+            let Some(i) = implementation(inst, id) else {
+                assert!(!expected, "{name}: no {id}");
+                continue;
+            };
+            assert!(expected, "{name}: {id} ran");
+            assert_eq!(i["frame_ms"]["per_frame"].as_array().unwrap().len(), 2, "{name} {id}");
+            assert_eq!(i["contacts"]["per_frame"].as_array().unwrap().len(), 2, "{name} {id}");
+            assert_eq!(i["walking"].is_object(), id.ends_with("-walk"), "{name} {id}");
+        }
+        // parry3d casts the same rays, classified by the same rules: the same contacts but for
+        // rays through an edge or a vertex (its ray-triangle test is not watertight).
+        for id in ["parry-1", "parry-rayon"] {
+            let p = implementation(inst, id).unwrap();
+            let allowed = 2.0f64.max(0.01 * cpu["contacts"]["mean"].as_f64().unwrap());
+            let differ = p["differ_from_reference"]["max"].as_f64().unwrap();
+            assert!(differ <= allowed, "{name}: {id} differs by {differ} contacts");
+        }
+        if walks {
+            let (gw, cw) =
+                (implementation(inst, "gpu-walk").unwrap(), implementation(inst, "cpu-walk").unwrap());
+            assert_eq!(gw["walking"]["full"], "gpu", "{name}");
+            assert_eq!(cw["walking"]["full"], "cpu-rayon", "{name}");
+            // The GPU walks as its CPU twin does.
+            assert_eq!(
+                gw["contacts"]["per_frame"], cw["contacts"]["per_frame"],
+                "{name}: walking GPU vs CPU"
+            );
+            assert_eq!(gw["walking"]["per_frame_iterative"], cw["walking"]["per_frame_iterative"], "{name}");
+            assert_eq!(gw["walking"]["outcomes"], cw["walking"]["outcomes"], "{name}");
+            // The scripted motion is slow enough for iterative passes, and they find contacts.
+            assert!(cw["walking"]["iterative_frames"].as_u64().unwrap() > 0, "{name}: no iterative pass");
+            assert!(cw["contacts"]["by_class"]["walked"].as_f64().unwrap() > 0.0, "{name}: nothing walked");
+        }
         assert_eq!(gpu["contacts"]["per_frame"], cpu["contacts"]["per_frame"], "{name}: GPU vs CPU counts");
         assert_eq!(cpu1["contacts"]["per_frame"], cpu["contacts"]["per_frame"], "{name}: 1 thread vs rayon");
         assert_eq!(gpu["differ_from_reference"]["max"], 0, "{name}: GPU contact set");
@@ -397,7 +484,9 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
         assert_eq!(cpu["stage_timing"], "cpu-wall", "{name}");
     }
     // Scenes with contacts do find some (the scenes are set up to interpenetrate).
-    for scene in ["hermann-tori", "resting-pile", "cloth-layers", "eight-sheets", "mesh-scaling", "files"] {
+    for scene in
+        ["hermann-tori", "resting-pile", "slow-pair", "cloth-layers", "eight-sheets", "mesh-scaling", "files"]
+    {
         let found: f64 = instances(&doc)
             .iter()
             .filter(|i| i["scene"] == scene)
@@ -453,9 +542,16 @@ fn help_explains_scenes_and_figures() {
     let out = bench(&["--help"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for word in
-        SCENES.iter().chain(IMPLS).chain(&["--json", "--plot", "--frames", "--adapter", "--cpu", "nodes/ray"])
-    {
+    for word in SCENES.iter().chain(IMPLS).chain(&[
+        "--json",
+        "--plot",
+        "--frames",
+        "--adapter",
+        "--cpu",
+        "nodes/ray",
+        "prediction distance",
+        "walking",
+    ]) {
         assert!(text.contains(word), "--help lacks {word}\n{text}");
     }
 }
