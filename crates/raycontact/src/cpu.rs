@@ -1342,27 +1342,30 @@ pub fn classify<T: Tracer>(
 /// once), in rayon: the contacts in (pair, direction, vertex, inward before outward) order (the
 /// GPU appends them in any order).
 pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
-    let mut out = Vec::new();
+    // Every (directed pair, run of 256 source vertices), in parallel: many small pairs keep all
+    // threads busy as well as one large pair does.
+    let mut chunks = Vec::new();
     for (i, p) in pairs.iter().enumerate() {
         let (a, b) = (p.a as usize, p.b as usize);
         let directions: &[(usize, usize)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
         for (dir, &(a, b)) in directions.iter().enumerate() {
-            let k = (2 * i + dir) as u32;
-            let found: Vec<ContactGpu> = (0..cx.packing.bodies[a].vertex_count)
-                .into_par_iter()
-                .with_min_len(256)
-                .fold(Vec::new, |mut acc, v| {
-                    classify(cx, &BvhTracer, true, (a, v, b, k), p.prediction, Rays::BOTH, &mut acc);
-                    acc
-                })
-                .reduce(Vec::new, |mut x, mut y| {
-                    x.append(&mut y);
-                    x
-                });
-            out.extend(found);
+            let n = cx.packing.bodies[a].vertex_count;
+            for start in (0..n).step_by(256) {
+                chunks.push((a, b, (2 * i + dir) as u32, p.prediction, start..(start + 256).min(n)));
+            }
         }
     }
-    out
+    let found: Vec<Vec<ContactGpu>> = chunks
+        .into_par_iter()
+        .map(|(a, b, k, prediction, vertices)| {
+            let mut acc = Vec::new();
+            for v in vertices {
+                classify(cx, &BvhTracer, true, (a, v, b, k), prediction, Rays::BOTH, &mut acc);
+            }
+            acc
+        })
+        .collect();
+    found.concat()
 }
 
 /// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over

@@ -7,7 +7,7 @@ use glam::{Affine3A, Vec3};
 use super::Scene;
 use crate::body::BodyId;
 use crate::error::{Error, Result};
-use crate::layout::{BodyPair, ContactGpu};
+use crate::layout::{BODY_CLOTH, BodyPair, ContactGpu, SELF_CLOTH, SELF_VOLUMETRIC};
 use crate::walk::Iterative;
 
 /// The pairs a detection asked for (`None`: overlapping) and the broad phase's settings
@@ -141,18 +141,21 @@ impl Scene {
         let over = match packed {
             Some(list) => list.iter().any(|p| d[p.a as usize] + d[p.b as usize] > it.displacement_threshold),
             None => {
-                let (mut first, mut second) = (0.0f32, 0.0f32);
-                for &x in &d {
-                    if x > first {
+                let (mut first, mut second, mut own) = (0.0f32, 0.0f32, 0.0f32);
+                for (x, body) in d.iter().zip(&self.packing.bodies) {
+                    if *x > first {
                         second = first;
-                        first = x;
-                    } else if x > second {
-                        second = x;
+                        first = *x;
+                    } else if *x > second {
+                        second = *x;
+                    }
+                    // A self pair's two "bodies" are the same one: twice its displacement.
+                    let kind = if body.flags & BODY_CLOTH != 0 { SELF_CLOTH } else { SELF_VOLUMETRIC };
+                    if pairing.0 & kind != 0 {
+                        own = own.max(2.0 * x);
                     }
                 }
-                // A self pair's two "bodies" are the same one.
-                let top = if pairing.0 != 0 { first + first.max(second) } else { first + second };
-                top > it.displacement_threshold
+                (first + second).max(own) > it.displacement_threshold
             }
         };
         !over
