@@ -120,18 +120,6 @@ fn small_displacements_walk_to_the_full_traversals_contacts() {
         assert!(g.stats.walked > 0 && g.stats.walk.outcome(WALK_HIT) >= g.contacts.len() as u32 / 2);
         let (wrong, missing) = difference(&g.contacts, &f.contacts);
         let n = f.contacts.len();
-        if std::env::var("DEBUG_WALK").is_ok() {
-            let (w, fk) = (keyed(&g.contacts), keyed(&f.contacts));
-            for (k, c) in &w {
-                match fk.get(k) {
-                    None => eprintln!("frame {frame} only walked {k:?}: {c:?}"),
-                    Some(d) if d.target_triangle != c.target_triangle => {
-                        eprintln!("frame {frame} differ {k:?}:\n  walk {c:?}\n  full {d:?}")
-                    }
-                    _ => {}
-                }
-            }
-        }
         // The walk finds the hit connected to last frame's: a surface that moved in front of it
         // is not seen until the next full pass (the paper: at most 2.9% wrong pairs).
         assert!(
