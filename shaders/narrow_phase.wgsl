@@ -25,9 +25,9 @@
 // (across B) for a collision of an inward-facing hit and for an inversion, away from it for a
 // contact with a surface in front of v. Its points are moved off cloth mid-surfaces by e:
 // source = p - e_A normal, target = hit + e_B normal; depth = (target - source) . normal
-// (negative for a prediction: the gap). Vertices outside B's box grown by r are skipped (not
-// for volumetric -> cloth, whose inward ray may cross A to reach B). Contacts are appended
-// through an atomic counter; past the capacity they are counted only.
+// (negative for a prediction: the gap). One invocation per source vertex listed by
+// `ray_sources` (those within B's box grown by r), dispatched indirectly from `source_args`.
+// Contacts are appended through an atomic counter; past the capacity they are counted only.
 // The classification is in shared/classify.wgsl (shared with `walk_contacts`); here the rays go
 // through the BVH (`closest_hit`). CPU twin: `raycontact::cpu::narrow_phase`.
 //!include shared/common.wgsl
@@ -45,11 +45,9 @@
 @group(0) @binding(6) var<storage, read> triangles: array<u32>;
 @group(0) @binding(7) var<storage, read> nodes: array<Node>;
 @group(0) @binding(8) var<storage, read> pairs: array<BodyPair>;
-@group(0) @binding(9) var<storage, read> tile_offsets: array<u32>;
+@group(0) @binding(9) var<storage, read> sources: array<vec2<u32>>;
 @group(0) @binding(10) var<storage, read_write> state: DetectState;
 @group(0) @binding(11) var<storage, read_write> contacts: array<Contact>;
-
-const BOX_FILTER: bool = true;
 
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let hit = closest_hit(ray, bodies[body], body_state[body].leaf_count, ignore_vertex);
@@ -58,24 +56,12 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let w = linear_group(wid);
-    let d = 2u * min(atomicLoad(&state.pair_count), params.pair_capacity);
-    if d == 0u || w >= tile_offsets[d] {
+    let i = linear_group(wid) * WG_SIZE + lid;
+    if i >= min(atomicLoad(&state.sources), params.source_capacity) {
         return;
     }
-    // The directed pair k with tile_offsets[k] <= w < tile_offsets[k + 1]: the last k with
-    // tile_offsets[k] <= w, which skips directions without workgroups.
-    var lo = 0u;
-    var hi = d;
-    while hi - lo > 1u {
-        let mid = (lo + hi) / 2u;
-        if tile_offsets[mid] <= w {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let k = lo;
+    let source = sources[i];
+    let k = source.x;
     let pair = pairs[k / 2u];
     var a = pair.a;
     var b = pair.b;
@@ -83,9 +69,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         a = pair.b;
         b = pair.a;
     }
-    let local = (w - tile_offsets[k]) * WG_SIZE + lid;
-    if local >= bodies[a].vertex_count {
-        return;
-    }
-    classify(a, local, b, k, pair.prediction, 3u, NONE, NONE, NONE);
+    classify(a, source.y, b, k, pair.prediction, 3u, NONE, NONE, NONE);
 }

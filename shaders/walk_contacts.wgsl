@@ -37,10 +37,6 @@
 // walked (10); added to `state` once per workgroup.
 var<workgroup> wg_counts: array<atomic<u32>, 11>;
 
-// The contacts walked were in the target's box at the last full pass; the boxes are not
-// rebuilt without a BVH, so none is skipped for it.
-const BOX_FILTER: bool = false;
-
 // Edges a walk over `body` may cross (Eq. 1 of Lehericey et al. 2013).
 fn walk_steps(body: BodyGpu) -> u32 {
     let steps = ceil(params.walk_reach / body.mean_size);

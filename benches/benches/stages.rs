@@ -271,7 +271,7 @@ fn walking(c: &mut Criterion) {
                 .with_min_len(256)
                 .fold(Vec::new, |mut acc, m| {
                     let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
-                    cpu::classify(&cx, &BvhTracer, false, id, 0.0, rays_of(m), &mut acc);
+                    cpu::classify(&cx, &BvhTracer, id, 0.0, rays_of(m), &mut acc);
                     acc
                 })
                 .reduce(Vec::new, |mut x, mut y| {

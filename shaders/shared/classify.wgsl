@@ -9,9 +9,7 @@
 //
 // the closest hit of `ray` on packed body `body` (skipping the triangles of `ignore_vertex`),
 // where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown).
-// and `const BOX_FILTER: bool`: whether vertices outside the target's box (grown by the reach)
-// are skipped. The rules are in `narrow_phase.wgsl`'s header. CPU twin:
-// `raycontact::cpu::classify`.
+// The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::cpu::classify`.
 
 // A trace's hit, whether (and in how many steps) a walk found it, and how the walk ended
 // (NONE when the trace did not walk).
@@ -162,12 +160,6 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     let p = vertex_position(v);
-    let sb = body_state[b];
-    if BOX_FILTER && !self_pair && (cloth_a || !cloth_b) {
-        if any(p < body_min(sb) - reach) || any(p > body_max(sb) + reach) {
-            return;
-        }
-    }
     let n = vec3<f32>(normals[3u * v], normals[3u * v + 1u], normals[3u * v + 2u]);
     if all(n == vec3<f32>(0.0)) {
         return;

@@ -13,7 +13,7 @@ struct BodyPair {
 // the pairs). Mirrors `layout::DetectState`; `DetectStateRead` is the same memory, read-only.
 struct DetectState {
     pair_count: atomic<u32>,
-    tile_total: atomic<u32>,
+    sources: atomic<u32>,
     contact_count: atomic<u32>,
     walked: atomic<u32>,
     walk: WalkCounts,
@@ -21,7 +21,7 @@ struct DetectState {
 
 struct DetectStateRead {
     pair_count: u32,
-    tile_total: u32,
+    sources: u32,
     contact_count: u32,
     walked: u32,
     walk: WalkCountsRead,
@@ -55,6 +55,10 @@ struct DetectParams {
     walk_fallback: u32,
     walk_reach: f32,
     flags: u32,
+    source_capacity: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 

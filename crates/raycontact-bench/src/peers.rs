@@ -194,34 +194,31 @@ impl Parry {
 /// Every directed pair of `pairs` (a self pair once, as `cpu::narrow_phase` numbers them)
 /// classified with `tracer`: the contacts, and the rays counted in `fallback_casts`.
 fn classify_pairs<T: Tracer>(cx: &Narrow<'_>, tracer: &T, pairs: &[BodyPair]) -> ParryFrame {
-    let directed: Vec<(usize, usize, u32, f32)> = pairs
-        .iter()
-        .enumerate()
-        .flat_map(|(i, p)| {
-            let (a, b) = (p.a as usize, p.b as usize);
-            let both = [(a, b, 2 * i as u32, p.prediction), (b, a, 2 * i as u32 + 1, p.prediction)];
-            both.into_iter().take(if a == b { 1 } else { 2 })
-        })
-        .collect();
+    // The same source vertices as raycontact's narrow phase (within reach of the other box).
+    let sources = cpu::ray_sources(cx.packing, &cx.frame.body_state, cx.positions, pairs);
     let join = |(mut x, rx): (Vec<ContactGpu>, u64), (mut y, ry): (Vec<ContactGpu>, u64)| {
         x.append(&mut y);
         (x, rx + ry)
     };
-    let (contacts, rays) = directed
-        .par_iter()
-        .map(|&(a, b, k, prediction)| {
-            (0..cx.packing.bodies[a].vertex_count)
-                .into_par_iter()
-                .with_min_len(256)
-                .fold(
-                    || (Vec::new(), 0u64),
-                    |(mut acc, rays), v| {
-                        let c =
-                            cpu::classify(cx, tracer, true, (a, v, b, k), prediction, Rays::BOTH, &mut acc);
-                        (acc, rays + c.fallback_casts as u64)
-                    },
-                )
-                .reduce(|| (Vec::new(), 0), join)
+    let (contacts, rays) = sources
+        .par_chunks(256)
+        .map(|chunk| {
+            let mut acc = Vec::new();
+            let mut rays = 0u64;
+            for &[k, v] in chunk {
+                let p = &pairs[(k / 2) as usize];
+                let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
+                let c = cpu::classify(
+                    cx,
+                    tracer,
+                    (a as usize, v, b as usize, k),
+                    p.prediction,
+                    Rays::BOTH,
+                    &mut acc,
+                );
+                rays += c.fallback_casts as u64;
+            }
+            (acc, rays)
         })
         .reduce(|| (Vec::new(), 0), join);
     ParryFrame { contacts, rays }

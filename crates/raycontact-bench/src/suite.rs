@@ -777,25 +777,21 @@ fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String>
         remember_exit: false,
     };
     let counters = RayCounters::default();
-    for (i, p) in pairs.iter().enumerate() {
-        let (a, b) = (p.a as usize, p.b as usize);
-        let directions: &[(usize, usize)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
-        for (dir, &(a, b)) in directions.iter().enumerate() {
-            let k = (2 * i + dir) as u32;
-            let body = &packing.bodies[a];
-            (0..body.vertex_count).into_par_iter().with_min_len(256).for_each(|v| {
-                let tracer = CountingTracer {
-                    counters: &counters,
-                    source: a,
-                    self_pair: a == b,
-                    normal: frame.normals[(body.vertex_offset + v) as usize],
-                    traced: AtomicBool::new(false),
-                };
-                let mut sink = Vec::new();
-                cpu::classify(&cx, &tracer, true, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
-            });
-        }
-    }
+    let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
+    sources.par_iter().with_min_len(256).for_each(|&[k, v]| {
+        let p = &pairs[(k / 2) as usize];
+        let (a, b) = if k % 2 == 0 { (p.a as usize, p.b as usize) } else { (p.b as usize, p.a as usize) };
+        let body = &packing.bodies[a];
+        let tracer = CountingTracer {
+            counters: &counters,
+            source: a,
+            self_pair: a == b,
+            normal: frame.normals[(body.vertex_offset + v) as usize],
+            traced: AtomicBool::new(false),
+        };
+        let mut sink = Vec::new();
+        cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
+    });
     let get = |a: &AtomicU64| a.load(Relaxed);
     let c = &counters;
     let rays = (get(&c.inward) + get(&c.outward) + get(&c.check)).max(1) as f64;

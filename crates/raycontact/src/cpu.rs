@@ -1195,13 +1195,12 @@ impl Rays {
 /// source vertex `local` of packed body `a` against packed body `b` (`a` itself for a self pair)
 /// of directed pair `k` with prediction distance `predict`, casting `rays` with `tracer`
 /// (Hermann et al. 2008; Lehericey et al. 2015: four cases by body kind, re-projection,
-/// inversion; the rules are in `narrow_phase.wgsl`'s header). `box_filter`: skip vertices
-/// outside the target's box grown by the reach. Returns the walk counters of its traces.
+/// inversion; the rules are in `narrow_phase.wgsl`'s header). Returns the walk counters of its
+/// traces.
 #[allow(clippy::too_many_arguments)]
 pub fn classify<T: Tracer>(
     cx: &Narrow<'_>,
     tracer: &T,
-    box_filter: bool,
     (a, local, b, k): (usize, u32, usize, u32),
     predict: f32,
     rays: Rays,
@@ -1217,12 +1216,6 @@ pub fn classify<T: Tracer>(
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     let p = cx.positions[v as usize];
-    if box_filter && !self_pair && (cloth_a || !cloth_b) {
-        let (lo, hi) = cx.frame.body_state[b].bounds_keys();
-        if p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any() {
-            return sink.counts;
-        }
-    }
     let n = cx.frame.normals[v as usize];
     if n == Vec3::ZERO {
         return sink.counts;
@@ -1338,29 +1331,71 @@ pub fn classify<T: Tracer>(
     sink.counts
 }
 
-/// Twin of `narrow_phase.wgsl` over a pair list (each pair in both directions, a self pair
-/// once), in rayon: the contacts in (pair, direction, vertex, inward before outward) order (the
-/// GPU appends them in any order).
-pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
-    // Every (directed pair, run of 256 source vertices), in parallel: many small pairs keep all
-    // threads busy as well as one large pair does.
-    let mut chunks = Vec::new();
+/// Twin of `ray_sources.wgsl`: the source vertices of the narrow phase, (directed pair k,
+/// body-local vertex), in that order (the GPU appends them in any order): every vertex of the
+/// source body of each directed pair (2k: `a -> b`, 2k + 1: `b -> a`, one direction for a self
+/// pair) but those outside the target's box grown by the pair's reach `max(prediction, e_a +
+/// e_b)` (not tested for a self pair nor for volumetric -> cloth).
+pub fn ray_sources(
+    packing: &Packing,
+    body_state: &[BodyState],
+    positions: &[Vec3],
+    pairs: &[BodyPair],
+) -> Vec<[u32; 2]> {
+    let mut directed = Vec::new();
     for (i, p) in pairs.iter().enumerate() {
-        let (a, b) = (p.a as usize, p.b as usize);
-        let directions: &[(usize, usize)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
-        for (dir, &(a, b)) in directions.iter().enumerate() {
-            let n = cx.packing.bodies[a].vertex_count;
-            for start in (0..n).step_by(256) {
-                chunks.push((a, b, (2 * i + dir) as u32, p.prediction, start..(start + 256).min(n)));
-            }
+        directed.push((2 * i as u32, p.a as usize, p.b as usize, p.prediction));
+        if p.a != p.b {
+            directed.push((2 * i as u32 + 1, p.b as usize, p.a as usize, p.prediction));
         }
     }
-    let found: Vec<Vec<ContactGpu>> = chunks
+    let lists: Vec<Vec<[u32; 2]>> = directed
         .into_par_iter()
-        .map(|(a, b, k, prediction, vertices)| {
+        .map(|(k, a, b, prediction)| {
+            let (body_a, body_b) = (&packing.bodies[a], &packing.bodies[b]);
+            let cloth_a = body_a.flags & BODY_CLOTH != 0;
+            let cloth_b = body_b.flags & BODY_CLOTH != 0;
+            let reach = prediction.max(body_a.half_thickness + body_b.half_thickness);
+            let (lo, hi) = body_state[b].bounds_keys();
+            let tested = a != b && (cloth_a || !cloth_b);
+            (0..body_a.vertex_count)
+                .filter(|&local| {
+                    let p = positions[(body_a.vertex_offset + local) as usize];
+                    !tested || !(p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any())
+                })
+                .map(|local| [k, local])
+                .collect()
+        })
+        .collect();
+    lists.concat()
+}
+
+/// Twin of `source_args.wgsl`: the narrow phase's dispatch (x, y, z) over `min(count,
+/// capacity)` listed source vertices, then that number.
+pub fn source_args(source_count: u32, source_capacity: u32) -> [u32; 4] {
+    contact_args(source_count, source_capacity)
+}
+
+/// Twin of `narrow_phase.wgsl` over a pair list (each pair in both directions, a self pair
+/// once): the source vertices of [`ray_sources`], classified in rayon, in (directed pair,
+/// vertex, inward before outward) order (the GPU appends them in any order).
+pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
+    let sources = ray_sources(cx.packing, &cx.frame.body_state, cx.positions, pairs);
+    let found: Vec<Vec<ContactGpu>> = sources
+        .par_chunks(256)
+        .map(|chunk| {
             let mut acc = Vec::new();
-            for v in vertices {
-                classify(cx, &BvhTracer, true, (a, v, b, k), prediction, Rays::BOTH, &mut acc);
+            for &[k, local] in chunk {
+                let p = &pairs[(k / 2) as usize];
+                let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
+                classify(
+                    cx,
+                    &BvhTracer,
+                    (a as usize, local, b as usize, k),
+                    p.prediction,
+                    Rays::BOTH,
+                    &mut acc,
+                );
             }
             acc
         })
@@ -1392,7 +1427,7 @@ pub fn walk_contacts(
                 };
                 let prediction = pairs[(m.pair / 2) as usize].prediction;
                 let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
-                let c = classify(cx, tracer, false, id, prediction, rays, &mut acc);
+                let c = classify(cx, tracer, id, prediction, rays, &mut acc);
                 counts.add_counts(&c);
                 (acc, counts)
             },

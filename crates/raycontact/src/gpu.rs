@@ -171,9 +171,11 @@ pub(crate) enum B {
     Contacts2,
     ContactArgs,
     Adjacency,
+    /// The narrow phase's source vertices, (directed pair, vertex).
+    Sources,
 }
 
-const BUF_COUNT: usize = 31;
+const BUF_COUNT: usize = 32;
 
 /// Capacities of the scene buffers, in elements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -184,6 +186,8 @@ pub(crate) struct Capacity {
     pub tiles: u64,
     pub pairs: u64,
     pub contacts: u64,
+    /// Entries of the source-vertex list (`ray_sources`).
+    pub sources: u64,
 }
 
 impl Capacity {
@@ -194,6 +198,7 @@ impl Capacity {
             && self.tiles >= need.tiles
             && self.pairs >= need.pairs
             && self.contacts >= need.contacts
+            && self.sources >= need.sources
     }
 
     /// What a packing needs, with room for every pair of bodies and `contacts` contacts.
@@ -206,6 +211,8 @@ impl Capacity {
             tiles: p.tile_count as u64,
             pairs: (b * b.saturating_sub(1) / 2).max(1),
             contacts: contacts.max(1),
+            // Every vertex as the source of two pairs; grown when a detection lists more.
+            sources: (2 * p.vertex_count as u64).max(WG_SIZE as u64),
         }
     }
 
@@ -232,6 +239,7 @@ impl Capacity {
             B::Dispatch | B::ContactArgs => 16,
             B::Pairs => size_of::<BodyPair>() as u64 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
+            B::Sources => 8 * self.sources,
             B::Contacts | B::Contacts2 => std::mem::size_of::<ContactGpu>() as u64 * self.contacts,
             B::Adjacency => 12 * t,
         }
@@ -246,6 +254,7 @@ impl Capacity {
             tiles: g(self.tiles, need.tiles),
             pairs: g(self.pairs, need.pairs),
             contacts: g(self.contacts, need.contacts),
+            sources: g(self.sources, need.sources),
         }
     }
 }
@@ -282,6 +291,7 @@ const ALL_BUFS: [B; BUF_COUNT] = [
     B::Contacts2,
     B::ContactArgs,
     B::Adjacency,
+    B::Sources,
 ];
 
 fn buf_label(b: B) -> &'static str {
@@ -317,6 +327,7 @@ fn buf_label(b: B) -> &'static str {
         B::Contacts2 => "raycontact.contacts.alternate",
         B::ContactArgs => "raycontact.contact_args",
         B::Adjacency => "raycontact.adjacency",
+        B::Sources => "raycontact.sources",
     }
 }
 
@@ -385,11 +396,22 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             B::Triangles,
             B::Nodes,
             B::Pairs,
-            B::TileOffsets,
+            B::Sources,
             B::DetectState,
             cur,
         ],
         Kernel::ContactArgs => vec![B::DetectParams, B::DetectState, B::ContactArgs],
+        Kernel::RaySources => vec![
+            B::DetectParams,
+            B::Bodies,
+            B::BodyState,
+            B::Positions,
+            B::Pairs,
+            B::TileOffsets,
+            B::DetectState,
+            B::Sources,
+        ],
+        Kernel::SourceArgs => vec![B::DetectParams, B::DetectState, B::Dispatch],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
         Kernel::WalkContacts => vec![
             B::DetectParams,
@@ -732,16 +754,22 @@ impl SceneGpu {
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(stage.label()), timestamp_writes })
     }
 
-    /// Grows the pair list and the contact buffer (only those buffers: the frame's data stays).
-    pub fn reserve_detect(&mut self, pairs: u64, contacts: u64) {
-        let need = Capacity { pairs: pairs.max(1), contacts: contacts.max(1), ..self.cap };
+    /// Grows the pair list, the source list and the contact buffers (only those buffers: the
+    /// frame's data stays).
+    pub fn reserve_detect(&mut self, pairs: u64, contacts: u64, sources: u64) {
+        let need = Capacity {
+            pairs: pairs.max(1),
+            contacts: contacts.max(1),
+            sources: sources.max(self.cap.sources),
+            ..self.cap
+        };
         self.contact_capacity = contacts.max(1);
         if self.bufs.is_empty() || self.cap.fits(&need) {
             return;
         }
         let grown = self.cap.grown(&need);
         let grown = Capacity { contacts: grown.contacts.max(contacts), ..grown };
-        for b in [B::Pairs, B::TileOffsets, B::Contacts, B::Contacts2] {
+        for b in [B::Pairs, B::TileOffsets, B::Contacts, B::Contacts2, B::Sources] {
             if grown.bytes(b) > self.cap.bytes(b) {
                 let buffer =
                     create_buffer(&self.ctx, &mut self.allocations, buf_label(b), grown.bytes(b), STORAGE);
@@ -756,6 +784,11 @@ impl SceneGpu {
     /// Capacities of the pair list and of contacts (as asked; the buffer may be larger).
     pub fn detect_capacity(&self) -> (u64, u64) {
         (self.cap.pairs, self.contact_capacity)
+    }
+
+    /// Capacity of the source-vertex list.
+    pub fn source_capacity(&self) -> u64 {
+        self.cap.sources
     }
 
     /// Records a detection over this frame's BVHs (recorded before it), writing the contacts
@@ -790,6 +823,8 @@ impl SceneGpu {
             walk_fallback,
             walk_reach,
             flags: if remember { DETECT_REMEMBER_EXIT } else { 0 },
+            source_capacity: self.cap.sources.min(u32::MAX as u64) as u32,
+            ..Default::default()
         };
         q.write_buffer(self.buf(B::DetectParams), 0, bytemuck::bytes_of(&params));
         let b = self.params.body_count;
@@ -803,6 +838,7 @@ impl SceneGpu {
             let used_pairs = list.map_or((b as u64 * (b as u64 + 1) / 2).max(1), |l| l.len() as u64);
             self.bufs[B::Pairs as usize].used = size_of::<BodyPair>() as u64 * used_pairs;
             self.bufs[B::TileOffsets as usize].used = 4 * (2 * used_pairs + 1);
+            self.bufs[B::Sources as usize].used = 8 * self.cap.sources;
         } else {
             // The pair list and its workgroup layout stay those of the last full pass.
             q.write_buffer(self.buf(B::DetectState), 8, bytemuck::bytes_of(&[0u32; 14]));
@@ -815,6 +851,15 @@ impl SceneGpu {
                     self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, stats.stage(Stage::Pairs));
                 }
                 self.dispatch(&mut pass, Kernel::PairTiles, 0, 1, stats.stage(Stage::Pairs));
+                // The source vertices within reach, then the narrow phase's dispatch over them.
+                let (_, pipeline) = self.pipelines.get(Kernel::RaySources);
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, self.group(Kernel::RaySources, 0), &[]);
+                pass.dispatch_workgroups_indirect(self.buf(B::Dispatch), 0);
+                let st = stats.stage(Stage::Pairs);
+                st.dispatches += 1;
+                self.account(Kernel::RaySources, 0, st);
+                self.dispatch(&mut pass, Kernel::SourceArgs, 0, 1, stats.stage(Stage::Pairs));
             }
         }
         {
@@ -882,7 +927,8 @@ impl SceneGpu {
         let count = (state.contact_count as u64).min(self.contact_capacity);
         self.last_contact_count = state.contact_count as u64;
         if count > copied {
-            self.ensure_contact_read(count);
+            // Room for what the next frame will copy at once (see `record_detect`).
+            self.ensure_contact_read((count + count / 4 + 64).min(self.contact_capacity));
             let (read, _) = self.contact_read.as_ref().expect("contact readback");
             let mut enc = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("raycontact.contacts.read"),

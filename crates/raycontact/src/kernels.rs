@@ -52,8 +52,12 @@ pub enum Kernel {
     Raycast,
     /// Pairs of bodies whose boxes overlap.
     BroadPhase,
-    /// Workgroup layout and indirect dispatch of the narrow phase.
+    /// Workgroup layout of the (directed pair, vertex) invocations, and their dispatch.
     PairTiles,
+    /// The source vertices within reach of the other body's box, listed.
+    RaySources,
+    /// Indirect dispatch of the narrow phase over the listed source vertices.
+    SourceArgs,
     /// Inward and outward rays from every source vertex: contacts and predictions.
     NarrowPhase,
     /// Indirect dispatch arguments over the contacts, for a GPU consumer.
@@ -68,7 +72,7 @@ use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD}
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 15] = [
+    pub const ALL: [Kernel; 17] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -80,6 +84,8 @@ impl Kernel {
         Kernel::Raycast,
         Kernel::BroadPhase,
         Kernel::PairTiles,
+        Kernel::RaySources,
+        Kernel::SourceArgs,
         Kernel::NarrowPhase,
         Kernel::ContactArgs,
         Kernel::Walk,
@@ -101,6 +107,8 @@ impl Kernel {
             Kernel::Raycast => "raycast",
             Kernel::BroadPhase => "broad_phase",
             Kernel::PairTiles => "pair_tiles",
+            Kernel::RaySources => "ray_sources",
+            Kernel::SourceArgs => "source_args",
             Kernel::NarrowPhase => "narrow_phase",
             Kernel::ContactArgs => "contact_args",
             Kernel::Walk => "walk",
@@ -138,8 +146,12 @@ impl Kernel {
             Kernel::BroadPhase => &[U, R, R, W, W],
             // params, bodies, pairs, state, tile_offsets, dispatch
             Kernel::PairTiles => &[U, R, R, W, W, W],
+            // params, bodies, body_state, positions, pairs, tile_offsets, state, sources
+            Kernel::RaySources => &[U, R, R, R, R, R, W, W],
+            // params, state, args
+            Kernel::SourceArgs => &[U, R, W],
             // params, bodies, body_state, positions, prev_positions, normals, triangles, nodes,
-            // pairs, tile_offsets, state, contacts
+            // pairs, sources, state, contacts
             Kernel::NarrowPhase => &[U, R, R, R, R, R, R, R, R, R, W, W],
             // params, state, args
             Kernel::ContactArgs => &[U, R, W],
@@ -166,6 +178,8 @@ impl Kernel {
             Kernel::Raycast => include_str!("../../../shaders/raycast.wgsl"),
             Kernel::BroadPhase => include_str!("../../../shaders/broad_phase.wgsl"),
             Kernel::PairTiles => include_str!("../../../shaders/pair_tiles.wgsl"),
+            Kernel::RaySources => include_str!("../../../shaders/ray_sources.wgsl"),
+            Kernel::SourceArgs => include_str!("../../../shaders/source_args.wgsl"),
             Kernel::NarrowPhase => include_str!("../../../shaders/narrow_phase.wgsl"),
             Kernel::ContactArgs => include_str!("../../../shaders/contact_args.wgsl"),
             Kernel::Walk => include_str!("../../../shaders/walk.wgsl"),

@@ -340,8 +340,9 @@ pub struct BodyPair {
 pub struct DetectState {
     /// Pairs found (or given), including any past the capacity.
     pub pair_count: u32,
-    /// Workgroups of the narrow phase.
-    pub tile_total: u32,
+    /// Source vertices of the narrow phase (those within reach of the other body's box, by
+    /// `ray_sources`), including any past the capacity.
+    pub sources: u32,
     /// Contacts found, including any past the capacity.
     pub contact_count: u32,
     /// Rays of the last frame's contacts re-cast by iterative detection (0 in a full pass).
@@ -373,6 +374,14 @@ pub struct DetectParams {
     /// Bit 0: trace each volumetric source body to where the ray leaves it (unbounded), so that
     /// its contacts remember that triangle for the next frames' walks.
     pub flags: u32,
+    /// Capacity of the list of source vertices (`ray_sources`).
+    pub source_capacity: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
 
 /// [`DetectParams::flags`] bit: remember where each ray leaves its source body.

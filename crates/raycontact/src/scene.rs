@@ -491,6 +491,22 @@ impl Scene {
         }
     }
 
+    /// The source vertices the last full-pass detection listed (`ray_sources`): (directed pair
+    /// `k` of its pair list, body-local vertex), sorted, and how many were found (more than
+    /// listed when the list was full). Reads them back: for tests and debugging. GPU scenes only
+    /// ([`Error::InvalidInput`] on the CPU backend, whose twin is [`cpu::ray_sources`]).
+    pub fn ray_sources(&mut self) -> Result<(Vec<[u32; 2]>, u32)> {
+        let State::Gpu { gpu, .. } = &mut self.state else {
+            return Err(Error::InvalidInput { what: "ray_sources reads a GPU scene's list".into() });
+        };
+        let state: Vec<crate::layout::DetectState> = gpu.read(crate::gpu::B::DetectState, 0, 1)?;
+        let found = state[0].sources;
+        let listed = (found as u64).min(gpu.source_capacity());
+        let mut list: Vec<[u32; 2]> = gpu.read(crate::gpu::B::Sources, 0, listed)?;
+        list.sort_unstable();
+        Ok((list, found))
+    }
+
     /// A body's box, leaf count and degenerate-triangle count as of the last update (a 32-byte
     /// readback on the GPU).
     pub fn body_state(&mut self, id: BodyId) -> Result<BodyState> {
@@ -586,6 +602,16 @@ impl Scene {
                 list.iter().map(|&(a, b, d)| pack(a, b, d)).collect::<Result<_>>().map(Some)
             }
         }
+    }
+
+    /// Source vertices a detection may list: every vertex of every directed pair for a given
+    /// list; for overlapping pairs 0 (the list keeps its capacity and grows when a detection
+    /// finds it short).
+    fn source_need(&self, packed: &Option<Vec<BodyPair>>) -> u64 {
+        let vertices = |b: u32| self.packing.bodies[b as usize].vertex_count as u64;
+        packed.as_ref().map_or(0, |list| {
+            list.iter().map(|p| if p.a == p.b { vertices(p.a) } else { vertices(p.a) + vertices(p.b) }).sum()
+        })
     }
 
     /// The most pairs a detection may test, and the broad phase's settings.
@@ -721,26 +747,35 @@ impl Scene {
         let mut stats = self.record_update_with(&mut enc, rebuild)?;
         let packed = self.packed_pairs(pairs)?;
         let (pair_need, pairing) = self.pair_plan(&packed);
+        let source_need = self.source_need(&packed);
         let capacity = self.contact_capacity;
         let remember = self.iterative.is_some();
         let State::Gpu { gpu, .. } = &mut self.state else { unreachable!() };
         let before = gpu.allocations;
         if walking.is_none() {
-            gpu.reserve_detect(pair_need, capacity);
+            gpu.reserve_detect(pair_need, capacity, source_need);
         }
         let side = gpu.side ^ 1;
-        let copied = gpu.record_detect(
-            &mut enc,
-            packed.as_deref(),
-            pairing,
-            walking,
-            remember,
-            side,
-            true,
-            &mut stats,
-        );
-        ctx.queue().submit([enc.finish()]);
+        let rerun = |gpu: &mut SceneGpu, enc: Option<wgpu::CommandEncoder>, stats: &mut FrameStats| {
+            let mut enc = enc.unwrap_or_else(|| {
+                ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("raycontact.detect.rerun"),
+                })
+            });
+            let copied =
+                gpu.record_detect(&mut enc, packed.as_deref(), pairing, walking, remember, side, true, stats);
+            ctx.queue().submit([enc.finish()]);
+            copied
+        };
+        let copied = rerun(gpu, Some(enc), &mut stats);
         let (mut state, mut raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
+        if walking.is_none() && state.sources as u64 > gpu.source_capacity() {
+            // More source vertices within reach than the list holds (an internal buffer, grown
+            // whatever the overflow policy): the BVHs are still valid, so run the rays again.
+            gpu.reserve_detect(pair_need, self.contact_capacity, state.sources as u64);
+            let copied = rerun(gpu, None, &mut stats);
+            (state, raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
+        }
         let (_, cap) = gpu.detect_capacity();
         if state.contact_count as u64 > cap {
             match self.overflow {
@@ -752,21 +787,8 @@ impl Scene {
                     // (An iterative pass finds at most as many contacts as it remembers, which fit.)
                     debug_assert!(walking.is_none(), "an iterative pass cannot overflow");
                     self.contact_capacity = state.contact_count as u64;
-                    gpu.reserve_detect(pair_need, state.contact_count as u64);
-                    let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("raycontact.detect.rerun"),
-                    });
-                    let copied = gpu.record_detect(
-                        &mut enc,
-                        packed.as_deref(),
-                        pairing,
-                        walking,
-                        remember,
-                        side,
-                        true,
-                        &mut stats,
-                    );
-                    ctx.queue().submit([enc.finish()]);
+                    gpu.reserve_detect(pair_need, state.contact_count as u64, state.sources as u64);
+                    let copied = rerun(gpu, None, &mut stats);
                     (state, raw) = gpu.read_detect(copied, &mut stats, blocking).await?;
                 }
             }
@@ -800,6 +822,7 @@ impl Scene {
         let walking = self.walking(pairs)?;
         let packed = self.packed_pairs(pairs)?;
         let (pair_need, pairing) = self.pair_plan(&packed);
+        let source_need = self.source_need(&packed);
         let capacity = self.contact_capacity;
         let remember = self.iterative.is_some();
         let State::Gpu { gpu, .. } = &mut self.state else {
@@ -807,7 +830,7 @@ impl Scene {
         };
         let mut stats = FrameStats::default();
         if walking.is_none() {
-            gpu.reserve_detect(pair_need, capacity);
+            gpu.reserve_detect(pair_need, capacity, source_need);
         }
         let side = gpu.side ^ 1;
         gpu.record_detect(encoder, packed.as_deref(), pairing, walking, remember, side, false, &mut stats);

@@ -359,3 +359,57 @@ fn a_volumetric_body_through_itself_is_found_by_its_self_pair() {
         assert!(s.detect(Pairs::List(&[(ids[0], ids[0])])).unwrap().contacts.is_empty());
     }
 }
+
+#[test]
+fn ray_sources_list_the_vertices_within_reach_of_the_other_box() {
+    let meshes = [
+        sphere(1.0, Vec3::ZERO),
+        sphere(1.0, Vec3::new(1.5, 0.1, 0.0)),
+        sphere(0.5, Vec3::new(5.0, 0.0, 0.0)),
+    ];
+    let (mut s, ids) = scene_with(true, &meshes);
+    let list = [(ids[0], ids[1]), (ids[0], ids[2]), (ids[1], ids[1])];
+    s.detect(Pairs::List(&list)).unwrap();
+    let (gpu, found) = s.ray_sources().unwrap();
+    assert_eq!(gpu.len(), found as usize);
+    let frame = s.frame_data().unwrap();
+    let positions: Vec<Vec3> = meshes.iter().flat_map(|m| m.positions.iter().copied()).collect();
+    let pairs: Vec<raycontact::layout::BodyPair> = [(0, 1), (0, 2), (1, 1)]
+        .map(|(a, b)| raycontact::layout::BodyPair { a, b, prediction: 0.0, pad: 0 })
+        .to_vec();
+    let mut cpu = raycontact::cpu::ray_sources(s.packing(), &frame.body_state, &positions, &pairs);
+    cpu.sort_unstable();
+    assert_eq!(gpu, cpu, "the GPU's list is the CPU twin's");
+    // Far apart: nothing listed for (0, 2) either way; a self pair lists every vertex once.
+    assert!(gpu.iter().all(|[k, _]| *k != 2 && *k != 3));
+    assert_eq!(gpu.iter().filter(|[k, _]| *k == 4).count(), meshes[1].positions.len());
+    // Between the spheres, only the vertices inside the other's box: fewer than half of them.
+    let listed = gpu.iter().filter(|[k, _]| *k == 0).count();
+    assert!(listed > 0 && listed < meshes[0].positions.len() / 2, "{listed} listed");
+}
+
+#[test]
+fn more_sources_than_the_list_holds_grow_it_and_find_every_contact() {
+    // Six spheres around one point: every vertex is a source of five pairs, more than the
+    // list's first capacity (two per vertex). The detection grows it and runs the rays again.
+    let meshes: Vec<TriMesh> = (0..6)
+        .map(|i| {
+            meshes::icosphere(0.5, 2).transformed(Affine3A::from_translation(Vec3::new(
+                0.03 * i as f32,
+                0.0,
+                0.01 * i as f32,
+            )))
+        })
+        .collect();
+    let (mut g, _) = scene_with(true, &meshes);
+    let (mut c, _) = scene_with(false, &meshes);
+    let gc = g.detect(Pairs::Overlapping).unwrap();
+    let cc = c.detect(Pairs::Overlapping).unwrap();
+    let (_, found) = g.ray_sources().unwrap();
+    let vertices: usize = meshes.iter().map(|m| m.positions.len()).sum();
+    assert!(found as usize > 2 * vertices, "{found} sources for {vertices} vertices");
+    assert_eq!(gc.pairs, 15);
+    assert_same("six spheres", &gc.contacts, &cc.contacts);
+    // The next frame fits at once and allocates nothing.
+    assert_eq!(g.detect(Pairs::Overlapping).unwrap().stats.buffers_allocated, 0);
+}

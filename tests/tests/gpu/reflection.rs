@@ -139,8 +139,8 @@ fn pod_structs_match_wgsl_layout() {
         ]
     );
     check_struct!("BodyPair", BodyPair, [a, b, prediction, pad]);
-    check_struct!("DetectState", DetectState, [pair_count, tile_total, contact_count, walked, walk]);
-    check_struct!("DetectStateRead", DetectState, [pair_count, tile_total, contact_count, walked, walk]);
+    check_struct!("DetectState", DetectState, [pair_count, sources, contact_count, walked, walk]);
+    check_struct!("DetectStateRead", DetectState, [pair_count, sources, contact_count, walked, walk]);
     check_struct!("WalkCountsRead", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
     check_struct!(
         "DetectParams",
@@ -153,7 +153,11 @@ fn pod_structs_match_wgsl_layout() {
             prediction,
             walk_fallback,
             walk_reach,
-            flags
+            flags,
+            source_capacity,
+            pad0,
+            pad1,
+            pad2
         ]
     );
     check_struct!(

@@ -1,0 +1,69 @@
+// The source vertices of the narrow phase: one invocation per (directed pair, vertex), laid out
+// by `pair_tiles` and dispatched indirectly from it. A vertex of body a goes on the list, as
+// (directed pair k, body-local vertex), unless it lies outside body b's box grown by the pair's
+// reach max(prediction, e_a + e_b) (it cannot have a contact then; not tested for a self pair,
+// nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside it). The
+// narrow phase then runs one invocation per listed vertex: rays only where they can find
+// something, in full SIMD groups. Entries past the capacity are counted, not written.
+// CPU twin: `raycontact::cpu::ray_sources`.
+//!include shared/common.wgsl
+//!include shared/contact.wgsl
+
+@group(0) @binding(0) var<uniform> params: DetectParams;
+@group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
+@group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
+@group(0) @binding(3) var<storage, read> positions: array<f32>;
+@group(0) @binding(4) var<storage, read> pairs: array<BodyPair>;
+@group(0) @binding(5) var<storage, read> tile_offsets: array<u32>;
+@group(0) @binding(6) var<storage, read_write> state: DetectState;
+@group(0) @binding(7) var<storage, read_write> sources: array<vec2<u32>>;
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let w = linear_group(wid);
+    let d = 2u * min(atomicLoad(&state.pair_count), params.pair_capacity);
+    if d == 0u || w >= tile_offsets[d] {
+        return;
+    }
+    // The directed pair k with tile_offsets[k] <= w < tile_offsets[k + 1]: the last k with
+    // tile_offsets[k] <= w, which skips directions without workgroups.
+    var lo = 0u;
+    var hi = d;
+    while hi - lo > 1u {
+        let mid = (lo + hi) / 2u;
+        if tile_offsets[mid] <= w {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let k = lo;
+    let pair = pairs[k / 2u];
+    var a = pair.a;
+    var b = pair.b;
+    if (k & 1u) == 1u {
+        a = pair.b;
+        b = pair.a;
+    }
+    let body_a = bodies[a];
+    let local = (w - tile_offsets[k]) * WG_SIZE + lid;
+    if local >= body_a.vertex_count {
+        return;
+    }
+    let body_b = bodies[b];
+    let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
+    let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
+    if a != b && (cloth_a || !cloth_b) {
+        let reach = max(pair.prediction, body_a.half_thickness + body_b.half_thickness);
+        let v = body_a.vertex_offset + local;
+        let p = vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+        let sb = body_state[b];
+        if any(p < body_min(sb) - reach) || any(p > body_max(sb) + reach) {
+            return;
+        }
+    }
+    let slot = atomicAdd(&state.sources, 1u);
+    if slot < params.source_capacity {
+        sources[slot] = vec2<u32>(k, local);
+    }
+}
