@@ -10,7 +10,8 @@
 // behaviour: the ray is lost until the next full pass); traces without a remembered triangle
 // (a volumetric self pair's second hit, an exit never found) are treated alike. Walks cross at
 // most ceil(walk_reach / mean_size) edges of the body walked (Eq. 1). Outcomes are counted
-// into `state.walk`. CPU twin: `raycontact::cpu::walk_contacts`.
+// into `state.walk` with one atomic each (a per-workgroup tally would need a barrier, which
+// halved this kernel's speed on llvmpipe). CPU twin: `raycontact::cpu::walk_contacts`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/ray.wgsl
@@ -33,9 +34,16 @@
 @group(0) @binding(12) var<storage, read_write> state: DetectState;
 @group(0) @binding(13) var<storage, read_write> contacts: array<Contact>;
 
-// Counts of the workgroup: walk outcomes (0..7), fallback casts (8), their hits (9), rays
-// walked (10); added to `state` once per workgroup.
-var<workgroup> wg_counts: array<atomic<u32>, 11>;
+// Counts one walk outcome (0..7), a fallback cast (8) or its hit (9) into `state`.
+fn count(what: u32) {
+    if what < 8u {
+        atomicAdd(&state.walk.outcomes[what], 1u);
+    } else if what == 8u {
+        atomicAdd(&state.walk.fallback_casts, 1u);
+    } else {
+        atomicAdd(&state.walk.fallback_hits, 1u);
+    }
+}
 
 // Edges a walk over `body` may cross (Eq. 1 of Lehericey et al. 2013).
 fn walk_steps(body: BodyGpu) -> u32 {
@@ -58,7 +66,7 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
                 || triangles[3u * g + 2u] == ignore_vertex;
         }
         if w.outcome == WALK_HIT && !own {
-            atomicAdd(&wg_counts[WALK_HIT], 1u);
+            count(WALK_HIT);
             return Traced(RayHit(w.t, w.triangle, w.u, w.v, 0u, w.steps + 1u, 0u, 0u), true, w.steps, WALK_HIT);
         }
         // A walk onto the source vertex's own triangles counts as a loop back to the start.
@@ -66,15 +74,15 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
         if own {
             outcome = WALK_LOOP;
         }
-        atomicAdd(&wg_counts[outcome], 1u);
+        count(outcome);
     } else {
-        atomicAdd(&wg_counts[WALK_NO_START], 1u);
+        count(WALK_NO_START);
     }
     if params.walk_fallback == WALK_FALLBACK_BVH {
-        atomicAdd(&wg_counts[8], 1u);
+        count(8u);
         let hit = closest_hit(ray, b, body_state[body].leaf_count, ignore_vertex);
         if hit.triangle != NONE {
-            atomicAdd(&wg_counts[9], 1u);
+            count(9u);
         }
         return Traced(hit, false, 0u, outcome);
     }
@@ -85,34 +93,20 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;
-    if i < args[3] {
-        atomicAdd(&wg_counts[10], 1u);
-        let m = memory[i];
-        let pair = pairs[m.pair / 2u];
-        var sides = 1u;
-        var hint_in = m.target_triangle;
-        var hint_out = NONE;
-        if (m.flags & CONTACT_OUTWARD_RAY) != 0u {
-            sides = 2u;
-            hint_in = NONE;
-            hint_out = m.target_triangle;
-        }
-        classify(m.source_body, m.source_vertex, m.target_body, m.pair, pair.prediction, sides, hint_in,
-            hint_out, m.exit_triangle);
+    if i >= args[3] {
+        return;
     }
-    workgroupBarrier();
-    if lid < 11u {
-        let n = atomicLoad(&wg_counts[lid]);
-        if n != 0u {
-            if lid < 8u {
-                atomicAdd(&state.walk.outcomes[lid], n);
-            } else if lid == 8u {
-                atomicAdd(&state.walk.fallback_casts, n);
-            } else if lid == 9u {
-                atomicAdd(&state.walk.fallback_hits, n);
-            } else {
-                atomicAdd(&state.walked, n);
-            }
-        }
+    atomicAdd(&state.walked, 1u);
+    let m = memory[i];
+    let pair = pairs[m.pair / 2u];
+    var sides = 1u;
+    var hint_in = m.target_triangle;
+    var hint_out = NONE;
+    if (m.flags & CONTACT_OUTWARD_RAY) != 0u {
+        sides = 2u;
+        hint_in = NONE;
+        hint_out = m.target_triangle;
     }
+    classify(m.source_body, m.source_vertex, m.target_body, m.pair, pair.prediction, sides, hint_in, hint_out,
+        m.exit_triangle);
 }
