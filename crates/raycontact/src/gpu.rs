@@ -1102,6 +1102,22 @@ impl SceneGpu {
     }
 }
 
+impl SceneGpu {
+    /// The bind group of a query kernel over whole buffers, in binding order.
+    pub(crate) fn query_group(&self, k: Kernel, bufs: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = bufs
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .collect();
+        self.ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&k.label()),
+            layout: self.pipelines.get(k).0,
+            entries: &entries,
+        })
+    }
+}
+
 /// Buffers of ray-cast queries, grown to the largest batch seen.
 #[derive(Debug)]
 struct QueryBuffers {
@@ -1133,16 +1149,7 @@ impl QueryBuffers {
             &rays,
             &hits,
         ];
-        let entries: Vec<wgpu::BindGroupEntry> = bufs
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
-            .collect();
-        let group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("raycontact.raycast"),
-            layout: s.pipelines.get(Kernel::Raycast).0,
-            entries: &entries,
-        });
+        let group = s.query_group(Kernel::Raycast, &bufs);
         QueryBuffers { capacity, generation: s.generation, params, rays, hits, read, group }
     }
 }

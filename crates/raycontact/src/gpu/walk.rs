@@ -50,16 +50,7 @@ impl WalkBuffers {
             &hits,
             &counts,
         ];
-        let entries: Vec<wgpu::BindGroupEntry> = bufs
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
-            .collect();
-        let group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("raycontact.walk"),
-            layout: s.pipelines.get(Kernel::Walk).0,
-            entries: &entries,
-        });
+        let group = s.query_group(Kernel::Walk, &bufs);
         WalkBuffers { capacity, generation: s.generation, params, rays, starts, hits, counts, read, group }
     }
 }
