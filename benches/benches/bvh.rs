@@ -105,7 +105,7 @@ fn sort(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("cpu", n), |b| {
         b.iter(|| {
             let (mut k, mut v) = (keys.clone(), values.clone());
-            raycontact::cpu::radix_sort_segment(&mut k, &mut v);
+            raycontact::internals::cpu::radix_sort_segment(&mut k, &mut v);
             k
         })
     });

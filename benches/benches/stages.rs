@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3};
-use raycontact::cpu::{self, BvhTracer, FrameData, Narrow, Rays, WalkTracer};
-use raycontact::layout::{BodyPair, ContactGpu, NONE, WALK_FALLBACK_DROP, contact_flags};
+use raycontact::internals::cpu::{self, BvhTracer, FrameData, Narrow, Rays, WalkTracer};
+use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, WALK_FALLBACK_DROP, contact_flags};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, GpuContext, Iterative, Pairs, Scene, WalkFallback};
 use rayon::prelude::*;
@@ -133,7 +133,7 @@ fn rays(c: &mut Criterion) {
     let packing = s.packing().clone();
     let positions: Vec<Vec3> = a.positions.iter().chain(&b.positions).copied().collect();
     let pairs = [BodyPair { a: 0, b: 1, prediction: 0.0, pad: 0 }];
-    let cx = raycontact::cpu::Narrow {
+    let cx = raycontact::internals::cpu::Narrow {
         packing: &packing,
         frame: &frame,
         positions: &positions,
@@ -141,7 +141,7 @@ fn rays(c: &mut Criterion) {
         remember_exit: false,
     };
     group.bench_function(BenchmarkId::new("cpu-rayon", launched), |bench| {
-        bench.iter(|| raycontact::cpu::narrow_phase(&cx, &pairs))
+        bench.iter(|| raycontact::internals::cpu::narrow_phase(&cx, &pairs))
     });
     group.finish();
 }
@@ -176,7 +176,7 @@ fn readback(c: &mut Criterion) {
     };
     let state = read(bufs.state, 16, &staging_for(16));
     let count = u32::from_le_bytes(state[8..12].try_into().expect("4 bytes")) as u64;
-    let bytes = count * std::mem::size_of::<raycontact::layout::ContactGpu>() as u64;
+    let bytes = count * std::mem::size_of::<raycontact::internals::layout::ContactGpu>() as u64;
     let staging = staging_for(bytes);
     let mut group = c.benchmark_group("stage_readback");
     group.throughput(Throughput::Elements(count));

@@ -6,8 +6,8 @@ use glam::Vec3;
 
 use crate::sah;
 use rand::{Rng, SeedableRng};
-use raycontact::cpu::{self, FrameData};
-use raycontact::layout::{NONE, Ray, TriBox};
+use raycontact::internals::layout::{NONE, Ray, TriBox};
+use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, FrameStats, Scene, Stage};
 
@@ -186,7 +186,7 @@ fn tree_quality(mesh: &TriMesh, positions: &[Vec3], rays: usize) -> Quality {
     let reference = sah::build(&boxes);
     let rays = test_rays(mesh, rays);
     let body = packing.bodies[0];
-    let walk = |nodes: &[raycontact::layout::Node]| {
+    let walk = |nodes: &[raycontact::internals::layout::Node]| {
         let (mut n, mut t) = (0u64, 0u64);
         let mut hits = Vec::with_capacity(rays.len());
         for r in &rays {

@@ -160,7 +160,7 @@ fn parry_frame(a: &TriMesh, pb: &[Vec3], b_tris: &[[u32; 3]], parallel: bool) ->
                 }
             }
             let mut normals = vec![Vec3::ZERO; p.len()];
-            raycontact::cpu::vertex_normals(p, &flat, &offsets, &inc, &mut normals);
+            raycontact::internals::cpu::vertex_normals(p, &flat, &offsets, &inc, &mut normals);
             let boxes: Vec<Aabb> = t
                 .iter()
                 .map(|tri| {
@@ -255,13 +255,13 @@ fn nodes_per_ray(def: &SceneDef) -> (f64, u64) {
                 continue;
             }
             let ray = raycontact::Ray::new(o, -n);
-            let h = raycontact::cpu::closest_hit(
+            let h = raycontact::internals::cpu::closest_hit(
                 &p.bodies[dst],
                 frame.body_nodes(&p, dst),
                 &positions,
                 &p.triangles,
                 &ray,
-                raycontact::layout::NONE,
+                raycontact::internals::layout::NONE,
             );
             nodes += h.nodes_visited as u64;
             rays += 1;

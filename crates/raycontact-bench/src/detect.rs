@@ -18,7 +18,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use glam::{Affine3A, Quat, Vec3};
-use raycontact::contact::contact_flags;
+use raycontact::contact_flags;
 use raycontact::meshes::{self, MeshIoError, TriMesh};
 use raycontact::{BodyId, BodyKind, Contact, Contacts, ContextOptions, GpuContext, Pairs, Scene};
 use serde::Serialize;

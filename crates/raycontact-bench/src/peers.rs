@@ -14,9 +14,14 @@ use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::RayCast;
 use parry3d::shape::Triangle;
 use raycontact::Scene;
-use raycontact::body::Packing;
-use raycontact::cpu::{self, FrameData, Narrow, Rays, Traced, Tracer};
-use raycontact::layout::{BodyPair, BodyState, ContactGpu, NONE, Ray, RayHit, SELF_CLOTH, WalkCounts};
+use raycontact::internals::Packing;
+use raycontact::internals::layout::{
+    BodyPair, BodyState, ContactGpu, NONE, Ray, RayHit, SELF_CLOTH, WalkCounts,
+};
+use raycontact::internals::{
+    FrameData,
+    cpu::{self, Narrow, Rays, Traced, Tracer},
+};
 use rayon::prelude::*;
 
 use crate::scenes::Instance;

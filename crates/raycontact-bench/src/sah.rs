@@ -3,7 +3,7 @@
 //! traversal can walk it; and the SAH cost of a tree.
 
 use glam::Vec3;
-use raycontact::layout::{LEAF_BIT, NONE, Node, TriBox};
+use raycontact::internals::layout::{LEAF_BIT, NONE, Node, TriBox};
 
 const BINS: usize = 16;
 

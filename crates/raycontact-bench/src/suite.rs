@@ -8,9 +8,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
-use raycontact::contact::contact_flags;
-use raycontact::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::layout::{BodyPair, NONE, Ray, SELF_CLOTH};
+use raycontact::contact_flags;
+use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
+use raycontact::internals::layout::{BodyPair, NONE, Ray, SELF_CLOTH};
 use raycontact::{
     BodyId, Contacts, FrameStats, GpuContext, Iterative, Pairs, Scene, Stage, WalkCounts, WalkFallback,
 };
@@ -320,7 +320,7 @@ impl WalkFigures {
     }
 }
 
-/// Names of the walk outcome codes, in code order (`raycontact::layout::WALK_*`).
+/// Names of the walk outcome codes, in code order (`raycontact::internals::layout::WALK_*`).
 pub const WALK_OUTCOMES: [&str; 7] = ["hit", "boundary", "loop", "steps", "range", "parallel", "no_start"];
 
 /// One implementation's figures on one instance.

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::gpu::Pipelines;
+use crate::kernels::Pipelines;
 
 use crate::error::{Error, Result};
 use crate::layout::{RADIX_BUCKETS, WG_SIZE};

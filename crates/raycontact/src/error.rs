@@ -1,6 +1,6 @@
 //! Errors of raycontact.
 
-use crate::body::BodyId;
+use crate::id::BodyId;
 
 /// What can go wrong in raycontact. Bad input is reported here, naming the body and the element,
 /// never by a panic.

@@ -1,54 +1,76 @@
 //! # raycontact
 //!
 //! Collision detection between deforming triangle meshes (volumetric bodies and cloth) by ray
-//! tracing on the GPU, through wgpu and WGSL compute shaders, after Hermann et al. 2008 and
-//! Lehericey et al. 2013, 2015.
+//! tracing on the GPU, through wgpu and WGSL compute shaders, after Hermann et al. 2008 (inward
+//! rays from every surface vertex), Lehericey et al. 2015 (cloth, predictions, inversions) and
+//! Lehericey et al. 2013 (iterative detection by walking the triangle adjacency).
 //!
-//! This release provides the foundation: a [`GpuContext`] (headless, or wrapping your
-//! `wgpu::Device` and `Queue`), a [`Scene`] of bodies whose BVHs are rebuilt on the GPU every
-//! frame (area-weighted vertex normals, triangle and body boxes, 30-bit Morton codes, a radix
-//! sort, a Karras hierarchy and bottom-up fit, laid out for a stackless depth-first traversal),
-//! closest-hit ray casts through that BVH, and the CPU backend: the CPU twin of every kernel,
-//! run with rayon ([`Scene::new_cpu`]). The ray-traced narrow phase builds on it.
+//! What an engine uses:
+//! - [`GpuContext`]: a headless device on the adapter that `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`
+//!   choose, or the caller's own `wgpu::Device` and `Queue`.
+//! - [`Scene`]: bodies ([`BodyKind::Volumetric`] or [`BodyKind::Cloth`]) added once, positions
+//!   set every frame, and [`Scene::detect`]: per frame, for all bodies in one submission, vertex
+//!   normals and BVHs rebuilt on the GPU, then rays from every source vertex of each tested pair
+//!   ([`Pairs`]) classified into [`Contacts`] (collisions and predictions, with points, normal,
+//!   depth and Hermann's `cos α` weight). [`Scene::new_cpu`] runs the same on the CPU backend.
+//!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]).
+//! - [`Scene::record_update`] and [`Scene::record_detect`] record into your own encoder and
+//!   leave the contacts on the GPU ([`ContactBuffers`]) for a GPU solver.
+//! - Ray queries: [`Scene::cast_rays`] (closest hit), [`Scene::walk`] (iterative casts).
+//! - [`FrameStats`] (per-stage times, dispatches, bytes), typed [`Error`]s naming the body and
+//!   the element, [`meshes`] (generators and OBJ/OFF files).
+//!
+//! [`internals`] exposes the kernels' layout, their CPU twins and the kernel table for tests,
+//! benchmarks and the curious: it is not a stable API.
 //!
 //! ```no_run
-//! use glam::Vec3;
-//! use raycontact::{BodyKind, GpuContext, Ray, Scene, meshes};
+//! use glam::{Affine3A, Vec3};
+//! use raycontact::{BodyKind, GpuContext, Pairs, Scene, meshes};
 //!
 //! let ctx = GpuContext::new()?; // honours WGPU_BACKEND and WGPU_ADAPTER_NAME
 //! let mut scene = Scene::new(&ctx);
 //! let torus = meshes::torus(1.0, 0.3, 40, 20);
-//! let body = scene.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric)?;
-//! scene.update()?; // normals + BVH for every body, one submission
-//! let hit = scene.cast_rays(body, &[Ray::new(Vec3::new(1.0, 0.0, 2.0), -Vec3::Z)])?[0];
-//! assert!(hit.is_hit());
+//! let ball = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(1.0, 0.0, 0.3)));
+//! scene.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric)?;
+//! scene.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric)?;
+//! let found = scene.detect(Pairs::Overlapping)?;
+//! for c in &found.contacts {
+//!     let _push = c.normal * c.depth * c.weight; // along the normal, by Hermann's weight
+//! }
 //! # Ok::<(), raycontact::Error>(())
 //! ```
 
-pub mod adjacency;
-pub mod body;
-pub mod contact;
-pub mod context;
-pub mod cpu;
-pub mod error;
+mod adjacency;
+mod backend;
+mod body;
+mod contact;
+mod context;
+mod cpu;
+mod cpu_backend;
+mod error;
+mod frame;
 mod gpu;
-pub mod kernels;
-pub mod layout;
+mod id;
+pub mod internals;
+mod kernels;
+mod layout;
 pub mod meshes;
-pub mod scene;
-pub mod stats;
-pub mod walk;
+mod packing;
+mod plan;
+mod scene;
+mod stats;
+mod walk;
 
+pub use backend::Backend;
 pub use body::{BodyId, BodyKind};
 pub use contact::{Contact, Contacts, OverflowPolicy, Pairs, SelfCollision, contact_flags};
-pub use context::{ContextOptions, GpuContext};
+pub use context::{ContextOptions, GpuContext, REQUIRED_STORAGE_BUFFERS, REQUIRED_WORKGROUP_STORAGE};
 pub use error::{Error, Result};
 pub use gpu::{ContactBuffers, GpuRadixSort};
-pub use layout::{Ray, RayHit};
-pub use layout::{WalkCounts, WalkHit};
-pub use scene::{Backend, Scene};
+pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
+pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
-pub use walk::{Iterative, WalkFallback, WalkOptions, WalkResult};
+pub use walk::{Iterative, WalkFallback, WalkOptions, WalkResult, max_steps as max_walk_steps};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

@@ -3,8 +3,8 @@
 
 use glam::Vec3;
 use rand::Rng;
-use raycontact::cpu::FrameData;
-use raycontact::layout::{LEAF_BIT, NONE, Node};
+use raycontact::internals::FrameData;
+use raycontact::internals::layout::{LEAF_BIT, NONE, Node};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Scene};
 use raycontact_tests::{ctx, rng};

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use glam::{Affine3A, Quat, Vec3};
-use raycontact::layout::{WALK_HIT, WALK_NO_START};
+use raycontact::internals::layout::{WALK_HIT, WALK_NO_START};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{
     BodyId, BodyKind, Contact, Contacts, Error, Iterative, Pairs, Ray, Scene, Stage, WalkFallback,

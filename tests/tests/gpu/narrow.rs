@@ -316,8 +316,12 @@ fn record_only_detection_leaves_contacts_and_dispatch_arguments_on_the_gpu() {
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(&staging.slice(..).get_mapped_range().unwrap());
     assert_eq!(words[6], expected, "contact count in the state buffer");
-    assert_eq!(&words[..4], &raycontact::cpu::contact_args(expected, 1 << 16), "dispatch arguments");
-    assert_eq!(words[0], expected.div_ceil(raycontact::layout::WG_SIZE));
+    assert_eq!(
+        &words[..4],
+        &raycontact::internals::cpu::contact_args(expected, 1 << 16),
+        "dispatch arguments"
+    );
+    assert_eq!(words[0], expected.div_ceil(raycontact::internals::layout::WG_SIZE));
 }
 
 #[test]
@@ -374,10 +378,10 @@ fn ray_sources_list_the_vertices_within_reach_of_the_other_box() {
     assert_eq!(gpu.len(), found as usize);
     let frame = s.frame_data().unwrap();
     let positions: Vec<Vec3> = meshes.iter().flat_map(|m| m.positions.iter().copied()).collect();
-    let pairs: Vec<raycontact::layout::BodyPair> = [(0, 1), (0, 2), (1, 1)]
-        .map(|(a, b)| raycontact::layout::BodyPair { a, b, prediction: 0.0, pad: 0 })
+    let pairs: Vec<raycontact::internals::layout::BodyPair> = [(0, 1), (0, 2), (1, 1)]
+        .map(|(a, b)| raycontact::internals::layout::BodyPair { a, b, prediction: 0.0, pad: 0 })
         .to_vec();
-    let mut cpu = raycontact::cpu::ray_sources(s.packing(), &frame.body_state, &positions, &pairs);
+    let mut cpu = raycontact::internals::cpu::ray_sources(s.packing(), &frame.body_state, &positions, &pairs);
     cpu.sort_unstable();
     assert_eq!(gpu, cpu, "the GPU's list is the CPU twin's");
     // Far apart: nothing listed for (0, 2) either way; a self pair lists every vertex once.

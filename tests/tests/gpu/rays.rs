@@ -3,8 +3,8 @@
 
 use glam::Vec3;
 use rand::Rng;
-use raycontact::cpu;
-use raycontact::layout::NONE;
+use raycontact::internals::cpu;
+use raycontact::internals::layout::NONE;
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Ray, RayHit, Scene};
 use raycontact_tests::{ctx, random_unit, rng};

@@ -5,12 +5,12 @@
 use std::mem::{offset_of, size_of};
 
 use naga::{AddressSpace, StorageAccess, TypeInner};
-use raycontact::kernels::{Binding, Kernel, SHARED};
-use raycontact::layout::{
+use raycontact::internals::kernels::{Binding, Kernel, SHARED};
+use raycontact::internals::layout::{
     BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, Ray, RayHit,
     RaycastParams, SortPass, SortSegment, TriBox,
 };
-use raycontact::layout::{WalkCounts, WalkHit, WalkParams};
+use raycontact::internals::layout::{WalkCounts, WalkHit, WalkParams};
 
 fn module(k: Kernel) -> naga::Module {
     let src = k.source();
@@ -30,7 +30,7 @@ fn every_kernel_parses_and_validates() {
         let m = module(k);
         assert!(m.entry_points.iter().any(|e| e.name == "main"), "{} has a `main` entry point", k.name());
         let wg = m.entry_points[0].workgroup_size;
-        assert_eq!(wg, [raycontact::layout::WG_SIZE, 1, 1], "{} workgroup size", k.name());
+        assert_eq!(wg, [raycontact::internals::layout::WG_SIZE, 1, 1], "{} workgroup size", k.name());
     }
 }
 
@@ -55,7 +55,7 @@ fn every_shader_file_is_a_kernel_or_an_include() {
     listed.sort();
     assert_eq!(shared, listed);
     for (k, src) in Kernel::ALL.iter().map(|k| (k, k.raw_source())) {
-        assert!(src.contains("`raycontact::cpu::"), "{} names its CPU twin", k.name());
+        assert!(src.contains("`raycontact::internals::cpu::"), "{} names its CPU twin", k.name());
     }
 }
 
@@ -213,5 +213,5 @@ fn required_storage_buffers_is_the_most_any_kernel_binds() {
         .map(|k| k.bindings().iter().filter(|b| matches!(b, Binding::Storage | Binding::StorageMut)).count())
         .max()
         .unwrap();
-    assert_eq!(most as u32, raycontact::context::REQUIRED_STORAGE_BUFFERS);
+    assert_eq!(most as u32, raycontact::REQUIRED_STORAGE_BUFFERS);
 }

@@ -59,7 +59,7 @@ fn cpu_radix_sort_matches_sort() {
         let keys: Vec<u32> = (0..n).map(|_| r.random_range(0..1000) * 4_000_000).collect();
         let mut k = keys.clone();
         let mut v: Vec<u32> = (0..n as u32).collect();
-        raycontact::cpu::radix_sort_segment(&mut k, &mut v);
+        raycontact::internals::cpu::radix_sort_segment(&mut k, &mut v);
         let mut expected: Vec<(u32, u32)> = keys.into_iter().zip(0..).collect();
         expected.sort_by_key(|&(k, _)| k);
         assert_eq!(k, expected.iter().map(|e| e.0).collect::<Vec<_>>());

@@ -5,11 +5,11 @@
 
 use glam::Vec3;
 use rand::Rng;
-use raycontact::layout::{
+use raycontact::internals::layout::{
     NONE, WALK_BOUNDARY, WALK_HIT, WALK_LOOP, WALK_NO_START, WALK_PARALLEL, WALK_RANGE, WALK_STEPS,
 };
+use raycontact::max_walk_steps as max_steps;
 use raycontact::meshes::{self, TriMesh};
-use raycontact::walk::max_steps;
 use raycontact::{
     BodyId, BodyKind, Error, Ray, RayHit, Scene, WalkCounts, WalkFallback, WalkHit, WalkOptions,
 };
@@ -346,7 +346,7 @@ fn walk_rejects_bad_input() {
     let n = mesh.triangles.len() as u32;
     assert!(matches!(s.walk_rays(id, &[ray], &[], &o), Err(Error::InvalidInput { .. })));
     assert!(matches!(s.walk_rays(id, &[ray], &[n], &o), Err(Error::InvalidInput { .. })));
-    let too_many = WalkOptions { max_steps: raycontact::layout::MAX_WALK_STEPS + 1, ..o };
+    let too_many = WalkOptions { max_steps: raycontact::internals::layout::MAX_WALK_STEPS + 1, ..o };
     assert!(matches!(s.walk_rays(id, &[ray], &[0], &too_many), Err(Error::InvalidInput { .. })));
     assert!(s.walk_rays(id, &[], &[], &o).unwrap().is_empty());
     assert_eq!(s.walk_rays(id, &[ray], &[NONE], &o).unwrap()[0].outcome, WALK_NO_START);

@@ -6,12 +6,12 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::{FrameData, closest_hit, intersect_triangle, ray_axes, shear, tri_vertices};
-use crate::body::Packing;
 use crate::layout::{
     BOUNDARY, BodyGpu, MAX_WALK_STEPS, NON_MANIFOLD, NONE, Ray, WALK_BOUNDARY, WALK_FALLBACK_BVH,
     WALK_HISTORY, WALK_HIT, WALK_LOOP, WALK_NO_START, WALK_PARALLEL, WALK_RANGE, WALK_STEPS, WalkCounts,
     WalkHit,
 };
+use crate::packing::Packing;
 use crate::walk::WalkOptions;
 
 /// The edge functions `(U, V, W)` of the watertight ray–triangle test, computed with exactly the

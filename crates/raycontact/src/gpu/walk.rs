@@ -2,7 +2,8 @@
 //! buffers (grown to the largest batch seen, rebuilt when the scene's buffers are), one
 //! submission and one readback.
 
-use super::{B, READBACK, STORAGE, SceneGpu, UNIFORM, create_buffer};
+use super::GpuScene;
+use super::buffers::{B, READBACK, STORAGE, UNIFORM, create_buffer};
 use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::layout::{Ray, WG_SIZE, WalkCounts, WalkHit, WalkParams, dispatch_size};
@@ -26,36 +27,46 @@ pub(crate) struct WalkBuffers {
 }
 
 impl WalkBuffers {
-    fn new(s: &mut SceneGpu, capacity: u64) -> Self {
-        let ray_bytes = capacity * std::mem::size_of::<Ray>() as u64;
-        let hit_bytes = capacity * std::mem::size_of::<WalkHit>() as u64;
-        let ctx = s.ctx.clone();
-        let a = &mut s.allocations;
-        let params = create_buffer(&ctx, a, "raycontact.walk.params", 16, UNIFORM);
-        let rays = create_buffer(&ctx, a, "raycontact.walk.rays", ray_bytes, STORAGE);
-        let starts = create_buffer(&ctx, a, "raycontact.walk.starts", 4 * capacity, STORAGE);
-        let hits = create_buffer(&ctx, a, "raycontact.walk.hits", hit_bytes, STORAGE);
-        let counts = create_buffer(&ctx, a, "raycontact.walk.counts", COUNTS_BYTES, STORAGE);
-        let read = create_buffer(&ctx, a, "raycontact.walk.read", COUNTS_BYTES + hit_bytes, READBACK);
-        let bufs = [
-            &params,
-            s.buf(B::Bodies),
-            s.buf(B::BodyState),
-            s.buf(B::Positions),
-            s.buf(B::Triangles),
-            s.buf(B::Nodes),
-            s.buf(B::Adjacency),
-            &rays,
-            &starts,
-            &hits,
-            &counts,
+    fn new(s: &mut GpuScene, capacity: u64) -> Self {
+        let ray_bytes = capacity * size_of::<Ray>() as u64;
+        let hit_bytes = capacity * size_of::<WalkHit>() as u64;
+        let (ctx, a) = (&s.ctx, &mut s.bufs.allocations);
+        let params = create_buffer(ctx, a, "raycontact.walk.params", 16, UNIFORM);
+        let rays = create_buffer(ctx, a, "raycontact.walk.rays", ray_bytes, STORAGE);
+        let starts = create_buffer(ctx, a, "raycontact.walk.starts", 4 * capacity, STORAGE);
+        let hits = create_buffer(ctx, a, "raycontact.walk.hits", hit_bytes, STORAGE);
+        let counts = create_buffer(ctx, a, "raycontact.walk.counts", COUNTS_BYTES, STORAGE);
+        let read = create_buffer(ctx, a, "raycontact.walk.read", COUNTS_BYTES + hit_bytes, READBACK);
+        let g = |b: B| s.bufs.get(b).as_entire_binding();
+        let resources = [
+            params.as_entire_binding(),
+            g(B::Bodies),
+            g(B::BodyState),
+            g(B::Positions),
+            g(B::Triangles),
+            g(B::Nodes),
+            g(B::Adjacency),
+            rays.as_entire_binding(),
+            starts.as_entire_binding(),
+            hits.as_entire_binding(),
+            counts.as_entire_binding(),
         ];
-        let group = s.query_group(Kernel::Walk, &bufs);
-        WalkBuffers { capacity, generation: s.generation, params, rays, starts, hits, counts, read, group }
+        let group = s.pipelines.bind_group(s.ctx.device(), Kernel::Walk, &resources);
+        WalkBuffers {
+            capacity,
+            generation: s.bufs.generation,
+            params,
+            rays,
+            starts,
+            hits,
+            counts,
+            read,
+            group,
+        }
     }
 }
 
-impl SceneGpu {
+impl GpuScene {
     /// Walks `rays` over packed body `body` from `starts` (validated by the caller): one
     /// submission, one readback of the counters and the hits.
     pub fn walk(
@@ -69,7 +80,7 @@ impl SceneGpu {
             return Ok(WalkResult::default());
         }
         let n = rays.len() as u64;
-        if self.walk.as_ref().is_none_or(|w| w.capacity < n || w.generation != self.generation) {
+        if self.walk.as_ref().is_none_or(|w| w.capacity < n || w.generation != self.bufs.generation) {
             let capacity = self.walk.as_ref().map_or(0, |w| w.capacity).max(n);
             self.walk = Some(WalkBuffers::new(self, capacity));
         }

@@ -7,12 +7,9 @@ use glam::{Affine3A, Vec3};
 use super::Scene;
 use crate::body::BodyId;
 use crate::error::{Error, Result};
-use crate::layout::{BODY_CLOTH, BodyPair, ContactGpu, SELF_CLOTH, SELF_VOLUMETRIC};
+use crate::layout::{BODY_CLOTH, SELF_CLOTH, SELF_VOLUMETRIC};
+use crate::plan::{DetectPlan, PairSelection, Pass};
 use crate::walk::Iterative;
-
-/// The pairs a detection asked for (`None`: overlapping) and the broad phase's settings
-/// (self-collision bits, prediction distance).
-pub(super) type PairSpec = (Option<Vec<BodyPair>>, (u32, f32));
 
 /// What the last full pass remembers.
 #[derive(Debug, Default)]
@@ -21,11 +18,8 @@ pub(super) struct Memory {
     pub valid: bool,
     /// Detections since the last full pass.
     pub since_full: u32,
-    /// The pairs asked for (`None`: overlapping) and the broad phase's settings, at that pass.
-    pub spec: Option<PairSpec>,
-    /// CPU backend: the pair list of the full pass and the last frame's contacts.
-    pub pairs: Vec<BodyPair>,
-    pub contacts: Vec<ContactGpu>,
+    /// The pairs that pass tested (the backends keep the pair list and the contacts).
+    pub pairs: Option<PairSelection>,
 }
 
 /// A body's reference for its displacement: positions (and pose) at the last full pass.
@@ -122,14 +116,15 @@ impl Scene {
         }
     }
 
-    /// Whether this detection can be an iterative pass.
-    pub(super) fn plan_iterative(&self, packed: &Option<Vec<BodyPair>>, pairing: (u32, f32)) -> bool {
+    /// Whether this detection can be an iterative pass: the last full pass tested the same
+    /// pairs with the same settings, fewer than `full_pass_every` detections ago, and no pair
+    /// may have moved more than the threshold since (the sum of its bodies' displacement
+    /// bounds; for overlapping pairs, the two largest bounds of the scene, or twice a body's own
+    /// for its self pair).
+    pub(super) fn can_walk(&self, pairs: &PairSelection) -> bool {
         let Some(it) = self.iterative else { return false };
         let m = &self.memory;
-        if !m.valid || self.relayout || m.since_full + 1 >= it.full_pass_every {
-            return false;
-        }
-        if m.spec.as_ref() != Some(&(packed.clone(), pairing)) {
+        if !m.valid || m.since_full + 1 >= it.full_pass_every || m.pairs.as_ref() != Some(pairs) {
             return false;
         }
         let d: Vec<f32> = self
@@ -138,9 +133,11 @@ impl Scene {
             .iter()
             .map(|id| self.body(*id).map_or(f32::INFINITY, |b| b.reference.displacement))
             .collect();
-        let over = match packed {
-            Some(list) => list.iter().any(|p| d[p.a as usize] + d[p.b as usize] > it.displacement_threshold),
-            None => {
+        let over = match pairs {
+            PairSelection::Listed(list) => {
+                list.iter().any(|p| d[p.a as usize] + d[p.b as usize] > it.displacement_threshold)
+            }
+            PairSelection::Overlapping { self_collision, .. } => {
                 let (mut first, mut second, mut own) = (0.0f32, 0.0f32, 0.0f32);
                 for (x, body) in d.iter().zip(&self.packing.bodies) {
                     if *x > first {
@@ -151,7 +148,7 @@ impl Scene {
                     }
                     // A self pair's two "bodies" are the same one: twice its displacement.
                     let kind = if body.flags & BODY_CLOTH != 0 { SELF_CLOTH } else { SELF_VOLUMETRIC };
-                    if pairing.0 & kind != 0 {
+                    if self_collision & kind != 0 {
                         own = own.max(2.0 * x);
                     }
                 }
@@ -162,17 +159,17 @@ impl Scene {
     }
 
     /// After a detection: a full pass becomes the new reference of every body.
-    pub(super) fn after_detect(&mut self, full: bool, spec: PairSpec) {
+    pub(super) fn after_detect(&mut self, plan: &DetectPlan) {
         if self.iterative.is_none() {
             return;
         }
-        if !full {
+        if plan.pass != Pass::Full {
             self.memory.since_full += 1;
             return;
         }
         self.memory.valid = true;
         self.memory.since_full = 0;
-        self.memory.spec = Some(spec);
+        self.memory.pairs = Some(plan.pairs.clone());
         for slot in &mut self.slots {
             if let Some(b) = slot.body.as_mut() {
                 let r = &mut b.reference;

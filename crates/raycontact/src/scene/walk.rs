@@ -1,8 +1,8 @@
 //! [`Scene`]'s iterative ray casts: walks over the triangle adjacency ([`crate::walk`]).
 
-use super::{Scene, State};
-use crate::BodyId;
-use crate::cpu;
+use super::Scene;
+use crate::backend::Engine;
+use crate::body::BodyId;
 use crate::error::{Error, Result};
 use crate::layout::{NONE, Ray, WalkHit};
 use crate::walk::{WalkOptions, WalkResult};
@@ -58,17 +58,12 @@ impl Scene {
                 what: format!("ray {i}: start triangle {} of body {id}, which has {tri_count}", starts[i]),
             });
         }
-        match &mut self.state {
-            State::Gpu { gpu, .. } => {
-                let ctx = self.ctx.clone().expect("GPU scene");
-                ctx.scoped("walk", || gpu.walk(b as u32, rays, starts, options))
+        match &mut self.engine {
+            Engine::Gpu(g) => {
+                let ctx = g.ctx().clone();
+                ctx.scoped("walk", || g.walk(b as u32, rays, starts, options))
             }
-            State::Cpu { pool, frame, current, .. } => {
-                let packing = &self.packing;
-                let (hits, counts) =
-                    pool.install(|| cpu::walk(packing, frame, current, b, rays, starts, options));
-                Ok(WalkResult { hits, counts })
-            }
+            Engine::Cpu(c) => Ok(c.walk(&self.packing, b, rays, starts, options)),
         }
     }
 

@@ -167,23 +167,23 @@ impl Kernel {
     /// The kernel's own WGSL file, before assembly.
     pub fn raw_source(self) -> &'static str {
         match self {
-            Kernel::VertexNormals => include_str!("../../../shaders/vertex_normals.wgsl"),
-            Kernel::TriangleBounds => include_str!("../../../shaders/triangle_bounds.wgsl"),
-            Kernel::Morton => include_str!("../../../shaders/morton.wgsl"),
-            Kernel::RadixCount => include_str!("../../../shaders/radix_count.wgsl"),
-            Kernel::RadixScan => include_str!("../../../shaders/radix_scan.wgsl"),
-            Kernel::RadixScatter => include_str!("../../../shaders/radix_scatter.wgsl"),
-            Kernel::Hierarchy => include_str!("../../../shaders/hierarchy.wgsl"),
-            Kernel::Fit => include_str!("../../../shaders/fit.wgsl"),
-            Kernel::Raycast => include_str!("../../../shaders/raycast.wgsl"),
-            Kernel::BroadPhase => include_str!("../../../shaders/broad_phase.wgsl"),
-            Kernel::PairTiles => include_str!("../../../shaders/pair_tiles.wgsl"),
-            Kernel::RaySources => include_str!("../../../shaders/ray_sources.wgsl"),
-            Kernel::SourceArgs => include_str!("../../../shaders/source_args.wgsl"),
-            Kernel::NarrowPhase => include_str!("../../../shaders/narrow_phase.wgsl"),
-            Kernel::ContactArgs => include_str!("../../../shaders/contact_args.wgsl"),
-            Kernel::Walk => include_str!("../../../shaders/walk.wgsl"),
-            Kernel::WalkContacts => include_str!("../../../shaders/walk_contacts.wgsl"),
+            Kernel::VertexNormals => include_str!("../../../../shaders/vertex_normals.wgsl"),
+            Kernel::TriangleBounds => include_str!("../../../../shaders/triangle_bounds.wgsl"),
+            Kernel::Morton => include_str!("../../../../shaders/morton.wgsl"),
+            Kernel::RadixCount => include_str!("../../../../shaders/radix_count.wgsl"),
+            Kernel::RadixScan => include_str!("../../../../shaders/radix_scan.wgsl"),
+            Kernel::RadixScatter => include_str!("../../../../shaders/radix_scatter.wgsl"),
+            Kernel::Hierarchy => include_str!("../../../../shaders/hierarchy.wgsl"),
+            Kernel::Fit => include_str!("../../../../shaders/fit.wgsl"),
+            Kernel::Raycast => include_str!("../../../../shaders/raycast.wgsl"),
+            Kernel::BroadPhase => include_str!("../../../../shaders/broad_phase.wgsl"),
+            Kernel::PairTiles => include_str!("../../../../shaders/pair_tiles.wgsl"),
+            Kernel::RaySources => include_str!("../../../../shaders/ray_sources.wgsl"),
+            Kernel::SourceArgs => include_str!("../../../../shaders/source_args.wgsl"),
+            Kernel::NarrowPhase => include_str!("../../../../shaders/narrow_phase.wgsl"),
+            Kernel::ContactArgs => include_str!("../../../../shaders/contact_args.wgsl"),
+            Kernel::Walk => include_str!("../../../../shaders/walk.wgsl"),
+            Kernel::WalkContacts => include_str!("../../../../shaders/walk_contacts.wgsl"),
         }
     }
 
@@ -208,16 +208,19 @@ impl Kernel {
 
 /// The shared includes under `shaders/shared/`.
 pub const SHARED: [(&str, &str); 8] = [
-    ("shared/contact.wgsl", include_str!("../../../shaders/shared/contact.wgsl")),
-    ("shared/bvh.wgsl", include_str!("../../../shaders/shared/bvh.wgsl")),
-    ("shared/common.wgsl", include_str!("../../../shaders/shared/common.wgsl")),
-    ("shared/sort.wgsl", include_str!("../../../shaders/shared/sort.wgsl")),
-    ("shared/ray.wgsl", include_str!("../../../shaders/shared/ray.wgsl")),
-    ("shared/tiles.wgsl", include_str!("../../../shaders/shared/tiles.wgsl")),
-    ("shared/walk.wgsl", include_str!("../../../shaders/shared/walk.wgsl")),
-    ("shared/classify.wgsl", include_str!("../../../shaders/shared/classify.wgsl")),
+    ("shared/contact.wgsl", include_str!("../../../../shaders/shared/contact.wgsl")),
+    ("shared/bvh.wgsl", include_str!("../../../../shaders/shared/bvh.wgsl")),
+    ("shared/common.wgsl", include_str!("../../../../shaders/shared/common.wgsl")),
+    ("shared/sort.wgsl", include_str!("../../../../shaders/shared/sort.wgsl")),
+    ("shared/ray.wgsl", include_str!("../../../../shaders/shared/ray.wgsl")),
+    ("shared/tiles.wgsl", include_str!("../../../../shaders/shared/tiles.wgsl")),
+    ("shared/walk.wgsl", include_str!("../../../../shaders/shared/walk.wgsl")),
+    ("shared/classify.wgsl", include_str!("../../../../shaders/shared/classify.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {
     SHARED.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
 }
+
+mod pipelines;
+pub(crate) use pipelines::Pipelines;

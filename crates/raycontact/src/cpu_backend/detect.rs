@@ -1,0 +1,74 @@
+//! A detection plan on the CPU backend: the broad phase or the listed pairs, then the narrow
+//! phase's twin (or the iterative pass's walks), with the contact capacity and the
+//! [`OverflowPolicy`](crate::OverflowPolicy) applied as on the GPU. The CPU finds every contact
+//! in one run, so growing needs no re-run: the result and the grown capacity equal the GPU's.
+
+use std::time::Instant;
+
+use super::CpuScene;
+use crate::cpu::{self, Narrow, WalkTracer};
+use crate::error::Result;
+use crate::packing::Packing;
+use crate::plan::{DetectPlan, Outcome, Pass, on_overflow};
+use crate::stats::{FrameStats, Stage};
+
+fn elapsed_ns(start: Instant) -> Option<f64> {
+    Some(start.elapsed().as_nanos() as f64)
+}
+
+impl CpuScene {
+    /// Runs `plan` on this frame (its update already done), with the stage times in `stats`.
+    pub fn detect(
+        &mut self,
+        packing: &Packing,
+        plan: &DetectPlan,
+        stats: &mut FrameStats,
+    ) -> Result<Outcome> {
+        let cx = Narrow {
+            packing,
+            frame: &self.frame,
+            positions: &self.current,
+            previous: &self.previous,
+            remember_exit: plan.remember,
+        };
+        let mut out = Outcome::default();
+        let mut full_pairs = None;
+        match plan.pass {
+            Pass::Iterative { fallback, reach } => {
+                let start = Instant::now();
+                let tracer = WalkTracer { fallback, reach };
+                let (pairs, memory) = (&self.memory_pairs, &self.memory);
+                let (found, counts) = self.pool.install(|| cpu::walk_contacts(&cx, &tracer, pairs, memory));
+                stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
+                out.contacts = found;
+                out.walked = memory.len() as u32;
+                out.walk = counts;
+                out.pairs = pairs.len() as u32;
+            }
+            Pass::Full => {
+                let start = Instant::now();
+                let list = match plan.pairs.list() {
+                    Some(l) => l.to_vec(),
+                    None => {
+                        let (bits, prediction) = plan.pairs.broad_phase();
+                        cpu::broad_phase(&packing.bodies, &self.frame.body_state, bits, prediction)
+                    }
+                };
+                stats.stage(Stage::Pairs).cpu_ns = elapsed_ns(start);
+                let start = Instant::now();
+                out.contacts = self.pool.install(|| cpu::narrow_phase(&cx, &list));
+                stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
+                out.pairs = list.len() as u32;
+                full_pairs = Some(list);
+            }
+        }
+        out.contact_capacity = on_overflow(plan.overflow, out.contacts.len() as u64, plan.contact_capacity)?;
+        if plan.remember {
+            if let Some(list) = full_pairs {
+                self.memory_pairs = list;
+            }
+            self.memory.clone_from(&out.contacts);
+        }
+        Ok(out)
+    }
+}

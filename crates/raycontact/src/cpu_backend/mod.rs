@@ -1,0 +1,121 @@
+//! The CPU backend: the kernels' CPU twins ([`crate::cpu`]) run natively on a rayon pool, over
+//! the same packed layout as the GPU. It is a real backend for machines without a GPU, and the
+//! reference of every GPU test. It keeps what the GPU keeps in its buffers: the current and
+//! previous positions, the frame's data, and what iterative detection remembers.
+
+use glam::Vec3;
+
+use crate::error::{Error, Result};
+use crate::frame::FrameData;
+use crate::layout::{BodyPair, ContactGpu, Ray, RayHit};
+use crate::packing::Packing;
+use crate::stats::FrameStats;
+use crate::walk::{WalkOptions, WalkResult};
+
+mod detect;
+mod frame;
+
+/// A scene on the CPU backend.
+#[derive(Debug)]
+pub(crate) struct CpuScene {
+    pool: rayon::ThreadPool,
+    threads: usize,
+    /// What the last frame built.
+    frame: FrameData,
+    /// Packed positions of this frame and the previous one.
+    current: Vec<Vec3>,
+    previous: Vec<Vec3>,
+    /// The pair list of the last full pass and the last detection's contacts (what an iterative
+    /// pass re-casts), kept when iterative detection is on.
+    memory_pairs: Vec<BodyPair>,
+    memory: Vec<ContactGpu>,
+}
+
+impl CpuScene {
+    /// A scene without bodies on a rayon pool of `threads` workers (`None`: one per core).
+    pub fn new(threads: Option<usize>) -> Result<Self> {
+        let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("raycontact-cpu-{i}"));
+        if let Some(t) = threads {
+            b = b.num_threads(t.max(1));
+        }
+        let pool = b.build().map_err(|e| Error::InvalidInput { what: format!("rayon pool: {e}") })?;
+        let threads = pool.current_num_threads();
+        Ok(Self {
+            pool,
+            threads,
+            frame: FrameData::default(),
+            current: Vec::new(),
+            previous: Vec::new(),
+            memory_pairs: Vec::new(),
+            memory: Vec::new(),
+        })
+    }
+
+    /// Worker threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// A new packing: its current and previous positions.
+    pub fn set_packing(&mut self, current: Vec<Vec3>, previous: Vec<Vec3>) {
+        self.current = current;
+        self.previous = previous;
+    }
+
+    /// Starts a frame: the current positions become the previous ones, and `moved` bodies
+    /// (packed vertex offset, positions) get their new positions.
+    pub fn begin_frame<'a>(&mut self, moved: impl Iterator<Item = (u32, &'a [Vec3])>) {
+        self.previous.copy_from_slice(&self.current);
+        for (offset, positions) in moved {
+            let off = offset as usize;
+            self.current[off..off + positions.len()].copy_from_slice(positions);
+        }
+    }
+
+    /// Rebuilds the frame (every stage with `rebuild`, else the vertex normals alone), with each
+    /// stage's wall time in `stats`.
+    pub fn update(&mut self, packing: &Packing, rebuild: bool) -> FrameStats {
+        let mut stats = FrameStats::default();
+        let (frame, current) = (&mut self.frame, &self.current);
+        self.pool.install(|| {
+            let time = |stage, ns| stats.stage(stage).cpu_ns = Some(ns);
+            if rebuild {
+                frame.rebuild(packing, current, time)
+            } else {
+                frame.normals_only(packing, current, time)
+            }
+        });
+        stats
+    }
+
+    /// What the last frame built.
+    pub fn frame(&self) -> &FrameData {
+        &self.frame
+    }
+
+    /// The packed positions of the previous frame.
+    pub fn previous(&self) -> &[Vec3] {
+        &self.previous
+    }
+
+    /// Closest hits of `rays` against packed body `b` (the backend's own traversal,
+    /// [`crate::cpu::raycast_ordered`]).
+    pub fn raycast(&self, packing: &Packing, b: usize, rays: &[Ray]) -> Vec<RayHit> {
+        self.pool.install(|| crate::cpu::raycast_ordered(packing, &self.frame, &self.current, b, rays))
+    }
+
+    /// Walks of `rays` over packed body `b` from `starts` ([`crate::cpu::walk`]).
+    pub fn walk(
+        &self,
+        packing: &Packing,
+        b: usize,
+        rays: &[Ray],
+        starts: &[u32],
+        options: &WalkOptions,
+    ) -> WalkResult {
+        let (hits, counts) = self
+            .pool
+            .install(|| crate::cpu::walk(packing, &self.frame, &self.current, b, rays, starts, options));
+        WalkResult { hits, counts }
+    }
+}

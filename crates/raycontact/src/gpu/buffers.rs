@@ -1,0 +1,516 @@
+//! The scene's GPU buffers: one table of named buffers ([`B`]) sized by capacity, grown (never
+//! shrunk) when a packing or a detection needs more, and the bind groups of every frame kernel
+//! over them. Each kernel's bind group is a list of buffer names ([`kernel_buffers`]), which
+//! also gives the bytes each dispatch reads and writes.
+
+use crate::context::GpuContext;
+use crate::kernels::{Kernel, Pipelines};
+use crate::layout::{
+    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, RADIX_BUCKETS,
+    SORT_PASSES, SortPass, UNIFORM_STRIDE, WG_SIZE,
+};
+
+pub(crate) const STORAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST).union(wgpu::BufferUsages::COPY_SRC);
+pub(crate) const UNIFORM: wgpu::BufferUsages =
+    wgpu::BufferUsages::UNIFORM.union(wgpu::BufferUsages::COPY_DST);
+pub(crate) const READBACK: wgpu::BufferUsages =
+    wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
+const INDIRECT: wgpu::BufferUsages = STORAGE.union(wgpu::BufferUsages::INDIRECT);
+
+/// Creates a buffer (at least 16 bytes) and counts it in `allocations`.
+pub(crate) fn create_buffer(
+    ctx: &GpuContext,
+    allocations: &mut u64,
+    label: &'static str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    *allocations += 1;
+    ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(16),
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+/// The scene's buffers, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum B {
+    Params,
+    Positions,
+    PrevPositions,
+    Upload,
+    Normals,
+    Triangles,
+    VertexTriOffsets,
+    VertexTris,
+    TriBoxes,
+    Bodies,
+    BodyState,
+    TileBody,
+    Segments,
+    Keys0,
+    Keys1,
+    Values0,
+    Values1,
+    Counters,
+    SortPasses,
+    Nodes,
+    Parents,
+    Visits,
+    DetectParams,
+    DetectState,
+    Pairs,
+    TileOffsets,
+    Dispatch,
+    /// Contacts of ping-pong side 0 (iterative detection reads last frame's side).
+    Contacts,
+    /// Contacts of ping-pong side 1.
+    Contacts2,
+    /// Indirect arguments over the contacts of side 0.
+    ContactArgs,
+    /// Indirect arguments over the contacts of side 1.
+    ContactArgs2,
+    Adjacency,
+    /// The narrow phase's source vertices, (directed pair, vertex).
+    Sources,
+}
+
+const BUF_COUNT: usize = 33;
+
+pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
+    B::Params,
+    B::Positions,
+    B::PrevPositions,
+    B::Upload,
+    B::Normals,
+    B::Triangles,
+    B::VertexTriOffsets,
+    B::VertexTris,
+    B::TriBoxes,
+    B::Bodies,
+    B::BodyState,
+    B::TileBody,
+    B::Segments,
+    B::Keys0,
+    B::Keys1,
+    B::Values0,
+    B::Values1,
+    B::Counters,
+    B::SortPasses,
+    B::Nodes,
+    B::Parents,
+    B::Visits,
+    B::DetectParams,
+    B::DetectState,
+    B::Pairs,
+    B::TileOffsets,
+    B::Dispatch,
+    B::Contacts,
+    B::Contacts2,
+    B::ContactArgs,
+    B::ContactArgs2,
+    B::Adjacency,
+    B::Sources,
+];
+
+/// The buffers a detection grows: the pair list, its workgroup layout, the sources and both
+/// contact sides.
+pub(crate) const DETECT_BUFS: [B; 5] = [B::Pairs, B::TileOffsets, B::Contacts, B::Contacts2, B::Sources];
+
+pub(crate) fn buf_label(b: B) -> &'static str {
+    match b {
+        B::Params => "raycontact.params",
+        B::Positions => "raycontact.positions",
+        B::PrevPositions => "raycontact.prev_positions",
+        B::Upload => "raycontact.upload",
+        B::Normals => "raycontact.normals",
+        B::Triangles => "raycontact.triangles",
+        B::VertexTriOffsets => "raycontact.vertex_tri_offsets",
+        B::VertexTris => "raycontact.vertex_tris",
+        B::TriBoxes => "raycontact.tri_boxes",
+        B::Bodies => "raycontact.bodies",
+        B::BodyState => "raycontact.body_state",
+        B::TileBody => "raycontact.tile_body",
+        B::Segments => "raycontact.segments",
+        B::Keys0 => "raycontact.keys0",
+        B::Keys1 => "raycontact.keys1",
+        B::Values0 => "raycontact.values0",
+        B::Values1 => "raycontact.values1",
+        B::Counters => "raycontact.counters",
+        B::SortPasses => "raycontact.sort_passes",
+        B::Nodes => "raycontact.nodes",
+        B::Parents => "raycontact.parents",
+        B::Visits => "raycontact.visits",
+        B::DetectParams => "raycontact.detect_params",
+        B::DetectState => "raycontact.detect_state",
+        B::Pairs => "raycontact.pairs",
+        B::TileOffsets => "raycontact.tile_offsets",
+        B::Dispatch => "raycontact.dispatch",
+        B::Contacts => "raycontact.contacts",
+        B::Contacts2 => "raycontact.contacts.alternate",
+        B::ContactArgs => "raycontact.contact_args",
+        B::ContactArgs2 => "raycontact.contact_args.alternate",
+        B::Adjacency => "raycontact.adjacency",
+        B::Sources => "raycontact.sources",
+    }
+}
+
+fn usage(b: B) -> wgpu::BufferUsages {
+    match b {
+        B::Params | B::SortPasses | B::DetectParams => UNIFORM,
+        B::Dispatch | B::ContactArgs | B::ContactArgs2 => INDIRECT,
+        _ => STORAGE,
+    }
+}
+
+/// The contact buffer and its dispatch arguments written on ping-pong side `side`, then the
+/// other side's (which an iterative pass reads).
+pub(crate) fn contact_sides(side: u32) -> ((B, B), (B, B)) {
+    let even = ((B::Contacts, B::ContactArgs), (B::Contacts2, B::ContactArgs2));
+    if side.is_multiple_of(2) { even } else { (even.1, even.0) }
+}
+
+/// Capacities of the scene buffers, in elements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Capacity {
+    pub vertices: u64,
+    pub triangles: u64,
+    pub bodies: u64,
+    pub tiles: u64,
+    pub pairs: u64,
+    pub contacts: u64,
+    /// Entries of the source-vertex list (`ray_sources`).
+    pub sources: u64,
+}
+
+impl Capacity {
+    fn fits(&self, need: &Capacity) -> bool {
+        self.vertices >= need.vertices
+            && self.triangles >= need.triangles
+            && self.bodies >= need.bodies
+            && self.tiles >= need.tiles
+            && self.pairs >= need.pairs
+            && self.contacts >= need.contacts
+            && self.sources >= need.sources
+    }
+
+    /// What a packing needs, with room for every pair of bodies and `contacts` contacts.
+    pub fn of(p: &FrameParams, contacts: u64) -> Self {
+        let b = p.body_count as u64;
+        Capacity {
+            vertices: p.vertex_count as u64,
+            triangles: p.tri_count as u64,
+            bodies: b,
+            tiles: p.tile_count as u64,
+            pairs: (b * b.saturating_sub(1) / 2).max(1),
+            contacts: contacts.max(1),
+            // Every vertex as the source of two pairs; grown when a detection lists more.
+            sources: (2 * p.vertex_count as u64).max(WG_SIZE as u64),
+        }
+    }
+
+    /// Bytes of buffer `b` for these element counts.
+    pub fn bytes(&self, b: B) -> u64 {
+        let (v, t, n, tiles) = (self.vertices, self.triangles, self.bodies, self.tiles);
+        match b {
+            B::Params => 16,
+            B::Positions | B::PrevPositions | B::Upload | B::Normals => 12 * v,
+            B::Triangles | B::VertexTris => 12 * t,
+            B::VertexTriOffsets => 4 * (v + 1),
+            B::TriBoxes => 32 * t,
+            B::Bodies => size_of::<BodyGpu>() as u64 * n,
+            B::BodyState => size_of::<BodyState>() as u64 * n,
+            B::TileBody => 4 * tiles,
+            B::Segments => 16 * n,
+            B::Keys0 | B::Keys1 | B::Values0 | B::Values1 => 4 * t,
+            B::Counters => 4 * RADIX_BUCKETS as u64 * tiles,
+            B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
+            B::Nodes => 64 * t,
+            B::Parents | B::Visits => 8 * t,
+            B::DetectParams => size_of::<DetectParams>() as u64,
+            B::DetectState => size_of::<DetectState>() as u64,
+            B::Dispatch | B::ContactArgs | B::ContactArgs2 => 16,
+            B::Pairs => size_of::<BodyPair>() as u64 * self.pairs,
+            B::TileOffsets => 4 * (2 * self.pairs + 1),
+            B::Sources => 8 * self.sources,
+            B::Contacts | B::Contacts2 => size_of::<ContactGpu>() as u64 * self.contacts,
+            B::Adjacency => 12 * t,
+        }
+    }
+
+    /// At least `need`, growing each short count by half again (so that a slowly rising need
+    /// does not reallocate every frame).
+    fn grown(&self, need: &Capacity) -> Capacity {
+        let g = |have: u64, need: u64| if need <= have { have } else { need.max(have + have / 2).max(1) };
+        Capacity {
+            vertices: g(self.vertices, need.vertices),
+            triangles: g(self.triangles, need.triangles),
+            bodies: g(self.bodies, need.bodies),
+            tiles: g(self.tiles, need.tiles),
+            pairs: g(self.pairs, need.pairs),
+            contacts: g(self.contacts, need.contacts),
+            sources: g(self.sources, need.sources),
+        }
+    }
+}
+
+/// A buffer and how many of its bytes the current packing uses.
+#[derive(Debug)]
+struct Buf {
+    buffer: wgpu::Buffer,
+    used: u64,
+}
+
+/// Kernels whose bind group depends on a ping-pong side (of the sort or of the contacts).
+fn two_sided(k: Kernel) -> bool {
+    matches!(
+        k,
+        Kernel::RadixCount
+            | Kernel::RadixScatter
+            | Kernel::NarrowPhase
+            | Kernel::WalkContacts
+            | Kernel::ContactArgs
+    )
+}
+
+/// The buffers each frame kernel binds, in binding order. `pass` picks the ping-pong side of
+/// the sort and of the contacts.
+pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
+    let ((cur, cur_args), (prev, prev_args)) = contact_sides(pass);
+    let (kin, vin, kout, vout) = if pass.is_multiple_of(2) {
+        (B::Keys0, B::Values0, B::Keys1, B::Values1)
+    } else {
+        (B::Keys1, B::Values1, B::Keys0, B::Values0)
+    };
+    use B::*;
+    match k {
+        Kernel::VertexNormals => vec![Params, Positions, Triangles, VertexTriOffsets, VertexTris, Normals],
+        Kernel::TriangleBounds => vec![Bodies, TileBody, Positions, Triangles, TriBoxes, BodyState, Params],
+        Kernel::Morton => {
+            vec![Bodies, TileBody, Positions, Triangles, TriBoxes, BodyState, Keys0, Values0, Params]
+        }
+        Kernel::RadixCount => vec![SortPasses, Segments, TileBody, kin, Counters],
+        Kernel::RadixScan => vec![SortPasses, Counters],
+        Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
+        Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
+        Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, Visits, Params],
+        Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
+        Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, DetectState, Pairs],
+        Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, DetectState, TileOffsets, Dispatch],
+        Kernel::NarrowPhase => vec![
+            DetectParams,
+            Bodies,
+            BodyState,
+            Positions,
+            PrevPositions,
+            Normals,
+            Triangles,
+            Nodes,
+            Pairs,
+            Sources,
+            DetectState,
+            cur,
+        ],
+        Kernel::ContactArgs => vec![DetectParams, DetectState, cur_args],
+        Kernel::RaySources => {
+            vec![DetectParams, Bodies, BodyState, Positions, Pairs, TileOffsets, DetectState, Sources]
+        }
+        Kernel::SourceArgs => vec![DetectParams, DetectState, Dispatch],
+        Kernel::Walk => unreachable!("the walk query has its own bind group"),
+        Kernel::WalkContacts => vec![
+            DetectParams,
+            Bodies,
+            BodyState,
+            Positions,
+            PrevPositions,
+            Normals,
+            Triangles,
+            Nodes,
+            Adjacency,
+            Pairs,
+            prev,
+            prev_args,
+            DetectState,
+            cur,
+        ],
+    }
+}
+
+/// The scene's buffer table and the frame kernels' bind groups over it.
+#[derive(Debug)]
+pub(crate) struct Buffers {
+    cap: Capacity,
+    bufs: Vec<Buf>,
+    groups: Vec<(Kernel, u32, wgpu::BindGroup)>,
+    /// Changes whenever a buffer is reallocated (the query bind groups follow it).
+    pub generation: u64,
+    /// Buffers created so far (the scene's and its queries').
+    pub allocations: u64,
+}
+
+impl Buffers {
+    /// No buffers yet: the first packing creates them.
+    pub fn new() -> Self {
+        Self { cap: Capacity::default(), bufs: Vec::new(), groups: Vec::new(), generation: 0, allocations: 0 }
+    }
+
+    /// Whether the buffers exist (a packing was applied).
+    pub fn exist(&self) -> bool {
+        !self.bufs.is_empty()
+    }
+
+    /// The capacities of the current buffers.
+    pub fn capacity(&self) -> &Capacity {
+        &self.cap
+    }
+
+    /// Buffer `b`.
+    pub fn get(&self, b: B) -> &wgpu::Buffer {
+        &self.bufs[b as usize].buffer
+    }
+
+    /// The bytes of buffer `b` the current packing and detection use.
+    pub fn used(&self, b: B) -> u64 {
+        self.bufs[b as usize].used
+    }
+
+    /// Sets the bytes of buffer `b` in use.
+    pub fn set_used(&mut self, b: B, bytes: u64) {
+        self.bufs[b as usize].used = bytes;
+    }
+
+    /// Makes room for `need` (every buffer; a packing change): grows all buffers when any is short.
+    pub fn fit_packing(&mut self, ctx: &GpuContext, pipelines: &Pipelines, need: &Capacity) {
+        if !self.exist() || !self.cap.fits(need) {
+            self.cap = self.cap.grown(need);
+            let cap = self.cap;
+            self.bufs = ALL_BUFS
+                .iter()
+                .map(|&b| Buf {
+                    buffer: create_buffer(ctx, &mut self.allocations, buf_label(b), cap.bytes(b), usage(b)),
+                    used: 0,
+                })
+                .collect();
+            self.generation += 1;
+            self.make_groups(ctx, pipelines);
+        }
+        for b in ALL_BUFS {
+            self.bufs[b as usize].used = need.bytes(b);
+        }
+    }
+
+    /// Grows the detection's buffers ([`DETECT_BUFS`]) to hold `pairs` pairs, `contacts`
+    /// contacts and `sources` source vertices; the frame's data stays. Returns the replaced
+    /// buffers (name, old buffer, its bytes) so that a caller can carry their contents over.
+    pub fn fit_detect(
+        &mut self,
+        ctx: &GpuContext,
+        pipelines: &Pipelines,
+        pairs: u64,
+        contacts: u64,
+        sources: u64,
+    ) -> Vec<(B, wgpu::Buffer, u64)> {
+        let need = Capacity {
+            pairs: pairs.max(1),
+            contacts: contacts.max(1),
+            sources: sources.max(self.cap.sources),
+            ..self.cap
+        };
+        if !self.exist() || self.cap.fits(&need) {
+            return Vec::new();
+        }
+        let grown = self.cap.grown(&need);
+        let mut replaced = Vec::new();
+        for b in DETECT_BUFS {
+            if grown.bytes(b) > self.cap.bytes(b) {
+                let buffer = create_buffer(ctx, &mut self.allocations, buf_label(b), grown.bytes(b), STORAGE);
+                let old = std::mem::replace(&mut self.bufs[b as usize], Buf { buffer, used: grown.bytes(b) });
+                replaced.push((b, old.buffer, self.cap.bytes(b)));
+            }
+        }
+        self.cap = grown;
+        self.generation += 1;
+        self.make_groups(ctx, pipelines);
+        replaced
+    }
+
+    fn make_groups(&mut self, ctx: &GpuContext, pipelines: &Pipelines) {
+        let mut groups = Vec::new();
+        for k in Kernel::ALL {
+            if matches!(k, Kernel::Raycast | Kernel::Walk) {
+                continue;
+            }
+            let passes = if two_sided(k) { 2 } else { 1 };
+            for pass in 0..passes {
+                let resources: Vec<wgpu::BindingResource<'_>> = kernel_buffers(k, pass)
+                    .iter()
+                    .map(|&b| {
+                        if b == B::SortPasses {
+                            // One pass's uniform, at a dynamic offset.
+                            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: self.get(b),
+                                offset: 0,
+                                size: wgpu::BufferSize::new(size_of::<SortPass>() as u64),
+                            })
+                        } else {
+                            self.get(b).as_entire_binding()
+                        }
+                    })
+                    .collect();
+                groups.push((k, pass, pipelines.bind_group(ctx.device(), k, &resources)));
+            }
+        }
+        self.groups = groups;
+    }
+
+    /// The bind group of frame kernel `k` for ping-pong side `pass`.
+    pub fn group(&self, k: Kernel, pass: u32) -> &wgpu::BindGroup {
+        let pass = if two_sided(k) { pass % 2 } else { 0 };
+        &self.groups.iter().find(|(e, p, _)| *e == k && *p == pass).expect("bind group exists").2
+    }
+}
+
+/// Checks a packing against the device's limits before it is applied: the largest buffer it
+/// needs and the dispatch size of its tiles. Returns (what, value, limit) of the first excess.
+pub(crate) fn check_fits(ctx: &GpuContext, p: &FrameParams) -> Result<(), (&'static str, u64, u64)> {
+    let need = Capacity::of(p, 1);
+    let limits = ctx.device().limits();
+    let max = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    for b in ALL_BUFS {
+        let bytes = need.bytes(b);
+        if bytes > max {
+            return Err((buf_label(b), bytes, max));
+        }
+    }
+    let groups = p.tile_count.div_ceil(crate::layout::MAX_GROUPS_X);
+    if groups > limits.max_compute_workgroups_per_dimension {
+        return Err((
+            "the tile count",
+            p.tile_count as u64,
+            limits.max_compute_workgroups_per_dimension as u64 * crate::layout::MAX_GROUPS_X as u64,
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_table_follows_the_enum() {
+        for (i, b) in ALL_BUFS.iter().enumerate() {
+            assert_eq!(*b as usize, i, "ALL_BUFS[{i}] is {b:?}: the scene's buffers are indexed by B");
+        }
+    }
+
+    #[test]
+    fn every_two_sided_kernel_changes_with_the_side() {
+        for k in Kernel::ALL.into_iter().filter(|&k| two_sided(k)) {
+            assert_ne!(kernel_buffers(k, 0), kernel_buffers(k, 1), "{k:?}");
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! A detection plan on the GPU: recorded (broad phase or listed pairs, the source vertices
+//! within reach, the narrow phase as an indirect dispatch; or the iterative pass's walks),
+//! submitted and read back; and the one grow-and-re-run loop, for full and iterative passes
+//! alike, when the source list or the contact buffer was short.
+
+use super::GpuScene;
+use super::buffers::{B, contact_sides};
+use super::timer::{TIMED_STAGES, timed_pass};
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::layout::{BodyPair, DETECT_REMEMBER_EXIT, DetectParams, DetectState, WG_SIZE};
+use crate::plan::{DetectPlan, Outcome, Pass, on_overflow};
+use crate::stats::{FrameStats, Stage};
+
+/// Attempts of one detection: the first, a re-run with a longer source list, one with a larger
+/// contact buffer. More means the counts changed between identical runs, which is a bug.
+const MAX_ATTEMPTS: u32 = 3;
+
+/// The GPU side of one detection: the ping-pong side it writes and the capacities it runs with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GpuDetection {
+    side: u32,
+    contacts: u64,
+    sources: u64,
+}
+
+impl GpuScene {
+    /// Starts a detection of `plan`: the contacts go to the other ping-pong side than last
+    /// frame's (which an iterative pass reads).
+    fn begin(&self, plan: &DetectPlan) -> GpuDetection {
+        GpuDetection { side: self.side ^ 1, contacts: plan.contact_capacity, sources: plan.source_need }
+    }
+
+    /// Grows the detection's buffers to `d`'s capacities. An iterative pass reads last frame's
+    /// contacts and pair list: a buffer replaced under it gets its old contents copied over in
+    /// `encoder` first.
+    fn reserve(&mut self, encoder: &mut wgpu::CommandEncoder, plan: &DetectPlan, d: &GpuDetection) {
+        let replaced =
+            self.bufs.fit_detect(&self.ctx, &self.pipelines, plan.pair_capacity, d.contacts, d.sources);
+        if matches!(plan.pass, Pass::Iterative { .. }) {
+            for (b, old, bytes) in replaced {
+                encoder.copy_buffer_to_buffer(&old, 0, self.bufs.get(b), 0, Some(bytes));
+            }
+        }
+    }
+
+    /// Records `plan` after this frame's update into `encoder`, without submitting it or reading
+    /// anything back: the contacts stay on the GPU ([`GpuScene::contact_buffers`]).
+    pub fn record_detect_only(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &DetectPlan,
+        stats: &mut FrameStats,
+    ) {
+        let d = self.begin(plan);
+        self.reserve(encoder, plan, &d);
+        self.record_detect(encoder, plan, &d, false, stats);
+    }
+
+    /// Runs `plan`: records it into `encoder` (which holds this frame's update), submits, reads
+    /// the counters and contacts back, and re-runs the rays (the BVHs stay valid) while the
+    /// source list or, under [`crate::OverflowPolicy::Grow`], the contact buffer was short.
+    pub async fn detect(
+        &mut self,
+        mut encoder: wgpu::CommandEncoder,
+        plan: &DetectPlan,
+        stats: &mut FrameStats,
+        blocking: bool,
+    ) -> Result<Outcome> {
+        let mut d = self.begin(plan);
+        for _ in 0..MAX_ATTEMPTS {
+            self.reserve(&mut encoder, plan, &d);
+            let copied = self.record_detect(&mut encoder, plan, &d, true, stats);
+            self.ctx.queue().submit([encoder.finish()]);
+            let (state, contacts) = self.read_detect(copied, d.contacts, stats, blocking).await?;
+            encoder = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("raycontact.detect.rerun"),
+            });
+            if plan.pass == Pass::Full && state.sources as u64 > self.source_capacity() {
+                // More source vertices within reach than the list holds (an internal buffer,
+                // grown whatever the overflow policy).
+                d.sources = state.sources as u64;
+                continue;
+            }
+            let capacity = on_overflow(plan.overflow, state.contact_count as u64, d.contacts)?;
+            if capacity != d.contacts {
+                d.contacts = capacity;
+                continue;
+            }
+            return Ok(Outcome {
+                contacts,
+                pairs: state.pair_count,
+                walked: state.walked,
+                walk: state.walk,
+                contact_capacity: d.contacts,
+            });
+        }
+        Err(Error::Gpu {
+            context: "detect",
+            message: format!("the counts changed between {MAX_ATTEMPTS} runs of the same detection"),
+        })
+    }
+
+    /// Records the detection: parameters, then a full pass (the pairs — `plan`'s list, or every
+    /// pair whose boxes overlap, found on the GPU — their workgroup layout, the source vertices
+    /// within reach and the narrow phase as an indirect dispatch) or an iterative pass
+    /// (`walk_contacts` over the other side's contacts, with the pair list of the last full
+    /// pass). With `plan.remember` or without `readback`, `contact_args` records the indirect
+    /// arguments over the contacts (for the next frame's walks, or a GPU consumer). With
+    /// `readback`, the counters and the first contacts are copied for readback; returns how many
+    /// contacts that copy holds.
+    fn record_detect(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &DetectPlan,
+        d: &GpuDetection,
+        readback: bool,
+        stats: &mut FrameStats,
+    ) -> u64 {
+        let q = self.ctx.queue().clone();
+        let (walk_fallback, walk_reach) = match plan.pass {
+            Pass::Full => (0, 0.0),
+            Pass::Iterative { fallback, reach } => (fallback, reach),
+        };
+        let (self_collision, prediction) = plan.pairs.broad_phase();
+        let params = DetectParams {
+            pair_capacity: self.bufs.capacity().pairs as u32,
+            contact_capacity: d.contacts.min(u32::MAX as u64) as u32,
+            body_count: self.params.body_count,
+            self_collision,
+            prediction,
+            walk_fallback,
+            walk_reach,
+            flags: if plan.remember { DETECT_REMEMBER_EXIT } else { 0 },
+            source_capacity: self.bufs.capacity().sources.min(u32::MAX as u64) as u32,
+            ..Default::default()
+        };
+        q.write_buffer(self.bufs.get(B::DetectParams), 0, bytemuck::bytes_of(&params));
+        let b = self.params.body_count as u64;
+        if plan.pass == Pass::Full {
+            let list = plan.pairs.list();
+            if let Some(l) = list.filter(|l| !l.is_empty()) {
+                q.write_buffer(self.bufs.get(B::Pairs), 0, bytemuck::cast_slice(l));
+            }
+            let state = DetectState { pair_count: list.map_or(0, |l| l.len() as u32), ..Default::default() };
+            q.write_buffer(self.bufs.get(B::DetectState), 0, bytemuck::bytes_of(&state));
+            let pairs = list.map_or((b * (b + 1) / 2).max(1), |l| l.len() as u64);
+            self.bufs.set_used(B::Pairs, size_of::<BodyPair>() as u64 * pairs);
+            self.bufs.set_used(B::TileOffsets, 4 * (2 * pairs + 1));
+            self.bufs.set_used(B::Sources, 8 * self.bufs.capacity().sources);
+        } else {
+            // The pair list and its workgroup layout stay those of the last full pass; only the
+            // counters after the pair count start again.
+            q.write_buffer(self.bufs.get(B::DetectState), 8, bytemuck::bytes_of(&[0u32; 14]));
+        }
+        {
+            let mut pass = timed_pass(encoder, self.timer.as_ref(), Stage::Pairs);
+            if plan.pass == Pass::Full {
+                let st = stats.stage(Stage::Pairs);
+                if plan.pairs.list().is_none() {
+                    let groups = (b * b).div_ceil(WG_SIZE as u64) as u32;
+                    self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, st);
+                }
+                self.dispatch(&mut pass, Kernel::PairTiles, 0, 1, st);
+                // The source vertices within reach, then the narrow phase's dispatch over them.
+                self.dispatch_indirect(&mut pass, Kernel::RaySources, 0, B::Dispatch, st);
+                self.dispatch(&mut pass, Kernel::SourceArgs, 0, 1, st);
+            }
+        }
+        let ((cur, _), (_, prev_args)) = contact_sides(d.side);
+        {
+            let mut pass = timed_pass(encoder, self.timer.as_ref(), Stage::Rays);
+            let st = stats.stage(Stage::Rays);
+            match plan.pass {
+                Pass::Full => self.dispatch_indirect(&mut pass, Kernel::NarrowPhase, d.side, B::Dispatch, st),
+                Pass::Iterative { .. } => {
+                    self.dispatch_indirect(&mut pass, Kernel::WalkContacts, d.side, prev_args, st)
+                }
+            }
+            if plan.remember || !readback {
+                self.dispatch(&mut pass, Kernel::ContactArgs, d.side, 1, st);
+            }
+        }
+        if let Some(t) = &self.timer {
+            t.resolve(encoder, TIMED_STAGES.len());
+        }
+        self.side = d.side;
+        if !readback {
+            return 0;
+        }
+        let k = self.readback_contacts(d.contacts);
+        self.record_contact_copy(encoder, cur, k, stats);
+        k
+    }
+}

@@ -1,0 +1,87 @@
+//! One frame on the GPU: the previous positions kept, the staged positions uploaded, then
+//! normals, bounds, Morton codes, sort, hierarchy and fit for all bodies, one compute pass per
+//! stage.
+
+use super::GpuScene;
+use super::buffers::B;
+use super::sort::record_sort;
+use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
+use crate::kernels::Kernel;
+use crate::layout::WG_SIZE;
+use crate::stats::{FrameStats, Stage};
+
+impl GpuScene {
+    /// Records one frame into `encoder` without submitting it: the current positions become the
+    /// previous ones (`copy_previous`), the staged uploads are copied in, and the per-frame
+    /// stages run. Without `rebuild` only the vertex normals are computed (an iterative pass
+    /// that needs no BVH); the other stages' passes stay, empty, so that every timestamp pair
+    /// is written.
+    pub fn record_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        copy_previous: bool,
+        rebuild: bool,
+        stats: &mut FrameStats,
+    ) {
+        let uploads = std::mem::take(&mut self.uploads);
+        let p = self.params;
+        if p.tri_count == 0 {
+            return;
+        }
+        let pos_bytes = 12 * p.vertex_count as u64;
+        if copy_previous {
+            encoder.copy_buffer_to_buffer(
+                self.bufs.get(B::Positions),
+                0,
+                self.bufs.get(B::PrevPositions),
+                0,
+                Some(pos_bytes),
+            );
+            stats.stage(Stage::Upload).add_copy(pos_bytes);
+        }
+        for (first, count) in uploads {
+            let (off, size) = (12 * first as u64, 12 * count as u64);
+            encoder.copy_buffer_to_buffer(
+                self.bufs.get(B::Upload),
+                off,
+                self.bufs.get(B::Positions),
+                off,
+                Some(size),
+            );
+            stats.stage(Stage::Upload).add_copy(size);
+        }
+        // Per-frame accumulators start from zero when the BVH is rebuilt (otherwise the last
+        // one, boxes included, stays).
+        for b in [B::BodyState, B::Visits].into_iter().filter(|_| rebuild) {
+            encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
+            stats.stage(Stage::Bounds).bytes_written += self.bufs.used(b);
+        }
+        let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
+        let tiles = p.tile_count;
+        for stage in &TIMED_STAGES[..UPDATE_STAGES] {
+            let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
+            if !rebuild && *stage != Stage::Normals {
+                continue;
+            }
+            let st = stats.stage(*stage);
+            match stage {
+                Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),
+                Stage::Bounds => self.dispatch(&mut pass, Kernel::TriangleBounds, 0, tiles, st),
+                Stage::Morton => self.dispatch(&mut pass, Kernel::Morton, 0, tiles, st),
+                Stage::Sort => record_sort(
+                    &mut pass,
+                    &self.pipelines,
+                    |k, sp| self.bufs.group(k, sp),
+                    tiles,
+                    |k, sp| self.account(k, sp, st),
+                ),
+                Stage::Hierarchy => self.dispatch(&mut pass, Kernel::Hierarchy, 0, tiles, st),
+                Stage::Fit => self.dispatch(&mut pass, Kernel::Fit, 0, tiles, st),
+                _ => unreachable!("not a stage of the update"),
+            }
+        }
+        if let Some(t) = &self.timer {
+            t.resolve(encoder, UPDATE_STAGES);
+        }
+    }
+}

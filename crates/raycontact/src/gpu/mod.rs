@@ -1,0 +1,201 @@
+//! The GPU backend: a scene's capacity-sized buffers (reused across frames), the recording of
+//! its frames and detections into a command encoder, their readback, and the ray queries.
+//! Pipelines are the context's, created once per device ([`crate::kernels`]).
+//!
+//! | file | concern |
+//! | --- | --- |
+//! | `buffers.rs` | the buffer table, capacities and growth, the frame kernels' bind groups |
+//! | `frame.rs` | positions upload and the per-frame rebuild (normals to fit) |
+//! | `detect.rs` | a detection plan recorded, submitted, read back, grown and re-run |
+//! | `readback.rs` | contact readback sized by the last frame, debugging reads |
+//! | `raycast.rs`, `walk.rs` | the ray-cast and walk queries |
+//! | `sort.rs` | the radix sort's recording, and [`GpuRadixSort`] |
+//! | `timer.rs` | timestamps per stage |
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use crate::context::GpuContext;
+use crate::kernels::{Binding, Kernel, Pipelines};
+use crate::layout::{FrameParams, SortPass, UNIFORM_STRIDE, dispatch_size};
+use crate::packing::Packing;
+use crate::stats::StageStats;
+
+mod buffers;
+mod detect;
+mod frame;
+mod raycast;
+mod readback;
+mod sort;
+mod timer;
+mod walk;
+
+pub(crate) use buffers::{B, check_fits};
+pub use sort::GpuRadixSort;
+
+/// The GPU buffers a detection recorded with [`Scene::record_detect`](crate::Scene::record_detect)
+/// leaves its contacts in.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactBuffers<'a> {
+    /// `array<ContactGpu>`: [`ContactGpu`](crate::internals::layout::ContactGpu) records,
+    /// bodies by packed index, in no particular order; the first `min(count, capacity)` are
+    /// valid.
+    pub contacts: &'a wgpu::Buffer,
+    /// [`DetectState`](crate::internals::layout::DetectState): the contact count (possibly
+    /// above the capacity after an overflow) is the `u32` at byte 8.
+    pub state: &'a wgpu::Buffer,
+    /// Four `u32` with `INDIRECT` usage: the `dispatch_workgroups_indirect` arguments (x, y, z)
+    /// of one invocation per stored contact in workgroups of
+    /// [`WG_SIZE`](crate::internals::layout::WG_SIZE), then the number of stored contacts.
+    pub dispatch_args: &'a wgpu::Buffer,
+}
+
+/// A scene on the GPU: its buffers, what the last frame and detection left, and the query
+/// buffers.
+#[derive(Debug)]
+pub(crate) struct GpuScene {
+    ctx: GpuContext,
+    pipelines: Arc<Pipelines>,
+    bufs: buffers::Buffers,
+    params: FrameParams,
+    timer: Option<timer::Timer>,
+    /// Positions staged in the upload buffer since the last frame: (first vertex, count).
+    uploads: Vec<(u32, u32)>,
+    query: Option<raycast::QueryBuffers>,
+    walk: Option<walk::WalkBuffers>,
+    /// Debugging readback buffer and its size.
+    readback: Option<(wgpu::Buffer, u64)>,
+    /// Readback of the detection state and the first contacts, and its capacity in contacts.
+    contact_read: Option<(wgpu::Buffer, u64)>,
+    /// Contacts of the last detection, to size the next readback.
+    last_contact_count: u64,
+    /// The ping-pong side of the contacts of the last recorded detection.
+    side: u32,
+}
+
+impl GpuScene {
+    /// A scene without bodies on `ctx` (buffers come with the first packing).
+    pub fn new(ctx: &GpuContext) -> Self {
+        let mut bufs = buffers::Buffers::new();
+        let timer = timer::Timer::new(ctx, &mut bufs.allocations);
+        GpuScene {
+            ctx: ctx.clone(),
+            pipelines: ctx.pipelines(),
+            bufs,
+            params: FrameParams::default(),
+            timer,
+            uploads: Vec::new(),
+            query: None,
+            walk: None,
+            readback: None,
+            contact_read: None,
+            last_contact_count: 0,
+            side: 0,
+        }
+    }
+
+    /// The context.
+    pub fn ctx(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    /// GPU buffers created so far (the scene's and its queries').
+    pub fn allocations(&self) -> u64 {
+        self.bufs.allocations
+    }
+
+    /// Capacity of the source-vertex list.
+    pub fn source_capacity(&self) -> u64 {
+        self.bufs.capacity().sources
+    }
+
+    /// Uploads a new packing (a body was added or removed): grows the buffers if needed, writes
+    /// the topology, the current and the previous positions; room for `contacts` contacts.
+    pub fn set_packing(&mut self, p: &Packing, positions: &[Vec3], previous: &[Vec3], contacts: u64) {
+        let need = buffers::Capacity::of(&p.params, self.bufs.capacity().contacts.max(contacts));
+        self.bufs.fit_packing(&self.ctx, &self.pipelines, &need);
+        self.params = p.params;
+        self.uploads.clear();
+        let q = self.ctx.queue();
+        let w = |b: B, data: &[u8]| {
+            if !data.is_empty() {
+                q.write_buffer(self.bufs.get(b), 0, data);
+            }
+        };
+        w(B::Params, bytemuck::bytes_of(&p.params));
+        w(B::Triangles, bytemuck::cast_slice(&p.triangles));
+        w(B::VertexTriOffsets, bytemuck::cast_slice(&p.vertex_tri_offsets));
+        w(B::VertexTris, bytemuck::cast_slice(&p.vertex_tris));
+        w(B::Bodies, bytemuck::cast_slice(&p.bodies));
+        w(B::TileBody, bytemuck::cast_slice(&p.tile_body));
+        w(B::Segments, bytemuck::cast_slice(&p.segments));
+        w(B::Positions, bytemuck::cast_slice(positions));
+        w(B::PrevPositions, bytemuck::cast_slice(previous));
+        w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count));
+        w(B::Adjacency, bytemuck::cast_slice(&p.adjacency));
+    }
+
+    /// Writes new positions of a body (packed vertex range) into the upload buffer; the next
+    /// recorded frame copies them in.
+    pub fn stage_positions(&mut self, vertex_offset: u32, positions: &[Vec3]) {
+        self.ctx.queue().write_buffer(
+            self.bufs.get(B::Upload),
+            12 * vertex_offset as u64,
+            bytemuck::cast_slice(positions),
+        );
+        self.uploads.push((vertex_offset, positions.len() as u32));
+    }
+
+    /// Records a dispatch of frame kernel `k` over `groups` workgroups with the bind group of
+    /// ping-pong side `side`, and counts it in `st`.
+    fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        k: Kernel,
+        side: u32,
+        groups: u32,
+        st: &mut StageStats,
+    ) {
+        if groups == 0 {
+            return;
+        }
+        pass.set_pipeline(self.pipelines.get(k).1);
+        pass.set_bind_group(0, self.bufs.group(k, side), &[]);
+        let (x, y) = dispatch_size(groups);
+        pass.dispatch_workgroups(x, y, 1);
+        self.account(k, side, st);
+    }
+
+    /// Records an indirect dispatch of frame kernel `k` with the arguments in buffer `args`.
+    fn dispatch_indirect(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        k: Kernel,
+        side: u32,
+        args: B,
+        st: &mut StageStats,
+    ) {
+        pass.set_pipeline(self.pipelines.get(k).1);
+        pass.set_bind_group(0, self.bufs.group(k, side), &[]);
+        pass.dispatch_workgroups_indirect(self.bufs.get(args), 0);
+        self.account(k, side, st);
+    }
+
+    /// Counts a dispatch of `k` and the bytes it binds for reading and writing.
+    fn account(&self, k: Kernel, side: u32, st: &mut StageStats) {
+        st.dispatches += 1;
+        for (b, binding) in buffers::kernel_buffers(k, side).iter().zip(k.bindings()) {
+            let used = if *b == B::SortPasses { size_of::<SortPass>() as u64 } else { self.bufs.used(*b) };
+            st.bytes_read += used;
+            if binding.writes() {
+                st.bytes_written += used;
+            }
+        }
+        debug_assert_eq!(
+            k.bindings().contains(&Binding::UniformDynamic),
+            matches!(k, Kernel::RadixCount | Kernel::RadixScan | Kernel::RadixScatter),
+            "only the sort binds a dynamic uniform (stride {UNIFORM_STRIDE})"
+        );
+    }
+}

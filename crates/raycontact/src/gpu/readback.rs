@@ -1,0 +1,156 @@
+//! Readback: the detection's counters and contacts (one copy in the frame's submission, sized by
+//! the last frame's count, and a copy-only submission for the rest when there are more), the
+//! stage timings, and debugging reads of any buffer.
+
+use bytemuck::Pod;
+
+use super::buffers::{B, READBACK, create_buffer};
+use super::{ContactBuffers, GpuScene, buffers::contact_sides};
+use crate::error::Result;
+use crate::frame::FrameData;
+use crate::layout::{BodyState, ContactGpu, DetectState, Node, TriBox};
+use crate::stats::{FrameStats, Stage};
+
+/// Bytes of one contact record.
+const CONTACT_BYTES: u64 = size_of::<ContactGpu>() as u64;
+/// Bytes of the detection counters at the head of the contact readback.
+const HEAD_BYTES: u64 = size_of::<DetectState>() as u64;
+
+impl GpuScene {
+    /// How many contacts the frame's own copy reads back (the last frame's count plus a margin,
+    /// at most `capacity`), with a readback buffer that holds them.
+    pub(super) fn readback_contacts(&mut self, capacity: u64) -> u64 {
+        let k = (self.last_contact_count + self.last_contact_count / 4 + 64).min(capacity);
+        self.ensure_contact_read(k);
+        k
+    }
+
+    /// Records the copy of the counters and the first `k` contacts of buffer `cur`.
+    pub(super) fn record_contact_copy(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        cur: B,
+        k: u64,
+        stats: &mut FrameStats,
+    ) {
+        let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        encoder.copy_buffer_to_buffer(self.bufs.get(B::DetectState), 0, read, 0, Some(HEAD_BYTES));
+        encoder.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, HEAD_BYTES, Some(k * CONTACT_BYTES));
+        stats.stage(Stage::Readback).add_copy(HEAD_BYTES + k * CONTACT_BYTES);
+    }
+
+    fn ensure_contact_read(&mut self, contacts: u64) {
+        if self.contact_read.as_ref().is_none_or(|(_, cap)| *cap < contacts) {
+            let cap = contacts.max(self.contact_read.as_ref().map_or(0, |r| r.1 + r.1 / 2));
+            let bytes = HEAD_BYTES + cap * CONTACT_BYTES;
+            let b = create_buffer(
+                &self.ctx,
+                &mut self.bufs.allocations,
+                "raycontact.contacts.read",
+                bytes,
+                READBACK,
+            );
+            self.contact_read = Some((b, cap));
+        }
+    }
+
+    /// Reads the counters and the contacts of a submitted detection whose first `copied`
+    /// contacts were copied for readback; copies the rest (a second, copy-only submission) when
+    /// there were more. Returns the counters and at most `capacity` contacts.
+    pub(super) async fn read_detect(
+        &mut self,
+        copied: u64,
+        capacity: u64,
+        stats: &mut FrameStats,
+        blocking: bool,
+    ) -> Result<(DetectState, Vec<ContactGpu>)> {
+        let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        let head =
+            self.ctx.read_mapped_async(read, "raycontact.contacts.read", 0, HEAD_BYTES, blocking).await?;
+        let state: DetectState = bytemuck::pod_read_unaligned(&head);
+        let count = (state.contact_count as u64).min(capacity);
+        self.last_contact_count = state.contact_count as u64;
+        if count > copied {
+            // Room for what the next frame will copy at once (see `readback_contacts`).
+            self.ensure_contact_read((count + count / 4 + 64).min(capacity));
+            let (read, _) = self.contact_read.as_ref().expect("contact readback");
+            let mut enc = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("raycontact.contacts.read"),
+            });
+            let ((cur, _), _) = contact_sides(self.side);
+            enc.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, HEAD_BYTES, Some(count * CONTACT_BYTES));
+            self.ctx.queue().submit([enc.finish()]);
+            stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
+        }
+        let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        let bytes = self
+            .ctx
+            .read_mapped_async(read, "raycontact.contacts.read", HEAD_BYTES, count * CONTACT_BYTES, blocking)
+            .await?;
+        stats.bytes_read_back += HEAD_BYTES + count * CONTACT_BYTES;
+        Ok((state, bytemuck::pod_collect_to_vec(&bytes)))
+    }
+
+    /// The contact buffer, the counters buffer and the indirect arguments buffer of the last
+    /// recorded detection, for a GPU consumer.
+    pub fn contact_buffers(&self) -> ContactBuffers<'_> {
+        let ((contacts, args), _) = contact_sides(self.side);
+        ContactBuffers {
+            contacts: self.bufs.get(contacts),
+            state: self.bufs.get(B::DetectState),
+            dispatch_args: self.bufs.get(args),
+        }
+    }
+
+    /// Per-stage GPU times of the last submitted frame in nanoseconds, the detection's stages
+    /// too with `detect` (`None` without timestamps). Waits for the GPU.
+    pub fn read_timings(&self, detect: bool) -> Result<Option<Vec<(Stage, f64)>>> {
+        self.timer.as_ref().map(|t| t.read(&self.ctx, detect)).transpose()
+    }
+
+    /// Reads back `count` elements of type `T` from buffer `b` at element `first` (debugging and
+    /// tests; reuses one readback buffer, grown when needed).
+    pub fn read<T: Pod>(&mut self, b: B, first: u64, count: u64) -> Result<Vec<T>> {
+        let ctx = self.ctx.clone();
+        ctx.scoped("readback", || {
+            let size = size_of::<T>() as u64;
+            let bytes = (count * size).div_ceil(4) * 4;
+            if bytes == 0 {
+                return Ok(Vec::new());
+            }
+            self.ensure_readback(bytes);
+            let (rb, _) = self.readback.as_ref().expect("readback buffer");
+            let mut enc = ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.read") });
+            enc.copy_buffer_to_buffer(self.bufs.get(b), first * size, rb, 0, Some(bytes));
+            ctx.queue().submit([enc.finish()]);
+            let data = ctx.read_mapped(rb, "raycontact.readback", 0, bytes)?;
+            Ok(bytemuck::pod_collect_to_vec(&data[..(count * size) as usize]))
+        })
+    }
+
+    fn ensure_readback(&mut self, bytes: u64) {
+        if self.readback.as_ref().is_none_or(|(_, cap)| *cap < bytes) {
+            let cap = bytes.max(self.readback.as_ref().map_or(0, |r| r.1 * 2));
+            let b =
+                create_buffer(&self.ctx, &mut self.bufs.allocations, "raycontact.readback", cap, READBACK);
+            self.readback = Some((b, cap));
+        }
+    }
+
+    /// Reads back everything a frame built, in the CPU twins' layout.
+    pub fn read_frame(&mut self) -> Result<FrameData> {
+        let p = self.params;
+        let (v, t, n) = (p.vertex_count as u64, p.tri_count as u64, p.body_count as u64);
+        Ok(FrameData {
+            normals: self.read::<glam::Vec3>(B::Normals, 0, v)?,
+            tri_boxes: self.read::<TriBox>(B::TriBoxes, 0, t)?,
+            body_state: self.read::<BodyState>(B::BodyState, 0, n)?,
+            keys: self.read::<u32>(B::Keys0, 0, t)?,
+            values: self.read::<u32>(B::Values0, 0, t)?,
+            nodes: self.read::<Node>(B::Nodes, 0, 2 * t)?,
+            parents: self.read::<u32>(B::Parents, 0, 2 * t)?,
+        })
+    }
+}

@@ -1,0 +1,237 @@
+//! The segmented radix sort (`radix_count`, `radix_scan`, `radix_scatter`): the recording of
+//! its passes, shared by the scene's frame and by [`GpuRadixSort`], a standalone sorter that
+//! owns its buffers and records into the caller's encoder (as wgpu_sort does).
+
+use std::sync::Arc;
+
+use super::buffers::{READBACK, STORAGE, UNIFORM, create_buffer};
+use crate::context::GpuContext;
+use crate::error::{Error, Result};
+use crate::kernels::{Kernel, Pipelines};
+use crate::layout::{
+    RADIX_BITS, RADIX_BUCKETS, SORT_PASSES, SortPass, SortSegment, TILE, UNIFORM_STRIDE, dispatch_size,
+};
+
+/// The per-pass uniforms of the radix sort, [`UNIFORM_STRIDE`] apart.
+pub(crate) fn sort_pass_uniforms(tile_count: u32) -> Vec<u8> {
+    let mut out = vec![0u8; (UNIFORM_STRIDE * SORT_PASSES as u64) as usize];
+    for p in 0..SORT_PASSES {
+        let u = SortPass { shift: p * RADIX_BITS, tile_count, pad0: 0, pad1: 0 };
+        let at = (p as u64 * UNIFORM_STRIDE) as usize;
+        out[at..at + size_of::<SortPass>()].copy_from_slice(bytemuck::bytes_of(&u));
+    }
+    out
+}
+
+/// Records every pass of the sort over `tiles` tiles into `pass`: count, scan and scatter per
+/// digit, the keys ping-ponging between the two sides (`group(kernel, sort_pass)` gives the
+/// bind group; after an even number of passes the result is back on side 0). Calls
+/// `dispatched` after each dispatch.
+pub(crate) fn record_sort<'g>(
+    pass: &mut wgpu::ComputePass<'_>,
+    pipelines: &Pipelines,
+    group: impl Fn(Kernel, u32) -> &'g wgpu::BindGroup,
+    tiles: u32,
+    mut dispatched: impl FnMut(Kernel, u32),
+) {
+    if tiles == 0 {
+        return;
+    }
+    for sp in 0..SORT_PASSES {
+        for (k, groups) in
+            [(Kernel::RadixCount, tiles), (Kernel::RadixScan, 1), (Kernel::RadixScatter, tiles)]
+        {
+            pass.set_pipeline(pipelines.get(k).1);
+            pass.set_bind_group(0, group(k, sp), &[sp * UNIFORM_STRIDE as u32]);
+            let (x, y) = dispatch_size(groups);
+            pass.dispatch_workgroups(x, y, 1);
+            dispatched(k, sp);
+        }
+    }
+}
+
+/// A standalone GPU radix sort of (key, value) pairs with raycontact's sort kernels, on its own
+/// capacity-sized buffers (grown when given more). [`GpuRadixSort::record`] records the sort into
+/// the caller's encoder and leaves the result on the GPU ([`GpuRadixSort::keys`],
+/// [`GpuRadixSort::values`]); [`GpuRadixSort::sort`] does it all and reads the result back.
+///
+/// ```no_run
+/// let ctx = raycontact::GpuContext::new()?;
+/// let mut sort = raycontact::GpuRadixSort::new(&ctx, 1000);
+/// let (keys, values) = sort.sort(&[3, 1, 2], &[0, 1, 2])?;
+/// assert_eq!(keys, [1, 2, 3]);
+/// assert_eq!(values, [1, 2, 0]);
+/// # Ok::<(), raycontact::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct GpuRadixSort {
+    ctx: GpuContext,
+    pipelines: Arc<Pipelines>,
+    bufs: Option<SortBuffers>,
+    allocations: u64,
+}
+
+fn whole(b: &wgpu::Buffer) -> wgpu::BindingResource<'_> {
+    b.as_entire_binding()
+}
+
+/// The sorter's buffers for `capacity` pairs, and the bind groups over them.
+#[derive(Debug)]
+struct SortBuffers {
+    capacity: u64,
+    passes: wgpu::Buffer,
+    segments: wgpu::Buffer,
+    tile_body: wgpu::Buffer,
+    keys: [wgpu::Buffer; 2],
+    values: [wgpu::Buffer; 2],
+    read: wgpu::Buffer,
+    /// count (side 0, 1), scan, scatter (side 0, 1).
+    groups: [wgpu::BindGroup; 5],
+}
+
+impl SortBuffers {
+    fn new(ctx: &GpuContext, pipelines: &Pipelines, allocations: &mut u64, capacity: u64) -> Self {
+        let tiles = capacity.div_ceil(TILE as u64);
+        let mut make = |label, size, usage| create_buffer(ctx, allocations, label, size, usage);
+        let passes = make("raycontact.sort.passes", UNIFORM_STRIDE * SORT_PASSES as u64, UNIFORM);
+        let segments = make("raycontact.sort.segments", 16, STORAGE);
+        let tile_body = make("raycontact.sort.tile_body", 4 * tiles, STORAGE);
+        let counters = make("raycontact.sort.counters", 4 * RADIX_BUCKETS as u64 * tiles, STORAGE);
+        let keys = [
+            make("raycontact.sort.keys0", 4 * capacity, STORAGE),
+            make("raycontact.sort.keys1", 4 * capacity, STORAGE),
+        ];
+        let values = [
+            make("raycontact.sort.values0", 4 * capacity, STORAGE),
+            make("raycontact.sort.values1", 4 * capacity, STORAGE),
+        ];
+        let read = make("raycontact.sort.read", 8 * capacity, READBACK);
+        let pass = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &passes,
+            offset: 0,
+            size: wgpu::BufferSize::new(size_of::<SortPass>() as u64),
+        });
+        let device = ctx.device();
+        let count = |side: usize| {
+            let r = [pass.clone(), whole(&segments), whole(&tile_body), whole(&keys[side]), whole(&counters)];
+            pipelines.bind_group(device, Kernel::RadixCount, &r)
+        };
+        let scatter = |side: usize| {
+            let r = [
+                pass.clone(),
+                whole(&segments),
+                whole(&tile_body),
+                whole(&counters),
+                whole(&keys[side]),
+                whole(&values[side]),
+                whole(&keys[1 - side]),
+                whole(&values[1 - side]),
+            ];
+            pipelines.bind_group(device, Kernel::RadixScatter, &r)
+        };
+        let scan = pipelines.bind_group(device, Kernel::RadixScan, &[pass.clone(), whole(&counters)]);
+        let groups = [count(0), count(1), scan, scatter(0), scatter(1)];
+        SortBuffers { capacity, passes, segments, tile_body, keys, values, read, groups }
+    }
+
+    fn group(&self, k: Kernel, sort_pass: u32) -> &wgpu::BindGroup {
+        let side = (sort_pass % 2) as usize;
+        match k {
+            Kernel::RadixCount => &self.groups[side],
+            Kernel::RadixScan => &self.groups[2],
+            _ => &self.groups[3 + side],
+        }
+    }
+}
+
+impl GpuRadixSort {
+    /// A sorter for up to `capacity` pairs (it grows when given more). Uses the context's
+    /// pipelines (created once per device).
+    pub fn new(ctx: &GpuContext, capacity: usize) -> Self {
+        let mut s = GpuRadixSort { ctx: ctx.clone(), pipelines: ctx.pipelines(), bufs: None, allocations: 0 };
+        s.reserve(capacity.max(1) as u64);
+        s
+    }
+
+    fn reserve(&mut self, n: u64) {
+        if self.bufs.as_ref().is_none_or(|b| b.capacity < n) {
+            let capacity = n.max(self.bufs.as_ref().map_or(0, |b| b.capacity * 3 / 2));
+            self.bufs = Some(SortBuffers::new(&self.ctx, &self.pipelines, &mut self.allocations, capacity));
+        }
+    }
+
+    /// GPU buffers created so far.
+    pub fn buffer_allocations(&self) -> u64 {
+        self.allocations
+    }
+
+    /// Writes `keys` and `values` (through the queue) and records their stable sort by key into
+    /// `encoder`; after the caller submits it, [`Self::keys`] and [`Self::values`] hold the
+    /// sorted pairs in their first `keys.len()` elements. Errors: [`Error::InvalidInput`] when
+    /// the lengths differ or exceed 2^31.
+    pub fn record(&mut self, encoder: &mut wgpu::CommandEncoder, keys: &[u32], values: &[u32]) -> Result<()> {
+        if keys.len() != values.len() {
+            return Err(Error::InvalidInput {
+                what: format!("{} keys but {} values", keys.len(), values.len()),
+            });
+        }
+        let n = keys.len() as u64;
+        if n > u32::MAX as u64 / 2 {
+            return Err(Error::InvalidInput { what: format!("{n} keys, over the supported 2^31") });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        self.reserve(n);
+        let b = self.bufs.as_ref().expect("reserved");
+        let tiles = n.div_ceil(TILE as u64) as u32;
+        let q = self.ctx.queue();
+        let seg = SortSegment { offset: 0, count: n as u32, tile_offset: 0, tile_count: tiles };
+        q.write_buffer(&b.segments, 0, bytemuck::bytes_of(&seg));
+        q.write_buffer(&b.tile_body, 0, bytemuck::cast_slice(&vec![0u32; tiles as usize]));
+        q.write_buffer(&b.passes, 0, &sort_pass_uniforms(tiles));
+        q.write_buffer(&b.keys[0], 0, bytemuck::cast_slice(keys));
+        q.write_buffer(&b.values[0], 0, bytemuck::cast_slice(values));
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("raycontact.sort"),
+            timestamp_writes: None,
+        });
+        record_sort(&mut pass, &self.pipelines, |k, sp| b.group(k, sp), tiles, |_, _| {});
+        Ok(())
+    }
+
+    /// The keys buffer the sorted keys end in.
+    pub fn keys(&self) -> &wgpu::Buffer {
+        &self.bufs.as_ref().expect("a sorter has buffers").keys[0]
+    }
+
+    /// The values buffer the sorted values end in.
+    pub fn values(&self) -> &wgpu::Buffer {
+        &self.bufs.as_ref().expect("a sorter has buffers").values[0]
+    }
+
+    /// Sorts `keys` (with `values` alongside) stably by key: one submission and one readback;
+    /// blocking. Errors: as [`Self::record`], and a GPU error.
+    pub fn sort(&mut self, keys: &[u32], values: &[u32]) -> Result<(Vec<u32>, Vec<u32>)> {
+        let ctx = self.ctx.clone();
+        ctx.scoped("radix sort", || {
+            let n = keys.len() as u64;
+            let mut enc = ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.sort") });
+            self.record(&mut enc, keys, values)?;
+            if n == 0 {
+                return Ok((Vec::new(), Vec::new()));
+            }
+            let b = self.bufs.as_ref().expect("reserved");
+            enc.copy_buffer_to_buffer(&b.keys[0], 0, &b.read, 0, Some(4 * n));
+            enc.copy_buffer_to_buffer(&b.values[0], 0, &b.read, 4 * n, Some(4 * n));
+            ctx.queue().submit([enc.finish()]);
+            let bytes = ctx.read_mapped(&b.read, "raycontact.sort.read", 0, 8 * n)?;
+            ctx.take_error("radix sort")?;
+            let all: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+            let (k, v) = all.split_at(n as usize);
+            Ok((k.to_vec(), v.to_vec()))
+        })
+    }
+}

@@ -1,0 +1,33 @@
+//! raycontact's internals, for tests, benchmarks and the curious: **not a stable API** (any
+//! release may change them).
+//!
+//! - [`layout`]: the constants and `#[repr(C)]` structs shared with the WGSL kernels, and the
+//!   WGSL prelude generated from them.
+//! - [`kernels`]: the kernel table: each kernel's name, WGSL source and bindings.
+//! - [`cpu`]: the CPU twin of every kernel, over the same packed layout (the reference of the
+//!   GPU tests; with rayon, the CPU backend).
+//! - [`Packing`] and [`FrameData`]: the packed scene and what one frame builds from it.
+//! - [`adjacency`]: the triangle adjacency that iterative detection walks.
+
+/// The constants and `#[repr(C)]` structs shared with the WGSL kernels.
+pub mod layout {
+    pub use crate::layout::*;
+}
+
+/// The kernel table.
+pub mod kernels {
+    pub use crate::kernels::{Binding, Kernel, SHARED};
+}
+
+/// The CPU twins of the kernels.
+pub mod cpu {
+    pub use crate::cpu::*;
+}
+
+/// The triangle adjacency of a body.
+pub mod adjacency {
+    pub use crate::adjacency::*;
+}
+
+pub use crate::frame::FrameData;
+pub use crate::packing::Packing;

@@ -1,0 +1,82 @@
+//! [`Packing`]: the live bodies laid out one after another in the contiguous arrays that the
+//! kernels and their CPU twins read.
+
+use crate::body::BodyData;
+use crate::id::BodyId;
+use crate::layout::{BodyGpu, FrameParams, SortSegment, TILE, tiles_for};
+
+/// The live bodies packed one after another, as the kernels see them. Rebuilt when a body is
+/// added or removed, never per frame.
+#[derive(Clone, Debug, Default)]
+pub struct Packing {
+    /// Ids of the packed bodies, in packing order.
+    pub ids: Vec<BodyId>,
+    /// Offsets and counts of each packed body.
+    pub bodies: Vec<BodyGpu>,
+    /// The body of each tile.
+    pub tile_body: Vec<u32>,
+    /// The sort segment of each body (its triangles).
+    pub segments: Vec<SortSegment>,
+    /// Triangles with packed (global) vertex indices, 3 per triangle.
+    pub triangles: Vec<u32>,
+    /// Vertex -> incident triangles, CSR over packed vertices and packed triangles.
+    pub vertex_tri_offsets: Vec<u32>,
+    /// See `vertex_tri_offsets`.
+    pub vertex_tris: Vec<u32>,
+    /// Totals.
+    pub params: FrameParams,
+    /// Triangle adjacency, 3 per packed triangle: body-local neighbour across edge `i`
+    /// (opposite vertex `i`), or [`BOUNDARY`](crate::layout::BOUNDARY) /
+    /// [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) ([`crate::adjacency`]).
+    pub adjacency: Vec<u32>,
+}
+
+impl Packing {
+    pub(crate) fn build<'a>(bodies: impl Iterator<Item = (BodyId, &'a BodyData)>) -> Self {
+        let mut p = Packing::default();
+        let (mut v0, mut t0, mut tile0) = (0u32, 0u32, 0u32);
+        p.vertex_tri_offsets.push(0);
+        for (id, b) in bodies {
+            let nv = b.positions.len() as u32;
+            let nt = b.triangles.len() as u32;
+            let tiles = tiles_for(nt);
+            let bi = p.bodies.len() as u32;
+            p.ids.push(id);
+            p.bodies.push(BodyGpu {
+                vertex_offset: v0,
+                vertex_count: nv,
+                tri_offset: t0,
+                tri_count: nt,
+                node_offset: 2 * t0,
+                tile_offset: tile0,
+                tile_count: tiles,
+                flags: b.kind.flags(),
+                half_thickness: b.kind.half_thickness(),
+                mean_size: b.mean_size,
+            });
+            p.segments.push(SortSegment { offset: t0, count: nt, tile_offset: tile0, tile_count: tiles });
+            p.tile_body.extend(std::iter::repeat_n(bi, tiles as usize));
+            p.triangles.extend(b.triangles.iter().flat_map(|t| t.map(|i| i + v0)));
+            let base = *p.vertex_tri_offsets.last().unwrap_or(&0);
+            p.vertex_tri_offsets.extend(b.vertex_tri_offsets[1..].iter().map(|o| o + base));
+            p.vertex_tris.extend(b.vertex_tris.iter().map(|t| t + t0));
+            p.adjacency.extend(b.adjacency.iter().flatten());
+            v0 += nv;
+            t0 += nt;
+            tile0 += tiles;
+        }
+        debug_assert!(p.tile_body.len() as u32 == tile0 && tile0 * TILE >= t0);
+        p.params = FrameParams {
+            vertex_count: v0,
+            tri_count: t0,
+            tile_count: tile0,
+            body_count: p.bodies.len() as u32,
+        };
+        p
+    }
+
+    /// Packed index of a body.
+    pub fn index_of(&self, id: BodyId) -> Option<usize> {
+        self.ids.iter().position(|&b| b == id)
+    }
+}

@@ -1,0 +1,114 @@
+//! The detection plan: everything one detection does, decided once on the host before anything
+//! is recorded, and executed as it is by either backend (the GPU's `gpu::detect`, the CPU's
+//! `cpu_backend::detect`).
+
+use crate::contact::OverflowPolicy;
+use crate::layout::BodyPair;
+
+/// Which pairs a full pass tests.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum PairSelection {
+    /// Every pair of bodies whose boxes, grown by the pair's reach ([`crate::cpu::reach`]),
+    /// overlap, found by the broad phase with this prediction distance; and the self pairs of
+    /// the kinds in `self_collision` ([`crate::layout::SELF_CLOTH`],
+    /// [`crate::layout::SELF_VOLUMETRIC`]).
+    Overlapping {
+        /// Self-collision bits.
+        self_collision: u32,
+        /// Prediction distance of every pair.
+        prediction: f32,
+    },
+    /// These pairs (packed body indices), each with its own prediction distance.
+    Listed(Vec<BodyPair>),
+}
+
+impl PairSelection {
+    /// The listed pairs, `None` for [`PairSelection::Overlapping`].
+    pub fn list(&self) -> Option<&[BodyPair]> {
+        match self {
+            PairSelection::Listed(l) => Some(l),
+            PairSelection::Overlapping { .. } => None,
+        }
+    }
+
+    /// The broad phase's settings: self-collision bits and prediction distance (zeros for a
+    /// list, which carries its own distances and skips the broad phase).
+    pub fn broad_phase(&self) -> (u32, f32) {
+        match *self {
+            PairSelection::Overlapping { self_collision, prediction } => (self_collision, prediction),
+            PairSelection::Listed(_) => (0, 0.0),
+        }
+    }
+}
+
+/// A full pass, or an iterative pass that re-casts last frame's contacts by walking.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Pass {
+    /// Every ray of every source vertex through the BVHs.
+    Full,
+    /// Lehericey et al. 2013: last frame's contacts re-cast by walking from their triangles.
+    Iterative {
+        /// [`crate::layout::WALK_FALLBACK_BVH`] or [`crate::layout::WALK_FALLBACK_DROP`].
+        fallback: u32,
+        /// `confidence × displacement threshold`: how far a walk may go.
+        reach: f32,
+    },
+}
+
+/// One detection, as both backends execute it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct DetectPlan {
+    /// The pairs of a full pass; an iterative pass keeps those of the last full pass.
+    pub pairs: PairSelection,
+    /// Full or iterative.
+    pub pass: Pass,
+    /// Contacts remember their triangles for the next iterative pass (iterative detection is on).
+    pub remember: bool,
+    /// The BVHs are rebuilt this frame: a full pass, or an iterative pass whose failed walks
+    /// fall back to the BVH.
+    pub rebuild: bool,
+    /// Most pairs a full pass may test (the list's length, or every pair and self pair).
+    pub pair_capacity: u64,
+    /// Source vertices a listed full pass may cast from (0 for overlapping pairs: the list
+    /// keeps its capacity and grows when a detection finds it short).
+    pub source_need: u64,
+    /// Most contacts the detection may return.
+    pub contact_capacity: u64,
+    /// What happens past `contact_capacity`.
+    pub overflow: OverflowPolicy,
+}
+
+/// What a detection found, from either backend: its contacts in no particular order (bodies by
+/// packed index) and its counters.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Outcome {
+    /// The contacts.
+    pub contacts: Vec<crate::layout::ContactGpu>,
+    /// Pairs tested.
+    pub pairs: u32,
+    /// Contacts re-cast by an iterative pass.
+    pub walked: u32,
+    /// The walks' outcomes and fallback casts.
+    pub walk: crate::layout::WalkCounts,
+    /// The contact capacity after the detection: larger than the plan's when
+    /// [`OverflowPolicy::Grow`] grew it.
+    pub contact_capacity: u64,
+}
+
+/// The capacity a grown contact buffer gets for `needed` contacts: a quarter more and 256, so
+/// that a slowly rising count does not re-run the rays every frame.
+pub(crate) fn grown_capacity(needed: u64) -> u64 {
+    needed + needed / 4 + 256
+}
+
+/// Applies `policy` when `found` contacts exceed `capacity`: the capacity to use (grown with
+/// headroom), or the overflow error.
+pub(crate) fn on_overflow(policy: OverflowPolicy, found: u64, capacity: u64) -> crate::Result<u64> {
+    if found <= capacity {
+        return Ok(capacity);
+    }
+    match policy {
+        OverflowPolicy::Error => Err(crate::Error::ContactOverflow { needed: found, capacity }),
+        OverflowPolicy::Grow => Ok(grown_capacity(found)),
+    }
+}

@@ -1,0 +1,226 @@
+//! A detection, top to bottom: the pairs checked, the packing applied, the plan decided (full or
+//! iterative pass, pairs, capacities), the frame and the plan run on the backend, then what the
+//! scene keeps (the grown capacity, iterative detection's reference) and the contacts in their
+//! documented order.
+
+use super::{Scene, check_distance};
+use crate::backend::Engine;
+use crate::body::BodyId;
+use crate::contact::{Contact, Contacts, Pairs, SelfCollision, sort_contacts};
+use crate::error::{Error, Result};
+use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
+use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
+use crate::stats::FrameStats;
+
+impl Scene {
+    /// One frame of collision detection, blocking: rebuilds every body's normals and BVH for
+    /// the positions set since the last frame, then casts a ray from every source vertex of each
+    /// tested pair, both ways (Hermann et al. 2008), and reads the contacts back. On the GPU: one
+    /// submission; the readback copies the counters and as many contacts as the last frame had
+    /// (plus a margin), and a second copy-only submission fetches the rest when there are more.
+    ///
+    /// Errors: [`Error::UnknownBody`] for a pair naming a removed body, [`Error::InvalidInput`]
+    /// for a bad prediction distance, [`Error::ContactOverflow`] with
+    /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error), [`Error::Gpu`].
+    ///
+    /// ```no_run
+    /// use glam::{Affine3A, Vec3};
+    /// use raycontact::{meshes, BodyKind, GpuContext, Pairs, Scene};
+    /// let ctx = GpuContext::new()?;
+    /// let mut scene = Scene::new(&ctx);
+    /// let s = meshes::icosphere(1.0, 3);
+    /// let moved = s.transformed(Affine3A::from_translation(Vec3::X * 1.5));
+    /// scene.add_body(&s.positions, &s.triangles, BodyKind::Volumetric)?;
+    /// scene.add_body(&moved.positions, &moved.triangles, BodyKind::Volumetric)?;
+    /// let found = scene.detect(Pairs::Overlapping)?;
+    /// assert!(!found.contacts.is_empty());
+    /// # Ok::<(), raycontact::Error>(())
+    /// ```
+    pub fn detect(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
+        pollster::block_on(self.run_detect(pairs, true))
+    }
+
+    /// [`Scene::detect`] as a future that never blocks the thread: it records and submits the
+    /// frame, then polls the device each time it is polled until the contacts are mapped. (The
+    /// future is not `Send`: wgpu's error scopes are per thread.) On the CPU backend it runs the
+    /// work when first polled.
+    ///
+    /// ```no_run
+    /// # use raycontact::{GpuContext, Pairs, Scene};
+    /// # let ctx = GpuContext::new()?;
+    /// # let mut scene = Scene::new(&ctx);
+    /// let found = pollster::block_on(scene.detect_async(Pairs::Overlapping))?;
+    /// # Ok::<(), raycontact::Error>(())
+    /// ```
+    pub async fn detect_async(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
+        self.run_detect(pairs, false).await
+    }
+
+    async fn run_detect(&mut self, pairs: Pairs<'_>, blocking: bool) -> Result<Contacts> {
+        self.check_pairs(pairs)?;
+        let first = self.prepare_layout();
+        let plan = self.plan(pairs, first);
+        let mut stats = FrameStats::default();
+        let found = match &self.engine {
+            Engine::Gpu(g) => {
+                let ctx = g.ctx().clone();
+                ctx.scoped_async("detect", self.run_gpu(&ctx, &plan, first, &mut stats, blocking)).await
+            }
+            Engine::Cpu(_) => {
+                stats = self.run_cpu_frame(first, plan.rebuild);
+                let Engine::Cpu(c) = &mut self.engine else { unreachable!("matched above") };
+                c.detect(&self.packing, &plan, &mut stats)
+            }
+        };
+        let found = match found {
+            Ok(found) => found,
+            Err(e) => {
+                // What the backend holds may not be a complete detection: start again from a
+                // full pass.
+                self.memory.valid = false;
+                return Err(e);
+            }
+        };
+        stats.iterative = matches!(plan.pass, Pass::Iterative { .. });
+        stats.walked = found.walked;
+        stats.walk = found.walk;
+        self.contact_capacity = found.contact_capacity;
+        self.after_detect(&plan);
+        Ok(self.contacts(found, stats))
+    }
+
+    /// The GPU frame and detection: one encoder for both, then the plan's grow-and-re-run loop.
+    async fn run_gpu(
+        &mut self,
+        ctx: &crate::GpuContext,
+        plan: &DetectPlan,
+        first: bool,
+        stats: &mut FrameStats,
+        blocking: bool,
+    ) -> Result<Outcome> {
+        let mut enc = ctx
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.detect") });
+        *stats = self.record_gpu_frame(&mut enc, first, plan.rebuild);
+        let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
+        let before = g.allocations();
+        let found = g.detect(enc, plan, stats, blocking).await?;
+        if let Some(times) = g.read_timings(true)? {
+            for (s, ns) in times {
+                stats.stage(s).gpu_ns = Some(ns);
+            }
+        }
+        stats.buffers_allocated += g.allocations() - before;
+        Ok(found)
+    }
+
+    /// Records a detection into `encoder` after [`Scene::record_update`] recorded the frame
+    /// into it (or into an earlier submission), without submitting or reading anything back: the
+    /// contacts stay on the GPU for a GPU solver, in [`Scene::contact_buffers`], in no particular
+    /// order. The caller submits. Nothing can be re-run: past the contact capacity the count in
+    /// the state buffer exceeds it and the arguments cover the stored contacts (and a source
+    /// list found short counts the overflow in the state's `sources`; the next blocking
+    /// detection grows it). GPU scenes only ([`Error::InvalidInput`] on the CPU backend).
+    pub fn record_detect(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        pairs: Pairs<'_>,
+    ) -> Result<FrameStats> {
+        if !matches!(self.engine, Engine::Gpu(_)) {
+            return Err(Error::InvalidInput { what: "record_detect needs a GPU scene".into() });
+        }
+        self.require_fresh()?;
+        self.check_pairs(pairs)?;
+        let plan = self.plan(pairs, false);
+        let mut stats = FrameStats::default();
+        let Engine::Gpu(g) = &mut self.engine else { unreachable!("checked above") };
+        let before = g.allocations();
+        g.record_detect_only(encoder, &plan, &mut stats);
+        stats.buffers_allocated = g.allocations() - before;
+        stats.iterative = matches!(plan.pass, Pass::Iterative { .. });
+        self.after_detect(&plan);
+        Ok(stats)
+    }
+
+    /// Every body a pair list names exists, and every distance is finite and >= 0.
+    fn check_pairs(&self, pairs: Pairs<'_>) -> Result<()> {
+        let check = |a: BodyId, b: BodyId, d: Option<f32>| -> Result<()> {
+            self.body(a)?;
+            self.body(b)?;
+            match d {
+                Some(d) => check_distance(d, &format!("the prediction distance of pair ({a}, {b})")),
+                None => Ok(()),
+            }
+        };
+        match pairs {
+            Pairs::Overlapping => Ok(()),
+            Pairs::List(l) => l.iter().try_for_each(|&(a, b)| check(a, b, None)),
+            Pairs::WithDistance(l) => l.iter().try_for_each(|&(a, b, d)| check(a, b, Some(d))),
+        }
+    }
+
+    /// The detection's plan, once the packing is applied (`first`: it is new this frame, so
+    /// the pass is full).
+    fn plan(&self, pairs: Pairs<'_>, first: bool) -> DetectPlan {
+        let selection = self.select(pairs);
+        let pass = match self.iterative {
+            Some(it) if !first && self.can_walk(&selection) => Pass::Iterative {
+                fallback: it.fallback.code(),
+                reach: it.confidence * it.displacement_threshold,
+            },
+            _ => Pass::Full,
+        };
+        let n = self.packing.params.body_count as u64;
+        let vertices = |b: u32| self.packing.bodies[b as usize].vertex_count as u64;
+        DetectPlan {
+            pair_capacity: selection.list().map_or(n * (n + 1) / 2, |l| l.len() as u64),
+            // Every vertex of every directed pair of a list; none asked for overlapping pairs
+            // (the list keeps its capacity and grows when a detection finds it short).
+            source_need: selection.list().map_or(0, |l| {
+                l.iter().map(|p| if p.a == p.b { vertices(p.a) } else { vertices(p.a) + vertices(p.b) }).sum()
+            }),
+            rebuild: match pass {
+                Pass::Full => true,
+                Pass::Iterative { fallback, .. } => fallback == WALK_FALLBACK_BVH,
+            },
+            pairs: selection,
+            pass,
+            remember: self.iterative.is_some(),
+            contact_capacity: self.contact_capacity,
+            overflow: self.overflow,
+        }
+    }
+
+    /// The pairs of `pairs` in packed body indices (checked by [`Self::check_pairs`]).
+    fn select(&self, pairs: Pairs<'_>) -> PairSelection {
+        let pack = |a: BodyId, b: BodyId, prediction: f32| BodyPair {
+            a: self.packing.index_of(a).expect("checked pair") as u32,
+            b: self.packing.index_of(b).expect("checked pair") as u32,
+            prediction,
+            pad: 0,
+        };
+        match pairs {
+            Pairs::Overlapping => {
+                let self_collision = match self.self_collision {
+                    SelfCollision::None => 0,
+                    SelfCollision::Cloth => SELF_CLOTH,
+                    SelfCollision::All => SELF_CLOTH | SELF_VOLUMETRIC,
+                };
+                PairSelection::Overlapping { self_collision, prediction: self.prediction }
+            }
+            Pairs::List(l) => {
+                PairSelection::Listed(l.iter().map(|&(a, b)| pack(a, b, self.prediction)).collect())
+            }
+            Pairs::WithDistance(l) => {
+                PairSelection::Listed(l.iter().map(|&(a, b, d)| pack(a, b, d)).collect())
+            }
+        }
+    }
+
+    /// The contacts in their documented order, bodies by id.
+    fn contacts(&self, mut found: Outcome, stats: FrameStats) -> Contacts {
+        sort_contacts(&mut found.contacts, &self.packing.ids);
+        let contacts = found.contacts.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
+        Contacts { contacts, pairs: found.pairs, stats }
+    }
+}

@@ -1,0 +1,129 @@
+//! The frame: a new packing when bodies were added or removed, the positions set since the last
+//! frame uploaded, and the per-frame stages (normals to fit) on the scene's backend.
+
+use glam::Vec3;
+
+use super::Scene;
+use crate::backend::Engine;
+use crate::body::BodyId;
+use crate::error::{Error, Result};
+use crate::packing::Packing;
+use crate::stats::FrameStats;
+
+impl Scene {
+    /// Rebuilds normals, boxes and BVHs of all bodies for the positions set since the last
+    /// update, and waits for it: on the GPU, one submission. Returns the frame's figures (GPU
+    /// stage times when the adapter has timestamps; stage wall times on the CPU backend).
+    pub fn update(&mut self) -> Result<FrameStats> {
+        if let Engine::Gpu(g) = &self.engine {
+            let ctx = g.ctx().clone();
+            return ctx.scoped("update", || {
+                let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("raycontact.update"),
+                });
+                let mut stats = self.record_update(&mut enc)?;
+                ctx.queue().submit([enc.finish()]);
+                ctx.wait("update")?;
+                let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
+                if let Some(times) = g.read_timings(false)? {
+                    stats.bytes_read_back += 16 * times.len() as u64;
+                    for (s, ns) in times {
+                        stats.stage(s).gpu_ns = Some(ns);
+                    }
+                }
+                Ok(stats)
+            });
+        }
+        let first = self.prepare_layout();
+        let stats = self.run_cpu_frame(first, true);
+        Ok(stats)
+    }
+
+    /// Records the frame of [`Scene::update`] into `encoder` without submitting it: the caller
+    /// submits (once per frame, with its own work if it likes). Positions set before this call
+    /// are uploaded by the queue at that submission. GPU scenes only
+    /// ([`Error::InvalidInput`] on the CPU backend).
+    pub fn record_update(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<FrameStats> {
+        if !matches!(self.engine, Engine::Gpu(_)) {
+            return Err(Error::InvalidInput { what: "record_update needs a GPU scene".into() });
+        }
+        let first = self.prepare_layout();
+        Ok(self.record_gpu_frame(encoder, first, true))
+    }
+
+    /// Applies a new packing when bodies were added or removed since the last frame; returns
+    /// whether it did (the frame then starts from the bodies' current positions).
+    pub(super) fn prepare_layout(&mut self) -> bool {
+        let first = std::mem::take(&mut self.relayout);
+        if first {
+            let bodies = self.slots.iter().enumerate().filter_map(|(i, s)| {
+                s.body.as_ref().map(|b| (BodyId { index: i as u32, generation: s.generation }, &b.data))
+            });
+            self.packing = Packing::build(bodies);
+            let current = self.packed_positions(false);
+            let previous = self.packed_positions(true);
+            match &mut self.engine {
+                Engine::Gpu(g) => g.set_packing(&self.packing, &current, &previous, self.contact_capacity),
+                Engine::Cpu(c) => c.set_packing(current, previous),
+            }
+        }
+        first
+    }
+
+    fn packed_positions(&self, frame: bool) -> Vec<Vec3> {
+        let mut out = Vec::with_capacity(self.packing.params.vertex_count as usize);
+        for id in &self.packing.ids {
+            let b = self.body(*id).expect("packed bodies are live");
+            out.extend_from_slice(if frame { &b.frame_positions } else { &b.data.positions });
+        }
+        out
+    }
+
+    /// Records the GPU frame (the BVHs rebuilt unless `rebuild` is false and the packing is not
+    /// new) and marks the bodies' positions as the frame's. GPU scenes only.
+    pub(super) fn record_gpu_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        first: bool,
+        rebuild: bool,
+    ) -> FrameStats {
+        let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
+        let before = g.allocations();
+        let mut stats = FrameStats::default();
+        g.record_frame(encoder, !first, rebuild || first, &mut stats);
+        stats.buffers_allocated = g.allocations() - before;
+        self.finish_frame(rebuild || first);
+        stats
+    }
+
+    /// Runs the CPU backend's frame: the moved bodies' positions, then every stage (or the
+    /// normals alone without `rebuild`). CPU scenes only.
+    pub(super) fn run_cpu_frame(&mut self, first: bool, rebuild: bool) -> FrameStats {
+        let Engine::Cpu(c) = &mut self.engine else { unreachable!("a CPU scene") };
+        if !first {
+            let moved = self.packing.ids.iter().zip(&self.packing.bodies).filter_map(|(id, packed)| {
+                let body = self.slots[id.index as usize].body.as_ref().filter(|b| b.moved)?;
+                Some((packed.vertex_offset, body.data.positions.as_slice()))
+            });
+            c.begin_frame(moved);
+        }
+        let stats = c.update(&self.packing, rebuild || first);
+        self.finish_frame(rebuild || first);
+        stats
+    }
+
+    fn finish_frame(&mut self, rebuilt: bool) {
+        for slot in &mut self.slots {
+            if let Some(b) = slot.body.as_mut().filter(|b| b.moved) {
+                b.frame_positions.copy_from_slice(&b.data.positions);
+                b.moved = false;
+            }
+        }
+        // Without a rebuild the BVHs are last frame's: ray queries must wait for an update.
+        self.fresh = rebuilt;
+    }
+
+    pub(super) fn require_fresh(&self) -> Result<()> {
+        if self.fresh { Ok(()) } else { Err(Error::StaleBvh) }
+    }
+}

@@ -1,0 +1,317 @@
+//! [`Scene`]: the bodies, their settings and their per-frame BVHs, on the GPU or on the CPU
+//! backend. This file holds the bodies and the settings; the frame is in `frame.rs`, a
+//! detection from plan to contacts in `detect.rs`, the queries in `queries.rs` and `walk.rs`,
+//! iterative detection's bookkeeping in `iterative.rs`.
+
+use glam::Vec3;
+
+use crate::backend::{Backend, Engine};
+use crate::body::{BodyData, BodyId, BodyKind, validate_positions};
+use crate::contact::{OverflowPolicy, SelfCollision};
+use crate::context::GpuContext;
+use crate::cpu_backend::CpuScene;
+use crate::error::{Error, Result};
+use crate::gpu::GpuScene;
+use crate::packing::Packing;
+
+mod detect;
+mod frame;
+mod iterative;
+mod queries;
+mod walk;
+
+/// Contact capacity of a new scene.
+pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
+
+#[derive(Debug)]
+struct Slot {
+    generation: u32,
+    body: Option<Body>,
+}
+
+#[derive(Debug)]
+struct Body {
+    data: BodyData,
+    /// Positions as of the last update (the GPU's current positions after it).
+    frame_positions: Vec<Vec3>,
+    /// Positions were set since the last update.
+    moved: bool,
+    /// The positions it was added with ([`Scene::set_pose`] places them).
+    rest: Vec<Vec3>,
+    /// Largest distance of a rest position from the origin.
+    radius: f32,
+    /// Iterative detection's reference.
+    reference: iterative::Reference,
+}
+
+/// A set of bodies whose BVHs are rebuilt every frame, on the GPU or on the CPU backend.
+///
+/// Per frame: [`set_positions`](Scene::set_positions) of the moving bodies, then one
+/// [`detect`](Scene::detect) (or [`update`](Scene::update) for the BVHs alone, or
+/// [`record_update`](Scene::record_update) and [`record_detect`](Scene::record_detect) into your
+/// own encoder), which computes, for all bodies in one submission, area-weighted vertex normals,
+/// triangle and body boxes, Morton codes, a radix sort, a Karras hierarchy with escape links,
+/// and the box fit. The previous frame's positions stay on the GPU. Buffers are sized by
+/// capacity when bodies are added and reused across frames.
+///
+/// ```no_run
+/// use glam::Vec3;
+/// use raycontact::{BodyKind, GpuContext, Ray, Scene};
+///
+/// let ctx = GpuContext::new()?;
+/// let mut scene = Scene::new(&ctx);
+/// let positions = [Vec3::ZERO, Vec3::X, Vec3::Y];
+/// let body = scene.add_body(&positions, &[[0, 1, 2]], BodyKind::Volumetric)?;
+/// scene.update()?;
+/// let hits = scene.cast_rays(body, &[Ray::new(Vec3::new(0.2, 0.2, 1.0), -Vec3::Z)])?;
+/// assert_eq!(hits[0].triangle, 0);
+/// assert!((hits[0].t - 1.0).abs() < 1e-6);
+/// # Ok::<(), raycontact::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Scene {
+    engine: Engine,
+    slots: Vec<Slot>,
+    packing: Packing,
+    /// Bodies were added or removed: the next frame packs them anew.
+    relayout: bool,
+    /// The BVH matches the bodies and positions (an update ran since the last change).
+    fresh: bool,
+    /// Most contacts a detection may return (the one owner of this number: plans carry it, a
+    /// detection that grew it writes it back).
+    contact_capacity: u64,
+    overflow: OverflowPolicy,
+    prediction: f32,
+    self_collision: SelfCollision,
+    iterative: Option<crate::walk::Iterative>,
+    memory: iterative::Memory,
+}
+
+impl Scene {
+    fn with_engine(engine: Engine) -> Self {
+        Self {
+            engine,
+            slots: Vec::new(),
+            packing: Packing::default(),
+            relayout: true,
+            fresh: false,
+            contact_capacity: DEFAULT_CONTACT_CAPACITY,
+            overflow: OverflowPolicy::Grow,
+            prediction: 0.0,
+            self_collision: SelfCollision::Cloth,
+            iterative: None,
+            memory: Default::default(),
+        }
+    }
+
+    /// An empty scene on the GPU of `ctx`.
+    pub fn new(ctx: &GpuContext) -> Self {
+        Self::with_engine(Engine::Gpu(Box::new(GpuScene::new(ctx))))
+    }
+
+    /// An empty scene on the CPU backend: the kernels' CPU twins on a rayon pool of `threads`
+    /// workers (`None`: one per core; `Some(1)`: single-threaded). Every figure it reports is
+    /// labelled with [`Backend::Cpu`]. It honours the contact capacity and the
+    /// [`OverflowPolicy`] as the GPU does (it finds every contact in one run, so growing costs
+    /// it no second run).
+    ///
+    /// ```
+    /// let scene = raycontact::Scene::new_cpu(Some(1)).unwrap();
+    /// assert_eq!(scene.backend().to_string(), "CPU backend (single-threaded)");
+    /// ```
+    pub fn new_cpu(threads: Option<usize>) -> Result<Self> {
+        Ok(Self::with_engine(Engine::Cpu(Box::new(CpuScene::new(threads)?))))
+    }
+
+    /// Where the scene runs.
+    pub fn backend(&self) -> Backend {
+        self.engine.describe()
+    }
+
+    fn next_id(&self) -> BodyId {
+        match self.slots.iter().position(|s| s.body.is_none()) {
+            Some(i) => BodyId { index: i as u32, generation: self.slots[i].generation },
+            None => BodyId { index: self.slots.len() as u32, generation: 0 },
+        }
+    }
+
+    /// Adds a body from its vertex positions and triangles (counter-clockwise seen from
+    /// outside for a volumetric body).
+    ///
+    /// Errors, each naming the body and the element: [`Error::IndexOutOfRange`],
+    /// [`Error::NonFinite`], [`Error::NoTriangles`], [`Error::BadThickness`],
+    /// [`Error::TooLarge`] (over the device's buffer limits once packed with the other bodies).
+    /// Degenerate (zero-area) triangles are accepted, kept out of the BVH and counted
+    /// ([`Scene::body_state`]).
+    pub fn add_body(&mut self, positions: &[Vec3], triangles: &[[u32; 3]], kind: BodyKind) -> Result<BodyId> {
+        let id = self.next_id();
+        let data = BodyData::new(id, positions, triangles, kind)?;
+        if let Engine::Gpu(g) = &self.engine {
+            let mut p = self.packing_params_of_live();
+            p.vertex_count = p.vertex_count.saturating_add(positions.len() as u32);
+            p.tri_count = p.tri_count.saturating_add(triangles.len() as u32);
+            p.tile_count += crate::layout::tiles_for(triangles.len() as u32);
+            p.body_count += 1;
+            if let Err((what, value, limit)) = crate::gpu::check_fits(g.ctx(), &p) {
+                return Err(Error::TooLarge { body: id, what, value, limit });
+            }
+        }
+        let radius = positions.iter().map(|p| p.length()).fold(0.0f32, f32::max);
+        let body = Body {
+            frame_positions: data.positions.clone(),
+            rest: data.positions.clone(),
+            data,
+            moved: false,
+            radius,
+            reference: Default::default(),
+        };
+        if id.index as usize == self.slots.len() {
+            self.slots.push(Slot { generation: 0, body: Some(body) });
+        } else {
+            self.slots[id.index as usize].body = Some(body);
+        }
+        self.relayout = true;
+        self.fresh = false;
+        Ok(id)
+    }
+
+    /// The totals of the live bodies packed together (what the next packing will hold).
+    fn packing_params_of_live(&self) -> crate::layout::FrameParams {
+        let mut p = crate::layout::FrameParams::default();
+        for b in self.slots.iter().filter_map(|s| s.body.as_ref()) {
+            p.vertex_count = p.vertex_count.saturating_add(b.data.positions.len() as u32);
+            p.tri_count = p.tri_count.saturating_add(b.data.triangles.len() as u32);
+            p.tile_count += crate::layout::tiles_for(b.data.triangles.len() as u32);
+            p.body_count += 1;
+        }
+        p
+    }
+
+    /// Removes a body; its id becomes invalid.
+    pub fn remove_body(&mut self, id: BodyId) -> Result<()> {
+        self.body(id)?;
+        let slot = &mut self.slots[id.index as usize];
+        slot.body = None;
+        slot.generation += 1;
+        self.relayout = true;
+        self.fresh = false;
+        Ok(())
+    }
+
+    fn body(&self, id: BodyId) -> Result<&Body> {
+        self.slots
+            .get(id.index as usize)
+            .filter(|s| s.generation == id.generation)
+            .and_then(|s| s.body.as_ref())
+            .ok_or(Error::UnknownBody { body: id })
+    }
+
+    /// Sets the positions of a body's vertices for the next frame; the current ones become the
+    /// previous frame's at the next update. Errors: [`Error::WrongVertexCount`],
+    /// [`Error::NonFinite`], [`Error::UnknownBody`].
+    pub fn set_positions(&mut self, id: BodyId, positions: &[Vec3]) -> Result<()> {
+        let expected = self.body(id)?.data.positions.len();
+        if positions.len() != expected {
+            return Err(Error::WrongVertexCount { body: id, got: positions.len(), expected });
+        }
+        validate_positions(id, positions)?;
+        let body = self.slots[id.index as usize].body.as_mut().expect("checked above");
+        body.data.positions.copy_from_slice(positions);
+        body.moved = true;
+        self.fresh = false;
+        if !self.relayout {
+            if let Engine::Gpu(g) = &mut self.engine {
+                let b = self.packing.index_of(id).expect("packed body");
+                g.stage_positions(self.packing.bodies[b].vertex_offset, positions);
+            }
+        }
+        self.track_displacement(id);
+        Ok(())
+    }
+
+    /// A body's latest positions.
+    pub fn positions(&self, id: BodyId) -> Result<&[Vec3]> {
+        Ok(&self.body(id)?.data.positions)
+    }
+
+    /// A body's triangles.
+    pub fn triangles(&self, id: BodyId) -> Result<&[[u32; 3]]> {
+        Ok(&self.body(id)?.data.triangles)
+    }
+
+    /// A body's kind.
+    pub fn kind(&self, id: BodyId) -> Result<BodyKind> {
+        Ok(self.body(id)?.data.kind)
+    }
+
+    /// The live bodies, in slot order.
+    pub fn bodies(&self) -> impl Iterator<Item = BodyId> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.body.is_some())
+            .map(|(i, s)| BodyId { index: i as u32, generation: s.generation })
+    }
+
+    /// How the live bodies are packed (as of the last update): the packed body indices that
+    /// [`Scene::contact_buffers`] and [`crate::internals`] use.
+    pub fn packing(&self) -> &crate::internals::Packing {
+        &self.packing
+    }
+
+    /// Sets how many contacts one detection may return (65536 by default). Past the capacity
+    /// the [`OverflowPolicy`] applies; [`OverflowPolicy::Grow`] raises it (by a quarter more than
+    /// needed, plus 256) and runs the rays again, on both backends.
+    pub fn set_contact_capacity(&mut self, contacts: u64) {
+        self.contact_capacity = contacts.max(1);
+        // What iterative detection remembers may not fit any more: the next pass is full.
+        self.memory.valid = false;
+    }
+
+    /// The contact capacity: as set, or as the last [`OverflowPolicy::Grow`] raised it.
+    pub fn contact_capacity(&self) -> u64 {
+        self.contact_capacity
+    }
+
+    /// Sets what a detection does when it finds more contacts than the capacity.
+    pub fn set_overflow_policy(&mut self, policy: OverflowPolicy) {
+        self.overflow = policy;
+    }
+
+    /// Sets the prediction distance of the pairs that [`Pairs::Overlapping`](crate::Pairs) and
+    /// [`Pairs::List`](crate::Pairs) test (0 by default: no predictions). Outward rays report a
+    /// surface within this distance (measured along its normal) as a prediction; the broad phase
+    /// grows the body boxes by it. Errors: [`Error::InvalidInput`] unless finite and >= 0.
+    ///
+    /// ```
+    /// let mut scene = raycontact::Scene::new_cpu(Some(1)).unwrap();
+    /// scene.set_prediction_distance(0.05).unwrap();
+    /// assert!(scene.set_prediction_distance(-1.0).is_err());
+    /// ```
+    pub fn set_prediction_distance(&mut self, distance: f32) -> Result<()> {
+        check_distance(distance, "the prediction distance")?;
+        self.prediction = distance;
+        Ok(())
+    }
+
+    /// The prediction distance of [`Pairs::Overlapping`](crate::Pairs) and
+    /// [`Pairs::List`](crate::Pairs).
+    pub fn prediction_distance(&self) -> f32 {
+        self.prediction
+    }
+
+    /// Sets which bodies [`Pairs::Overlapping`](crate::Pairs) also tests against themselves
+    /// ([`SelfCollision::Cloth`] by default, as Lehericey et al. 2015 do). A self pair given in
+    /// [`Pairs::List`](crate::Pairs) is tested whatever this says.
+    pub fn set_self_collision(&mut self, which: SelfCollision) {
+        self.self_collision = which;
+    }
+}
+
+pub(crate) fn check_distance(distance: f32, what: &str) -> Result<()> {
+    if distance.is_finite() && distance >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput { what: format!("{what} must be finite and >= 0, not {distance}") })
+    }
+}
