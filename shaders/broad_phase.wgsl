@@ -38,8 +38,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         keep = (params.self_collision & wanted) != 0u;
     } else {
-        let reach = max(params.prediction, bodies[i].half_thickness + bodies[j].half_thickness);
-        keep = all(body_min(si) - reach <= body_max(sj)) && all(body_min(sj) - reach <= body_max(si));
+        let r = reach(params.prediction, bodies[i].half_thickness, bodies[j].half_thickness);
+        keep = all(body_min(si) - r <= body_max(sj)) && all(body_min(sj) - r <= body_max(si));
     }
     if keep {
         let k = atomicAdd(&state.pair_count, 1u);

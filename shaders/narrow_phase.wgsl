@@ -1,6 +1,6 @@
 // Ray-traced narrow phase for volumetric bodies (Hermann et al. 2008) and cloth (Lehericey et
-// al. 2015), one invocation per (directed pair, source vertex), dispatched indirectly from
-// `pair_tiles`. A is the source body, B the target; n the unit normal of source vertex v at p;
+// al. 2015), one invocation per (directed pair, source vertex) listed by `ray_sources`. A is
+// the source body, B the target; n the unit normal of source vertex v at p;
 // e_A, e_B the half-thicknesses (0 for a volumetric body); d the pair's prediction distance and
 // r = max(d, e_A + e_B) its reach. Each hit is re-projected onto the hit triangle's unit normal
 // m (length L = t |dir . m|) before it is classified (Lehericey 2015, section 3.3):

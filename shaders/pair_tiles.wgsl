@@ -1,4 +1,4 @@
-// Lays out the narrow phase over the pair list: directed pair 2k is (pairs[k].a -> pairs[k].b),
+// Lays out `ray_sources` over the pair list: directed pair 2k is (pairs[k].a -> pairs[k].b),
 // 2k + 1 the reverse; each gets ceil(source vertices / WG_SIZE) workgroups, but the reverse of a
 // self-collision pair (a == b), which gets none. One workgroup scans
 // the tile counts into `tile_offsets` (D + 1 entries for D directed pairs) and writes the

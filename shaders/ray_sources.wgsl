@@ -54,11 +54,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
     let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
     if a != b && (cloth_a || !cloth_b) {
-        let reach = max(pair.prediction, body_a.half_thickness + body_b.half_thickness);
+        let r = reach(pair.prediction, body_a.half_thickness, body_b.half_thickness);
         let v = body_a.vertex_offset + local;
         let p = vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
         let sb = body_state[b];
-        if any(p < body_min(sb) - reach) || any(p > body_max(sb) + reach) {
+        if any(p < body_min(sb) - r) || any(p > body_max(sb) + r) {
             return;
         }
     }

@@ -156,7 +156,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
     let ea = body_a.half_thickness;
     let eb = body_b.half_thickness;
-    let reach = max(predict, ea + eb);
+    let r = reach(predict, ea, eb);
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     let p = vertex_position(v);
@@ -195,7 +195,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
             }
         }
         if use_out && predict > 0.0 {
-            let o = probe(b, p, n, 0.0, reach, NONE, hint_out);
+            let o = probe(b, p, n, 0.0, r, NONE, hint_out);
             if hits(o) && o.cosine < 0.0 && o.length < predict {
                 let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
                 if !blocks(own, o.hit.t) {
@@ -214,8 +214,8 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                 }
             }
         }
-        if use_out && reach > 0.0 {
-            let o = probe(b, p, n, 0.0, reach, NONE, hint_out);
+        if use_out && r > 0.0 {
+            let o = probe(b, p, n, 0.0, r, NONE, hint_out);
             let cls = class_of(o.length, eb, predict);
             if hits(o) && cls != 0u {
                 let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
@@ -273,7 +273,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                 dir = n;
                 ray = outward;
             }
-            let h = probe(b, p, dir, 0.0, reach, ignore, hints[side]);
+            let h = probe(b, p, dir, 0.0, r, ignore, hints[side]);
             let other = 1u - side;
             if h.outcome == WALK_RANGE && (todo & (1u << other)) == 0u {
                 todo |= 1u << other;

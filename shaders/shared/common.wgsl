@@ -1,6 +1,6 @@
 // Shared declarations of raycontact's kernels. Constants (WG_SIZE, TILE, ITEMS, RADIX_BUCKETS,
-// LEAF_BIT, NONE, DEGENERATE_KEY, MAX_GROUPS_X) are prepended by the host from
-// `raycontact::layout`, their one source of truth.
+// LEAF_BIT, NONE, DEGENERATE_KEY, MAX_GROUPS_X, ...) are prepended by the host from
+// `raycontact::layout` (`layout::wgsl_prelude`), their one source of truth.
 
 // Where a body lives in the packed buffers. Mirrors `layout::BodyGpu`.
 struct BodyGpu {

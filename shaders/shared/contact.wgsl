@@ -9,6 +9,13 @@ struct BodyPair {
     pad: u32,
 }
 
+// The reach of a pair with prediction distance `prediction` between bodies of half-thicknesses
+// `ea` and `eb` (0 for a volumetric body): how far from a source vertex a ray looks for the other
+// body, and how far the broad phase and `ray_sources` grow a box.
+fn reach(prediction: f32, ea: f32, eb: f32) -> f32 {
+    return max(prediction, ea + eb);
+}
+
 // Counters of a detection, zeroed at the start of each (but `pair_count` when the host supplies
 // the pairs). Mirrors `layout::DetectState`; `DetectStateRead` is the same memory, read-only.
 struct DetectState {
@@ -63,7 +70,7 @@ struct DetectParams {
 
 
 // A contact found by a ray from `source_vertex` of `source_body` that hit `target_triangle` of
-// `target_body` at barycentrics (u, v). Mirrors `layout::Contact`.
+// `target_body` at barycentrics (u, v). Mirrors `layout::ContactGpu`.
 struct Contact {
     source_body: u32,
     source_vertex: u32,

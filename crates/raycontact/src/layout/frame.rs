@@ -1,0 +1,194 @@
+//! The per-frame scene data: where each body lives in the packed buffers, its box, the
+//! triangle boxes and BVH nodes rebuilt every frame, and the segmented radix sort's parameters
+//! (WGSL `shared/common.wgsl` and `shared/sort.wgsl`).
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+use super::NONE;
+
+/// Bits sorted by one radix-sort pass.
+pub const RADIX_BITS: u32 = 4;
+/// Buckets of one radix-sort pass.
+pub const RADIX_BUCKETS: u32 = 1 << RADIX_BITS;
+/// Passes of a full 32-bit radix sort.
+pub const SORT_PASSES: u32 = 32 / RADIX_BITS;
+/// Set in [`Node::child`] of a leaf; the low bits are then the body-local triangle index.
+pub const LEAF_BIT: u32 = 0x8000_0000;
+
+/// Sort key of a degenerate triangle (sorts after every 30-bit Morton code).
+pub const DEGENERATE_KEY: u32 = u32::MAX;
+
+/// A triangle with `|e1 x e2|^2 <= DEGENERATE_SIN2 * |e1|^2 |e2|^2` (the sine of its angle at
+/// the first vertex below 1e-6) is degenerate: zero area up to rounding.
+pub const DEGENERATE_SIN2: f32 = 1.0e-12;
+/// `1/3` rounded to f32, as the Morton kernel and its twin use it.
+pub const ONE_THIRD: f32 = 1.0 / 3.0;
+
+/// Where a body lives in the packed scene buffers (WGSL `BodyGpu`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyGpu {
+    /// First vertex of the body in the packed vertex buffers.
+    pub vertex_offset: u32,
+    /// Vertices of the body.
+    pub vertex_count: u32,
+    /// First triangle of the body in the packed triangle buffers.
+    pub tri_offset: u32,
+    /// Triangles of the body.
+    pub tri_count: u32,
+    /// First node of the body's BVH (`2 * tri_offset`); the body owns `2 * tri_count` nodes.
+    pub node_offset: u32,
+    /// First tile of the body.
+    pub tile_offset: u32,
+    /// Tiles of the body: `ceil(tri_count / TILE)`.
+    pub tile_count: u32,
+    /// Body flags: [`BODY_CLOTH`] for a cloth, 0 for a volumetric body.
+    pub flags: u32,
+    /// Half-thickness `e` of a cloth (0 for a volumetric body).
+    pub half_thickness: f32,
+    /// Mean triangle size of the body as added (the mean edge length,
+    /// [`crate::adjacency::mean_triangle_size`]): iterative detection's walks over it cross at
+    /// most `ceil(confidence × threshold / mean_size)` edges (Eq. 1 of Lehericey et al. 2013).
+    pub mean_size: f32,
+}
+
+/// [`BodyGpu::flags`] bit of a cloth (WGSL `BODY_CLOTH`).
+pub const BODY_CLOTH: u32 = 1;
+
+/// Per-frame state of a body, built on the GPU (WGSL `BodyState` / `BodyStateRead`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct BodyState {
+    /// Bitwise complement of the ordered keys of the box minimum.
+    pub min_key: [u32; 3],
+    /// Non-degenerate triangles: the leaves of the body's BVH.
+    pub leaf_count: u32,
+    /// Ordered keys of the box maximum.
+    pub max_key: [u32; 3],
+    /// Degenerate triangles, kept out of the BVH.
+    pub degenerate_count: u32,
+}
+
+impl BodyState {
+    /// The body's box (over its non-degenerate triangles), or `None` when it has none.
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        if self.leaf_count == 0 {
+            return None;
+        }
+        let lo = Vec3::new(
+            key_to_float(!self.min_key[0]),
+            key_to_float(!self.min_key[1]),
+            key_to_float(!self.min_key[2]),
+        );
+        let hi = Vec3::new(
+            key_to_float(self.max_key[0]),
+            key_to_float(self.max_key[1]),
+            key_to_float(self.max_key[2]),
+        );
+        Some((lo, hi))
+    }
+}
+
+/// Order-preserving map from a float to a `u32` key (WGSL `float_to_key`).
+/// `-0.0` maps to the key of `+0.0`.
+pub fn float_to_key(f: f32) -> u32 {
+    let b = match f.to_bits() {
+        0x8000_0000 => 0,
+        b => b,
+    };
+    if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
+}
+
+/// Inverse of [`float_to_key`].
+pub fn key_to_float(k: u32) -> f32 {
+    if k & 0x8000_0000 != 0 { f32::from_bits(k ^ 0x8000_0000) } else { f32::from_bits(!k) }
+}
+
+/// Box of a triangle (WGSL `TriBox`); `flags` bit 0 marks a degenerate triangle.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct TriBox {
+    /// Minimum corner.
+    pub min: Vec3,
+    /// Bit 0: degenerate.
+    pub flags: u32,
+    /// Maximum corner.
+    pub max: Vec3,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// Node of the stackless BVH (WGSL `Node`), 32 bytes.
+///
+/// Body-local numbering: internal nodes `0 ..= n-2` (the root is 0), leaves `n-1 ..= 2n-2` in
+/// Morton order, where `n` is the body's leaf count; with `n == 1` the root is the only leaf.
+/// A depth-first walk needs no stack: from a node whose box the ray hits go to `child` (an
+/// internal node) or test the triangle (a leaf) and go to `escape`; from any other node go to
+/// `escape`. [`NONE`] ends the walk.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Node {
+    /// Minimum corner of the box.
+    pub min: Vec3,
+    /// Internal node: the body-local index of its first child. Leaf: [`LEAF_BIT`] | triangle.
+    pub child: u32,
+    /// Maximum corner of the box.
+    pub max: Vec3,
+    /// The next node in depth-first order once this subtree is done, or [`NONE`].
+    pub escape: u32,
+}
+
+impl Node {
+    /// Whether the node is a leaf.
+    pub fn is_leaf(&self) -> bool {
+        self.child & LEAF_BIT != 0 && self.child != NONE
+    }
+
+    /// The body-local triangle of a leaf.
+    pub fn triangle(&self) -> Option<u32> {
+        self.is_leaf().then_some(self.child & !LEAF_BIT)
+    }
+}
+
+/// Counts of the packed scene (WGSL `FrameParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct FrameParams {
+    /// Vertices of all bodies.
+    pub vertex_count: u32,
+    /// Triangles of all bodies.
+    pub tri_count: u32,
+    /// Tiles of all bodies.
+    pub tile_count: u32,
+    /// Bodies.
+    pub body_count: u32,
+}
+
+/// A segment of a segmented radix sort (WGSL `SortSegment`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SortSegment {
+    /// First element; segments are packed in order from 0.
+    pub offset: u32,
+    /// Elements.
+    pub count: u32,
+    /// First tile.
+    pub tile_offset: u32,
+    /// Tiles: `ceil(count / TILE)`.
+    pub tile_count: u32,
+}
+
+/// Parameters of one radix-sort pass (WGSL `SortPass`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct SortPass {
+    /// Bit position of the digit.
+    pub shift: u32,
+    /// Tiles of all segments.
+    pub tile_count: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}

@@ -1,0 +1,55 @@
+//! The WGSL prelude: the layout's constants as WGSL source, prepended to every kernel.
+
+use super::*;
+
+/// WGSL source of the layout's constants, prepended to every kernel.
+pub fn wgsl_prelude() -> String {
+    format!(
+        "const WG_SIZE: u32 = {WG_SIZE}u;\n\
+         const ITEMS: u32 = {ITEMS}u;\n\
+         const TILE: u32 = {TILE}u;\n\
+         const RADIX_BUCKETS: u32 = {RADIX_BUCKETS}u;\n\
+         const RADIX_MATRIX: u32 = {matrix}u;\n\
+         const LEAF_BIT: u32 = {LEAF_BIT:#x}u;\n\
+         const NONE: u32 = {NONE:#x}u;\n\
+         const DEGENERATE_KEY: u32 = {DEGENERATE_KEY:#x}u;\n\
+         const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
+         const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
+         const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
+         const ONE_THIRD: f32 = {third};\n\
+         const SELF_HIT_GAP: f32 = {gap};\n\
+         const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
+         const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
+         const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
+         const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n{walk}",
+        matrix = RADIX_BUCKETS * WG_SIZE,
+        third = bits_literal(ONE_THIRD),
+        gap = bits_literal(SELF_HIT_GAP),
+        walk = walk_prelude(),
+    )
+}
+
+/// A WGSL literal for exactly this f32 (Rust's shortest round-trip form).
+fn bits_literal(x: f32) -> String {
+    format!("{x:?}f")
+}
+
+/// WGSL source of the walk's constants, part of [`wgsl_prelude`].
+fn walk_prelude() -> String {
+    format!(
+        "const BOUNDARY: u32 = {BOUNDARY:#x}u;\n\
+         const NON_MANIFOLD: u32 = {NON_MANIFOLD:#x}u;\n\
+         const WALK_HIT: u32 = {WALK_HIT}u;\n\
+         const WALK_BOUNDARY: u32 = {WALK_BOUNDARY}u;\n\
+         const WALK_LOOP: u32 = {WALK_LOOP}u;\n\
+         const WALK_STEPS: u32 = {WALK_STEPS}u;\n\
+         const WALK_RANGE: u32 = {WALK_RANGE}u;\n\
+         const WALK_PARALLEL: u32 = {WALK_PARALLEL}u;\n\
+         const WALK_NO_START: u32 = {WALK_NO_START}u;\n\
+         const WALK_OUTCOMES: u32 = {WALK_OUTCOMES}u;\n\
+         const WALK_HISTORY: u32 = {WALK_HISTORY}u;\n\
+         const MAX_WALK_STEPS: u32 = {MAX_WALK_STEPS}u;\n\
+         const WALK_FALLBACK_BVH: u32 = {WALK_FALLBACK_BVH}u;\n\
+         const WALK_FALLBACK_DROP: u32 = {WALK_FALLBACK_DROP}u;\n"
+    )
+}

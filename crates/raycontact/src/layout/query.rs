@@ -1,0 +1,228 @@
+//! Ray queries: closest-hit ray casts through a body's BVH (WGSL `shared/ray.wgsl`,
+//! `shared/bvh.wgsl`) and walks over its triangle adjacency (WGSL `shared/walk.wgsl`).
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+use super::NONE;
+
+/// Entries of the short traversal stack of a ray query (see `closest_hit` in
+/// `shaders/shared/bvh.wgsl`); past it a query falls back to a stackless walk, never misses.
+pub const SHORT_STACK: u32 = 16;
+
+/// A ray segment `origin + t * dir`, `t` in `[tmin, tmax]` (WGSL `Ray`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Ray {
+    /// Origin.
+    pub origin: Vec3,
+    /// Smallest accepted `t`.
+    pub tmin: f32,
+    /// Direction (need not be normalised; `t` is in units of it).
+    pub dir: Vec3,
+    /// Largest accepted `t`.
+    pub tmax: f32,
+}
+
+impl Ray {
+    /// A ray from `origin` along `dir` over `[0, inf)`.
+    pub fn new(origin: Vec3, dir: Vec3) -> Self {
+        Self { origin, tmin: 0.0, dir, tmax: f32::INFINITY }
+    }
+}
+
+/// Closest hit of a ray (WGSL `RayHit`). A miss has `triangle == NONE` and `t == inf`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RayHit {
+    /// Ray parameter of the hit.
+    pub t: f32,
+    /// Body-local triangle index, or [`NONE`].
+    pub triangle: u32,
+    /// Barycentric weight of the triangle's second vertex.
+    pub u: f32,
+    /// Barycentric weight of the triangle's third vertex.
+    pub v: f32,
+    /// BVH nodes whose box was tested.
+    pub nodes_visited: u32,
+    /// Triangles tested.
+    pub triangles_tested: u32,
+    /// 1 when the short traversal stack overflowed and the query finished with a stackless walk
+    /// (it still finds the closest hit).
+    pub fallback: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+impl RayHit {
+    /// A miss, before any node is visited.
+    pub const MISS: RayHit = RayHit {
+        t: f32::INFINITY,
+        triangle: NONE,
+        u: 0.0,
+        v: 0.0,
+        nodes_visited: 0,
+        triangles_tested: 0,
+        fallback: 0,
+        pad: 0,
+    };
+
+    /// Whether the ray hit a triangle.
+    pub fn is_hit(&self) -> bool {
+        self.triangle != NONE
+    }
+}
+
+/// Parameters of a ray-cast query (WGSL `RaycastParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct RaycastParams {
+    /// Packed index of the body.
+    pub body: u32,
+    /// Rays in the batch.
+    pub ray_count: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+/// Adjacency entry of an edge used by one triangle only (no neighbour across it).
+pub const BOUNDARY: u32 = 0xFFFF_FFFE;
+/// Adjacency entry of an edge used by three or more triangles (or twice by the same degenerate
+/// triangle): no single neighbour across it.
+pub const NON_MANIFOLD: u32 = 0xFFFF_FFFD;
+
+/// Outcome of a walk ([`WalkHit::outcome`]): the walk reached a triangle the ray hits within
+/// `[tmin, tmax]`.
+pub const WALK_HIT: u32 = 0;
+/// Outcome of a walk: the edge to cross is a boundary or non-manifold edge.
+pub const WALK_BOUNDARY: u32 = 1;
+/// Outcome of a walk: the next triangle is one of the last [`WALK_HISTORY`] visited. The edge
+/// choice depends only on the ray and the triangle, so a revisit means the walk would cycle
+/// forever (a ping-pong across one edge is the shortest such cycle).
+pub const WALK_LOOP: u32 = 2;
+/// Outcome of a walk: it would have to cross more than `max_steps` edges.
+pub const WALK_STEPS: u32 = 3;
+/// Outcome of a walk: the ray's line crosses the current triangle, but behind `tmin` or beyond
+/// `tmax` (the paper's "ray behind triangle"): the walk stops there, a miss.
+pub const WALK_RANGE: u32 = 4;
+/// Outcome of a walk: the ray is parallel to the current triangle's plane (or the triangle is
+/// degenerate): no edge can be chosen.
+pub const WALK_PARALLEL: u32 = 5;
+/// Outcome of a walk: the ray had no start triangle ([`NONE`]).
+pub const WALK_NO_START: u32 = 6;
+/// Outcome codes (the slots of [`WalkCounts::outcomes`]; the last slot is unused).
+pub const WALK_OUTCOMES: u32 = 8;
+/// Triangles a walk remembers to detect a loop: cycles of up to this length end as
+/// [`WALK_LOOP`]; longer ones run out of steps.
+pub const WALK_HISTORY: u32 = 8;
+/// Largest `max_steps` of a walk (llvmpipe caps every shader loop at 65,535 iterations).
+pub const MAX_WALK_STEPS: u32 = 1 << 15;
+/// [`WalkParams::fallback`]: cast the ray through the BVH when the walk does not hit.
+pub const WALK_FALLBACK_BVH: u32 = 0;
+/// [`WalkParams::fallback`]: drop the ray until the next full pass (the paper's behaviour).
+pub const WALK_FALLBACK_DROP: u32 = 1;
+
+/// Result of one walk (WGSL `WalkHit`), 32 bytes: the hit the walk found or, when it did not
+/// hit and the fallback is the BVH, the BVH's closest hit; with how the walk ended.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct WalkHit {
+    /// Ray parameter of the hit; `inf` on a miss.
+    pub t: f32,
+    /// Body-local triangle hit, or [`NONE`].
+    pub triangle: u32,
+    /// Barycentric weight of the triangle's second vertex.
+    pub u: f32,
+    /// Barycentric weight of the triangle's third vertex.
+    pub v: f32,
+    /// How the walk ended: [`WALK_HIT`], [`WALK_BOUNDARY`], [`WALK_LOOP`], [`WALK_STEPS`],
+    /// [`WALK_RANGE`], [`WALK_PARALLEL`] or [`WALK_NO_START`].
+    pub outcome: u32,
+    /// Edges the walk crossed (triangles tested: `steps + 1`, none without a start).
+    pub steps: u32,
+    /// The triangle the walk ended on (the hit, or where it stopped), or [`NONE`] without a
+    /// start.
+    pub last: u32,
+    /// 1 when `t`, `triangle`, `u`, `v` come from the BVH fallback, 0 when from the walk.
+    pub bvh: u32,
+}
+
+impl WalkHit {
+    /// Whether the ray hit a triangle (by the walk or by the fallback).
+    pub fn is_hit(&self) -> bool {
+        self.triangle != NONE
+    }
+}
+
+/// Counters of a batch of walks (WGSL `WalkCounts`, atomics there), 48 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WalkCounts {
+    /// Rays per outcome, indexed by the outcome code ([`WALK_HIT`] ...).
+    pub outcomes: [u32; 8],
+    /// Rays cast through the BVH because their walk did not hit (fallback [`WALK_FALLBACK_BVH`]).
+    pub fallback_casts: u32,
+    /// Of those, the rays the BVH found a hit for.
+    pub fallback_hits: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+impl WalkCounts {
+    /// The counters of these walk results, as the kernel counts them.
+    pub fn of(hits: &[WalkHit]) -> Self {
+        let mut c = WalkCounts::default();
+        for h in hits {
+            c.add(h);
+        }
+        c
+    }
+
+    /// Counts one walk result.
+    pub fn add(&mut self, h: &WalkHit) {
+        if let Some(slot) = self.outcomes.get_mut(h.outcome as usize) {
+            *slot += 1;
+        }
+        if h.bvh != 0 {
+            self.fallback_casts += 1;
+            self.fallback_hits += u32::from(h.is_hit());
+        }
+    }
+
+    /// Adds another set of counters.
+    pub fn add_counts(&mut self, other: &WalkCounts) {
+        for (a, b) in self.outcomes.iter_mut().zip(other.outcomes) {
+            *a += b;
+        }
+        self.fallback_casts += other.fallback_casts;
+        self.fallback_hits += other.fallback_hits;
+    }
+
+    /// Rays whose walk ended with `outcome`.
+    pub fn outcome(&self, outcome: u32) -> u32 {
+        self.outcomes.get(outcome as usize).copied().unwrap_or(0)
+    }
+
+    /// Rays counted.
+    pub fn total(&self) -> u32 {
+        self.outcomes.iter().sum()
+    }
+}
+
+/// Parameters of a batch of walks (WGSL `WalkParams`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WalkParams {
+    /// Packed index of the body.
+    pub body: u32,
+    /// Rays in the batch.
+    pub ray_count: u32,
+    /// Most edges one walk crosses (at most [`MAX_WALK_STEPS`]).
+    pub max_steps: u32,
+    /// [`WALK_FALLBACK_BVH`] or [`WALK_FALLBACK_DROP`].
+    pub fallback: u32,
+}
