@@ -1046,10 +1046,10 @@ impl SceneGpu {
     }
 
     /// Reads back everything a frame built, in the CPU twins' layout.
-    pub fn read_frame(&mut self) -> Result<crate::cpu::FrameData> {
+    pub fn read_frame(&mut self) -> Result<crate::frame::FrameData> {
         let p = self.params;
         let (v, t, n) = (p.vertex_count as u64, p.tri_count as u64, p.body_count as u64);
-        Ok(crate::cpu::FrameData {
+        Ok(crate::frame::FrameData {
             normals: self.read::<glam::Vec3>(B::Normals, 0, v)?,
             tri_boxes: self.read::<TriBox>(B::TriBoxes, 0, t)?,
             body_state: self.read::<BodyState>(B::BodyState, 0, n)?,

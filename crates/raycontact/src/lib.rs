@@ -31,6 +31,7 @@ pub mod contact;
 pub mod context;
 pub mod cpu;
 pub mod error;
+pub mod frame;
 mod gpu;
 pub mod kernels;
 pub mod layout;
