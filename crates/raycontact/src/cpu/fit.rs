@@ -1,0 +1,62 @@
+//! Twin of `shaders/fit.wgsl`: the boxes of every BVH node, bottom-up.
+
+use glam::Vec3;
+use rayon::prelude::*;
+
+use crate::frame::used_nodes;
+use crate::layout::{BodyState, LEAF_BIT, Node, TriBox};
+use crate::packing::Packing;
+
+/// Twin of `fit.wgsl`: the box of every node, bottom-up (a leaf's box is its triangle's box; an
+/// internal node's is the union of its children's). Exact, so equal to the GPU's.
+pub fn fit(packing: &Packing, body_state: &[BodyState], tri_boxes: &[TriBox], nodes: &mut [Node]) {
+    for (body, state) in packing.bodies.iter().zip(body_state) {
+        let n = state.leaf_count;
+        if n == 0 {
+            continue;
+        }
+        let off = body.node_offset as usize;
+        let tree = &mut nodes[off..off + used_nodes(n)];
+        let boxes = &tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+        let (internal, leaves) = tree.split_at_mut(n as usize - 1);
+        leaves.par_iter_mut().with_min_len(1024).for_each(|leaf| {
+            let b = boxes[(leaf.child & !LEAF_BIT) as usize];
+            leaf.min = b.min;
+            leaf.max = b.max;
+        });
+        if n > 1 {
+            fit_node(internal, 0, 0, leaves, 0);
+        }
+    }
+}
+
+/// Fits internal node `node` and its subtree; returns its box. `window` holds the internal nodes
+/// `base..` of the node's leaf range `[f, l]` (in a Karras tree the internal nodes of a subtree
+/// have indices within its leaf range, so the two children's windows `[f, g]` and `[g + 1, l]`
+/// are disjoint and are fitted in parallel near the root).
+fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], depth: u32) -> (Vec3, Vec3) {
+    let n_internal = leaves.len() - 1;
+    let left = window[node - base].child as usize;
+    let right = if left >= n_internal { leaves[left - n_internal].escape } else { window[left - base].escape }
+        as usize;
+    // First leaf of the right child (g + 1): an internal right child has index g + 1.
+    let split = if right >= n_internal { right - n_internal } else { right };
+    let (lw, rw) = window.split_at_mut(split - base);
+    let sub = |w: &mut [Node], b: usize, c: usize| -> (Vec3, Vec3) {
+        if c >= n_internal {
+            let l = &leaves[c - n_internal];
+            (l.min, l.max)
+        } else {
+            fit_node(w, b, c, leaves, depth + 1)
+        }
+    };
+    let (lb, rb) = if depth < 8 {
+        rayon::join(|| sub(lw, base, left), || sub(rw, split, right))
+    } else {
+        (sub(lw, base, left), sub(rw, split, right))
+    };
+    let (lo, hi) = (lb.0.min(rb.0), lb.1.max(rb.1));
+    window[node - base].min = lo;
+    window[node - base].max = hi;
+    (lo, hi)
+}

@@ -1,0 +1,59 @@
+//! CPU twins of the kernels: each function computes what the kernel of the same name computes,
+//! over the same packed layout, in plain Rust (rayon where the work is parallel). They are the
+//! references of the GPU tests and, through [`Scene::new_cpu`](crate::Scene::new_cpu), the CPU
+//! backend.
+//!
+//! The files mirror `shaders/`: the twin of kernel `shaders/k.wgsl` is in `cpu/k.rs` (the radix
+//! sort's three kernels share `cpu/radix_sort.rs`), and the twin of an include
+//! `shaders/shared/i.wgsl` in `cpu/shared/i.rs`. Two files are not twins: `cpu/traverse.rs`,
+//! the CPU backend's own BVH traversal ([`closest_hit_ordered`], [`raycast_ordered`]), which
+//! finds the same closest hit as the GPU's by another walk, and `cpu/reference.rs`, the
+//! references only the tests and benchmarks use ([`raycast_brute_force`]). Every public item
+//! is re-exported here, as `raycontact::cpu::<name>`.
+//!
+//! Exactness: integer stages (Morton codes, sort, hierarchy) and box fitting (min/max) equal the
+//! GPU bit for bit; normals agree within 1e-5; ray hits agree on the triangle and within 1e-5
+//! relative on `t` (the GPU divides with up to 2.5 ulp error).
+
+mod broad_phase;
+mod contact_args;
+mod fit;
+mod hierarchy;
+mod morton;
+mod narrow_phase;
+mod pair_tiles;
+mod radix_sort;
+mod ray_sources;
+mod raycast;
+mod reference;
+mod shared;
+mod source_args;
+mod traverse;
+mod triangle_bounds;
+mod vertex_normals;
+mod walk;
+mod walk_contacts;
+
+pub use crate::frame::{FrameData, used_nodes};
+pub use broad_phase::broad_phase;
+pub use contact_args::contact_args;
+pub use fit::fit;
+pub use hierarchy::hierarchy;
+pub use morton::{expand_bits, morton, morton_code, quantisation_scale};
+pub use narrow_phase::{BvhTracer, narrow_phase};
+pub use pair_tiles::pair_tiles;
+pub use radix_sort::{radix_sort, radix_sort_segment};
+pub use ray_sources::ray_sources;
+pub use raycast::{raycast, raycast_one};
+pub use reference::raycast_brute_force;
+pub use shared::bvh::closest_hit;
+pub use shared::classify::{Narrow, Rays, Traced, Tracer, classify};
+pub use shared::common::reach;
+pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inverse, shear};
+pub use shared::walk::{edge_functions, walk_ray};
+pub use source_args::source_args;
+pub use traverse::{closest_hit_ordered, raycast_ordered};
+pub use triangle_bounds::{triangle_bounds, triangle_box};
+pub use vertex_normals::vertex_normals;
+pub use walk::walk;
+pub use walk_contacts::{WalkTracer, walk_contacts};

@@ -1,0 +1,135 @@
+//! Twin of `shaders/shared/bvh.wgsl`: the closest hit of a ray through a body's BVH, visiting
+//! the nodes in the GPU's order and counting them alike.
+
+use glam::Vec3;
+
+use super::ray::{box_entry, intersect_triangle, ray_axes, safe_inverse};
+use crate::layout::{BodyGpu, LEAF_BIT, NONE, Node, Ray, RayHit, SHORT_STACK};
+
+/// What a leaf test needs: the body, its geometry and the ray.
+pub(crate) struct Leaf<'a> {
+    /// The packed body.
+    pub(crate) body: &'a BodyGpu,
+    /// The packed positions.
+    pub(crate) positions: &'a [Vec3],
+    /// The packed triangles.
+    pub(crate) triangles: &'a [u32],
+    /// The ray.
+    pub(crate) ray: &'a Ray,
+    /// The ray's axis permutation ([`ray_axes`]).
+    pub(crate) axes: [usize; 3],
+    /// Packed vertex whose triangles are skipped ([`NONE`]: none).
+    pub(crate) ignore_vertex: u32,
+}
+
+impl Leaf<'_> {
+    /// Tests body-local triangle `tri` (unless it uses the ignored vertex) and keeps the hit
+    /// when it is nearer, or as near with a lower index; shrinks `tmax` to it (`leaf_hit` and
+    /// `nearer` in `bvh.wgsl`).
+    pub(crate) fn test(&self, tri: u32, best: &mut RayHit, tmax: &mut f32) {
+        let g = (self.body.tri_offset + tri) as usize;
+        let idx = [self.triangles[3 * g], self.triangles[3 * g + 1], self.triangles[3 * g + 2]];
+        if idx.contains(&self.ignore_vertex) {
+            return;
+        }
+        best.triangles_tested += 1;
+        let [a, b, c] = idx.map(|i| self.positions[i as usize]);
+        let r = self.ray;
+        if let Some((t, u, v)) = intersect_triangle(r.origin, r.dir, self.axes, r.tmin, *tmax, a, b, c) {
+            if t < best.t || (t == best.t && tri < best.triangle) {
+                *best = RayHit { t, triangle: tri, u, v, ..*best };
+                *tmax = t;
+            }
+        }
+    }
+}
+
+/// Twin of `closest_hit` in `shaders/shared/bvh.wgsl`: the closest hit through a body's BVH,
+/// skipping the triangles that use packed vertex `ignore_vertex`. Nearer child first with a
+/// short stack of [`SHORT_STACK`] entries; when it is full the farther child is dropped and a
+/// final stackless depth-first walk (pruned by the hit found) makes up for it, so no depth of
+/// tree can make it miss. Visits nodes in the same order as the GPU and counts them alike.
+pub fn closest_hit(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+) -> RayHit {
+    let mut best = RayHit::MISS;
+    if nodes.is_empty() {
+        return best;
+    }
+    let axes = ray_axes(ray.dir);
+    let inv = safe_inverse(ray.dir);
+    let mut tmax = ray.tmax;
+    let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
+    let entry = |nd: &Node, tmax: f32| box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max);
+    let mut stack = [0u32; SHORT_STACK as usize];
+    let mut sp = 0usize;
+    let mut lost = false;
+    best.nodes_visited += 1;
+    let mut node = if entry(&nodes[0], tmax).is_some() { 0 } else { NONE };
+    loop {
+        if node == NONE {
+            while sp > 0 {
+                sp -= 1;
+                let c = stack[sp];
+                best.nodes_visited += 1;
+                if entry(&nodes[c as usize], tmax).is_some() {
+                    node = c;
+                    break;
+                }
+            }
+            if node == NONE {
+                break;
+            }
+        }
+        let nd = &nodes[node as usize];
+        if nd.child & LEAF_BIT != 0 {
+            leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
+            node = NONE;
+            continue;
+        }
+        let left = nd.child;
+        let right = nodes[left as usize].escape;
+        best.nodes_visited += 2;
+        let el = entry(&nodes[left as usize], tmax);
+        let er = entry(&nodes[right as usize], tmax);
+        node = match (el, er) {
+            (Some(a), Some(b)) => {
+                let (near, far) = if b < a { (right, left) } else { (left, right) };
+                if sp < stack.len() {
+                    stack[sp] = far;
+                    sp += 1;
+                } else {
+                    lost = true;
+                }
+                near
+            }
+            (Some(_), None) => left,
+            (None, Some(_)) => right,
+            (None, None) => NONE,
+        };
+    }
+    if lost {
+        best.fallback = 1;
+        let mut node = 0u32;
+        while node != NONE {
+            let nd = &nodes[node as usize];
+            best.nodes_visited += 1;
+            if entry(nd, tmax).is_some() {
+                if nd.child & LEAF_BIT != 0 {
+                    leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
+                    node = nd.escape;
+                } else {
+                    node = nd.child;
+                }
+            } else {
+                node = nd.escape;
+            }
+        }
+    }
+    best
+}

@@ -1,0 +1,370 @@
+//! Twin of `shaders/shared/classify.wgsl`: the classification of the narrow phase (Hermann et
+//! al. 2008; Lehericey et al. 2015), shared by the full pass
+//! ([`narrow_phase`](crate::cpu::narrow_phase), rays through the BVH) and iterative detection
+//! ([`walk_contacts`](crate::cpu::walk_contacts), rays walked from last frame's hits), each
+//! with its [`Tracer`].
+
+use glam::Vec3;
+
+use super::common::{reach, tri_vertices};
+use crate::frame::FrameData;
+use crate::layout::{
+    BODY_CLOTH, ContactGpu, NONE, Ray, RayHit, SELF_HIT_GAP, WALK_RANGE, WalkCounts, contact_flags,
+};
+use crate::packing::Packing;
+
+/// A trace's hit, and whether (in how many steps) a walk found it (WGSL `Traced`).
+#[derive(Clone, Copy, Debug)]
+pub struct Traced {
+    /// The closest hit (or a miss).
+    pub hit: RayHit,
+    /// Found by walking from last frame's triangle.
+    pub walked: bool,
+    /// Edges the walk crossed.
+    pub steps: u32,
+    /// How the walk ended ([`NONE`]: the trace did not walk).
+    pub outcome: u32,
+}
+
+/// How the classification casts its rays (the WGSL kernels' `trace`): through the BVH (the full
+/// pass, [`narrow_phase`](crate::cpu::narrow_phase)) or by walking from last frame's hits
+/// ([`walk_contacts`](crate::cpu::walk_contacts)).
+pub trait Tracer: Sync {
+    /// The closest hit of `ray` on packed body `b`, skipping the triangles of packed vertex
+    /// `ignore`; `hint` is last frame's triangle of the same ray ([`NONE`]: unknown). Walk
+    /// outcomes go to `counts`.
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced;
+}
+
+/// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `face` its
+/// unnormalised normal, `cosine = dir · m` with m the unit normal, `length = t |cosine|` (the
+/// ray re-projected onto m).
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    hit: RayHit,
+    face: Vec3,
+    cosine: f32,
+    length: f32,
+    walked: bool,
+    steps: u32,
+    outcome: u32,
+}
+
+impl Probe {
+    const NONE: Probe = Probe {
+        hit: RayHit::MISS,
+        face: Vec3::ZERO,
+        cosine: 0.0,
+        length: 0.0,
+        walked: false,
+        steps: 0,
+        outcome: NONE,
+    };
+
+    fn hits(&self) -> bool {
+        self.hit.triangle != NONE
+    }
+}
+
+/// The narrow phase's view of one frame: the packing, the BVHs and both position sets.
+#[derive(Clone, Copy, Debug)]
+pub struct Narrow<'a> {
+    /// The packed bodies.
+    pub packing: &'a Packing,
+    /// This frame's normals, boxes and BVHs.
+    pub frame: &'a FrameData,
+    /// This frame's positions.
+    pub positions: &'a [Vec3],
+    /// The previous frame's positions.
+    pub previous: &'a [Vec3],
+    /// Trace each volumetric source body without limit, so that contacts remember where the ray
+    /// leaves it ([`crate::layout::DETECT_REMEMBER_EXIT`]).
+    pub remember_exit: bool,
+}
+
+/// One classification's mutable state: the tracer's counters and the contacts found.
+struct Sink<'s, T: Tracer> {
+    tracer: &'s T,
+    counts: WalkCounts,
+    out: &'s mut Vec<ContactGpu>,
+}
+
+impl Narrow<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn probe<T: Tracer>(
+        &self,
+        sink: &mut Sink<'_, T>,
+        b: usize,
+        origin: Vec3,
+        dir: Vec3,
+        tmin: f32,
+        tmax: f32,
+        ignore: u32,
+        hint: u32,
+    ) -> Probe {
+        let ray = Ray { origin, tmin, dir, tmax };
+        let tr = sink.tracer.trace(self, b, &ray, ignore, hint, &mut sink.counts);
+        let mut pr =
+            Probe { hit: tr.hit, walked: tr.walked, steps: tr.steps, outcome: tr.outcome, ..Probe::NONE };
+        if tr.hit.triangle != NONE {
+            let g = (self.packing.bodies[b].tri_offset + tr.hit.triangle) as usize;
+            let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
+            pr.face = (tb - ta).cross(tc - ta);
+            pr.cosine = dir.dot(pr.face.normalize());
+            pr.length = tr.hit.t * pr.cosine.abs();
+        }
+        pr
+    }
+
+    /// Twin of `own_hit`: the source body's own hit along the ray, up to `t` (or without limit
+    /// when exits are remembered).
+    #[allow(clippy::too_many_arguments)]
+    fn own_hit<T: Tracer>(
+        &self,
+        sink: &mut Sink<'_, T>,
+        a: usize,
+        origin: Vec3,
+        dir: Vec3,
+        t: f32,
+        v: u32,
+        hint: u32,
+    ) -> RayHit {
+        let tmax = if self.remember_exit { f32::INFINITY } else { t };
+        let ray = Ray { origin, tmin: 0.0, dir, tmax };
+        sink.tracer.trace(self, a, &ray, v, hint, &mut sink.counts).hit
+    }
+
+    /// Whether packed vertex `v` is strictly on the other side of triangle `tri` of body `b`
+    /// than at the previous positions.
+    fn inverted(&self, v: u32, b: usize, tri: u32) -> bool {
+        let g = (self.packing.bodies[b].tri_offset + tri) as usize;
+        let side = |pos: &[Vec3]| {
+            let (ta, tb, tc) = tri_vertices(pos, &self.packing.triangles, g);
+            (pos[v as usize] - ta).dot((tb - ta).cross(tc - ta))
+        };
+        let (now, before) = (side(self.positions), side(self.previous));
+        (now < 0.0 && before > 0.0) || (now > 0.0 && before < 0.0)
+    }
+
+    /// Twin of `emit`: the contact of probe `pr` along `dir` from `s`.
+    fn contact(&self, s: &Source, pr: &Probe, through: bool, flags: u32, exit: u32) -> ContactGpu {
+        let g = (self.packing.bodies[s.b].tri_offset + pr.hit.triangle) as usize;
+        let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
+        let m = pr.face.normalize();
+        let toward = if pr.cosine < 0.0 { -m } else { m };
+        let (normal, depth) =
+            if through { (toward, pr.length + s.ea + s.eb) } else { (-toward, s.ea + s.eb - pr.length) };
+        let (u, v) = (pr.hit.u, pr.hit.v);
+        let q = ta * (1.0 - u - v) + tb * u + tc * v;
+        ContactGpu {
+            source_body: s.a as u32,
+            source_vertex: s.local,
+            target_body: s.b as u32,
+            target_triangle: pr.hit.triangle,
+            source_point: s.p - s.ea * normal,
+            u,
+            target_point: q + s.eb * normal,
+            v,
+            normal,
+            depth,
+            ray_length: pr.hit.t,
+            weight: pr.cosine.abs(),
+            flags: flags | if pr.walked { contact_flags::WALKED } else { 0 },
+            pair: s.k,
+            exit_triangle: exit,
+            walk_steps: pr.steps,
+            pad0: 0,
+            pad1: 0,
+        }
+    }
+}
+
+/// Where a contact comes from (WGSL `Source`).
+struct Source {
+    a: usize,
+    local: u32,
+    b: usize,
+    k: u32,
+    p: Vec3,
+    ea: f32,
+    eb: f32,
+}
+
+/// Twin of `class_of` in `shared/classify.wgsl`: collision below `touch`, prediction below
+/// `predict`, 0 otherwise.
+fn class_of(length: f32, touch: f32, predict: f32) -> u32 {
+    if length < touch {
+        contact_flags::COLLISION
+    } else if length < predict {
+        contact_flags::PREDICTION
+    } else {
+        0
+    }
+}
+
+/// Which rays of a source vertex to classify, and last frame's triangles of each
+/// (`classify`'s `sides`, `hint_in`, `hint_out`, `hint_exit`).
+#[derive(Clone, Copy, Debug)]
+pub struct Rays {
+    /// Bit 0: the inward ray; bit 1: the outward ray.
+    pub sides: u32,
+    /// Last frame's triangle of the inward ray on the target ([`NONE`]: unknown).
+    pub hint_in: u32,
+    /// Last frame's triangle of the outward ray on the target.
+    pub hint_out: u32,
+    /// Last frame's triangle where the ray left the source body.
+    pub hint_exit: u32,
+}
+
+impl Rays {
+    /// Both rays, no hints: the full pass.
+    pub const BOTH: Rays = Rays { sides: 3, hint_in: NONE, hint_out: NONE, hint_exit: NONE };
+}
+
+/// Twin of `classify` in `shaders/shared/classify.wgsl`: appends to `out` the contacts of
+/// source vertex `local` of packed body `a` against packed body `b` (`a` itself for a self pair)
+/// of directed pair `k` with prediction distance `predict`, casting `rays` with `tracer`
+/// (Hermann et al. 2008; Lehericey et al. 2015: four cases by body kind, re-projection,
+/// inversion; the rules are in `narrow_phase.wgsl`'s header). Returns the walk counters of its
+/// traces.
+#[allow(clippy::too_many_arguments)]
+pub fn classify<T: Tracer>(
+    cx: &Narrow<'_>,
+    tracer: &T,
+    (a, local, b, k): (usize, u32, usize, u32),
+    predict: f32,
+    rays: Rays,
+    out: &mut Vec<ContactGpu>,
+) -> WalkCounts {
+    use contact_flags::{COLLISION, INVERTED, INWARD_RAY, OUTWARD_RAY, PREDICTION};
+    let mut sink = Sink { tracer, counts: WalkCounts::default(), out };
+    let (body_a, body_b) = (&cx.packing.bodies[a], &cx.packing.bodies[b]);
+    let cloth_a = body_a.flags & BODY_CLOTH != 0;
+    let cloth_b = body_b.flags & BODY_CLOTH != 0;
+    let (ea, eb) = (body_a.half_thickness, body_b.half_thickness);
+    let reach = reach(predict, ea, eb);
+    let self_pair = a == b;
+    let v = body_a.vertex_offset + local;
+    let p = cx.positions[v as usize];
+    let n = cx.frame.normals[v as usize];
+    if n == Vec3::ZERO {
+        return sink.counts;
+    }
+    let s = Source { a, local, b, k, p, ea, eb };
+    let emit = |sink: &mut Sink<'_, T>, pr: &Probe, through: bool, flags: u32, exit: u32| {
+        sink.out.push(cx.contact(&s, pr, through, flags, exit))
+    };
+    let inf = f32::INFINITY;
+    let (use_in, use_out) = (rays.sides & 1 != 0, rays.sides & 2 != 0);
+    let (hin, hout, hexit) = (rays.hint_in, rays.hint_out, rays.hint_exit);
+    if !cloth_a && self_pair {
+        if use_in {
+            let first = cx.probe(&mut sink, a, p, -n, 0.0, inf, v, hin);
+            if first.hits() && first.cosine > 0.0 {
+                let t1 = first.hit.t;
+                let second = cx.probe(&mut sink, a, p, -n, t1 + SELF_HIT_GAP * t1, inf, v, NONE);
+                if second.hits()
+                    && second.hit.t > t1
+                    && second.hit.triangle != first.hit.triangle
+                    && second.cosine > 0.0
+                {
+                    emit(&mut sink, &first, true, COLLISION | INWARD_RAY, NONE);
+                }
+            }
+        }
+    } else if !cloth_a && !cloth_b {
+        if use_in {
+            let i = cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin);
+            if i.hits() && i.cosine > 0.0 {
+                let own = cx.own_hit(&mut sink, a, p, -n, i.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < i.hit.t) {
+                    emit(&mut sink, &i, true, COLLISION | INWARD_RAY, own.triangle);
+                }
+            }
+        }
+        if use_out && predict > 0.0 {
+            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            if o.hits() && o.cosine < 0.0 && o.length < predict {
+                let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < o.hit.t) {
+                    emit(&mut sink, &o, false, PREDICTION | OUTWARD_RAY, own.triangle);
+                }
+            }
+        }
+    } else if !cloth_a {
+        if use_in {
+            let i = cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin);
+            if i.hits() {
+                let own = cx.own_hit(&mut sink, a, p, -n, 2.0 * i.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < 2.0 * i.hit.t) {
+                    emit(&mut sink, &i, true, COLLISION | INWARD_RAY, own.triangle);
+                }
+            }
+        }
+        if use_out && reach > 0.0 {
+            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            let class = class_of(o.length, eb, predict);
+            if o.hits() && class != 0 {
+                let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
+                if !(own.triangle != NONE && own.t < o.hit.t) {
+                    emit(&mut sink, &o, false, class | OUTWARD_RAY, own.triangle);
+                }
+            }
+        }
+    } else if !cloth_b {
+        let i = if use_in { cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin) } else { Probe::NONE };
+        let o = if use_out { cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout) } else { Probe::NONE };
+        let inside_i = i.hits() && i.cosine > 0.0;
+        let inside_o = o.hits() && o.cosine > 0.0;
+        if inside_o && (!inside_i || o.length < i.length) {
+            emit(&mut sink, &o, true, COLLISION | OUTWARD_RAY, NONE);
+        } else if inside_i {
+            emit(&mut sink, &i, true, COLLISION | INWARD_RAY, NONE);
+        } else {
+            let ci = class_of(i.length, ea, predict);
+            if i.hits() && ci != 0 {
+                emit(&mut sink, &i, false, ci | INWARD_RAY, NONE);
+            }
+            let co = class_of(o.length, ea, predict);
+            if o.hits() && co != 0 {
+                emit(&mut sink, &o, false, co | OUTWARD_RAY, NONE);
+            }
+        }
+    } else {
+        let ignore = if self_pair { v } else { NONE };
+        let (mut todo, mut done, mut hints) = (rays.sides, 0u32, [hin, hout]);
+        for i in 0..3 {
+            let side = i & 1;
+            if todo & (1 << side) == 0 || done & (1 << side) != 0 {
+                continue;
+            }
+            done |= 1 << side;
+            let (dir, ray) = if side == 1 { (n, OUTWARD_RAY) } else { (-n, INWARD_RAY) };
+            let h = cx.probe(&mut sink, b, p, dir, 0.0, reach, ignore, hints[side]);
+            let other = 1 - side;
+            if h.outcome == WALK_RANGE && todo & (1 << other) == 0 {
+                todo |= 1 << other;
+                hints[other] = hints[side];
+            }
+            if h.hits() {
+                if cx.inverted(v, b, h.hit.triangle) {
+                    emit(&mut sink, &h, true, COLLISION | INVERTED | ray, NONE);
+                } else {
+                    let class = class_of(h.length, ea + eb, predict);
+                    if class != 0 {
+                        emit(&mut sink, &h, false, class | ray, NONE);
+                    }
+                }
+            }
+        }
+    }
+    sink.counts
+}

@@ -1,0 +1,35 @@
+//! Twin of `shaders/shared/common.wgsl`: the helpers every kernel shares (a triangle's corners,
+//! a body's box as the kernels decode it) and the one Rust definition of a pair's reach.
+
+use glam::Vec3;
+
+use crate::layout::{BodyState, key_to_float};
+
+/// The three corners of packed triangle `t`.
+pub(crate) fn tri_vertices(positions: &[Vec3], triangles: &[u32], t: usize) -> (Vec3, Vec3, Vec3) {
+    (
+        positions[triangles[3 * t] as usize],
+        positions[triangles[3 * t + 1] as usize],
+        positions[triangles[3 * t + 2] as usize],
+    )
+}
+
+/// A pair's reach: how far apart two bodies of half thicknesses `ea` and `eb` may be and
+/// still be tested, `max(prediction, e_a + e_b)`. The broad phase grows the boxes by it, the
+/// ray sources keep the vertices within it, and the classification casts the outward rays
+/// that far.
+pub fn reach(prediction: f32, ea: f32, eb: f32) -> f32 {
+    prediction.max(ea + eb)
+}
+
+impl BodyState {
+    /// The box as decoded from the keys, whether or not the body has leaves (twin of `body_min`
+    /// and `body_max` in `shaders/shared/common.wgsl`; the Morton kernel and the ray sources
+    /// read it so).
+    pub(crate) fn bounds_keys(&self) -> (Vec3, Vec3) {
+        (
+            Vec3::from_array(self.min_key.map(|k| key_to_float(!k))),
+            Vec3::from_array(self.max_key.map(key_to_float)),
+        )
+    }
+}

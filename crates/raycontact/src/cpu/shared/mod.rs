@@ -1,0 +1,9 @@
+//! Twins of the WGSL includes under `shaders/shared/`, one file each, named as the include:
+//! what several kernels share (the ray tests, the BVH's closest hit, the walk of one ray, the
+//! classification of the narrow phase).
+
+pub mod bvh;
+pub mod classify;
+pub mod common;
+pub mod ray;
+pub mod walk;

@@ -1,0 +1,143 @@
+//! Twin of `shaders/shared/ray.wgsl`: the watertight ray–triangle test and the widened slab
+//! test of a box, with the same float operations in the same order as the GPU.
+
+use glam::{Vec2, Vec3};
+
+/// `edge_t` of `ray.wgsl`: the ray parameter where the ray crosses edge (p, q), from the edge
+/// alone, with the ends in canonical (lexicographic) order.
+fn edge_t(p3: Vec3, pxy: Vec2, q3: Vec3, qxy: Vec2, kz: usize, dz: f32) -> f32 {
+    let less = |a: Vec3, b: Vec3| {
+        if a.x != b.x {
+            a.x < b.x
+        } else if a.y != b.y {
+            a.y < b.y
+        } else {
+            a.z < b.z
+        }
+    };
+    let ((a3, axy), (b3, bxy)) = if less(q3, p3) { ((q3, qxy), (p3, pxy)) } else { ((p3, pxy), (q3, qxy)) };
+    let e = bxy - axy;
+    let s = (-axy.dot(e) / e.dot(e)).clamp(0.0, 1.0);
+    (a3[kz] + s * (b3[kz] - a3[kz])) / dz
+}
+
+/// A triangle seen from a ray (`Sheared` in `shaders/shared/ray.wgsl`): the corners relative to
+/// the origin, their sheared 2D coordinates (scaled by `dir[kz]`) and the edge functions
+/// `(U, V, W)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Sheared {
+    /// `a - o`, `b - o`, `c - o`.
+    pub p: [Vec3; 3],
+    /// The sheared 2D coordinates of the three corners.
+    pub xy: [Vec2; 3],
+    /// The edge functions: the barycentric weights of `a`, `b`, `c` times `U + V + W`.
+    pub uvw: [f32; 3],
+}
+
+/// The first half of [`intersect_triangle`] (`shear` in `ray.wgsl`), also the walk's edge choice.
+pub fn shear(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> Sheared {
+    let (pa, pb, pc) = (a - o, b - o, c - o);
+    let (dx, dy, dz) = (d[k[0]], d[k[1]], d[k[2]]);
+    let ax = pa[k[0]] * dz - dx * pa[k[2]];
+    let ay = pa[k[1]] * dz - dy * pa[k[2]];
+    let bx = pb[k[0]] * dz - dx * pb[k[2]];
+    let by = pb[k[1]] * dz - dy * pb[k[2]];
+    let cx = pc[k[0]] * dz - dx * pc[k[2]];
+    let cy = pc[k[1]] * dz - dy * pc[k[2]];
+    Sheared {
+        p: [pa, pb, pc],
+        xy: [Vec2::new(ax, ay), Vec2::new(bx, by), Vec2::new(cx, cy)],
+        uvw: [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax],
+    }
+}
+
+/// Watertight ray-triangle test, exactly as `intersect_triangle` in `shaders/shared/ray.wgsl`:
+/// `Some((t, u, v))` with `P = (1-u-v) a + u b + v c`. A ray through a shared edge or vertex
+/// hits every incident triangle with the same `t`, computed from the edge or vertex alone.
+#[allow(clippy::too_many_arguments)]
+pub fn intersect_triangle(
+    o: Vec3,
+    d: Vec3,
+    k: [usize; 3],
+    tmin: f32,
+    tmax: f32,
+    a: Vec3,
+    b: Vec3,
+    c: Vec3,
+) -> Option<(f32, f32, f32)> {
+    let s = shear(o, d, k, a, b, c);
+    let ([pa, pb, pc], [axy, bxy, cxy], [u, v, w]) = (s.p, s.xy, s.uvw);
+    let dz = d[k[2]];
+    if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+        return None;
+    }
+    let det = u + v + w;
+    if det == 0.0 {
+        return None;
+    }
+    let t = match (u == 0.0, v == 0.0, w == 0.0) {
+        (true, true, _) => pc[k[2]] / dz,
+        (true, _, true) => pb[k[2]] / dz,
+        (_, true, true) => pa[k[2]] / dz,
+        (true, _, _) => edge_t(pb, bxy, pc, cxy, k[2], dz),
+        (_, true, _) => edge_t(pc, cxy, pa, axy, k[2], dz),
+        (_, _, true) => edge_t(pa, axy, pb, bxy, k[2], dz),
+        _ => (u * pa[k[2]] + v * pb[k[2]] + w * pc[k[2]]) / (det * dz),
+    };
+    if !(t >= tmin && t <= tmax) {
+        return None;
+    }
+    Some((t, v / det, w / det))
+}
+
+/// Axis permutation of a ray (`ray_axes` in `ray.wgsl`): `kz` is the dominant axis.
+pub fn ray_axes(d: Vec3) -> [usize; 3] {
+    let a = d.abs();
+    let kz = if a.x > a.y {
+        if a.x > a.z { 0 } else { 2 }
+    } else if a.y > a.z {
+        1
+    } else {
+        2
+    };
+    let kx = (kz + 1) % 3;
+    [kx, (kx + 1) % 3, kz]
+}
+
+/// `safe_inverse` of `ray.wgsl`.
+pub fn safe_inverse(d: Vec3) -> Vec3 {
+    let s = Vec3::select(d.abs().cmplt(Vec3::splat(1.0e-30)), Vec3::splat(1.0e-30), d);
+    Vec3::ONE / s
+}
+
+/// Entry distance of the ray into a box (the widened slab test of [`hit_box`], `box_entry` in
+/// `ray.wgsl`), or `None`.
+pub(crate) fn box_entry(
+    o: Vec3,
+    d: Vec3,
+    inv: Vec3,
+    tmin: f32,
+    tmax: f32,
+    lo: Vec3,
+    hi: Vec3,
+) -> Option<f32> {
+    let parallel = d.abs().cmplt(Vec3::splat(1.0e-30));
+    let inside = o.cmpge(lo) & o.cmple(hi);
+    if (parallel & !inside).any() {
+        return None;
+    }
+    let t0 = (lo - o) * inv;
+    let t1 = (hi - o) * inv;
+    let near = Vec3::select(parallel, Vec3::splat(-3.0e38), t0.min(t1));
+    let far = Vec3::select(parallel, Vec3::splat(3.0e38), t0.max(t1));
+    let tn = near.max_element();
+    let tf = far.min_element();
+    let enter = (tn - tn.abs() * 2.0e-6).max(tmin);
+    (enter <= (tf + tf.abs() * 2.0e-6).min(tmax)).then_some(enter)
+}
+
+/// `hit_box` of `ray.wgsl`: the slab test, widened by a relative 2e-6, with axes the ray is
+/// parallel to decided by whether the origin is inside the slab.
+pub fn hit_box(o: Vec3, d: Vec3, inv: Vec3, tmin: f32, tmax: f32, lo: Vec3, hi: Vec3) -> bool {
+    box_entry(o, d, inv, tmin, tmax, lo, hi).is_some()
+}

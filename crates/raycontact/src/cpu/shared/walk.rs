@@ -1,0 +1,105 @@
+//! Twin of `shaders/shared/walk.wgsl`: the walk of one ray over the triangle adjacency
+//! ([`crate::walk`] describes it), with the same float operations in the same order, so that
+//! the triangle, the outcome and the steps equal the GPU's.
+
+use glam::Vec3;
+
+use super::common::tri_vertices;
+use super::ray::{intersect_triangle, ray_axes, shear};
+use crate::layout::{
+    BOUNDARY, BodyGpu, MAX_WALK_STEPS, NON_MANIFOLD, NONE, Ray, WALK_BOUNDARY, WALK_HISTORY, WALK_HIT,
+    WALK_LOOP, WALK_NO_START, WALK_PARALLEL, WALK_RANGE, WALK_STEPS, WalkHit,
+};
+
+/// The edge functions `(U, V, W)` of the watertight ray–triangle test, computed with exactly the
+/// operations of [`intersect_triangle`] ([`Sheared::uvw`](super::ray::Sheared::uvw), `shear`
+/// in `shaders/shared/ray.wgsl`): the barycentric weights of `a`, `b`, `c` of the point where
+/// the ray's *line* crosses the triangle's plane, each scaled by the same determinant
+/// `U + V + W` (of either sign). `U` is the weight of `a`, negative beyond edge 0 `(b, c)`; `V`
+/// of `b`, edge 1 `(c, a)`; `W` of `c`, edge 2 `(a, b)`.
+pub fn edge_functions(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
+    shear(o, d, k, a, b, c).uvw
+}
+
+/// The walk of one ray over packed body `body` (twin of `walk_ray` in
+/// `shaders/shared/walk.wgsl`): from body-local triangle `start` ([`NONE`]: no start), at most
+/// `max_steps` edges (clamped to [`MAX_WALK_STEPS`]). `adjacency` and `triangles` are the
+/// packed scene's ([`Packing::adjacency`](crate::packing::Packing::adjacency),
+/// [`Packing::triangles`](crate::packing::Packing::triangles)). Never consults the BVH:
+/// [`WalkHit::bvh`] is 0.
+pub fn walk_ray(
+    body: &BodyGpu,
+    adjacency: &[u32],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    start: u32,
+    max_steps: u32,
+) -> WalkHit {
+    let mut out = WalkHit {
+        t: f32::INFINITY,
+        triangle: NONE,
+        u: 0.0,
+        v: 0.0,
+        outcome: WALK_NO_START,
+        steps: 0,
+        last: NONE,
+        bvh: 0,
+    };
+    if start >= body.tri_count {
+        return out;
+    }
+    let max_steps = max_steps.min(MAX_WALK_STEPS);
+    let axes = ray_axes(ray.dir);
+    let mut history = [NONE; WALK_HISTORY as usize];
+    let mut head = 0usize;
+    let mut tri = start;
+    loop {
+        history[head] = tri;
+        head = (head + 1) % WALK_HISTORY as usize;
+        out.last = tri;
+        let g = (body.tri_offset + tri) as usize;
+        let (a, b, c) = tri_vertices(positions, triangles, g);
+        let e = edge_functions(ray.origin, ray.dir, axes, a, b, c);
+        let outside = (e[0] < 0.0 || e[1] < 0.0 || e[2] < 0.0) && (e[0] > 0.0 || e[1] > 0.0 || e[2] > 0.0);
+        let det = e[0] + e[1] + e[2];
+        if !outside {
+            match intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, ray.tmax, a, b, c) {
+                Some((t, u, v)) => {
+                    out = WalkHit { t, triangle: tri, u, v, outcome: WALK_HIT, ..out };
+                }
+                None => out.outcome = if det == 0.0 { WALK_PARALLEL } else { WALK_RANGE },
+            }
+            return out;
+        }
+        if det == 0.0 {
+            out.outcome = WALK_PARALLEL;
+            return out;
+        }
+        // A barycentric weight is negative where its edge function has the determinant's
+        // opposite sign. Algorithm 2's order: u (edge 1), v (edge 2), 1 - u - v (edge 0).
+        let s = if det < 0.0 { [-e[0], -e[1], -e[2]] } else { e };
+        let edge = if s[1] < 0.0 {
+            1
+        } else if s[2] < 0.0 {
+            2
+        } else {
+            0
+        };
+        let next = adjacency[3 * g + edge];
+        if next == BOUNDARY || next == NON_MANIFOLD {
+            out.outcome = WALK_BOUNDARY;
+            return out;
+        }
+        if history.contains(&next) {
+            out.outcome = WALK_LOOP;
+            return out;
+        }
+        if out.steps >= max_steps {
+            out.outcome = WALK_STEPS;
+            return out;
+        }
+        out.steps += 1;
+        tri = next;
+    }
+}

@@ -1,0 +1,124 @@
+//! Twin of `shaders/walk_contacts.wgsl`: iterative detection, last frame's contacts re-cast by
+//! walking from their triangles ([`WalkTracer`], the twin of the kernel's `trace`) and
+//! classified as the full pass does.
+
+use rayon::prelude::*;
+
+use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
+use super::shared::walk::walk_ray;
+use crate::layout::{
+    BodyGpu, BodyPair, ContactGpu, MAX_WALK_STEPS, NONE, Ray, RayHit, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP,
+    WALK_NO_START, WalkCounts, contact_flags,
+};
+
+/// Iterative detection (twin of `trace` in `walk_contacts.wgsl`): walk from the hint, at most
+/// `ceil(reach / mean_size)` edges; a walk that does not hit (or ends on a triangle of the
+/// ignored vertex, counted as a loop), and a trace without a hint, go through the BVH when
+/// `fallback` is [`WALK_FALLBACK_BVH`], else miss.
+#[derive(Clone, Copy, Debug)]
+pub struct WalkTracer {
+    /// [`WALK_FALLBACK_BVH`] or [`WALK_FALLBACK_DROP`](crate::layout::WALK_FALLBACK_DROP).
+    pub fallback: u32,
+    /// `confidence × displacement threshold`.
+    pub reach: f32,
+}
+
+impl WalkTracer {
+    /// Edges a walk over `body` may cross (Eq. 1 of Lehericey et al. 2013).
+    pub fn steps(&self, body: &BodyGpu) -> u32 {
+        let steps = (self.reach / body.mean_size).ceil();
+        if steps < MAX_WALK_STEPS as f32 { steps as u32 } else { MAX_WALK_STEPS }
+    }
+}
+
+impl Tracer for WalkTracer {
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced {
+        let body = &cx.packing.bodies[b];
+        let mut outcome = WALK_NO_START;
+        if hint != NONE {
+            let w = walk_ray(
+                body,
+                &cx.packing.adjacency,
+                cx.positions,
+                &cx.packing.triangles,
+                ray,
+                hint,
+                self.steps(body),
+            );
+            let own = w.outcome == WALK_HIT && ignore != NONE && {
+                let g = (body.tri_offset + w.triangle) as usize;
+                cx.packing.triangles[3 * g..3 * g + 3].contains(&ignore)
+            };
+            if w.outcome == WALK_HIT && !own {
+                counts.outcomes[WALK_HIT as usize] += 1;
+                let hit = RayHit {
+                    t: w.t,
+                    triangle: w.triangle,
+                    u: w.u,
+                    v: w.v,
+                    triangles_tested: w.steps + 1,
+                    ..RayHit::MISS
+                };
+                return Traced { hit, walked: true, steps: w.steps, outcome: WALK_HIT };
+            }
+            outcome = if own { WALK_LOOP } else { w.outcome };
+            counts.outcomes[outcome as usize] += 1;
+        } else {
+            counts.outcomes[WALK_NO_START as usize] += 1;
+        }
+        if self.fallback == WALK_FALLBACK_BVH {
+            counts.fallback_casts += 1;
+            let hit = cx.bvh_hit(b, ray, ignore);
+            counts.fallback_hits += u32::from(hit.triangle != NONE);
+            return Traced { hit, walked: false, steps: 0, outcome };
+        }
+        Traced { hit: RayHit::MISS, walked: false, steps: 0, outcome }
+    }
+}
+
+/// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over
+/// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
+/// the full pass does. Returns the contacts (in memory order) and the walk counters.
+pub fn walk_contacts(
+    cx: &Narrow<'_>,
+    tracer: &WalkTracer,
+    pairs: &[BodyPair],
+    memory: &[ContactGpu],
+) -> (Vec<ContactGpu>, WalkCounts) {
+    memory
+        .par_iter()
+        .with_min_len(256)
+        .fold(
+            || (Vec::new(), WalkCounts::default()),
+            |(mut acc, mut counts), m| {
+                let outward = m.flags & contact_flags::OUTWARD_RAY != 0;
+                let rays = Rays {
+                    sides: if outward { 2 } else { 1 },
+                    hint_in: if outward { NONE } else { m.target_triangle },
+                    hint_out: if outward { m.target_triangle } else { NONE },
+                    hint_exit: m.exit_triangle,
+                };
+                let prediction = pairs[(m.pair / 2) as usize].prediction;
+                let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
+                let c = classify(cx, tracer, id, prediction, rays, &mut acc);
+                counts.add_counts(&c);
+                (acc, counts)
+            },
+        )
+        .reduce(
+            || (Vec::new(), WalkCounts::default()),
+            |(mut x, mut cx_), (mut y, cy)| {
+                x.append(&mut y);
+                cx_.add_counts(&cy);
+                (x, cx_)
+            },
+        )
+}
