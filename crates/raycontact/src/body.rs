@@ -45,9 +45,9 @@ pub(crate) struct BodyData {
     /// `vertex_tris`, in increasing triangle order.
     pub vertex_tri_offsets: Vec<u32>,
     pub vertex_tris: Vec<u32>,
-    /// Neighbour of each triangle across each edge, body-local ([`crate::adjacency`]).
+    /// Neighbour of each triangle across each edge, body-local ([`crate::internals::adjacency`]).
     pub adjacency: Vec<[u32; 3]>,
-    /// Mean triangle size as added ([`crate::adjacency::mean_triangle_size`]).
+    /// Mean triangle size as added ([`crate::internals::adjacency::mean_triangle_size`]).
     pub mean_size: f32,
 }
 

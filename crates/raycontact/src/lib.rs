@@ -59,7 +59,7 @@ mod packing;
 mod plan;
 mod scene;
 mod stats;
-mod walk;
+pub mod walk;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};

@@ -27,7 +27,7 @@ pub struct Packing {
     pub params: FrameParams,
     /// Triangle adjacency, 3 per packed triangle: body-local neighbour across edge `i`
     /// (opposite vertex `i`), or [`BOUNDARY`](crate::layout::BOUNDARY) /
-    /// [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) ([`crate::adjacency`]).
+    /// [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) ([`crate::internals::adjacency`]).
     pub adjacency: Vec<u32>,
 }
 

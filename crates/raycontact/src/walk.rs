@@ -1,5 +1,5 @@
 //! Iterative ray casts (Lehericey et al. 2013, IRTCD): a ray starts on the triangle it hit in
-//! the previous frame and walks the triangle adjacency ([`crate::adjacency`]) towards where it
+//! the previous frame and walks the triangle adjacency ([`crate::internals::adjacency`]) towards where it
 //! now crosses the surface, instead of traversing the BVH.
 //!
 //! # The walk
@@ -103,7 +103,7 @@ impl WalkOptions {
 /// `maxIt` of Eq. 1 of Lehericey et al. 2013:
 /// `ceil(confidence × displacement_threshold / mean_size)`, the edges a walk may cross, where
 /// `displacement_threshold` bounds the displacement between two full passes and `mean_size` is
-/// the mean triangle size ([`crate::adjacency::mean_triangle_size`],
+/// the mean triangle size ([`crate::internals::adjacency::mean_triangle_size`],
 /// [`Scene::mean_triangle_size`](crate::Scene::mean_triangle_size)). The paper asks for a
 /// confidence of at least 1. Clamped to [`MAX_WALK_STEPS`].
 ///

@@ -48,7 +48,7 @@ pub struct BodyGpu {
     /// Half-thickness `e` of a cloth (0 for a volumetric body).
     pub half_thickness: f32,
     /// Mean triangle size of the body as added (the mean edge length,
-    /// [`crate::adjacency::mean_triangle_size`]): iterative detection's walks over it cross at
+    /// [`crate::internals::adjacency::mean_triangle_size`]): iterative detection's walks over it cross at
     /// most `ceil(confidence × threshold / mean_size)` edges (Eq. 1 of Lehericey et al. 2013).
     pub mean_size: f32,
 }

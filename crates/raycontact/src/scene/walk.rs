@@ -79,7 +79,7 @@ impl Scene {
     }
 
     /// The mean size of a body's triangles at its latest positions (Eq. 1's
-    /// `averageTrianglesSize`, see [`crate::adjacency::mean_triangle_size`]), for
+    /// `averageTrianglesSize`, see [`crate::internals::adjacency::mean_triangle_size`]), for
     /// [`crate::walk::max_steps`].
     pub fn mean_triangle_size(&self, id: BodyId) -> Result<f32> {
         let data = &self.body(id)?.data;
