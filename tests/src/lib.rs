@@ -1,13 +1,14 @@
 //! Shared helpers of raycontact's integration tests: one GPU context for the whole run (a
 //! missing adapter fails the test that asks for it, with the installation hint), seeded random
-//! data, and the shipped meshes.
+//! data, the shipped meshes, and contact lists compared as multisets.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
-use raycontact::GpuContext;
 use raycontact::meshes::{self, TriMesh};
+use raycontact::{Contact, GpuContext, contact_flags};
 
 /// The GPU context shared by every test. Panics (failing the test, never skipping it) when no
 /// adapter is found, with raycontact's message on how to get one.
@@ -43,4 +44,90 @@ pub fn random_unit(rng: &mut impl Rng) -> Vec3 {
 pub fn bunny() -> TriMesh {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/bunny.obj");
     meshes::load_mesh(std::path::Path::new(path)).expect("assets/bunny.obj loads")
+}
+
+/// A contact's identity in comparisons: (source body slot, source vertex, target body slot,
+/// [`contact_flags::OUTWARD_RAY`] bit). One detection over distinct pairs finds at most one
+/// contact per key.
+pub type ContactKey = (u32, u32, u32, u32);
+
+/// The key of a contact.
+pub fn contact_key(c: &Contact) -> ContactKey {
+    (c.source_body.index(), c.source_vertex, c.target_body.index(), c.flags & contact_flags::OUTWARD_RAY)
+}
+
+/// Contacts grouped by key, each group in input order: a multiset, so that a duplicate
+/// contact makes a group of two instead of vanishing into a map entry.
+pub fn grouped(cs: &[Contact]) -> BTreeMap<ContactKey, Vec<&Contact>> {
+    let mut out: BTreeMap<ContactKey, Vec<&Contact>> = BTreeMap::new();
+    for c in cs {
+        out.entry(contact_key(c)).or_default().push(c);
+    }
+    out
+}
+
+/// Panics when a key occurs more than once in `cs` (`what` names the detection).
+pub fn assert_unique_keys(what: &str, cs: &[Contact]) {
+    let twice: Vec<_> = grouped(cs).into_iter().filter(|(_, g)| g.len() > 1).collect();
+    assert!(twice.is_empty(), "{what}: {} keys found more than once: {twice:?}", twice.len());
+}
+
+/// Keys with the number of times one list holds them more often than the other.
+pub type Surplus = Vec<(ContactKey, usize)>;
+
+/// The multiset difference of two contact lists by key: (keys counted more often in `a`, in
+/// `b`), each with the surplus count.
+pub fn key_surplus(a: &[Contact], b: &[Contact]) -> (Surplus, Surplus) {
+    let (ga, gb) = (grouped(a), grouped(b));
+    let count = |g: &BTreeMap<ContactKey, Vec<&Contact>>, k: &ContactKey| g.get(k).map_or(0, Vec::len);
+    let keys: std::collections::BTreeSet<ContactKey> = ga.keys().chain(gb.keys()).copied().collect();
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    for k in keys {
+        let (x, y) = (count(&ga, &k), count(&gb, &k));
+        if x > y {
+            only_a.push((k, x - y));
+        } else if y > x {
+            only_b.push((k, y - x));
+        }
+    }
+    (only_a, only_b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use raycontact::{BodyKind, Scene};
+
+    fn contact(scene: &mut Scene, vertex: u32, flags: u32) -> Contact {
+        let m = meshes::icosphere(1.0, 0);
+        let ids: Vec<_> = (0..2)
+            .map(|_| scene.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap())
+            .collect();
+        Contact {
+            source_body: ids[0],
+            source_vertex: vertex,
+            target_body: ids[1],
+            target_triangle: 0,
+            barycentric: glam::Vec2::ZERO,
+            source_point: Vec3::ZERO,
+            target_point: Vec3::ZERO,
+            normal: Vec3::Z,
+            depth: 0.0,
+            ray_length: 0.0,
+            weight: 1.0,
+            flags,
+        }
+    }
+
+    #[test]
+    fn a_duplicate_contact_counts_twice() {
+        let mut s = Scene::new_cpu(Some(1)).unwrap();
+        let c = contact(&mut s, 3, contact_flags::COLLISION);
+        let outward = Contact { flags: contact_flags::OUTWARD_RAY, ..c };
+        assert_eq!(key_surplus(&[c, c], &[c]), (vec![(contact_key(&c), 1)], vec![]));
+        assert_eq!(key_surplus(&[c, outward], &[outward, c]), (vec![], vec![]));
+        assert_eq!(grouped(&[c, outward, c]).len(), 2);
+        assert_unique_keys("distinct", &[c, outward]);
+        assert!(std::panic::catch_unwind(|| assert_unique_keys("twice", &[c, c])).is_err());
+    }
 }

@@ -1,13 +1,12 @@
 //! Cloth, predictions and inversions (Lehericey et al. 2015) on the GPU against the CPU
 //! reference and analytic cases. Every test states the class it expects.
 
-use std::collections::BTreeMap;
 use std::f32::consts::PI;
 
 use glam::{Affine3A, Vec3};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyId, BodyKind, Contact, Pairs, Scene, SelfCollision, contact_flags};
-use raycontact_tests::ctx;
+use raycontact::{BodyId, BodyKind, Contact, Pairs, Scene, SelfCollision};
+use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
 
 const E: f32 = 0.02;
 
@@ -29,24 +28,16 @@ fn scenes(bodies: &[(&TriMesh, BodyKind)], prediction: f32) -> [(Scene, Vec<Body
     })
 }
 
-type Key = (u32, u32, u32, u32);
-
-fn keyed(cs: &[Contact]) -> BTreeMap<Key, &Contact> {
-    cs.iter()
-        .map(|c| {
-            let ray = c.flags & contact_flags::OUTWARD_RAY;
-            ((c.source_body.index(), c.source_vertex, c.target_body.index(), ray), c)
-        })
-        .collect()
-}
-
-/// GPU and CPU contacts as sorted sets: the same (source, vertex, target, ray) keys, and for
-/// each the same flags, triangle, and points within 1e-4.
+/// GPU and CPU contacts as multisets: the same (source, vertex, target, ray) keys, each at
+/// most once, and for each the same flags, triangle, and points within 1e-4.
 fn assert_same(what: &str, gpu: &[Contact], cpu: &[Contact]) {
-    let (g, c) = (keyed(gpu), keyed(cpu));
-    assert_eq!(g.keys().collect::<Vec<_>>(), c.keys().collect::<Vec<_>>(), "{what}: contact keys");
-    for (k, cg) in &g {
-        let cc = c[k];
+    assert_unique_keys(&format!("{what} (GPU)"), gpu);
+    assert_unique_keys(&format!("{what} (CPU)"), cpu);
+    assert_eq!(key_surplus(gpu, cpu), (vec![], vec![]), "{what}: contact keys");
+    assert_eq!(gpu.len(), cpu.len(), "{what}: contact counts");
+    let c = grouped(cpu);
+    for (k, g) in grouped(gpu) {
+        let (cg, cc) = (g[0], c[&k][0]);
         assert_eq!((cg.flags, cg.target_triangle), (cc.flags, cc.target_triangle), "{what}: {k:?}");
         assert!((cg.depth - cc.depth).abs() < 1e-4, "{what}: depth {cg:?} vs {cc:?}");
         assert!(cg.normal.distance(cc.normal) < 1e-4, "{what}: normal {cg:?} vs {cc:?}");
@@ -289,7 +280,14 @@ fn a_sheet_that_passed_through_another_is_inverted() {
         scene.set_positions(ids[1], &below).unwrap();
     }
     let settled = detect("settled", &mut s, Pairs::Overlapping);
-    assert!(settled.iter().all(|c| c.is_prediction() && !c.is_inverted()));
+    assert_eq!(settled.len(), after.len(), "the same rays find the same sheets, now as predictions");
+    for c in &settled {
+        assert!(c.is_prediction() && !c.is_inverted(), "{c:?}");
+        // Each sheet is pushed away from the other: the upper one (now below) down.
+        let away = if c.source_body == upper_id { -Vec3::Z } else { Vec3::Z };
+        assert!(c.normal.distance(away) < 1e-4, "{c:?}");
+        assert!((c.depth - (2.0 * e - 0.05)).abs() < 1e-4, "{c:?}");
+    }
 }
 
 #[test]

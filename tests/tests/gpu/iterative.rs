@@ -2,8 +2,6 @@
 //! against a full traversal at the same positions, GPU against the CPU twin, the decision
 //! between full and iterative passes, and the counters.
 
-use std::collections::BTreeMap;
-
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::internals::layout::{WALK_HIT, WALK_NO_START};
 use raycontact::meshes::{self, TriMesh};
@@ -11,19 +9,7 @@ use raycontact::{
     BodyId, BodyKind, Contact, Contacts, Error, Iterative, Pairs, Ray, Scene, Stage, WalkFallback,
     contact_flags,
 };
-use raycontact_tests::ctx;
-
-/// (source body, vertex, target body, outward ray) -> contact.
-type Keyed<'a> = BTreeMap<(u32, u32, u32, u32), &'a Contact>;
-
-fn keyed(cs: &[Contact]) -> Keyed<'_> {
-    cs.iter()
-        .map(|c| {
-            let side = c.flags & contact_flags::OUTWARD_RAY;
-            ((c.source_body.index(), c.source_vertex, c.target_body.index(), side), c)
-        })
-        .collect()
-}
+use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
 
 /// Three scenes over the same bodies: GPU iterative, CPU iterative, CPU full traversal.
 struct Trio {
@@ -62,32 +48,78 @@ impl Trio {
     }
 }
 
-/// GPU and CPU iterative passes agree exactly (keys, triangles, flags, walk steps; floats within
-/// 1e-4), and on the counters.
+/// GPU and CPU iterative passes agree exactly (keys as multisets, triangles, flags; floats
+/// within 1e-4), and on the counters.
 fn assert_twins(what: &str, g: &Contacts, c: &Contacts) {
     assert_eq!(g.stats.iterative, c.stats.iterative, "{what}: pass kind");
     assert_eq!(g.stats.walked, c.stats.walked, "{what}: contacts walked");
     assert_eq!(g.stats.walk, c.stats.walk, "{what}: walk counters");
-    let (kg, kc) = (keyed(&g.contacts), keyed(&c.contacts));
-    assert_eq!(kg.keys().collect::<Vec<_>>(), kc.keys().collect::<Vec<_>>(), "{what}: contact keys");
-    for (k, a) in &kg {
-        let b = kc[k];
-        assert_eq!((a.target_triangle, a.flags), (b.target_triangle, b.flags), "{what}: {k:?}");
-        assert!(
-            (a.depth - b.depth).abs() < 1e-4 && a.normal.distance(b.normal) < 1e-4,
-            "{what}: {a:?} vs {b:?}"
-        );
+    assert_eq!(g.pairs, c.pairs, "{what}: pairs");
+    assert_unique_keys(&format!("{what} (GPU)"), &g.contacts);
+    assert_unique_keys(&format!("{what} (CPU)"), &c.contacts);
+    assert_eq!(key_surplus(&g.contacts, &c.contacts), (vec![], vec![]), "{what}: contact keys");
+    assert_eq!(g.contacts.len(), c.contacts.len(), "{what}: contact counts");
+    let kc = grouped(&c.contacts);
+    for (k, ga) in grouped(&g.contacts) {
+        let mut ga = ga;
+        let mut gb = kc[&k].clone();
+        for group in [&mut ga, &mut gb] {
+            group.sort_by_key(|c| (c.target_triangle, c.flags));
+        }
+        for (a, b) in ga.iter().zip(&gb) {
+            assert_eq!((a.target_triangle, a.flags), (b.target_triangle, b.flags), "{what}: {k:?}");
+            assert!(
+                (a.depth - b.depth).abs() < 1e-4 && a.normal.distance(b.normal) < 1e-4,
+                "{what}: {a:?} vs {b:?}"
+            );
+        }
     }
 }
 
-/// How far the iterative contacts are from a full traversal's: (walked contacts not found by
-/// the full pass or with another triangle, full-pass contacts missing from the walk).
+/// How far the iterative contacts are from a full traversal's, as multisets by key: (walked
+/// contacts without a full-pass contact of the same key and triangle, full-pass contacts
+/// without a walked one of the same key).
 fn difference(walked: &[Contact], full: &[Contact]) -> (usize, usize) {
-    let (w, f) = (keyed(walked), keyed(full));
-    let wrong =
-        w.iter().filter(|(k, c)| f.get(k).is_none_or(|d| d.target_triangle != c.target_triangle)).count();
-    let missing = f.keys().filter(|k| !w.contains_key(k)).count();
+    let (w, f) = (grouped(walked), grouped(full));
+    let mut wrong = 0;
+    for (k, cs) in &w {
+        let mut triangles: Vec<u32> =
+            f.get(k).map_or(Vec::new(), |d| d.iter().map(|c| c.target_triangle).collect());
+        for c in cs {
+            match triangles.iter().position(|&t| t == c.target_triangle) {
+                Some(i) => {
+                    triangles.swap_remove(i);
+                }
+                None => wrong += 1,
+            }
+        }
+    }
+    let missing = f.iter().map(|(k, cs)| cs.len().saturating_sub(w.get(k).map_or(0, Vec::len))).sum();
     (wrong, missing)
+}
+
+/// The `WALKED` flag of an iterative pass (`g`, with the BVH fallback when `bvh_fallback`): a
+/// contact is flagged exactly when the trace that found it walked, so there are at most as
+/// many flagged contacts as walks that hit, at most as many unflagged ones as fallback casts
+/// that hit (none with the drop fallback), and some of each kind when the counters say so.
+fn assert_walked_flags(what: &str, g: &Contacts, bvh_fallback: bool) {
+    assert!(g.stats.iterative, "{what}: an iterative pass");
+    let walked = g.contacts.iter().filter(|c| c.flags & contact_flags::WALKED != 0).count() as u32;
+    let cast = g.contacts.len() as u32 - walked;
+    let w = &g.stats.walk;
+    assert!(
+        walked <= w.outcome(WALK_HIT),
+        "{what}: {walked} WALKED contacts, {} walks hit",
+        w.outcome(WALK_HIT)
+    );
+    let fallback_hits = if bvh_fallback { w.fallback_hits } else { 0 };
+    assert!(cast <= fallback_hits, "{what}: {cast} contacts not walked, {fallback_hits} fallback hits");
+    assert!(walked > 0, "{what}: no contact is flagged WALKED");
+}
+
+/// No contact of a full pass is flagged `WALKED`.
+fn assert_none_walked(what: &str, cs: &[Contact]) {
+    assert!(cs.iter().all(|c| c.flags & contact_flags::WALKED == 0), "{what}: a full pass walked");
 }
 
 fn torus_pair() -> (TriMesh, TriMesh) {
@@ -108,6 +140,9 @@ fn small_displacements_walk_to_the_full_traversals_contacts() {
     assert!(!first[0].stats.iterative && !first[1].stats.iterative, "the first detection is a full pass");
     assert_twins("full pass", &first[0], &first[1]);
     assert!(first[0].contacts.len() > 20, "{} contacts", first[0].contacts.len());
+    for (i, f) in first.iter().enumerate() {
+        assert_none_walked(&format!("first detection, scene {i}"), &f.contacts);
+    }
     for frame in 1..=6 {
         let step = Vec3::new(0.002, -0.001, 0.0015) * frame as f32;
         let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + step).collect();
@@ -115,7 +150,9 @@ fn small_displacements_walk_to_the_full_traversals_contacts() {
         let [g, c, f] = t.detect(Pairs::Overlapping);
         assert!(g.stats.iterative, "frame {frame}: displacement {} is under the threshold", step.length());
         assert_twins(&format!("frame {frame}"), &g, &c);
-        assert!(g.contacts.iter().all(|c| c.flags & contact_flags::WALKED != 0 || c.flags != 0));
+        assert_walked_flags(&format!("frame {frame}"), &g, true);
+        assert!(!f.stats.iterative);
+        assert_none_walked(&format!("frame {frame}, full pass"), &f.contacts);
         // Every remembered contact was re-cast: one walk per target trace at least.
         assert!(g.stats.walked > 0 && g.stats.walk.outcome(WALK_HIT) >= g.contacts.len() as u32 / 2);
         let (wrong, missing) = difference(&g.contacts, &f.contacts);
@@ -152,6 +189,8 @@ fn the_walk_keeps_the_cloth_classes_and_inversions() {
         let [g, c, f] = t.detect(Pairs::Overlapping);
         assert!(g.stats.iterative);
         assert_twins(&format!("sinking frame {frame}"), &g, &c);
+        assert_walked_flags(&format!("sinking frame {frame}"), &g, true);
+        assert_eq!(g.contacts.len(), f.contacts.len(), "sinking frame {frame}");
         let (wrong, missing) = difference(&g.contacts, &f.contacts);
         assert_eq!((wrong, missing), (0, 0), "sinking frame {frame}: the walk equals the full pass");
         for (x, y) in g.contacts.iter().zip(&f.contacts) {
@@ -172,6 +211,7 @@ fn the_walk_keeps_the_cloth_classes_and_inversions() {
     let [g, c, f] = t.detect(Pairs::Overlapping);
     assert!(g.stats.iterative);
     assert_twins("through", &g, &c);
+    assert_walked_flags("through", &g, true);
     assert!(!g.contacts.is_empty() && g.contacts.iter().all(|c| c.is_inverted() && c.is_collision()));
     assert_eq!(difference(&g.contacts, &f.contacts), (0, 0));
 }
@@ -212,6 +252,7 @@ fn the_drop_fallback_skips_the_bvh_and_counts_its_losses() {
     let [g, c, f] = t.detect(Pairs::Overlapping);
     assert!(g.stats.iterative);
     assert_twins("drop", &g, &c);
+    assert_walked_flags("drop", &g, false);
     // Only the normals were computed: no sort, no hierarchy; no fallback cast.
     let sort = g.stats.get(Stage::Sort).unwrap();
     assert_eq!((sort.dispatches, g.stats.get(Stage::Hierarchy).unwrap().dispatches), (0, 0));
@@ -255,4 +296,106 @@ fn rigid_poses_bound_the_displacement_by_translation_and_angle() {
     ));
     let bad = Iterative { confidence: 0.5, ..Iterative::new(0.1) };
     assert!(matches!(s.set_iterative(Some(bad)), Err(Error::InvalidInput { .. })));
+}
+
+/// A contact with its body ids replaced by their ranks among the live bodies of its scene.
+type Ranked = (usize, usize, u32, u32, glam::Vec2, Vec3, Vec3, Vec3, f32, f32, f32, u32);
+
+/// The contacts of `s` with each body id replaced by its rank among the live bodies: two
+/// scenes holding the same bodies in the same order then compare field by field.
+fn by_rank(s: &Scene, cs: &[Contact]) -> Vec<Ranked> {
+    let live: Vec<BodyId> = s.bodies().collect();
+    let rank = |id: BodyId| live.iter().position(|&l| l == id).unwrap();
+    cs.iter()
+        .map(|c| {
+            (
+                rank(c.source_body),
+                rank(c.target_body),
+                c.source_vertex,
+                c.target_triangle,
+                c.barycentric,
+                c.source_point,
+                c.target_point,
+                c.normal,
+                c.depth,
+                c.ray_length,
+                c.weight,
+                c.flags,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn adding_or_removing_a_body_makes_the_next_detection_a_full_pass() {
+    // Two tori walked for a few frames; then a ball is added through one of them, walked
+    // again, and a torus removed. After each change the detection is a full pass and equals a
+    // fresh scene's over the same bodies (no iterative detection), on each backend.
+    let (a, b) = torus_pair();
+    let ball = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(1.0, 0.0, 0.2)));
+    let it = Iterative { full_pass_every: 100, ..Iterative::new(0.1) };
+    let mut t = Trio::new(&[(&a, BodyKind::Volumetric), (&b, BodyKind::Volumetric)], it, 0.0);
+    let mut b_now = b.positions.clone();
+    let step = |t: &mut Trio, b_now: &mut Vec<Vec3>, frame: u32, expect_iterative: bool| {
+        for p in b_now.iter_mut() {
+            *p += Vec3::new(0.002, 0.001, -0.001);
+        }
+        t.set_positions(1, b_now);
+        let [g, c, f] = t.detect(Pairs::Overlapping);
+        assert_eq!(
+            (g.stats.iterative, c.stats.iterative),
+            (expect_iterative, expect_iterative),
+            "frame {frame}"
+        );
+        assert_twins(&format!("frame {frame}"), &g, &c);
+        [g, c, f]
+    };
+    step(&mut t, &mut b_now, 0, false);
+    step(&mut t, &mut b_now, 1, true);
+    step(&mut t, &mut b_now, 2, true);
+
+    // Add the ball to the iterative scenes (the full-pass scene too).
+    for s in &mut t.scenes {
+        t.ids.truncate(2);
+        t.ids.push(s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap());
+    }
+    let check_fresh =
+        |what: &str, t: &Trio, got: &[Contacts; 3], bodies: &[&[Vec3]], triangles: &[&TriMesh]| {
+            for (i, gpu) in [(0, true), (1, false)] {
+                let mut fresh = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+                for (p, m) in bodies.iter().zip(triangles) {
+                    fresh.add_body(p, &m.triangles, BodyKind::Volumetric).unwrap();
+                }
+                let want = fresh.detect(Pairs::Overlapping).unwrap();
+                assert!(!got[i].stats.iterative, "{what}: a full pass after the change (scene {i})");
+                assert_none_walked(what, &got[i].contacts);
+                assert_eq!(got[i].pairs, want.pairs, "{what}: pairs (scene {i})");
+                assert_eq!(
+                    by_rank(&t.scenes[i], &got[i].contacts),
+                    by_rank(&fresh, &want.contacts),
+                    "{what}: the fresh scene's contacts (scene {i})"
+                );
+            }
+        };
+    let got = t.detect(Pairs::Overlapping);
+    assert_twins("after adding", &got[0], &got[1]);
+    assert!(got[0].contacts.iter().any(|c| c.source_body == t.ids[2]), "the ball touches a torus");
+    check_fresh("after adding", &t, &got, &[&a.positions, &b_now, &ball.positions], &[&a, &b, &ball]);
+    step(&mut t, &mut b_now, 3, true);
+
+    // Remove torus a: the ball and torus b remain, in slots 1 and 2.
+    for s in &mut t.scenes {
+        s.remove_body(t.ids[0]).unwrap();
+    }
+    let got = t.detect(Pairs::Overlapping);
+    assert_twins("after removing", &got[0], &got[1]);
+    check_fresh("after removing", &t, &got, &[&b_now, &ball.positions], &[&b, &ball]);
+    // And walking resumes.
+    for p in &mut b_now {
+        *p += Vec3::new(0.002, 0.001, -0.001);
+    }
+    t.set_positions(1, &b_now);
+    let [g, c, _] = t.detect(Pairs::Overlapping);
+    assert!(g.stats.iterative && c.stats.iterative, "walking after the full pass");
+    assert_twins("walking after removing", &g, &c);
 }

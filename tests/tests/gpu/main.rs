@@ -5,6 +5,7 @@ mod cloth;
 mod errors;
 mod iterative;
 mod narrow;
+mod pairs_and_bodies;
 mod rays;
 mod reflection;
 mod sort;

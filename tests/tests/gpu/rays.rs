@@ -162,12 +162,14 @@ fn cast_rays_needs_a_fresh_bvh() {
 
 #[test]
 fn short_stack_overflow_falls_back_without_missing_hits() {
-    // 2^18 nested triangles stacked in z around one vertical line: the tree is at least 18
-    // levels deep and every box contains the ray, so the nearer-first walk pushes a farther
-    // child at every level, overflows its short stack (SHORT_STACK entries) and must finish with
-    // the stackless walk, pruned by the nearest hit. (Ties at one t across 2^15 or more
-    // triangles would need more loop iterations than llvmpipe runs: it caps every shader loop at
-    // 65535 iterations.)
+    // 2^18 nested triangles stacked in z around one vertical line: the tree is 15 to 20 levels
+    // deep and every box contains the ray, so the nearer-first walk pushes a farther child at
+    // every level down to the nearest triangle. Rays from above reach the top triangle, a leaf
+    // 15 levels deep: the short stack (SHORT_STACK entries) holds. Rays from below reach the
+    // bottom one, 19 levels deep: the stack overflows and the query must finish with the
+    // stackless walk, pruned by the nearest hit. (Ties at one t across 2^15 or more triangles
+    // would need more loop iterations than llvmpipe runs: it caps every shader loop at 65535
+    // iterations.)
     let mut mesh = TriMesh::default();
     for t in 0..(1u32 << 18) {
         let s = 1.0 + (t % 1000) as f32 * 1e-3;
@@ -176,10 +178,11 @@ fn short_stack_overflow_falls_back_without_missing_hits() {
         mesh.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
     }
     let mut r = rng(77);
-    let rays: Vec<Ray> = (0..200)
-        .map(|_| {
-            let o = Vec3::new(r.random_range(-0.5..0.5), r.random_range(-0.5..0.5), 5.0);
-            Ray::new(o, Vec3::new(r.random_range(-0.05..0.05), r.random_range(-0.05..0.05), -1.0))
+    let rays: Vec<Ray> = (0..400)
+        .map(|i| {
+            let side = if i < 200 { 1.0 } else { -1.0 };
+            let o = Vec3::new(r.random_range(-0.5..0.5), r.random_range(-0.5..0.5), 5.0 * side);
+            Ray::new(o, Vec3::new(r.random_range(-0.05..0.05), r.random_range(-0.05..0.05), -side))
         })
         .collect();
     let want = brute_force(&mesh, &rays);
@@ -188,6 +191,10 @@ fn short_stack_overflow_falls_back_without_missing_hits() {
     gpu.update().unwrap();
     let got = gpu.cast_rays(g, &rays).unwrap();
     assert_same_hits("stacked triangles GPU", &got, &want);
+    // Every ray from below overflowed the GPU's short stack and finished with the stackless
+    // walk, none from above did; all found the brute force's hit (above).
+    let fallbacks: Vec<u32> = got.iter().map(|h| h.fallback).collect();
+    assert_eq!(fallbacks, [[0; 200], [1; 200]].concat(), "rays whose GPU walk fell back");
     let mut cpu = Scene::new_cpu(None).unwrap();
     let c = cpu.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
     cpu.update().unwrap();
@@ -215,7 +222,7 @@ fn short_stack_overflow_falls_back_without_missing_hits() {
     cpu.add_body(&flat.positions, &flat.triangles, BodyKind::Volumetric).unwrap();
     cpu.update().unwrap();
     let frame = cpu.frame_data().unwrap();
-    let few = &rays[..8];
+    let few = &rays[..8]; // from above
     let twin = cpu::raycast(cpu.packing(), &frame, &flat.positions, 0, few);
     assert!(twin.iter().all(|h| h.fallback == 1), "the short stack overflows");
     assert_same_hits("flat nested triangles", &twin, &brute_force(&flat, few));

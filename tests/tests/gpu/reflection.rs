@@ -200,10 +200,25 @@ fn pod_structs_match_wgsl_layout() {
 }
 
 #[test]
-fn pipelines_are_labelled_by_kernel_name() {
+fn each_kernel_is_its_file_and_labelled_by_its_stem() {
+    // One name per kernel in the shader file, the source compiled and the pipeline label: the
+    // kernel's text is the file `shaders/<name>.wgsl` (not another kernel's), no two kernels
+    // share a name, a file or a label, and each label is `raycontact.` and the file's stem.
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shaders"));
+    let mut stems = std::collections::BTreeSet::new();
+    let mut labels = std::collections::BTreeSet::new();
     for k in Kernel::ALL {
-        assert_eq!(k.label(), format!("raycontact.{}", k.name()));
+        let path = dir.join(format!("{}.wgsl", k.name()));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("kernel {:?}: no file {}: {e}", k.name(), path.display()));
+        assert_eq!(text, k.raw_source(), "{:?} compiles the text of {}", k.name(), path.display());
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap().to_string();
+        assert!(stems.insert(stem.clone()), "two kernels named {stem:?}");
+        let label = k.label();
+        assert_eq!(label.strip_prefix("raycontact."), Some(stem.as_str()), "label of {}", path.display());
+        assert!(labels.insert(label.clone()), "two kernels labelled {label:?}");
     }
+    assert_eq!(stems.len(), Kernel::ALL.len());
 }
 
 #[test]

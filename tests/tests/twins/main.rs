@@ -1,0 +1,9 @@
+//! The CPU twins (`raycontact::cpu`), the reference of the GPU tests, against references of
+//! their own: analytic cases and brute force written independently of them. No GPU needed.
+
+mod classify;
+mod pairs;
+mod queries;
+mod ray_triangle;
+mod rebuild;
+mod reference;
