@@ -9,8 +9,8 @@
 
 use glam::Vec3;
 use raycontact::BodyKind;
-use raycontact::cpu::{self, Narrow};
-use raycontact::layout::{BodyPair, ContactGpu, contact_flags as f};
+use raycontact::internals::cpu::{self, Narrow};
+use raycontact::internals::layout::{BodyPair, ContactGpu, contact_flags as f};
 use raycontact::meshes::{self, TriMesh};
 
 use crate::reference::Packed;

@@ -1,4 +1,4 @@
-//! The CPU twins (`raycontact::cpu`), the reference of the GPU tests, against references of
+//! The CPU twins (`raycontact::internals::cpu`), the reference of the GPU tests, against references of
 //! their own: analytic cases and brute force written independently of them. No GPU needed.
 
 mod classify;

@@ -5,8 +5,8 @@
 use glam::{Affine3A, DVec3, Vec3};
 use rand::Rng;
 use raycontact::BodyKind;
-use raycontact::cpu;
-use raycontact::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC};
+use raycontact::internals::cpu;
+use raycontact::internals::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC};
 use raycontact::meshes::{self, TriMesh};
 use raycontact_tests::rng;
 

@@ -7,8 +7,8 @@
 use glam::Vec3;
 use rand::Rng;
 use raycontact::BodyKind;
-use raycontact::cpu;
-use raycontact::layout::{NONE, Ray, RayHit};
+use raycontact::internals::cpu;
+use raycontact::internals::layout::{NONE, Ray, RayHit};
 use raycontact::meshes::{self, TriMesh};
 use raycontact_tests::{random_unit, rng};
 

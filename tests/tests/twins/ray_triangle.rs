@@ -12,7 +12,7 @@
 
 use glam::Vec3;
 use rand::Rng;
-use raycontact::cpu::{intersect_triangle, ray_axes};
+use raycontact::internals::cpu::{intersect_triangle, ray_axes};
 use raycontact_tests::{random_unit, rng};
 
 use crate::reference::crossing;

@@ -3,8 +3,8 @@
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;
-use raycontact::cpu::{self, FrameData};
-use raycontact::layout::{DEGENERATE_KEY, LEAF_BIT, NONE, SortSegment};
+use raycontact::internals::{FrameData, cpu};
+use raycontact::internals::layout::{DEGENERATE_KEY, LEAF_BIT, NONE, SortSegment};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Scene};
 use raycontact_tests::rng;
@@ -217,7 +217,7 @@ fn check_tree(what: &str, p: &Packed) {
         fn visit(
             x: usize,
             n: usize,
-            nodes: &[raycontact::layout::Node],
+            nodes: &[raycontact::internals::layout::Node],
             children: &[Vec<usize>],
             order: &mut Vec<usize>,
             size: &mut [usize],

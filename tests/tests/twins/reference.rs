@@ -3,9 +3,9 @@
 //! a bit-by-bit Morton interleave, and a packed CPU scene to run the twins on.
 
 use glam::{DVec3, Vec3};
-use raycontact::body::Packing;
-use raycontact::cpu::FrameData;
-use raycontact::layout::Ray;
+use raycontact::internals::Packing;
+use raycontact::internals::FrameData;
+use raycontact::internals::layout::Ray;
 use raycontact::meshes::TriMesh;
 use raycontact::{BodyKind, Scene};
 
