@@ -3,7 +3,7 @@
 // body), overlap, appended to the pair list with the scene's prediction distance; and the
 // self-collision pairs (i, i) of the kinds that `params.self_collision` names. One invocation
 // per ordered (i, j), i <= j, of the packed bodies. Pairs past the capacity are counted, not
-// written. CPU twin: `raycontact::cpu::broad_phase`.
+// written. CPU twin: `raycontact::internals::cpu::broad_phase`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 

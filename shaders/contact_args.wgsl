@@ -1,7 +1,7 @@
 // After the narrow phase: the indirect dispatch arguments of a consumer that runs one
 // invocation per contact in workgroups of WG_SIZE (x, y spilling past MAX_GROUPS_X, z = 1),
 // followed by the number of contacts actually stored (the count clamped to the capacity), so
-// that a GPU solver needs no readback. One invocation. CPU twin: `raycontact::cpu::contact_args`.
+// that a GPU solver needs no readback. One invocation. CPU twin: `raycontact::internals::cpu::contact_args`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 

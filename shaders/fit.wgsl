@@ -2,7 +2,7 @@
 // parent links; at each internal node the first arrival stops and the second (which sees the
 // sibling's box) stores the union and goes on. Node words are accessed as atomics so that boxes
 // written by one workgroup are seen by another. The right child of an internal node is the escape
-// link of its left child. CPU twin: `raycontact::cpu::fit`.
+// link of its left child. CPU twin: `raycontact::internals::cpu::fit`.
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl
 

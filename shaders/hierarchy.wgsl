@@ -3,7 +3,7 @@
 // Node numbering, body-local: internal nodes 0 .. n-2 (root = 0), leaves n-1 .. 2n-2 in sorted
 // order (leaf j = n - 1 + j); n = the body's leaf count. With n = 1 the root is leaf 0.
 // One workgroup per tile of one body; sorted index i builds leaf i and, when i < n - 1,
-// internal node i. Boxes are filled in by `fit`. CPU twin: `raycontact::cpu::hierarchy`.
+// internal node i. Boxes are filled in by `fit`. CPU twin: `raycontact::internals::cpu::hierarchy`.
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl
 

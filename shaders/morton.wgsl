@@ -2,7 +2,7 @@
 // the power of two at or above the box's largest extent (so that the scale is exact and the CPU
 // twin reproduces every code bit for bit). Degenerate triangles get DEGENERATE_KEY and sort last;
 // the others are counted into the body's leaf count.
-// One workgroup per tile of one body. CPU twin: `raycontact::cpu::morton`.
+// One workgroup per tile of one body. CPU twin: `raycontact::internals::cpu::morton`.
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl
 

@@ -29,7 +29,7 @@
 // `ray_sources` (those within B's box grown by r), dispatched indirectly from `source_args`.
 // Contacts are appended through an atomic counter; past the capacity they are counted only.
 // The classification is in shared/classify.wgsl (shared with `walk_contacts`); here the rays go
-// through the BVH (`closest_hit`). CPU twin: `raycontact::cpu::narrow_phase`.
+// through the BVH (`closest_hit`). CPU twin: `raycontact::internals::cpu::narrow_phase`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/ray.wgsl

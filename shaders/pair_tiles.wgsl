@@ -2,7 +2,7 @@
 // 2k + 1 the reverse; each gets ceil(source vertices / WG_SIZE) workgroups, but the reverse of a
 // self-collision pair (a == b), which gets none. One workgroup scans
 // the tile counts into `tile_offsets` (D + 1 entries for D directed pairs) and writes the
-// indirect dispatch of `ray_sources` over those workgroups. CPU twin: `raycontact::cpu::pair_tiles`.
+// indirect dispatch of `ray_sources` over those workgroups. CPU twin: `raycontact::internals::cpu::pair_tiles`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/sort.wgsl

@@ -1,5 +1,5 @@
 // Radix sort, pass step 1: digit histogram of each tile. One workgroup per tile.
-// CPU twin: `raycontact::cpu::radix_sort` (the whole sort).
+// CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
 

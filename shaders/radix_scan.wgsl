@@ -1,6 +1,6 @@
 // Radix sort, pass step 2: exclusive prefix sum, in place, of all RADIX_BUCKETS * tile_count
 // counters by a single workgroup (each invocation scans a contiguous chunk serially).
-// CPU twin: `raycontact::cpu::radix_sort` (the whole sort).
+// CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
 

@@ -1,7 +1,7 @@
 // Radix sort, pass step 3: stable scatter. One workgroup per tile; invocation t owns the ITEMS
 // consecutive elements t * ITEMS .. t * ITEMS + ITEMS of the tile. The ranks come from one
 // exclusive scan of the (digit, invocation) count matrix, flattened digit-major.
-// CPU twin: `raycontact::cpu::radix_sort` (the whole sort).
+// CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
 

@@ -5,7 +5,7 @@
 // nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside it). The
 // narrow phase then runs one invocation per listed vertex: rays only where they can find
 // something, in full SIMD groups. Entries past the capacity are counted, not written.
-// CPU twin: `raycontact::cpu::ray_sources`.
+// CPU twin: `raycontact::internals::cpu::ray_sources`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 

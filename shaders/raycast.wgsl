@@ -1,5 +1,5 @@
 // Closest hit of a batch of rays against one body, through its stackless BVH
-// (`closest_hit` in shared/bvh.wgsl). CPU twin: `raycontact::cpu::raycast`.
+// (`closest_hit` in shared/bvh.wgsl). CPU twin: `raycontact::internals::cpu::raycast`.
 //!include shared/common.wgsl
 //!include shared/ray.wgsl
 //!include shared/bvh.wgsl

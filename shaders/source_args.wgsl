@@ -1,7 +1,7 @@
 // After `ray_sources`: the indirect dispatch of the narrow phase, one invocation per listed
 // source vertex (the count clamped to the capacity) in workgroups of WG_SIZE (x, y spilling
 // past MAX_GROUPS_X, z = 1), followed by that number. One invocation.
-// CPU twin: `raycontact::cpu::source_args`.
+// CPU twin: `raycontact::internals::cpu::source_args`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 

@@ -2,7 +2,7 @@
 // One workgroup per tile of TILE triangles of one body (tiles never straddle bodies).
 // A triangle is degenerate when |e1 x e2|^2 <= DEGENERATE_SIN2 * |e1|^2 |e2|^2 (zero area up to
 // rounding) or when a coordinate is not finite: it keeps a box but stays out of the BVH.
-// CPU twin: `raycontact::cpu::triangle_bounds`.
+// CPU twin: `raycontact::internals::cpu::triangle_bounds`.
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl
 

@@ -1,6 +1,6 @@
 // Area-weighted vertex normals: the normalised sum of the unnormalised face normals
 // (cross(b - a, c - a)) of the triangles incident to each vertex, in CSR order.
-// One thread per vertex of all bodies. CPU twin: `raycontact::cpu::vertex_normals`.
+// One thread per vertex of all bodies. CPU twin: `raycontact::internals::cpu::vertex_normals`.
 //!include shared/common.wgsl
 
 @group(0) @binding(0) var<uniform> params: FrameParams;

@@ -2,7 +2,7 @@
 // triangle (`walk_ray` in shared/walk.wgsl); a ray whose walk did not hit is cast through the
 // BVH (`closest_hit` in shared/bvh.wgsl) when the fallback is WALK_FALLBACK_BVH. Counts the
 // outcomes per workgroup, then once per workgroup into `counts`.
-// CPU twin: `raycontact::cpu::walk`.
+// CPU twin: `raycontact::internals::cpu::walk`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/ray.wgsl

@@ -11,7 +11,7 @@
 // (a volumetric self pair's second hit, an exit never found) are treated alike. Walks cross at
 // most ceil(walk_reach / mean_size) edges of the body walked (Eq. 1). Outcomes are counted
 // into `state.walk` with one atomic each (a per-workgroup tally would need a barrier, which
-// halved this kernel's speed on llvmpipe). CPU twin: `raycontact::cpu::walk_contacts`.
+// halved this kernel's speed on llvmpipe). CPU twin: `raycontact::internals::cpu::walk_contacts`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/ray.wgsl

@@ -9,7 +9,7 @@
 //
 // the closest hit of `ray` on packed body `body` (skipping the triangles of `ignore_vertex`),
 // where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown).
-// The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::cpu::classify`.
+// The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::internals::cpu::classify`.
 
 // A trace's hit, whether (and in how many steps) a walk found it, and how the walk ended
 // (NONE when the trace did not walk).

@@ -2,7 +2,7 @@
 // are documented in `raycontact::walk`). A kernel that includes this includes
 // shared/common.wgsl, shared/ray.wgsl and shared/bvh.wgsl (for `vertex_position`) first, and
 // declares `adjacency: array<u32>` (3 per packed triangle: the body-local neighbour across edge
-// i, opposite vertex i, or BOUNDARY / NON_MANIFOLD). CPU twin: `raycontact::cpu::walk_ray`.
+// i, opposite vertex i, or BOUNDARY / NON_MANIFOLD). CPU twin: `raycontact::internals::cpu::walk_ray`.
 
 // Mirrors `layout::WalkHit`.
 struct WalkHit {

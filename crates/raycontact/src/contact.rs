@@ -6,17 +6,122 @@ use crate::body::BodyId;
 use crate::layout::ContactGpu;
 use crate::stats::FrameStats;
 
-pub use crate::layout::contact_flags;
+use crate::layout::contact_flags;
+
+/// What a contact is: the bits of [`Contact::flags`], as the kernels write them (a `u32` on the
+/// GPU, [`ContactGpu::flags`](crate::internals::layout::ContactGpu::flags)).
+///
+/// ```
+/// use raycontact::ContactFlags;
+/// let f = ContactFlags::COLLISION | ContactFlags::INWARD_RAY;
+/// assert!(f.contains(ContactFlags::COLLISION) && !f.contains(ContactFlags::WALKED));
+/// assert_eq!(f.to_string(), "collision|inward_ray");
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContactFlags(u32);
+
+impl ContactFlags {
+    /// A collision: the source vertex is in contact with the target body.
+    pub const COLLISION: Self = Self(contact_flags::COLLISION);
+    /// A prediction: a surface within the pair's prediction distance, not yet in contact.
+    pub const PREDICTION: Self = Self(contact_flags::PREDICTION);
+    /// Found by the inward ray (along minus the source vertex's normal).
+    pub const INWARD_RAY: Self = Self(contact_flags::INWARD_RAY);
+    /// Found by the outward ray (along the source vertex's normal).
+    pub const OUTWARD_RAY: Self = Self(contact_flags::OUTWARD_RAY);
+    /// The source vertex crossed the hit triangle since the previous frame (cloth against
+    /// cloth): the normal is flipped and the contact is a collision.
+    pub const INVERTED: Self = Self(contact_flags::INVERTED);
+    /// Found by walking the triangle adjacency from the previous hit (iterative detection).
+    pub const WALKED: Self = Self(contact_flags::WALKED);
+
+    /// Every flag with its name, in bit order.
+    pub const NAMED: [(ContactFlags, &'static str); 6] = [
+        (Self::COLLISION, "collision"),
+        (Self::PREDICTION, "prediction"),
+        (Self::INWARD_RAY, "inward_ray"),
+        (Self::OUTWARD_RAY, "outward_ray"),
+        (Self::INVERTED, "inverted"),
+        (Self::WALKED, "walked"),
+    ];
+
+    /// No flag.
+    pub const fn empty() -> Self {
+        Self(0)
+    }
+
+    /// The flags of these bits, as the GPU writes them (unknown bits are kept).
+    pub const fn from_bits(bits: u32) -> Self {
+        Self(bits)
+    }
+
+    /// The bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Whether every flag of `other` is set.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether any flag of `other` is set.
+    pub const fn intersects(self, other: Self) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Whether no flag is set.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// These flags without those of `other`.
+    pub const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// The names of the flags set, in bit order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Self::NAMED.into_iter().filter(move |(f, _)| self.contains(*f)).map(|(_, n)| n)
+    }
+}
+
+impl std::ops::BitOr for ContactFlags {
+    type Output = Self;
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitAnd for ContactFlags {
+    type Output = Self;
+    fn bitand(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+}
+
+impl std::fmt::Display for ContactFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.names().collect();
+        f.write_str(&names.join("|"))
+    }
+}
+
+impl std::fmt::Debug for ContactFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ContactFlags({self})")
+    }
+}
 
 /// A contact: a ray from `source_vertex` of `source_body`, along its inward normal (Hermann et
-/// al. 2008) or its outward normal (Lehericey et al. 2015, see [`contact_flags`]), found
+/// al. 2008) or its outward normal (Lehericey et al. 2015, see [`ContactFlags`]), found
 /// `target_triangle` of `target_body` at `ray_length`.
 ///
 /// The ray is re-projected onto the hit triangle's unit normal m (length `L = ray_length *
 /// weight`) and the contact classified by `L` as a collision or a prediction. `normal` (±m) is
 /// the direction that resolves the contact for the source vertex: towards the hit, across the
 /// target, when the vertex is inside a volumetric target (or a volumetric source holds a cloth
-/// inside, or the vertex crossed a cloth since the last frame: [`contact_flags::INVERTED`]);
+/// inside, or the vertex crossed a cloth since the last frame: [`ContactFlags::INVERTED`]);
 /// away from the hit when a surface lies in front of the vertex. A response pushes the source
 /// vertex along `normal` and the target triangle's vertices the other way, by `barycentric`
 /// weights. The points lie on the outer surfaces: a cloth's point is moved by its
@@ -49,8 +154,8 @@ pub struct Contact {
     /// `|cos α|` between the ray and the hit triangle's normal, in (0, 1]: Hermann's force
     /// weight, and the factor of the re-projection.
     pub weight: f32,
-    /// [`contact_flags`].
-    pub flags: u32,
+    /// What the contact is ([`ContactFlags`]).
+    pub flags: ContactFlags,
 }
 
 impl Contact {
@@ -67,30 +172,30 @@ impl Contact {
             depth: c.depth,
             ray_length: c.ray_length,
             weight: c.weight,
-            flags: c.flags,
+            flags: ContactFlags::from_bits(c.flags),
         }
     }
 
     /// Whether this is a collision (not a prediction).
     pub fn is_collision(&self) -> bool {
-        self.flags & contact_flags::COLLISION != 0
+        self.flags.contains(ContactFlags::COLLISION)
     }
 
     /// Whether this is a prediction: a surface within the prediction distance, not yet in
     /// contact.
     pub fn is_prediction(&self) -> bool {
-        self.flags & contact_flags::PREDICTION != 0
+        self.flags.contains(ContactFlags::PREDICTION)
     }
 
     /// Whether the source vertex changed side of the hit triangle since the previous frame
     /// (cloth against cloth): the normal was flipped to undo the crossing.
     pub fn is_inverted(&self) -> bool {
-        self.flags & contact_flags::INVERTED != 0
+        self.flags.contains(ContactFlags::INVERTED)
     }
 
     /// Whether the outward ray (along the vertex normal) found it, rather than the inward one.
     pub fn is_outward(&self) -> bool {
-        self.flags & contact_flags::OUTWARD_RAY != 0
+        self.flags.contains(ContactFlags::OUTWARD_RAY)
     }
 }
 

@@ -63,14 +63,14 @@ pub mod walk;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};
-pub use contact::{Contact, Contacts, OverflowPolicy, Pairs, SelfCollision, contact_flags};
+pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
 pub use context::{ContextOptions, GpuContext, REQUIRED_STORAGE_BUFFERS, REQUIRED_WORKGROUP_STORAGE};
 pub use error::{Error, Result};
 pub use gpu::{ContactBuffers, GpuRadixSort};
 pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
-pub use walk::{Iterative, WalkFallback, WalkOptions, WalkResult, max_steps as max_walk_steps};
+pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

@@ -9,23 +9,23 @@
 //! weights, whatever `t`):
 //!
 //! - all weights `>= 0` (the line crosses the triangle): a hit when `t` is in
-//!   `[tmin, tmax]` ([`WALK_HIT`](crate::layout::WALK_HIT)), else the walk stops ([`WALK_RANGE`](crate::layout::WALK_RANGE): the paper's "ray
+//!   `[tmin, tmax]` ([`WalkOutcome::Hit`]), else the walk stops ([`WalkOutcome::Range`]: the paper's "ray
 //!   behind triangle", also used beyond `tmax`);
 //! - a weight `< 0`: the walk crosses the edge opposite that vertex, testing the weights in the
 //!   order of the paper's Algorithm 2 (`u < 0`: weight of the second vertex, edge 1; `v < 0`:
 //!   weight of the third vertex, edge 2; `u + v > 1`: weight of the first vertex, edge 0);
 //! - the ray parallel to the triangle's plane (zero determinant): the walk stops
-//!   ([`WALK_PARALLEL`](crate::layout::WALK_PARALLEL)).
+//!   ([`WalkOutcome::Parallel`]).
 //!
 //! Crossing a [`BOUNDARY`](crate::layout::BOUNDARY) or
-//! [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) edge ends the walk ([`WALK_BOUNDARY`](crate::layout::WALK_BOUNDARY)).
+//! [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) edge ends the walk ([`WalkOutcome::Boundary`]).
 //!
 //! **Loop rule.** The edge choice depends only on the ray and the triangle, so a walk that
 //! enters a triangle it visited before would cycle forever. The walk remembers the last
 //! [`WALK_HISTORY`](crate::layout::WALK_HISTORY) triangles it visited (the current one included) and stops with
-//! [`WALK_LOOP`](crate::layout::WALK_LOOP) instead of entering one of them; a ping-pong across one edge (a ray trapped
+//! [`WalkOutcome::Loop`] instead of entering one of them; a ping-pong across one edge (a ray trapped
 //! in a concavity, the paper's Figure 3) is caught at the first return. Longer cycles run out of
-//! steps: a walk crosses at most `max_steps` edges ([`WALK_STEPS`](crate::layout::WALK_STEPS); Eq. 1 gives `max_steps`,
+//! steps: a walk crosses at most `max_steps` edges ([`WalkOutcome::Steps`]; Eq. 1 gives `max_steps`,
 //! see [`max_steps`]). Checks in this order: boundary, loop, steps.
 //!
 //! A walk finds *a* triangle the ray hits, connected to the start: when the ray crosses the
@@ -41,8 +41,90 @@
 //! outcome is recorded either way and [`WalkCounts`] counts each.
 
 use crate::error::{Error, Result};
-use crate::layout::{MAX_WALK_STEPS, WALK_FALLBACK_BVH, WALK_FALLBACK_DROP};
+use crate::layout::{
+    MAX_WALK_STEPS, WALK_BOUNDARY, WALK_FALLBACK_BVH, WALK_FALLBACK_DROP, WALK_HIT, WALK_LOOP, WALK_NO_START,
+    WALK_PARALLEL, WALK_RANGE, WALK_STEPS,
+};
 use crate::layout::{WalkCounts, WalkHit};
+
+/// How a walk ended: the host-side type of [`WalkHit::outcome`] (a `u32` code on the GPU; the
+/// slots of [`WalkCounts::outcomes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WalkOutcome {
+    /// The walk reached a triangle the ray hits within `[tmin, tmax]`.
+    Hit,
+    /// The edge to cross is a boundary or non-manifold edge.
+    Boundary,
+    /// The next triangle is one of the last few visited: the walk would cycle.
+    Loop,
+    /// The walk would have to cross more than `max_steps` edges.
+    Steps,
+    /// The ray's line crosses the current triangle behind `tmin` or beyond `tmax` (the paper's
+    /// "ray behind triangle"): a miss.
+    Range,
+    /// The ray is parallel to the current triangle's plane (or the triangle is degenerate).
+    Parallel,
+    /// The ray had no start triangle.
+    NoStart,
+}
+
+impl WalkOutcome {
+    /// Every outcome, in code order.
+    pub const ALL: [WalkOutcome; 7] = [
+        WalkOutcome::Hit,
+        WalkOutcome::Boundary,
+        WalkOutcome::Loop,
+        WalkOutcome::Steps,
+        WalkOutcome::Range,
+        WalkOutcome::Parallel,
+        WalkOutcome::NoStart,
+    ];
+
+    /// The kernels' code of this outcome.
+    pub fn code(self) -> u32 {
+        match self {
+            WalkOutcome::Hit => WALK_HIT,
+            WalkOutcome::Boundary => WALK_BOUNDARY,
+            WalkOutcome::Loop => WALK_LOOP,
+            WalkOutcome::Steps => WALK_STEPS,
+            WalkOutcome::Range => WALK_RANGE,
+            WalkOutcome::Parallel => WALK_PARALLEL,
+            WalkOutcome::NoStart => WALK_NO_START,
+        }
+    }
+
+    /// The outcome of a kernel's code (`None` for a code no walk writes).
+    pub fn from_code(code: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| o.code() == code)
+    }
+
+    /// A short lower-case name (`"hit"`, `"no-start"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            WalkOutcome::Hit => "hit",
+            WalkOutcome::Boundary => "boundary",
+            WalkOutcome::Loop => "loop",
+            WalkOutcome::Steps => "steps",
+            WalkOutcome::Range => "range",
+            WalkOutcome::Parallel => "parallel",
+            WalkOutcome::NoStart => "no-start",
+        }
+    }
+}
+
+impl WalkHit {
+    /// How the walk ended, as a [`WalkOutcome`].
+    pub fn walk_outcome(&self) -> Option<WalkOutcome> {
+        WalkOutcome::from_code(self.outcome)
+    }
+}
+
+impl WalkCounts {
+    /// Walks that ended with `outcome`.
+    pub fn count(&self, outcome: WalkOutcome) -> u32 {
+        self.outcomes[outcome.code() as usize]
+    }
+}
 
 /// What happens to a ray whose walk does not hit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

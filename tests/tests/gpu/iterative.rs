@@ -399,3 +399,56 @@ fn adding_or_removing_a_body_makes_the_next_detection_a_full_pass() {
     assert!(g.stats.iterative && c.stats.iterative, "walking after the full pass");
     assert_twins("walking after removing", &g, &c);
 }
+
+#[test]
+fn an_iterative_pass_that_overflows_grows_and_runs_again_on_last_frames_contacts() {
+    // A sheet 0.03 above a flat closed box of cloth (0.05 thick): every sheet vertex's inward
+    // ray predicts the box's top. Pushed 0.05 down, into the box, each remembered ray's walk
+    // ends behind the vertex: the BVH fallback finds the bottom face (a prediction) and the ray
+    // cast the other way finds the top crossed (an inversion): two contacts where one was
+    // remembered. Under `Grow` the first full pass sized the capacity from its own count; the
+    // iterative pass overflows it, grows the contact buffers (last frame's contacts, which it
+    // reads, are carried over) and runs again: the GPU equals the CPU backend, with no
+    // contact lost or doubled.
+    let e = 0.005;
+    let cloth = BodyKind::Cloth { half_thickness: e };
+    let slab = meshes::cuboid(Vec3::new(1.0, 1.0, 0.025), 8);
+    let sheet = meshes::grid_sheet(1.6, 1.6, 32, 32)
+        .transformed(Affine3A::from_translation(Vec3::new(0.013, 0.007, 0.055)));
+    let it = Iterative { full_pass_every: 100, ..Iterative::new(0.2) };
+    let mut t = Trio::new(&[(&slab, cloth), (&sheet, cloth)], it, 0.1);
+    for s in &mut t.scenes {
+        s.set_overflow_policy(raycontact::OverflowPolicy::Grow);
+        s.set_contact_capacity(16);
+    }
+    let pair = [(t.ids[0], t.ids[1])];
+    let first = t.detect(Pairs::List(&pair));
+    assert!(!first[0].stats.iterative);
+    assert_twins("first", &first[0], &first[1]);
+    let n = first[0].contacts.len() as u64;
+    assert!(n > 1000, "{n} contacts");
+    let grown = t.scenes[0].contact_capacity();
+    assert!(grown >= n, "the full pass grew the capacity to hold its {n} contacts ({grown})");
+    assert_eq!(t.scenes[1].contact_capacity(), grown, "both backends grow alike");
+
+    let inside: Vec<Vec3> = sheet.positions.iter().map(|p| *p - Vec3::Z * 0.05).collect();
+    t.set_positions(1, &inside);
+    let [g, c, _] = t.detect(Pairs::List(&pair));
+    assert!(g.stats.iterative && c.stats.iterative, "an iterative pass");
+    assert_eq!(g.stats.walked as u64, n, "every remembered contact was re-cast");
+    let m = g.contacts.len() as u64;
+    assert!(m > grown, "the iterative pass found {m} contacts, over the capacity {grown}");
+    assert!(t.scenes[0].contact_capacity() >= m, "and grew it");
+    assert_eq!(t.scenes[0].contact_capacity(), t.scenes[1].contact_capacity());
+    assert_twins("pushed inside", &g, &c);
+    let inverted = g.contacts.iter().filter(|c| c.is_inverted()).count();
+    let predicted = g.contacts.iter().filter(|c| c.is_prediction()).count();
+    assert!(inverted > 1000 && predicted > 1000, "{inverted} inverted, {predicted} predictions");
+
+    // The next frame walks from what the re-run left: still equal.
+    let deeper: Vec<Vec3> = inside.iter().map(|p| *p - Vec3::Z * 0.002).collect();
+    t.set_positions(1, &deeper);
+    let [g, c, _] = t.detect(Pairs::List(&pair));
+    assert!(g.stats.iterative);
+    assert_twins("deeper", &g, &c);
+}

@@ -9,7 +9,7 @@
 //! the CPU backend's own BVH traversal ([`closest_hit_ordered`], [`raycast_ordered`]), which
 //! finds the same closest hit as the GPU's by another walk, and `cpu/reference.rs`, the
 //! references only the tests and benchmarks use ([`raycast_brute_force`]). Every public item
-//! is re-exported here, as `raycontact::cpu::<name>`.
+//! is re-exported here, as `raycontact::internals::cpu::<name>`.
 //!
 //! Exactness: integer stages (Morton codes, sort, hierarchy) and box fitting (min/max) equal the
 //! GPU bit for bit; normals agree within 1e-5; ray hits agree on the triangle and within 1e-5

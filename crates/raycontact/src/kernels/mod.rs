@@ -1,7 +1,7 @@
 //! The WGSL kernels: their sources, assembled with the shared includes and the
 //! [`layout::wgsl_prelude`], and their bind-group layouts.
 //!
-//! Every kernel `k` lives in `shaders/k.wgsl`, has a CPU twin `raycontact::cpu::k` (the radix
+//! Every kernel `k` lives in `shaders/k.wgsl`, has a CPU twin `raycontact::internals::cpu::k` (the radix
 //! sort's three kernels share [`crate::cpu::radix_sort`]), and its pipeline is labelled
 //! `raycontact.k`. [`Kernel::bindings`] is the one description of each bind-group layout: the
 //! host builds its layouts from it, and a test checks it against naga's reflection of the WGSL.
