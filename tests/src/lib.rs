@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{Contact, GpuContext, contact_flags};
+use raycontact::{Contact, ContactFlags, GpuContext};
 
 /// The GPU context shared by every test. Panics (failing the test, never skipping it) when no
 /// adapter is found, with raycontact's message on how to get one.
@@ -47,13 +47,18 @@ pub fn bunny() -> TriMesh {
 }
 
 /// A contact's identity in comparisons: (source body slot, source vertex, target body slot,
-/// [`contact_flags::OUTWARD_RAY`] bit). One detection over distinct pairs finds at most one
+/// [`ContactFlags::OUTWARD_RAY`] bit). One detection over distinct pairs finds at most one
 /// contact per key.
 pub type ContactKey = (u32, u32, u32, u32);
 
 /// The key of a contact.
 pub fn contact_key(c: &Contact) -> ContactKey {
-    (c.source_body.index(), c.source_vertex, c.target_body.index(), c.flags & contact_flags::OUTWARD_RAY)
+    (
+        c.source_body.index(),
+        c.source_vertex,
+        c.target_body.index(),
+        c.flags.bits() & ContactFlags::OUTWARD_RAY.bits(),
+    )
 }
 
 /// Contacts grouped by key, each group in input order: a multiset, so that a duplicate
@@ -98,7 +103,7 @@ mod tests {
     use super::*;
     use raycontact::{BodyKind, Scene};
 
-    fn contact(scene: &mut Scene, vertex: u32, flags: u32) -> Contact {
+    fn contact(scene: &mut Scene, vertex: u32, flags: ContactFlags) -> Contact {
         let m = meshes::icosphere(1.0, 0);
         let ids: Vec<_> = (0..2)
             .map(|_| scene.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap())
@@ -122,8 +127,8 @@ mod tests {
     #[test]
     fn a_duplicate_contact_counts_twice() {
         let mut s = Scene::new_cpu(Some(1)).unwrap();
-        let c = contact(&mut s, 3, contact_flags::COLLISION);
-        let outward = Contact { flags: contact_flags::OUTWARD_RAY, ..c };
+        let c = contact(&mut s, 3, ContactFlags::COLLISION);
+        let outward = Contact { flags: ContactFlags::OUTWARD_RAY, ..c };
         assert_eq!(key_surplus(&[c, c], &[c]), (vec![(contact_key(&c), 1)], vec![]));
         assert_eq!(key_surplus(&[c, outward], &[outward, c]), (vec![], vec![]));
         assert_eq!(grouped(&[c, outward, c]).len(), 2);

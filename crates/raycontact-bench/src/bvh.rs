@@ -4,12 +4,16 @@ use std::time::Instant;
 
 use glam::Vec3;
 
-use crate::sah;
 use rand::{Rng, SeedableRng};
 use raycontact::internals::layout::{NONE, Ray, TriBox};
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, FrameStats, Scene, Stage};
+
+use crate::fmt::fmt_bytes;
+use crate::peers::{BvhBuildStrategy, parry_build};
+use crate::sah;
+use crate::stats::median;
 
 /// Per-frame BVH rebuild of a deforming torus: GPU, CPU backend (1 thread and rayon) and
 /// parry3d side by side.
@@ -50,14 +54,6 @@ impl Default for BvhArgs {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 /// The deformed positions of each frame: a travelling wave along z.
 fn frames(mesh: &TriMesh, count: usize) -> Vec<Vec<Vec3>> {
     (0..count + 2)
@@ -78,8 +74,8 @@ struct Timing {
 }
 
 impl Timing {
-    fn medians(&mut self) -> (f64, f64) {
-        (median(&mut self.frame_ms), median(&mut self.bvh_ms))
+    fn medians(&self) -> (f64, f64) {
+        (median(&self.frame_ms), median(&self.bvh_ms))
     }
 }
 
@@ -114,32 +110,6 @@ fn run_scene(scene: &mut Scene, positions: &[Vec<Vec3>], gpu: bool) -> (Timing, 
         last = stats;
     }
     (t, last, scene.buffer_allocations() - before)
-}
-
-fn parry_build(
-    mesh: &TriMesh,
-    positions: &[Vec<Vec3>],
-    strategy: parry3d::partitioning::BvhBuildStrategy,
-) -> Timing {
-    use parry3d::bounding_volume::Aabb;
-    let mut t = Timing::default();
-    for p in &positions[2..] {
-        let start = Instant::now();
-        let boxes: Vec<Aabb> = mesh
-            .triangles
-            .iter()
-            .map(|tri| {
-                let [a, b, c] = tri.map(|v| p[v as usize]);
-                Aabb::new(a.min(b).min(c), a.max(b).max(c))
-            })
-            .collect();
-        let bvh = parry3d::partitioning::Bvh::from_leaves(strategy, &boxes);
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        assert_eq!(bvh.leaf_count() as usize, mesh.triangles.len());
-        t.frame_ms.push(ms);
-        t.bvh_ms.push(ms);
-    }
-    t
 }
 
 /// Rays from a sphere around the mesh towards random points of its box.
@@ -215,14 +185,6 @@ fn positions_flat(p: &[Vec3]) -> &[Vec3] {
     p
 }
 
-fn fmt_bytes(b: u64) -> String {
-    if b >= 1 << 20 {
-        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
-    } else {
-        format!("{:.1} KiB", b as f64 / 1024.0)
-    }
-}
-
 /// Runs the BVH benchmark and prints its table.
 pub fn run(args: BvhArgs) {
     let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
@@ -270,17 +232,16 @@ pub fn run(args: BvhArgs) {
             rows.push((label, t));
             cpu_stats = Some(stats);
         }
-        rows.push((
-            "parry3d Bvh (binned SAH)".into(),
-            parry_build(&mesh, &positions, parry3d::partitioning::BvhBuildStrategy::Binned),
-        ));
-        rows.push((
-            "parry3d Bvh (PLOC)".into(),
-            parry_build(&mesh, &positions, parry3d::partitioning::BvhBuildStrategy::Ploc),
-        ));
+        for (label, strategy) in [
+            ("parry3d Bvh (binned SAH)", BvhBuildStrategy::Binned),
+            ("parry3d Bvh (PLOC)", BvhBuildStrategy::Ploc),
+        ] {
+            let ms = parry_build(&mesh, &positions, strategy);
+            rows.push((label.into(), Timing { frame_ms: ms.clone(), bvh_ms: ms }));
+        }
 
         let medians: Vec<(String, f64, f64)> = rows
-            .iter_mut()
+            .iter()
             .map(|(l, t)| {
                 let (f, b) = t.medians();
                 (l.clone(), f, b)
@@ -304,8 +265,8 @@ pub fn run(args: BvhArgs) {
             println!(
                 "GPU frame: {} dispatches, {} bound for reading, {} for writing, {} GPU buffers allocated over the timed frames",
                 stats.dispatches(),
-                fmt_bytes(stats.bytes_read()),
-                fmt_bytes(stats.bytes_written()),
+                fmt_bytes(stats.bytes_read() as f64),
+                fmt_bytes(stats.bytes_written() as f64),
                 allocated
             );
             for (s, st) in &stats.stages {
@@ -319,8 +280,8 @@ pub fn run(args: BvhArgs) {
                     s.name(),
                     st.dispatches,
                     st.copies,
-                    fmt_bytes(st.bytes_read),
-                    fmt_bytes(st.bytes_written),
+                    fmt_bytes(st.bytes_read as f64),
+                    fmt_bytes(st.bytes_written as f64),
                     st.gpu_ns.map_or("-".into(), |ns| format!("{:.2}", ns / 1e6)),
                     cpu_ms.map_or("-".into(), |ms| format!("{ms:.2}"))
                 );

@@ -9,7 +9,9 @@ use std::time::Instant;
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, FrameStats, Pairs, Scene};
-use rayon::prelude::*;
+
+use crate::peers::{VertexKey as Key, parry_frame};
+use crate::stats::{SetDiff, median};
 
 /// Full detection frames between two interpenetrating bodies: the two 1600-triangle tori of
 /// Hermann et al. 2008 (Figure 10) and two real scans (`scripts/fetch-scans` puts them in
@@ -32,13 +34,6 @@ pub struct ContactsArgs {
     #[arg(long)]
     cpu: bool,
 }
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
-type Key = (u32, u32, u32);
 
 /// One scene: two meshes and the per-frame positions of the second.
 struct SceneDef {
@@ -129,108 +124,6 @@ fn run_scene(scene: &mut Scene, def: &SceneDef) -> Run {
     run
 }
 
-/// parry3d doing the same work: normals (raycontact's CPU twin, one thread), both BVHs rebuilt
-/// from the triangle boxes, the same rays from every source vertex in the box overlap, the same
-/// two validity tests, with parry's ray-triangle test.
-fn parry_frame(a: &TriMesh, pb: &[Vec3], b_tris: &[[u32; 3]], parallel: bool) -> (BTreeSet<Key>, u64) {
-    use parry3d::bounding_volume::Aabb;
-    use parry3d::partitioning::{Bvh, BvhBuildStrategy};
-    use parry3d::query::{Ray, RayCast};
-    use parry3d::shape::Triangle;
-    let bodies = [(&a.positions[..], &a.triangles[..]), (pb, b_tris)];
-    let prep: Vec<(Vec<Vec3>, Bvh, Aabb)> = bodies
-        .iter()
-        .map(|(p, t)| {
-            let flat: Vec<u32> = t.iter().flatten().copied().collect();
-            let mut offsets = vec![0u32; p.len() + 1];
-            for tri in t.iter() {
-                for &v in tri {
-                    offsets[v as usize + 1] += 1;
-                }
-            }
-            for i in 0..p.len() {
-                offsets[i + 1] += offsets[i];
-            }
-            let mut fill = offsets.clone();
-            let mut inc = vec![0u32; flat.len()];
-            for (ti, tri) in t.iter().enumerate() {
-                for &v in tri {
-                    inc[fill[v as usize] as usize] = ti as u32;
-                    fill[v as usize] += 1;
-                }
-            }
-            let mut normals = vec![Vec3::ZERO; p.len()];
-            raycontact::internals::cpu::vertex_normals(p, &flat, &offsets, &inc, &mut normals);
-            let boxes: Vec<Aabb> = t
-                .iter()
-                .map(|tri| {
-                    let [x, y, z] = tri.map(|v| p[v as usize]);
-                    Aabb::new(x.min(y).min(z), x.max(y).max(z))
-                })
-                .collect();
-            let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes);
-            let total = boxes
-                .iter()
-                .fold(Aabb::new_invalid(), |acc, b| Aabb::new(acc.mins.min(b.mins), acc.maxs.max(b.maxs)));
-            (normals, bvh, total)
-        })
-        .collect();
-    let cast = |body: usize, ray: &Ray, max: f32, ignore: u32| -> Option<(u32, f32)> {
-        let (p, t) = bodies[body];
-        prep[body].1.cast_ray(ray, max, |leaf, best| {
-            let tri = t[leaf as usize];
-            if tri.contains(&ignore) {
-                return None;
-            }
-            let [x, y, z] = tri.map(|v| p[v as usize]);
-            Triangle::new(x, y, z).cast_local_ray(ray, best, false)
-        })
-    };
-    let overlap_lo = prep[0].2.mins.max(prep[1].2.mins);
-    let overlap_hi = prep[0].2.maxs.min(prep[1].2.maxs);
-    let one = |src: usize, dst: usize, v: u32| -> Option<Key> {
-        let (p, _) = bodies[src];
-        let o = p[v as usize];
-        if o.cmplt(overlap_lo).any() || o.cmpgt(overlap_hi).any() {
-            return None;
-        }
-        let n = prep[src].0[v as usize];
-        if n == Vec3::ZERO {
-            return None;
-        }
-        let ray = Ray::new(o, -n);
-        let (tri, t2) = cast(dst, &ray, f32::MAX, u32::MAX)?;
-        let (pd, td) = bodies[dst];
-        let [x, y, z] = td[tri as usize].map(|i| pd[i as usize]);
-        if (y - x).cross(z - x).dot(n) >= 0.0 {
-            return None;
-        }
-        if let Some((_, t3)) = cast(src, &ray, t2, v) {
-            if t3 < t2 {
-                return None;
-            }
-        }
-        Some((src as u32, v, dst as u32))
-    };
-    let jobs: Vec<(usize, usize, u32)> = [(0usize, 1usize), (1, 0)]
-        .iter()
-        .flat_map(|&(s, d)| (0..bodies[s].0.len() as u32).map(move |v| (s, d, v)))
-        .collect();
-    let rays = jobs
-        .iter()
-        .filter(|(s, _, v)| {
-            let o = bodies[*s].0[*v as usize];
-            !(o.cmplt(overlap_lo).any() || o.cmpgt(overlap_hi).any())
-        })
-        .count() as u64;
-    let keys = if parallel {
-        jobs.par_iter().filter_map(|&(s, d, v)| one(s, d, v)).collect()
-    } else {
-        jobs.iter().filter_map(|&(s, d, v)| one(s, d, v)).collect()
-    };
-    (keys, rays)
-}
-
 /// Mean BVH nodes visited per inward ray (to the other body) over the source vertices in the
 /// box overlap, with raycontact's traversal on the CPU backend's trees.
 fn nodes_per_ray(def: &SceneDef) -> (f64, u64) {
@@ -270,8 +163,9 @@ fn nodes_per_ray(def: &SceneDef) -> (f64, u64) {
     (nodes as f64 / rays.max(1) as f64, rays)
 }
 
+/// Contacts of one set and not of the other.
 fn differ(a: &BTreeSet<Key>, b: &BTreeSet<Key>) -> usize {
-    a.symmetric_difference(b).count()
+    SetDiff::of(a.iter().map(|k| (k, ())), b.iter().map(|k| (k, ()))).symmetric()
 }
 
 /// Runs the narrow-phase benchmark and prints its table.
@@ -304,8 +198,8 @@ pub fn run(args: ContactsArgs) {
         let make = |mut s: Scene| {
             s.add_body(&def.a.positions, &def.a.triangles, BodyKind::Volumetric).expect("body");
             s.add_body(&def.frames_b[0], &def.b.triangles, BodyKind::Volumetric).expect("body");
-            let mut r = run_scene(&mut s, def);
-            (median(&mut r.frame_ms), r.keys, r.stats)
+            let r = run_scene(&mut s, def);
+            (median(&r.frame_ms), r.keys, r.stats)
         };
         if let Some(c) = &ctx {
             let (ms, keys, stats) = make(Scene::new(c));
@@ -330,7 +224,7 @@ pub fn run(args: ContactsArgs) {
                 keys = parry_frame(&def.a, pos, &def.b.triangles, parallel).0;
                 times.push(start.elapsed().as_secs_f64() * 1e3);
             }
-            rows.push((label, median(&mut times), keys));
+            rows.push((label, median(&times), keys));
         }
         let reference = rows
             .iter()

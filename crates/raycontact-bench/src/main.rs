@@ -8,15 +8,21 @@
 //! progress bar. The subcommands `bvh`, `contacts` and `detect` are the older single-purpose
 //! benchmarks and the one-step JSON front end.
 
+mod args;
 mod bvh;
 mod contacts;
 mod detect;
+mod fmt;
+mod json;
+mod machine;
 mod peers;
 mod plot;
 mod progress;
 mod report;
+mod results;
 mod sah;
 mod scenes;
+mod stats;
 mod suite;
 
 use clap::{Parser, Subcommand};
@@ -24,13 +30,13 @@ use clap::{Parser, Subcommand};
 /// Headless benchmark of raycontact: ray-traced collision detection between deforming meshes on
 /// the GPU, against its CPU reference and parry3d, on the scenes of the papers.
 #[derive(Parser, Debug)]
-#[command(version, about, long_about = None, after_long_help = suite::AFTER_HELP)]
+#[command(version, about, long_about = None, after_long_help = args::AFTER_HELP)]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
-    suite: suite::SuiteArgs,
+    suite: args::SuiteArgs,
 }
 
 #[derive(Subcommand, Debug)]

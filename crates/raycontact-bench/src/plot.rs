@@ -5,8 +5,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use crate::results::{InstanceResult, SuiteResult, exponents};
 use crate::scenes::SceneName;
-use crate::suite::{InstanceResult, SuiteResult};
 
 /// Colours of the implementations, in the table's order.
 const SERIES: [(&str, RGBColor); 5] = [
@@ -41,6 +41,7 @@ fn short(v: f64) -> String {
 /// One implementation's line: id, colour, points.
 type Line<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
 
+/// A plotters error as the `--plot` error.
 fn err(e: impl std::fmt::Display) -> String {
     format!("--plot: {e}")
 }
@@ -84,7 +85,7 @@ pub fn draw(result: &SuiteResult, path: &Path) -> Result<usize, String> {
         let (x0, x1) = (x0 / 1.3, x1 * 1.3);
         let (y0, y1) = (y0 / 1.5, y1 * 1.5);
         let param = scene.parameter_name().unwrap_or("size");
-        let fits = crate::report::exponents(&results.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
+        let fits = exponents(results);
         let mut chart = ChartBuilder::on(area)
             .caption(format!("{}: median frame time against {param}", scene.name()), ("sans-serif", 22))
             .margin(16)

@@ -1,51 +1,16 @@
-//! The suite's outputs: the table on stdout and the JSON document (schema `raycontact.bench/2`,
-//! documented in `docs/bench-json.md`).
+//! The suite's tables on stdout: the header, one table per instance (or per scaling scene) as
+//! the run goes, and the footer.
 
 use raycontact::{BodyKind, GpuContext, Stage};
-use serde_json::{Value, json};
 
-use crate::scenes::SceneName;
-use crate::suite::{
-    ImplKind, ImplResult, InstanceResult, SuiteArgs, SuiteResult, WALK_OUTCOMES, WalkFigures,
-    fitted_exponent, mean, median,
+use crate::args::SuiteArgs;
+use crate::fmt::{fmt_bytes, fmt_ms};
+use crate::machine::{cpu_model, logical_cores};
+use crate::results::{
+    ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WALK_OUTCOMES, WalkFigures, exponents,
 };
-
-/// The schema identifier written as the document's `schema` field.
-pub const SCHEMA: &str = "raycontact.bench/2";
-
-/// Implementation ids in table order.
-const ORDER: [&str; 7] = ["gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1", "parry-rayon"];
-
-/// The CPU's model name (from /proc/cpuinfo on Linux).
-pub fn cpu_model() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    text.lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
-}
-
-/// Logical cores.
-pub fn logical_cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-}
-
-fn fmt_bytes(b: f64) -> String {
-    if b >= (1u64 << 20) as f64 {
-        format!("{:.1} MiB", b / (1u64 << 20) as f64)
-    } else if b >= 1024.0 {
-        format!("{:.1} KiB", b / 1024.0)
-    } else {
-        format!("{b:.0} B")
-    }
-}
-
-fn fmt_ms(ms: Option<f64>) -> String {
-    match ms {
-        Some(v) if v.is_finite() => format!("{v:.2}"),
-        _ => "-".into(),
-    }
-}
+use crate::scenes::SceneName;
+use crate::stats::mean;
 
 /// The lines before the first scene.
 pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneName]) {
@@ -85,6 +50,7 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
     println!();
 }
 
+/// The bodies in words: how many, of which kind, how many static.
 fn kind_summary(r: &InstanceResult) -> String {
     let cloth = r.bodies.iter().filter(|b| matches!(b.1, BodyKind::Cloth { .. })).count();
     let moving = r.bodies.iter().filter(|b| b.4).count();
@@ -98,15 +64,12 @@ fn kind_summary(r: &InstanceResult) -> String {
     s
 }
 
+/// `of`'s median frame time over `this`'s, as "1.23x".
 fn speedup(of: Option<&ImplResult>, this: &ImplResult) -> String {
     match of {
         Some(o) => format!("{:.2}x", o.median_ms() / this.median_ms()),
         None => "-".into(),
     }
-}
-
-fn ordered(r: &InstanceResult) -> Vec<&ImplResult> {
-    ORDER.iter().filter_map(|id| r.get(id)).collect()
 }
 
 /// The table of one (non-scaling) instance.
@@ -142,7 +105,7 @@ pub fn print_instance(r: &InstanceResult) {
         "implementation", "frame ms", "Mrays/s", "contacts", "differ", "vs cpu-1", "vs rayon", "vs parry-1"
     );
     let (c1, cr, p1) = (r.get("cpu-1"), r.get("cpu-rayon"), r.get("parry-1"));
-    for i in ordered(r) {
+    for i in r.ordered() {
         let ms = i.median_ms();
         println!(
             "{:<42} {:>9.2} {:>8.3} {:>9.1} {:>7} {:>9} {:>9} {:>10}",
@@ -160,7 +123,7 @@ pub fn print_instance(r: &InstanceResult) {
         "{:<12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "by class", "collision", "prediction", "inward", "outward", "inverted", "walked"
     );
-    for i in ordered(r) {
+    for i in r.ordered() {
         let c = &i.classes;
         println!(
             "{:<12} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
@@ -176,7 +139,7 @@ pub fn print_instance(r: &InstanceResult) {
 /// The walking implementations against their full traversals.
 fn print_walking(r: &InstanceResult) {
     let walks: Vec<(&ImplResult, &WalkFigures)> =
-        ordered(r).into_iter().filter_map(|i| Some((i, i.walking.as_ref()?))).collect();
+        r.ordered().into_iter().filter_map(|i| Some((i, i.walking.as_ref()?))).collect();
     let Some((_, first)) = walks.first() else { return };
     let (s, it) = (&first.setup, &first.iterative);
     println!(
@@ -227,45 +190,7 @@ fn print_walking(r: &InstanceResult) {
     }
 }
 
-fn walking_json(i: &ImplResult, r: &InstanceResult) -> Option<Value> {
-    let w = i.walking.as_ref()?;
-    let full = r.get(w.full)?;
-    let t = w.total();
-    let outcomes: serde_json::Map<String, Value> =
-        WALK_OUTCOMES.iter().zip(w.counts.outcomes).map(|(n, c)| (n.to_string(), json!(c))).collect();
-    let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
-    Some(json!({
-        "full": w.full,
-        "threshold": w.setup.threshold,
-        "step": w.setup.step,
-        "confidence": w.iterative.confidence,
-        "full_pass_every": w.iterative.full_pass_every,
-        "fallback": match w.iterative.fallback { raycontact::WalkFallback::Bvh => "bvh", _ => "drop" },
-        "iterative_frames": w.iterative_frames(),
-        "full_frames": w.passes.len() - w.iterative_frames(),
-        "iterative_fraction": w.iterative_frames() as f64 / w.passes.len().max(1) as f64,
-        "per_frame_iterative": w.passes,
-        "iterative_ms": finite(i.median_ms_of(true)),
-        "full_pass_ms": finite(i.median_ms_of(false)),
-        "full_traversal_ms": full.median_ms(),
-        "speedup_iterative": finite(full.median_ms() / i.median_ms_of(true)),
-        "speedup_mean": full.mean_ms() / i.mean_ms(),
-        "walked_per_frame": w.walked,
-        "outcomes": outcomes,
-        "fallback_casts": w.counts.fallback_casts,
-        "fallback_hits": w.counts.fallback_hits,
-        "differ_from_full": {
-            "full_contacts": t.full,
-            "extra": t.extra,
-            "other_triangle": t.other_triangle,
-            "missing": t.missing,
-            "fraction": w.fraction_all(),
-            "fraction_iterative": w.fraction_iterative(),
-            "per_frame": w.diff.iter().map(|d| d.differ()).collect::<Vec<_>>(),
-        },
-    }))
-}
-
+/// The GPU frame's dispatches and bytes.
 fn print_gpu_frame(r: &InstanceResult) {
     let Some(g) = r.get("gpu") else { return };
     let dispatches = mean(&g.dispatches.iter().map(|&d| d as f64).collect::<Vec<_>>());
@@ -280,8 +205,9 @@ fn print_gpu_frame(r: &InstanceResult) {
     );
 }
 
+/// The median time of each stage, one column per implementation with stage times.
 fn print_stages(r: &InstanceResult) {
-    let cols: Vec<&ImplResult> = ordered(r).into_iter().filter(|i| i.stage_timing != "none").collect();
+    let cols: Vec<&ImplResult> = r.ordered().into_iter().filter(|i| i.stage_timing != "none").collect();
     if cols.is_empty() {
         return;
     }
@@ -308,19 +234,6 @@ fn print_stages(r: &InstanceResult) {
         "sum",
         cols.iter().map(|i| format!("{:>10}", fmt_ms(i.stages_total_ms()))).collect::<String>()
     );
-}
-
-/// The fitted exponent of each implementation's frame time against the scene's parameter.
-pub fn exponents(results: &[InstanceResult]) -> Vec<(&'static str, Option<f64>)> {
-    ORDER
-        .iter()
-        .filter(|id| results.iter().any(|r| r.get(id).is_some()))
-        .map(|id| {
-            let pts: Vec<(f64, f64)> =
-                results.iter().filter_map(|r| Some((r.parameter?, r.get(id)?.median_ms()))).collect();
-            (*id, fitted_exponent(&pts))
-        })
-        .collect()
 }
 
 /// The table of a scaling scene: one row per variant.
@@ -364,7 +277,7 @@ pub fn print_scaling(scene: SceneName, results: &[InstanceResult]) {
         }
         println!(" {:>9}", fmt_ms(r.get("gpu").and_then(|g| g.stages_total_ms())));
     }
-    let fits = exponents(results);
+    let fits = exponents(&results.iter().collect::<Vec<_>>());
     println!(
         "fitted exponent of frame time against {param} (1 = linear): {}",
         fits.iter()
@@ -388,201 +301,13 @@ pub fn print_scaling(scene: SceneName, results: &[InstanceResult]) {
     println!();
 }
 
-/// GPU against CPU reference: (frames compared, frames whose counts differ, worst set difference).
-pub fn agreement(result: &SuiteResult) -> (usize, usize, usize) {
-    let (mut frames, mut mismatched, mut worst) = (0, 0, 0);
-    for r in &result.instances {
-        let (Some(g), Some(c)) = (r.get("gpu"), r.get("cpu-rayon")) else { continue };
-        for (k, (a, b)) in g.contacts.iter().zip(&c.contacts).enumerate() {
-            frames += 1;
-            mismatched += usize::from(a != b);
-            worst = worst.max(g.differ.get(k).copied().unwrap_or(0));
-        }
-    }
-    (frames, mismatched, worst)
-}
-
 /// The lines after the last scene.
 pub fn print_footer(result: &SuiteResult) {
-    let (frames, mismatched, worst) = agreement(result);
+    let (frames, mismatched, worst) = result.agreement();
     if frames > 0 {
         println!(
             "GPU vs CPU reference: {frames} frames compared, {mismatched} with a different contact count, worst set difference {worst} contacts"
         );
     }
     println!("suite wall time: {:.1} s", result.wall_s);
-}
-
-fn ms_figures(v: &[f64]) -> Value {
-    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    json!({ "median": median(v), "mean": mean(v), "min": min, "max": max, "per_frame": v })
-}
-
-fn impl_json(r: &InstanceResult, i: &ImplResult) -> Value {
-    let ms = i.median_ms();
-    let vs = |id: &str| r.get(id).map(|o| o.median_ms() / ms);
-    let stages: serde_json::Map<String, Value> =
-        i.stage_ms.iter().map(|(s, v)| (s.name().to_string(), json!(median(v)))).collect();
-    let gpu = (i.kind == ImplKind::Gpu).then(|| {
-        let (read, written) = i.bytes_bound.unwrap_or((0, 0));
-        json!({
-            "dispatches_per_frame": mean(&i.dispatches.iter().map(|&d| d as f64).collect::<Vec<_>>()),
-            "bytes_read_back_per_frame": mean(&i.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>()),
-            "dispatches_per_frame_list": i.dispatches,
-            "bytes_read_back_per_frame_list": i.bytes_read_back,
-            "bytes_bound_read": read,
-            "bytes_bound_written": written,
-            "buffers_allocated": i.buffers_allocated.unwrap_or(0),
-        })
-    });
-    json!({
-        "id": i.id,
-        "label": i.label,
-        "kind": match i.kind { ImplKind::Gpu => "gpu", ImplKind::Cpu => "cpu", ImplKind::Parry => "parry" },
-        "frame_timing": "wall",
-        "frame_ms": ms_figures(&i.frame_ms),
-        "rays_per_s": r.rays.rays() as f64 / (ms / 1e3),
-        "stage_timing": i.stage_timing,
-        "stages_ms": stages,
-        "stages_total_ms": i.stages_total_ms(),
-        "contacts": {
-            "mean": i.mean_contacts(),
-            "per_frame": i.contacts,
-            "by_class": i.classes,
-        },
-        "differ_from_reference": {
-            "max": i.differ.iter().max().copied().unwrap_or(0),
-            "per_frame": i.differ,
-        },
-        "rays_counted": (!i.rays.is_empty()).then(|| i.rays.clone()),
-        "walking": walking_json(i, r),
-        "gpu": gpu,
-        "speedup": {
-            "vs_gpu": vs("gpu"),
-            "vs_cpu_1": vs("cpu-1"),
-            "vs_cpu_rayon": vs("cpu-rayon"),
-            "vs_parry_1": vs("parry-1"),
-            "vs_parry_rayon": vs("parry-rayon"),
-        },
-    })
-}
-
-fn instance_json(r: &InstanceResult) -> Value {
-    let bodies: Vec<Value> = r
-        .bodies
-        .iter()
-        .map(|(name, kind, triangles, vertices, moving)| {
-            let (k, h) = match kind {
-                BodyKind::Volumetric => ("volumetric", None),
-                BodyKind::Cloth { half_thickness } => ("cloth", Some(*half_thickness)),
-            };
-            json!({
-                "name": name, "kind": k, "half_thickness": h,
-                "triangles": triangles, "vertices": vertices, "moving": moving,
-            })
-        })
-        .collect();
-    let f = &r.rays;
-    json!({
-        "scene": r.scene.name(),
-        "description": r.scene.description(),
-        "variant": r.variant,
-        "parameter_name": r.scene.parameter_name(),
-        "parameter": r.parameter,
-        "bodies": bodies,
-        "triangles": r.triangles(),
-        "vertices": r.vertices(),
-        "frames": r.frames,
-        "prediction_distance": r.prediction,
-        "wall_s": r.wall_s,
-        "rays": {
-            "pairs": f.pairs,
-            "sources": f.sources,
-            "inward_rays": f.inward_rays,
-            "outward_rays": f.outward_rays,
-            "check_rays": f.check_rays,
-            "rays_per_frame": f.rays(),
-            "nodes_per_ray_gpu_walk": f.nodes_per_ray_gpu_walk,
-            "nodes_per_ray_cpu_walk": f.nodes_per_ray_cpu_walk,
-            "triangles_per_ray": f.triangles_per_ray,
-            "stack_fallbacks": f.stack_fallbacks,
-        },
-        "implementations": ordered(r).into_iter().map(|i| impl_json(r, i)).collect::<Vec<_>>(),
-    })
-}
-
-/// The whole run as a `raycontact.bench/2` document.
-pub fn json(result: &SuiteResult) -> Value {
-    let args = &result.args;
-    let gpu = result.gpu.as_ref().map(|c| {
-        let i = c.adapter_info();
-        json!({
-            "name": i.name,
-            "vendor": i.vendor,
-            "device": i.device,
-            "device_type": format!("{:?}", i.device_type),
-            "backend": format!("{:?}", i.backend),
-            "driver": i.driver,
-            "driver_info": i.driver_info,
-            "software": c.is_software(),
-            "timestamps": c.has_timestamps(),
-        })
-    });
-    let mut scaling = Vec::new();
-    for scene in SceneName::ALL.iter().filter(|s| s.is_scaling()) {
-        let results: Vec<InstanceResult> =
-            result.instances.iter().filter(|r| r.scene == *scene).cloned().collect();
-        if results.is_empty() {
-            continue;
-        }
-        let points: Vec<Value> = results
-            .iter()
-            .map(|r| {
-                let ms: serde_json::Map<String, Value> =
-                    ordered(r).iter().map(|i| (i.id.to_string(), json!(i.median_ms()))).collect();
-                json!({ "parameter": r.parameter, "variant": r.variant, "frame_ms": ms })
-            })
-            .collect();
-        let fits: serde_json::Map<String, Value> =
-            exponents(&results).into_iter().map(|(id, e)| (id.to_string(), json!(e))).collect();
-        scaling.push(json!({
-            "scene": scene.name(),
-            "parameter_name": scene.parameter_name(),
-            "points": points,
-            "fitted_exponent": fits,
-        }));
-    }
-    let (frames, mismatched, worst) = agreement(result);
-    let scenes = crate::suite::selected_scenes(args);
-    json!({
-        "schema": SCHEMA,
-        "generator": { "name": "raycontact-bench", "version": env!("CARGO_PKG_VERSION") },
-        "settings": {
-            "size": args.size.name(),
-            "seed": args.seed,
-            "frames": args.frames,
-            "scenes": scenes.iter().map(|s| s.name()).collect::<Vec<_>>(),
-            "cpu_only": args.cpu,
-            "parry": !args.no_parry,
-        },
-        "machine": {
-            "gpu": gpu,
-            "cpu": {
-                "model": cpu_model(),
-                "logical_cores": logical_cores(),
-                "rayon_threads": result.threads,
-            },
-            "os": std::env::consts::OS,
-            "arch": std::env::consts::ARCH,
-        },
-        "wall_s": result.wall_s,
-        "instances": result.instances.iter().map(instance_json).collect::<Vec<_>>(),
-        "scaling": scaling,
-        "agreement": {
-            "frames_compared": frames,
-            "count_mismatches": mismatched,
-            "max_set_difference": worst,
-        },
-    })
 }

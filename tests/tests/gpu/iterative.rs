@@ -6,8 +6,8 @@ use glam::{Affine3A, Quat, Vec3};
 use raycontact::internals::layout::{WALK_HIT, WALK_NO_START};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{
-    BodyId, BodyKind, Contact, Contacts, Error, Iterative, Pairs, Ray, Scene, Stage, WalkFallback,
-    contact_flags,
+    BodyId, BodyKind, Contact, ContactFlags, Contacts, Error, Iterative, Pairs, Ray, Scene, Stage,
+    WalkFallback,
 };
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
 
@@ -104,7 +104,7 @@ fn difference(walked: &[Contact], full: &[Contact]) -> (usize, usize) {
 /// that hit (none with the drop fallback), and some of each kind when the counters say so.
 fn assert_walked_flags(what: &str, g: &Contacts, bvh_fallback: bool) {
     assert!(g.stats.iterative, "{what}: an iterative pass");
-    let walked = g.contacts.iter().filter(|c| c.flags & contact_flags::WALKED != 0).count() as u32;
+    let walked = g.contacts.iter().filter(|c| c.flags.contains(ContactFlags::WALKED)).count() as u32;
     let cast = g.contacts.len() as u32 - walked;
     let w = &g.stats.walk;
     assert!(
@@ -119,7 +119,7 @@ fn assert_walked_flags(what: &str, g: &Contacts, bvh_fallback: bool) {
 
 /// No contact of a full pass is flagged `WALKED`.
 fn assert_none_walked(what: &str, cs: &[Contact]) {
-    assert!(cs.iter().all(|c| c.flags & contact_flags::WALKED == 0), "{what}: a full pass walked");
+    assert!(cs.iter().all(|c| !c.flags.contains(ContactFlags::WALKED)), "{what}: a full pass walked");
 }
 
 fn torus_pair() -> (TriMesh, TriMesh) {
@@ -194,7 +194,7 @@ fn the_walk_keeps_the_cloth_classes_and_inversions() {
         let (wrong, missing) = difference(&g.contacts, &f.contacts);
         assert_eq!((wrong, missing), (0, 0), "sinking frame {frame}: the walk equals the full pass");
         for (x, y) in g.contacts.iter().zip(&f.contacts) {
-            assert_eq!(x.flags & !contact_flags::WALKED, y.flags, "frame {frame}");
+            assert_eq!(x.flags.without(ContactFlags::WALKED), y.flags, "frame {frame}");
             assert!((x.depth - y.depth).abs() < 1e-4);
         }
     }
@@ -299,7 +299,7 @@ fn rigid_poses_bound_the_displacement_by_translation_and_angle() {
 }
 
 /// A contact with its body ids replaced by their ranks among the live bodies of its scene.
-type Ranked = (usize, usize, u32, u32, glam::Vec2, Vec3, Vec3, Vec3, f32, f32, f32, u32);
+type Ranked = (usize, usize, u32, u32, glam::Vec2, Vec3, Vec3, Vec3, f32, f32, f32, ContactFlags);
 
 /// The contacts of `s` with each body id replaced by its rank among the live bodies: two
 /// scenes holding the same bodies in the same order then compare field by field.

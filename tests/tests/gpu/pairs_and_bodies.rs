@@ -198,7 +198,7 @@ fn a_body_of_degenerate_triangles_has_no_contacts_and_changes_nothing() {
 }
 
 /// Each contact's identity, triangle and flags: what a body without leaves must not change.
-fn strip(cs: &[Contact]) -> Vec<(u32, u32, u32, u32, u32)> {
+fn strip(cs: &[Contact]) -> Vec<(u32, u32, u32, u32, raycontact::ContactFlags)> {
     cs.iter()
         .map(|c| (c.source_body.index(), c.source_vertex, c.target_body.index(), c.target_triangle, c.flags))
         .collect()

@@ -3,8 +3,8 @@
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;
-use raycontact::internals::{FrameData, cpu};
 use raycontact::internals::layout::{DEGENERATE_KEY, LEAF_BIT, NONE, SortSegment};
+use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Scene};
 use raycontact_tests::rng;

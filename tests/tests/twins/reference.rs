@@ -3,8 +3,8 @@
 //! a bit-by-bit Morton interleave, and a packed CPU scene to run the twins on.
 
 use glam::{DVec3, Vec3};
-use raycontact::internals::Packing;
 use raycontact::internals::FrameData;
+use raycontact::internals::Packing;
 use raycontact::internals::layout::Ray;
 use raycontact::meshes::TriMesh;
 use raycontact::{BodyKind, Scene};

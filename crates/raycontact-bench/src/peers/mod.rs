@@ -1,5 +1,6 @@
-//! The peer: parry3d casting the same rays as raycontact, classified by the same rules.
+//! The peer: parry3d, the only module that uses it.
 //!
+//! In the suite, parry3d casts the same rays as raycontact, classified by the same rules.
 //! Every frame the peer computes the vertex normals and body boxes with raycontact's CPU twins
 //! (`cpu::vertex_normals`, `cpu::triangle_bounds`), rebuilds every body's parry3d BVH from the
 //! triangle boxes (binned SAH), takes the same pairs (`cpu::broad_phase`, self pairs of every
@@ -7,85 +8,34 @@
 //! (`cpu::classify`, every case of Lehericey et al. 2015: inward and outward rays, predictions,
 //! inversions) with a [`ParryTracer`]: each trace is a closest-hit cast through parry3d's BVH
 //! with parry3d's ray–triangle test. Only the ray casts differ from the CPU reference.
+//!
+//! [`suite`] runs an instance on it; [`bvh`] and [`contacts`] are the peers of the older
+//! single-purpose benchmarks (`bvh`: the BVH build alone; `contacts`: volumetric inward rays
+//! with parry3d's own box filter).
+
+mod bvh;
+mod contacts;
+mod suite;
+mod tracer;
+
+pub use bvh::{BvhBuildStrategy, parry_build};
+pub use contacts::{VertexKey, parry_frame};
+pub use suite::run_parry;
+pub use tracer::ParryTracer;
 
 use glam::Vec3;
 use parry3d::bounding_volume::Aabb;
-use parry3d::partitioning::{Bvh, BvhBuildStrategy};
-use parry3d::query::RayCast;
-use parry3d::shape::Triangle;
+use parry3d::partitioning::{Bvh, BvhBuildStrategy as Strategy};
 use raycontact::Scene;
 use raycontact::internals::Packing;
-use raycontact::internals::layout::{
-    BodyPair, BodyState, ContactGpu, NONE, Ray, RayHit, SELF_CLOTH, WalkCounts,
-};
+use raycontact::internals::layout::{BodyPair, BodyState, ContactGpu, SELF_CLOTH};
 use raycontact::internals::{
     FrameData,
-    cpu::{self, Narrow, Rays, Traced, Tracer},
+    cpu::{self, Narrow, Rays, Tracer},
 };
 use rayon::prelude::*;
 
 use crate::scenes::Instance;
-
-/// A contact as the suite compares them: (source body, source vertex, target body, outward ray).
-pub type Key = (u32, u32, u32, bool);
-
-/// Barycentric weights (of `b`, of `c`) of point `p` in triangle `(a, b, c)`.
-fn barycentric(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (f32, f32) {
-    let (e0, e1, e2) = (b - a, c - a, p - a);
-    let (d00, d01, d11) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
-    let (d20, d21) = (e2.dot(e0), e2.dot(e1));
-    let denom = d00 * d11 - d01 * d01;
-    if denom == 0.0 {
-        return (0.0, 0.0);
-    }
-    ((d11 * d20 - d01 * d21) / denom, (d00 * d21 - d01 * d20) / denom)
-}
-
-/// raycontact's [`Tracer`] casting through parry3d: the closest hit on body `b` through its
-/// parry3d BVH (`Bvh::cast_ray`, best first) with parry3d's ray–triangle test, skipping the
-/// triangles of the ignored vertex and hits before `tmin`; `u`, `v` are computed from the hit
-/// point. Every trace counts one ray in [`WalkCounts::fallback_casts`] (a cast through a BVH)
-/// and its hits in `fallback_hits`: the classification returns them per source vertex.
-pub struct ParryTracer<'a> {
-    /// One parry3d BVH per packed body, leaf = body-local triangle.
-    pub bvhs: &'a [Bvh],
-}
-
-impl Tracer for ParryTracer<'_> {
-    fn trace(
-        &self,
-        cx: &Narrow<'_>,
-        b: usize,
-        ray: &Ray,
-        ignore: u32,
-        _hint: u32,
-        counts: &mut WalkCounts,
-    ) -> Traced {
-        counts.fallback_casts += 1;
-        let body = &cx.packing.bodies[b];
-        let tris = &cx.packing.triangles;
-        let pr = parry3d::query::Ray::new(ray.origin, ray.dir);
-        let corners = |leaf: u32| -> Option<[Vec3; 3]> {
-            let g = 3 * (body.tri_offset + leaf) as usize;
-            let idx = [tris[g], tris[g + 1], tris[g + 2]];
-            (!idx.contains(&ignore)).then(|| idx.map(|i| cx.positions[i as usize]))
-        };
-        let found = self.bvhs[b].cast_ray(&pr, ray.tmax.min(f32::MAX), |leaf, best| {
-            let [x, y, z] = corners(leaf)?;
-            Triangle::new(x, y, z).cast_local_ray(&pr, best, false).filter(|&t| t >= ray.tmin)
-        });
-        let hit = match found {
-            Some((leaf, t)) => {
-                counts.fallback_hits += 1;
-                let [x, y, z] = corners(leaf).expect("a hit triangle is not ignored");
-                let (u, v) = barycentric(ray.origin + t * ray.dir, x, y, z);
-                RayHit { t, triangle: leaf, u, v, ..RayHit::MISS }
-            }
-            None => RayHit::MISS,
-        };
-        Traced { hit, walked: false, steps: 0, outcome: NONE }
-    }
-}
 
 /// What one parry frame found.
 pub struct ParryFrame {
@@ -179,7 +129,7 @@ impl Parry {
                     let range = b.tri_offset as usize..(b.tri_offset + b.tri_count) as usize;
                     let boxes: Vec<Aabb> =
                         frame.tri_boxes[range].iter().map(|t| Aabb::new(t.min, t.max)).collect();
-                    Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes)
+                    Bvh::from_leaves(Strategy::Binned, &boxes)
                 })
                 .collect();
             let pairs: Vec<BodyPair> = match &self.pairs {

@@ -14,14 +14,16 @@
 //! Errors (unreadable or malformed mesh files, empty meshes, bad option values, no adapter, a GPU
 //! error) print one line on stderr naming the file or the option, and exit with code 2.
 
+mod json;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use glam::{Affine3A, Quat, Vec3};
-use raycontact::contact_flags;
 use raycontact::meshes::{self, MeshIoError, TriMesh};
-use raycontact::{BodyId, BodyKind, Contact, Contacts, ContextOptions, GpuContext, Pairs, Scene};
-use serde::Serialize;
+use raycontact::{BodyId, BodyKind, ContextOptions, GpuContext, Pairs, Scene};
+
+use json::{AdapterJson, BodyJson, report};
 
 /// The schema identifier written as the document's `schema` field.
 pub const SCHEMA: &str = "raycontact.detect/1";
@@ -372,248 +374,6 @@ fn detect(args: &DetectArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A finite `f32`, or `None` (written as JSON `null`).
-fn num(x: f32) -> Option<f32> {
-    x.is_finite().then_some(x)
-}
-
-/// A vector's components, each finite or `None`.
-fn vec3(v: Vec3) -> [Option<f32>; 3] {
-    v.to_array().map(num)
-}
-
-/// Nanoseconds as finite milliseconds, or `None`.
-fn ms(ns: Option<f64>) -> Option<f64> {
-    ns.map(|ns| ns / 1e6).filter(|x| x.is_finite())
-}
-
-/// The names of the flags set in `flags`, in bit order.
-fn flag_names(flags: u32) -> Vec<&'static str> {
-    const NAMES: [(u32, &str); 6] = [
-        (contact_flags::COLLISION, "collision"),
-        (contact_flags::PREDICTION, "prediction"),
-        (contact_flags::INWARD_RAY, "inward_ray"),
-        (contact_flags::OUTWARD_RAY, "outward_ray"),
-        (contact_flags::INVERTED, "inverted"),
-        (contact_flags::WALKED, "walked"),
-    ];
-    NAMES.iter().filter(|(bit, _)| flags & bit != 0).map(|&(_, name)| name).collect()
-}
-
-/// Builds the document from the detection's result.
-fn report(
-    backend: String,
-    adapter: Option<AdapterJson>,
-    bodies: Vec<BodyJson>,
-    found: &Contacts,
-    ids: &[BodyId],
-) -> Report {
-    let name = |id: BodyId| {
-        if id == ids[0] {
-            "A"
-        } else if id == ids[1] {
-            "B"
-        } else {
-            "?"
-        }
-    };
-    let timings = found
-        .stats
-        .stages
-        .iter()
-        .map(|(stage, s)| TimingJson {
-            stage: stage.name(),
-            gpu_ms: ms(s.gpu_ns),
-            cpu_ms: ms(s.cpu_ns),
-            dispatches: s.dispatches,
-            bytes_read: s.bytes_read,
-            bytes_written: s.bytes_written,
-        })
-        .collect();
-    let contacts: Vec<ContactJson> = found
-        .contacts
-        .iter()
-        .map(|c: &Contact| {
-            let (source, target) = (name(c.source_body), name(c.target_body));
-            ContactJson {
-                direction: format!("{source}->{target}"),
-                source_body: source,
-                source_vertex: c.source_vertex,
-                target_body: target,
-                target_triangle: c.target_triangle,
-                barycentric: c.barycentric.to_array().map(num),
-                source_point: vec3(c.source_point),
-                target_point: vec3(c.target_point),
-                normal: vec3(c.normal),
-                depth: num(c.depth),
-                ray_length: num(c.ray_length),
-                weight: num(c.weight),
-                flags: c.flags,
-                flag_names: flag_names(c.flags),
-            }
-        })
-        .collect();
-    Report {
-        schema: SCHEMA,
-        backend,
-        adapter,
-        bodies,
-        pairs_tested: found.pairs,
-        contact_count: contacts.len(),
-        timings,
-        bytes_read_back: found.stats.bytes_read_back,
-        contacts,
-    }
-}
-
-/// The JSON document (`docs/detect-json.md`).
-#[derive(Serialize, Debug)]
-struct Report {
-    /// [`SCHEMA`].
-    schema: &'static str,
-    /// [`Scene::backend`], as text.
-    backend: String,
-    /// The GPU adapter, `None` on the CPU backend.
-    adapter: Option<AdapterJson>,
-    /// A, then B.
-    bodies: Vec<BodyJson>,
-    /// Pairs of bodies tested (each in both directions).
-    pairs_tested: u32,
-    /// `contacts.len()`.
-    contact_count: usize,
-    /// Per stage, in frame order.
-    timings: Vec<TimingJson>,
-    /// Bytes read back to the host.
-    bytes_read_back: u64,
-    /// The contacts, in the library's order.
-    contacts: Vec<ContactJson>,
-}
-
-/// The GPU adapter.
-#[derive(Serialize, Debug)]
-struct AdapterJson {
-    /// The adapter's name.
-    name: String,
-    /// The wgpu backend (`vulkan`, `metal`, `dx12`, `gl`, ...).
-    backend: String,
-    /// wgpu's device type (`DiscreteGpu`, `IntegratedGpu`, `VirtualGpu`, `Cpu`, `Other`).
-    device_type: String,
-    /// The driver's name.
-    driver: String,
-    /// The driver's version text.
-    driver_info: String,
-}
-
-/// A body as loaded, welded and transformed.
-#[derive(Serialize, Debug)]
-struct BodyJson {
-    /// "A" or "B".
-    name: &'static str,
-    /// The mesh file, as given.
-    file: String,
-    /// Triangles after welding.
-    triangles: usize,
-    /// Vertices after welding.
-    vertices: usize,
-    /// Vertices merged away by welding.
-    welded_vertices: usize,
-    /// "volumetric" or "cloth".
-    kind: &'static str,
-    /// The cloth half-thickness; `None` for a volumetric body.
-    half_thickness: Option<f32>,
-    /// Edges used by one triangle only (0 for a closed mesh).
-    boundary_edges: usize,
-    /// The transform applied.
-    transform: TransformJson,
-}
-
-impl BodyJson {
-    /// The entry of one body.
-    fn new(spec: &BodySpec<'_>, mesh: &TriMesh, merged: usize, boundary: usize) -> Self {
-        let (kind, half_thickness) = match spec.kind {
-            BodyKind::Volumetric => ("volumetric", None),
-            BodyKind::Cloth { half_thickness } => ("cloth", num(half_thickness)),
-        };
-        let t = spec.transform;
-        BodyJson {
-            name: spec.name,
-            file: spec.file.display().to_string(),
-            triangles: mesh.triangles.len(),
-            vertices: mesh.positions.len(),
-            welded_vertices: merged,
-            kind,
-            half_thickness,
-            boundary_edges: boundary,
-            transform: TransformJson {
-                translation: vec3(t.translation),
-                rotation_axis_angle_degrees: [num(t.axis.x), num(t.axis.y), num(t.axis.z), num(t.degrees)],
-                scale: num(t.scale),
-            },
-        }
-    }
-}
-
-/// A body's transform: scale, then rotation, then translation.
-#[derive(Serialize, Debug)]
-struct TransformJson {
-    /// Applied last.
-    translation: [Option<f32>; 3],
-    /// Unit axis and angle in degrees.
-    rotation_axis_angle_degrees: [Option<f32>; 4],
-    /// Uniform scale, applied first.
-    scale: Option<f32>,
-}
-
-/// The figures of one stage.
-#[derive(Serialize, Debug)]
-struct TimingJson {
-    /// [`raycontact::Stage::name`].
-    stage: &'static str,
-    /// GPU time (timestamp queries), when the adapter has them.
-    gpu_ms: Option<f64>,
-    /// Host time (the CPU backend's stage time).
-    cpu_ms: Option<f64>,
-    /// Compute dispatches.
-    dispatches: u32,
-    /// Bytes of the buffers bound for reading.
-    bytes_read: u64,
-    /// Bytes of the buffers bound for writing, plus bytes copied or cleared.
-    bytes_written: u64,
-}
-
-/// One contact.
-#[derive(Serialize, Debug)]
-struct ContactJson {
-    /// "A->B" or "B->A": source body to target body.
-    direction: String,
-    /// "A" or "B".
-    source_body: &'static str,
-    /// Vertex of the source body the ray starts from.
-    source_vertex: u32,
-    /// "A" or "B".
-    target_body: &'static str,
-    /// Triangle of the target body the ray hit.
-    target_triangle: u32,
-    /// Barycentric weights (u, v) of the hit on the triangle's second and third vertices.
-    barycentric: [Option<f32>; 2],
-    /// The source vertex's position.
-    source_point: [Option<f32>; 3],
-    /// The hit point on the target body.
-    target_point: [Option<f32>; 3],
-    /// Unit direction that pushes the source vertex out of the target body.
-    normal: [Option<f32>; 3],
-    /// Penetration depth along `normal`.
-    depth: Option<f32>,
-    /// Length of the ray from the source vertex to the hit.
-    ray_length: Option<f32>,
-    /// `cos α` between the ray and the hit triangle's normal.
-    weight: Option<f32>,
-    /// [`contact_flags`] bits.
-    flags: u32,
-    /// The names of the bits set in `flags`.
-    flag_names: Vec<&'static str>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -637,22 +397,5 @@ mod tests {
         for bad in ["cloth", "cloth:", "cloth:-1", "cloth:nan", "solid"] {
             assert!(parse_kind("--kind-b", bad).unwrap_err().0.contains("--kind-b"), "{bad}");
         }
-    }
-
-    #[test]
-    fn flag_names_follow_the_bits() {
-        assert_eq!(flag_names(0), Vec::<&str>::new());
-        assert_eq!(
-            flag_names(contact_flags::COLLISION | contact_flags::INWARD_RAY | contact_flags::WALKED),
-            ["collision", "inward_ray", "walked"]
-        );
-    }
-
-    #[test]
-    fn non_finite_numbers_become_null() {
-        let json = serde_json::to_string(&[num(f32::NAN), num(f32::INFINITY), num(1.5)]).unwrap();
-        assert_eq!(json, "[null,null,1.5]");
-        assert_eq!(ms(Some(f64::NAN)), None);
-        assert_eq!(ms(Some(2e6)), Some(2.0));
     }
 }

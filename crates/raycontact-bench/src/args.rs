@@ -1,0 +1,183 @@
+//! The suite's command line: its options, its long help, and the scenes and scene options they
+//! select.
+
+use std::path::PathBuf;
+
+use glam::Vec3;
+
+use crate::scenes::{SceneName, SceneOptions, SizePreset};
+
+/// The long help of the suite: the scenes and what the figures mean.
+pub const AFTER_HELP: &str = "\
+Scenes (--scene, repeatable or comma-separated; default: all but `files`, which runs when --files
+is given):
+  hermann-tori   two interpenetrating deforming tori of 1600 triangles each (Hermann et al. 2008,
+                 Figure 10)
+  tori-scaling   a chain of N interpenetrating tori of 1600 triangles, N = 1, 2, 4 ... 64 (Hermann
+                 et al. 2008, Figure 13: time should grow linearly with N); the fitted exponent of
+                 frame time against N is printed, and --plot draws it
+  resting-pile   layers of concave meshes (tori of 900 triangles) settled on a ground, moving a
+                 few thousandths per frame (the avalanche scene of Lehericey et al. 2013, IRTCD):
+                 50 tori by default, 86 with --size paper (a full GPU frame of about a second on
+                 lavapipe); walking against full traversal
+  slow-pair      two interlocked tori of 1600 triangles each (6400 with --size paper) deforming
+                 slowly (the slowly deforming pair of IRTCD); walking against full traversal
+  cloth-layers   a closed body of ~10k vertices wearing three layered garments of ~11k, 2.7k and
+                 3.8k vertices (offset shells of the body; cloth bodies), breathing and rippling
+                 (Lehericey et al. 2015)
+  eight-sheets   eight cloth sheets of 4.2k vertices draped over a static scene of ~9k vertices
+                 (ground, sphere, cylinder) (Lehericey et al. 2015)
+  mesh-scaling   one pair of interpenetrating tori from 10k to 1M triangles in all (--size paper
+                 or --triangles); the fitted exponent of frame time against size is printed
+  files          two mesh files (--files A B; OBJ or OFF, read as `detect` reads them), B turning
+                 about its centre
+
+Every scene is deterministic (--seed) and driven by scripted motion over its frames; frame 0
+warms up (layout, pipelines) and is not timed. --size tiny|default|paper picks the sizes:
+default finishes in about a minute on lavapipe; paper runs the papers' sizes. The cloth scenes
+(half-thickness e = 0.004) run with a prediction distance of 0.02 (5 e) on every
+implementation, the other scenes with none; cloth self pairs (C, C) are tested (the default).
+
+Implementations, all in the same run, doing the same work every frame:
+  gpu            raycontact on the GPU adapter (Scene::detect: BVH rebuild, broad phase, rays,
+                 readback; one submission)
+  cpu-1          raycontact's CPU reference (the kernels' CPU twins), single-threaded
+  cpu-rayon      the CPU reference with rayon over all cores (the contacts' reference)
+  gpu-walk       (resting-pile, slow-pair) gpu with iterative detection (Lehericey et al. 2013):
+                 full passes and iterative passes that re-cast last frame's contacts by walking
+                 the triangle adjacency; threshold 2 frames of the fastest vertex's motion per
+                 body (4 steps for a pair), confidence 2, fallback drop (the paper's: an
+                 iterative pass computes only the normals), a full pass at least every 64 frames
+  cpu-walk       the same on the CPU reference with rayon
+  parry-1        parry3d 0.31, one thread: every BVH rebuilt from the triangle boxes each frame
+                 (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)
+                 cast through it, classified by raycontact's rules (cpu::classify)
+  parry-rayon    the same with rayon over all cores
+--cpu leaves the GPU out (no adapter needed).
+
+Figures:
+  frame ms       median wall time of a frame (set positions + detect, contacts on the host)
+  stage ms       per stage (normals, bounds, morton, sort, hierarchy, fit, pairs, rays): GPU
+                 timestamp queries when the adapter has them (\"gpu-timestamps\"), the CPU
+                 reference's wall time per stage (\"cpu-wall\"); without timestamps the GPU has
+                 only frame wall time
+  contacts       contacts per frame (mean over the timed frames), by class from the contact
+                 flags: collision / prediction, inward / outward ray, inverted, walked
+  differ         contacts (source body, vertex, target body, inward or outward ray) found by one
+                 implementation and not by the CPU reference (rayon) or the other way round,
+                 worst frame
+  rays/frame     rays traced in the last frame by the classification of every source vertex of
+                 every tested pair (the CPU reference's full pass, replayed with counting):
+                 inward and outward rays to the target, plus the own-body traces
+  Mrays/s        rays per frame / frame time
+  nodes/ray      BVH nodes whose box was tested per ray, for the GPU's traversal (short stack,
+                 counted by its CPU twin) and for the CPU reference's ordered traversal
+  dispatches     compute dispatches per GPU frame; read back: bytes copied to the host per frame
+  vs X           speed-up: X's frame time / this implementation's frame time
+  walking        per walking implementation: passes (iterative / full), median frame time of
+                 its iterative passes and speed-up against its full traversal's median frame
+                 (gpu-walk vs gpu, cpu-walk vs cpu-rayon), the speed-up of the mean frame (full
+                 passes included), contacts that differ from the full traversal at the same
+                 frame (walked ones it lacks or with another triangle, plus its ones missing) as
+                 a percentage of its contacts, and the walk outcomes
+
+Output: a table on stdout; --json PATH writes every figure with the adapter, driver and CPU
+(schema \"raycontact.bench/2\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
+(frame time against N or size, one line per implementation); a progress bar on stderr for runs
+longer than a few seconds (--no-progress hides it).";
+
+/// The scene suite (the default command).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SuiteArgs {
+    /// Scenes to run (repeatable or comma-separated; default: every scene but `files`, plus
+    /// `files` when --files is given).
+    #[arg(long = "scene", value_enum, value_delimiter = ',', value_name = "SCENE")]
+    pub scenes: Vec<SceneName>,
+    /// Timed frames per scene (default: per scene and size preset).
+    #[arg(long)]
+    pub frames: Option<usize>,
+    /// Size preset: tiny (tests), default (about a minute on lavapipe), paper (the papers' sizes).
+    #[arg(long, value_enum, default_value_t = SizePreset::Default)]
+    pub size: SizePreset,
+    /// Tori counts of tori-scaling (comma-separated), instead of the preset's.
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub tori: Option<Vec<u32>>,
+    /// Triangle counts (both bodies together) of mesh-scaling, instead of the preset's.
+    #[arg(long, value_delimiter = ',', value_name = "T,...")]
+    pub triangles: Option<Vec<u32>>,
+    /// The two mesh files of the `files` scene (OBJ or OFF).
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub files: Option<Vec<PathBuf>>,
+    /// Translate file B by (x, y, z) before the run.
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+    pub translate_b: Option<String>,
+    /// Seed of the scenes' random placement and motion.
+    #[arg(long, default_value_t = 2008)]
+    pub seed: u64,
+    /// Pick the first GPU adapter whose name contains this (default: WGPU_ADAPTER_NAME, then the
+    /// default adapter).
+    #[arg(long, value_name = "NAME")]
+    pub adapter: Option<String>,
+    /// The CPU reference (and parry3d) alone: no GPU adapter.
+    #[arg(long)]
+    pub cpu: bool,
+    /// Leave parry3d out.
+    #[arg(long)]
+    pub no_parry: bool,
+    /// Write every figure as JSON (schema raycontact.bench/2, docs/bench-json.md).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Draw the scaling scenes as SVG (frame time against N or size, one line per
+    /// implementation).
+    #[arg(long, value_name = "PATH.svg")]
+    pub plot: Option<PathBuf>,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+impl SuiteArgs {
+    /// The scenes a run covers, in suite order.
+    pub fn selected_scenes(&self) -> Vec<SceneName> {
+        let mut scenes = if self.scenes.is_empty() {
+            SceneName::ALL
+                .iter()
+                .copied()
+                .filter(|s| *s != SceneName::Files || self.files.is_some())
+                .collect()
+        } else {
+            self.scenes.clone()
+        };
+        scenes.sort();
+        scenes.dedup();
+        scenes
+    }
+
+    /// What the scenes need from the command line (an error names a bad option).
+    pub fn scene_options(&self) -> Result<SceneOptions, String> {
+        Ok(SceneOptions {
+            size: self.size,
+            frames: self.frames,
+            seed: self.seed,
+            tori: self.tori.clone(),
+            triangles: self.triangles.clone(),
+            files: self.files.as_ref().map(|f| (f[0].clone(), f[1].clone())),
+            translate_b: match &self.translate_b {
+                Some(t) => parse_vec3("--translate-b", t)?,
+                None => Vec3::ZERO,
+            },
+        })
+    }
+}
+
+/// Parses `text` as three finite comma-separated numbers for `option`.
+fn parse_vec3(option: &str, text: &str) -> Result<Vec3, String> {
+    let parts: Vec<f32> = text
+        .split(',')
+        .map(|s| s.trim().parse::<f32>().map_err(|_| format!("{option} `{text}`: `{s}` is not a number")))
+        .collect::<Result<_, _>>()?;
+    match parts[..] {
+        [x, y, z] if x.is_finite() && y.is_finite() && z.is_finite() => Ok(Vec3::new(x, y, z)),
+        _ => Err(format!("{option} `{text}`: expected three finite numbers x,y,z")),
+    }
+}

@@ -1,0 +1,503 @@
+//! The suite's JSON document (schema `raycontact.bench/2`, `docs/bench-json.md`), serialised by
+//! derive from the structs below, built from the run's [`SuiteResult`].
+//!
+//! Two conventions keep the document as schema 2 has always written it: the fields of every
+//! struct are in alphabetical order (the document's key order), and `f32` figures are written
+//! widened to `f64` (e.g. `0.004000000189989805` for `0.004f32`). Non-finite numbers are
+//! written as `null` by serde_json.
+
+use std::collections::BTreeMap;
+
+use raycontact::{BodyKind, WalkFallback};
+use serde::Serialize;
+
+use crate::machine::{cpu_model, logical_cores};
+use crate::results::{
+    Classes, ImplKind, ImplResult, InstanceResult, RayFigures, SuiteResult, WALK_OUTCOMES, exponents,
+};
+use crate::scenes::SceneName;
+use crate::stats::{mean, median};
+
+/// The schema identifier written as the document's `schema` field.
+pub const SCHEMA: &str = "raycontact.bench/2";
+
+/// The whole document.
+#[derive(Serialize)]
+pub struct Document {
+    agreement: Agreement,
+    generator: Generator,
+    instances: Vec<InstanceJson>,
+    machine: Machine,
+    scaling: Vec<Scaling>,
+    schema: &'static str,
+    settings: Settings,
+    wall_s: f64,
+}
+
+/// GPU against the CPU reference over the run.
+#[derive(Serialize)]
+struct Agreement {
+    count_mismatches: usize,
+    frames_compared: usize,
+    max_set_difference: usize,
+}
+
+/// The program that wrote the document.
+#[derive(Serialize)]
+struct Generator {
+    name: &'static str,
+    version: &'static str,
+}
+
+/// The run's options.
+#[derive(Serialize)]
+struct Settings {
+    cpu_only: bool,
+    frames: Option<usize>,
+    parry: bool,
+    scenes: Vec<&'static str>,
+    seed: u64,
+    size: &'static str,
+}
+
+/// What the run ran on.
+#[derive(Serialize)]
+struct Machine {
+    arch: &'static str,
+    cpu: Cpu,
+    gpu: Option<Adapter>,
+    os: &'static str,
+}
+
+/// The CPU.
+#[derive(Serialize)]
+struct Cpu {
+    logical_cores: usize,
+    model: Option<String>,
+    rayon_threads: usize,
+}
+
+/// The GPU adapter.
+#[derive(Serialize)]
+struct Adapter {
+    backend: String,
+    device: u32,
+    device_type: String,
+    driver: String,
+    driver_info: String,
+    name: String,
+    software: bool,
+    timestamps: bool,
+    vendor: u32,
+}
+
+/// One instance.
+#[derive(Serialize)]
+struct InstanceJson {
+    bodies: Vec<Body>,
+    description: &'static str,
+    frames: usize,
+    implementations: Vec<Implementation>,
+    parameter: Option<f64>,
+    parameter_name: Option<&'static str>,
+    prediction_distance: f64,
+    rays: Rays,
+    scene: &'static str,
+    triangles: usize,
+    variant: String,
+    vertices: usize,
+    wall_s: f64,
+}
+
+/// One body of an instance.
+#[derive(Serialize)]
+struct Body {
+    half_thickness: Option<f64>,
+    kind: &'static str,
+    moving: bool,
+    name: String,
+    triangles: usize,
+    vertices: usize,
+}
+
+/// The ray figures of an instance's last frame.
+#[derive(Serialize)]
+struct Rays {
+    check_rays: u64,
+    inward_rays: u64,
+    nodes_per_ray_cpu_walk: f64,
+    nodes_per_ray_gpu_walk: f64,
+    outward_rays: u64,
+    pairs: usize,
+    rays_per_frame: u64,
+    sources: u64,
+    stack_fallbacks: u64,
+    triangles_per_ray: f64,
+}
+
+/// One implementation on one instance.
+#[derive(Serialize)]
+struct Implementation {
+    contacts: ContactCounts,
+    differ_from_reference: DifferFromReference,
+    frame_ms: Times,
+    frame_timing: &'static str,
+    gpu: Option<GpuFigures>,
+    id: &'static str,
+    kind: &'static str,
+    label: String,
+    rays_counted: Option<Vec<u64>>,
+    rays_per_s: f64,
+    speedup: Speedup,
+    stage_timing: &'static str,
+    stages_ms: BTreeMap<&'static str, f64>,
+    stages_total_ms: Option<f64>,
+    walking: Option<Walking>,
+}
+
+/// Contacts per frame.
+#[derive(Serialize)]
+struct ContactCounts {
+    by_class: ByClass,
+    mean: f64,
+    per_frame: Vec<usize>,
+}
+
+/// Contacts by class, mean per frame.
+#[derive(Serialize)]
+struct ByClass {
+    collision: f64,
+    inverted: f64,
+    inward: f64,
+    outward: f64,
+    prediction: f64,
+    walked: f64,
+}
+
+/// Contacts that differ from the CPU reference's.
+#[derive(Serialize)]
+struct DifferFromReference {
+    max: usize,
+    per_frame: Vec<usize>,
+}
+
+/// A list of times, ms, and its summary.
+#[derive(Serialize)]
+struct Times {
+    max: f64,
+    mean: f64,
+    median: f64,
+    min: f64,
+    per_frame: Vec<f64>,
+}
+
+/// The GPU frame's figures.
+#[derive(Serialize)]
+struct GpuFigures {
+    buffers_allocated: u64,
+    bytes_bound_read: u64,
+    bytes_bound_written: u64,
+    bytes_read_back_per_frame: f64,
+    bytes_read_back_per_frame_list: Vec<u64>,
+    dispatches_per_frame: f64,
+    dispatches_per_frame_list: Vec<u32>,
+}
+
+/// Another implementation's median frame time over this one's.
+#[derive(Serialize)]
+struct Speedup {
+    vs_cpu_1: Option<f64>,
+    vs_cpu_rayon: Option<f64>,
+    vs_gpu: Option<f64>,
+    vs_parry_1: Option<f64>,
+    vs_parry_rayon: Option<f64>,
+}
+
+/// Iterative detection against the full traversal.
+#[derive(Serialize)]
+struct Walking {
+    confidence: f64,
+    differ_from_full: DifferFromFull,
+    fallback: &'static str,
+    fallback_casts: u32,
+    fallback_hits: u32,
+    full: &'static str,
+    full_frames: usize,
+    full_pass_every: u32,
+    full_pass_ms: f64,
+    full_traversal_ms: f64,
+    iterative_fraction: f64,
+    iterative_frames: usize,
+    iterative_ms: f64,
+    outcomes: BTreeMap<&'static str, u32>,
+    per_frame_iterative: Vec<bool>,
+    speedup_iterative: f64,
+    speedup_mean: f64,
+    step: f64,
+    threshold: f64,
+    walked_per_frame: Vec<u32>,
+}
+
+/// Contacts that differ from the full traversal's at the same frame.
+#[derive(Serialize)]
+struct DifferFromFull {
+    extra: usize,
+    fraction: f64,
+    fraction_iterative: f64,
+    full_contacts: usize,
+    missing: usize,
+    other_triangle: usize,
+    per_frame: Vec<usize>,
+}
+
+/// A scaling scene: frame time against its parameter.
+#[derive(Serialize)]
+struct Scaling {
+    fitted_exponent: BTreeMap<&'static str, Option<f64>>,
+    parameter_name: Option<&'static str>,
+    points: Vec<Point>,
+    scene: &'static str,
+}
+
+/// One variant of a scaling scene.
+#[derive(Serialize)]
+struct Point {
+    frame_ms: BTreeMap<&'static str, f64>,
+    parameter: Option<f64>,
+    variant: String,
+}
+
+/// The whole run as a `raycontact.bench/2` document.
+pub fn document(result: &SuiteResult) -> Document {
+    let args = &result.args;
+    let (frames_compared, count_mismatches, max_set_difference) = result.agreement();
+    Document {
+        agreement: Agreement { count_mismatches, frames_compared, max_set_difference },
+        generator: Generator { name: "raycontact-bench", version: env!("CARGO_PKG_VERSION") },
+        instances: result.instances.iter().map(instance).collect(),
+        machine: Machine {
+            arch: std::env::consts::ARCH,
+            cpu: Cpu { logical_cores: logical_cores(), model: cpu_model(), rayon_threads: result.threads },
+            gpu: result.gpu.as_ref().map(|c| {
+                let i = c.adapter_info();
+                Adapter {
+                    backend: format!("{:?}", i.backend),
+                    device: i.device,
+                    device_type: format!("{:?}", i.device_type),
+                    driver: i.driver.clone(),
+                    driver_info: i.driver_info.clone(),
+                    name: i.name.clone(),
+                    software: c.is_software(),
+                    timestamps: c.has_timestamps(),
+                    vendor: i.vendor,
+                }
+            }),
+            os: std::env::consts::OS,
+        },
+        scaling: SceneName::ALL
+            .iter()
+            .filter(|s| s.is_scaling())
+            .filter_map(|s| scaling(result, *s))
+            .collect(),
+        schema: SCHEMA,
+        settings: Settings {
+            cpu_only: args.cpu,
+            frames: args.frames,
+            parry: !args.no_parry,
+            scenes: args.selected_scenes().iter().map(|s| s.name()).collect(),
+            seed: args.seed,
+            size: args.size.name(),
+        },
+        wall_s: result.wall_s,
+    }
+}
+
+/// A scaling scene's points and fits (`None` when it did not run).
+fn scaling(result: &SuiteResult, scene: SceneName) -> Option<Scaling> {
+    let results: Vec<&InstanceResult> = result.instances.iter().filter(|r| r.scene == scene).collect();
+    if results.is_empty() {
+        return None;
+    }
+    let points = results
+        .iter()
+        .map(|r| Point {
+            frame_ms: r.ordered().iter().map(|i| (i.id, i.median_ms())).collect(),
+            parameter: r.parameter,
+            variant: r.variant.clone(),
+        })
+        .collect();
+    Some(Scaling {
+        fitted_exponent: exponents(&results).into_iter().collect(),
+        parameter_name: scene.parameter_name(),
+        points,
+        scene: scene.name(),
+    })
+}
+
+/// One instance.
+fn instance(r: &InstanceResult) -> InstanceJson {
+    let bodies = r
+        .bodies
+        .iter()
+        .map(|(name, kind, triangles, vertices, moving)| {
+            let (kind, half_thickness) = match kind {
+                BodyKind::Volumetric => ("volumetric", None),
+                BodyKind::Cloth { half_thickness } => ("cloth", Some(f64::from(*half_thickness))),
+            };
+            Body {
+                half_thickness,
+                kind,
+                moving: *moving,
+                name: name.clone(),
+                triangles: *triangles,
+                vertices: *vertices,
+            }
+        })
+        .collect();
+    InstanceJson {
+        bodies,
+        description: r.scene.description(),
+        frames: r.frames,
+        implementations: r.ordered().into_iter().map(|i| implementation(r, i)).collect(),
+        parameter: r.parameter,
+        parameter_name: r.scene.parameter_name(),
+        prediction_distance: f64::from(r.prediction),
+        rays: rays(&r.rays),
+        scene: r.scene.name(),
+        triangles: r.triangles(),
+        variant: r.variant.clone(),
+        vertices: r.vertices(),
+        wall_s: r.wall_s,
+    }
+}
+
+/// The ray figures.
+fn rays(f: &RayFigures) -> Rays {
+    Rays {
+        check_rays: f.check_rays,
+        inward_rays: f.inward_rays,
+        nodes_per_ray_cpu_walk: f.nodes_per_ray_cpu_walk,
+        nodes_per_ray_gpu_walk: f.nodes_per_ray_gpu_walk,
+        outward_rays: f.outward_rays,
+        pairs: f.pairs,
+        rays_per_frame: f.rays(),
+        sources: f.sources,
+        stack_fallbacks: f.stack_fallbacks,
+        triangles_per_ray: f.triangles_per_ray,
+    }
+}
+
+/// A list of times and its summary.
+fn times(v: &[f64]) -> Times {
+    Times {
+        max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        mean: mean(v),
+        median: median(v),
+        min: v.iter().copied().fold(f64::INFINITY, f64::min),
+        per_frame: v.to_vec(),
+    }
+}
+
+/// Contacts by class.
+fn by_class(c: &Classes) -> ByClass {
+    ByClass {
+        collision: c.collision,
+        inverted: c.inverted,
+        inward: c.inward,
+        outward: c.outward,
+        prediction: c.prediction,
+        walked: c.walked,
+    }
+}
+
+/// One implementation on instance `r`.
+fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
+    let ms = i.median_ms();
+    let vs = |id: &str| r.get(id).map(|o| o.median_ms() / ms);
+    let gpu = (i.kind == ImplKind::Gpu).then(|| {
+        let (read, written) = i.bytes_bound.unwrap_or((0, 0));
+        GpuFigures {
+            buffers_allocated: i.buffers_allocated.unwrap_or(0),
+            bytes_bound_read: read,
+            bytes_bound_written: written,
+            bytes_read_back_per_frame: mean(&i.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>()),
+            bytes_read_back_per_frame_list: i.bytes_read_back.clone(),
+            dispatches_per_frame: mean(&i.dispatches.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
+            dispatches_per_frame_list: i.dispatches.clone(),
+        }
+    });
+    Implementation {
+        contacts: ContactCounts {
+            by_class: by_class(&i.classes),
+            mean: i.mean_contacts(),
+            per_frame: i.contacts.clone(),
+        },
+        differ_from_reference: DifferFromReference {
+            max: i.differ.iter().max().copied().unwrap_or(0),
+            per_frame: i.differ.clone(),
+        },
+        frame_ms: times(&i.frame_ms),
+        frame_timing: "wall",
+        gpu,
+        id: i.id,
+        kind: match i.kind {
+            ImplKind::Gpu => "gpu",
+            ImplKind::Cpu => "cpu",
+            ImplKind::Parry => "parry",
+        },
+        label: i.label.clone(),
+        rays_counted: (!i.rays.is_empty()).then(|| i.rays.clone()),
+        rays_per_s: r.rays.rays() as f64 / (ms / 1e3),
+        speedup: Speedup {
+            vs_cpu_1: vs("cpu-1"),
+            vs_cpu_rayon: vs("cpu-rayon"),
+            vs_gpu: vs("gpu"),
+            vs_parry_1: vs("parry-1"),
+            vs_parry_rayon: vs("parry-rayon"),
+        },
+        stage_timing: i.stage_timing,
+        stages_ms: i.stage_ms.iter().map(|(s, v)| (s.name(), median(v))).collect(),
+        stages_total_ms: i.stages_total_ms(),
+        walking: walking(i, r),
+    }
+}
+
+/// A walking implementation against its full traversal (`None` for the others).
+fn walking(i: &ImplResult, r: &InstanceResult) -> Option<Walking> {
+    let w = i.walking.as_ref()?;
+    let full = r.get(w.full)?;
+    let t = w.total();
+    Some(Walking {
+        confidence: f64::from(w.iterative.confidence),
+        differ_from_full: DifferFromFull {
+            extra: t.extra,
+            fraction: w.fraction_all(),
+            fraction_iterative: w.fraction_iterative(),
+            full_contacts: t.full,
+            missing: t.missing,
+            other_triangle: t.other_triangle,
+            per_frame: w.diff.iter().map(|d| d.differ()).collect(),
+        },
+        fallback: match w.iterative.fallback {
+            WalkFallback::Bvh => "bvh",
+            _ => "drop",
+        },
+        fallback_casts: w.counts.fallback_casts,
+        fallback_hits: w.counts.fallback_hits,
+        full: w.full,
+        full_frames: w.passes.len() - w.iterative_frames(),
+        full_pass_every: w.iterative.full_pass_every,
+        full_pass_ms: i.median_ms_of(false),
+        full_traversal_ms: full.median_ms(),
+        iterative_fraction: w.iterative_frames() as f64 / w.passes.len().max(1) as f64,
+        iterative_frames: w.iterative_frames(),
+        iterative_ms: i.median_ms_of(true),
+        outcomes: WALK_OUTCOMES.iter().copied().zip(w.counts.outcomes).collect(),
+        per_frame_iterative: w.passes.clone(),
+        speedup_iterative: full.median_ms() / i.median_ms_of(true),
+        speedup_mean: full.mean_ms() / i.mean_ms(),
+        step: f64::from(w.setup.step),
+        threshold: f64::from(w.setup.threshold),
+        walked_per_frame: w.walked.clone(),
+    })
+}

@@ -1,0 +1,251 @@
+//! The results of a suite run: per implementation, per instance (a scene or one variant of a
+//! scaling scene) and for the whole run, with the figures derived from them. The report, the
+//! JSON and the plot read these; the runners fill them.
+
+mod classes;
+mod keys;
+mod walk;
+
+pub use classes::Classes;
+pub use keys::{FrameKeys, differ, keys_of, keys_of_packed};
+pub use walk::{WALK_OUTCOMES, WalkDiff, WalkFigures};
+
+use raycontact::{GpuContext, Stage};
+
+use crate::args::SuiteArgs;
+use crate::scenes::SceneName;
+use crate::stats::{fitted_exponent, mean, median};
+
+/// Implementation ids in table order.
+pub const ORDER: [&str; 7] = ["gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1", "parry-rayon"];
+
+/// Which implementation a result is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImplKind {
+    /// raycontact on the GPU.
+    Gpu,
+    /// raycontact's CPU reference.
+    Cpu,
+    /// parry3d.
+    Parry,
+}
+
+/// One implementation's figures on one instance.
+#[derive(Clone, Debug)]
+pub struct ImplResult {
+    /// "gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1" or "parry-rayon".
+    pub id: &'static str,
+    /// A readable label (adapter name, thread count).
+    pub label: String,
+    /// Which implementation.
+    pub kind: ImplKind,
+    /// Wall time of each timed frame, ms.
+    pub frame_ms: Vec<f64>,
+    /// "gpu-timestamps", "cpu-wall" or "none".
+    pub stage_timing: &'static str,
+    /// Per stage that ran, its time in each timed frame, ms.
+    pub stage_ms: Vec<(Stage, Vec<f64>)>,
+    /// Contacts found in each timed frame.
+    pub contacts: Vec<usize>,
+    /// Contacts by class, mean per frame.
+    pub classes: Classes,
+    /// Contacts differing from the CPU reference's in each timed frame.
+    pub differ: Vec<usize>,
+    /// Compute dispatches per frame (GPU).
+    pub dispatches: Vec<u32>,
+    /// Bytes read back per frame (GPU).
+    pub bytes_read_back: Vec<u64>,
+    /// Bytes bound for reading and for writing in the last frame (GPU).
+    pub bytes_bound: Option<(u64, u64)>,
+    /// GPU buffers allocated over the timed frames (GPU; 0 in steady state).
+    pub buffers_allocated: Option<u64>,
+    /// Rays cast per frame, as this implementation counted them (parry3d).
+    pub rays: Vec<u64>,
+    /// Iterative detection's figures (`gpu-walk`, `cpu-walk`).
+    pub walking: Option<WalkFigures>,
+}
+
+impl ImplResult {
+    /// An empty result: the runner fills it.
+    pub fn new(id: &'static str, label: String, kind: ImplKind) -> Self {
+        ImplResult {
+            id,
+            label,
+            kind,
+            frame_ms: Vec::new(),
+            stage_timing: "none",
+            stage_ms: Vec::new(),
+            contacts: Vec::new(),
+            classes: Classes::default(),
+            differ: Vec::new(),
+            dispatches: Vec::new(),
+            bytes_read_back: Vec::new(),
+            bytes_bound: None,
+            buffers_allocated: None,
+            rays: Vec::new(),
+            walking: None,
+        }
+    }
+
+    /// Median frame time, ms.
+    pub fn median_ms(&self) -> f64 {
+        median(&self.frame_ms)
+    }
+
+    /// Mean frame time, ms.
+    pub fn mean_ms(&self) -> f64 {
+        mean(&self.frame_ms)
+    }
+
+    /// Median frame time over the frames that were (`true`) or were not iterative passes, ms
+    /// (every frame is a full pass without iterative detection).
+    pub fn median_ms_of(&self, iterative: bool) -> f64 {
+        let passes = self.walking.as_ref().map(|w| w.passes.as_slice());
+        let v: Vec<f64> = self
+            .frame_ms
+            .iter()
+            .enumerate()
+            .filter(|(f, _)| passes.is_some_and(|p| p[*f]) == iterative)
+            .map(|(_, ms)| *ms)
+            .collect();
+        median(&v)
+    }
+
+    /// Median time of a stage, ms, when it was timed.
+    pub fn stage_median(&self, s: Stage) -> Option<f64> {
+        self.stage_ms.iter().find(|(x, _)| *x == s).map(|(_, v)| median(v))
+    }
+
+    /// Sum of the stage medians, ms (the GPU time of a frame with timestamps).
+    pub fn stages_total_ms(&self) -> Option<f64> {
+        (!self.stage_ms.is_empty()).then(|| self.stage_ms.iter().map(|(_, v)| median(v)).sum())
+    }
+
+    /// Mean contacts per frame.
+    pub fn mean_contacts(&self) -> f64 {
+        mean(&self.contacts.iter().map(|&c| c as f64).collect::<Vec<_>>())
+    }
+}
+
+/// Figures of the rays of the last frame, counted by replaying the CPU reference's full pass
+/// (`cpu::classify` over every tested pair) with a counting tracer on its BVHs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RayFigures {
+    /// Pairs of bodies tested (self pairs included).
+    pub pairs: usize,
+    /// Source vertices classified (in the box filter), over every directed pair.
+    pub sources: u64,
+    /// Traces along minus the source vertex's normal on the target (on the body itself for a
+    /// self pair).
+    pub inward_rays: u64,
+    /// Traces along the source vertex's normal on the target.
+    pub outward_rays: u64,
+    /// Traces on the source's own body (is the hit behind it?).
+    pub check_rays: u64,
+    /// Nodes visited per ray by the GPU's traversal (short stack, its CPU twin).
+    pub nodes_per_ray_gpu_walk: f64,
+    /// Nodes visited per ray by the CPU reference's ordered traversal.
+    pub nodes_per_ray_cpu_walk: f64,
+    /// Triangles tested per ray (GPU traversal).
+    pub triangles_per_ray: f64,
+    /// Rays whose short stack overflowed and finished with the stackless walk (GPU traversal).
+    pub stack_fallbacks: u64,
+}
+
+impl RayFigures {
+    /// Rays per frame.
+    pub fn rays(&self) -> u64 {
+        self.inward_rays + self.outward_rays + self.check_rays
+    }
+}
+
+/// One instance's results.
+#[derive(Clone, Debug)]
+pub struct InstanceResult {
+    /// The scene.
+    pub scene: SceneName,
+    /// The variant.
+    pub variant: String,
+    /// The size parameter of a scaling scene.
+    pub parameter: Option<f64>,
+    /// Bodies: name, kind, triangles, vertices, moving.
+    pub bodies: Vec<(String, raycontact::BodyKind, usize, usize, bool)>,
+    /// Timed frames.
+    pub frames: usize,
+    /// The prediction distance of every implementation.
+    pub prediction: f32,
+    /// Ray figures of the last frame.
+    pub rays: RayFigures,
+    /// The implementations, reference (cpu-rayon) first.
+    pub impls: Vec<ImplResult>,
+    /// Seconds the instance took in all (setup, every implementation, the ray figures).
+    pub wall_s: f64,
+}
+
+impl InstanceResult {
+    /// Triangles over all bodies.
+    pub fn triangles(&self) -> usize {
+        self.bodies.iter().map(|b| b.2).sum()
+    }
+
+    /// Vertices over all bodies.
+    pub fn vertices(&self) -> usize {
+        self.bodies.iter().map(|b| b.3).sum()
+    }
+
+    /// An implementation's result.
+    pub fn get(&self, id: &str) -> Option<&ImplResult> {
+        self.impls.iter().find(|i| i.id == id)
+    }
+
+    /// The implementations that ran, in table order.
+    pub fn ordered(&self) -> Vec<&ImplResult> {
+        ORDER.iter().filter_map(|id| self.get(id)).collect()
+    }
+}
+
+/// The whole run.
+#[derive(Debug)]
+pub struct SuiteResult {
+    /// The command line's options, as given.
+    pub args: SuiteArgs,
+    /// The GPU context, when one was used.
+    pub gpu: Option<GpuContext>,
+    /// Results, scene by scene, variant by variant.
+    pub instances: Vec<InstanceResult>,
+    /// Total seconds.
+    pub wall_s: f64,
+    /// rayon threads of the "rayon" implementations.
+    pub threads: usize,
+}
+
+impl SuiteResult {
+    /// GPU against CPU reference: (frames compared, frames whose counts differ, worst set
+    /// difference).
+    pub fn agreement(&self) -> (usize, usize, usize) {
+        let (mut frames, mut mismatched, mut worst) = (0, 0, 0);
+        for r in &self.instances {
+            let (Some(g), Some(c)) = (r.get("gpu"), r.get("cpu-rayon")) else { continue };
+            for (k, (a, b)) in g.contacts.iter().zip(&c.contacts).enumerate() {
+                frames += 1;
+                mismatched += usize::from(a != b);
+                worst = worst.max(g.differ.get(k).copied().unwrap_or(0));
+            }
+        }
+        (frames, mismatched, worst)
+    }
+}
+
+/// The fitted exponent of each implementation's frame time against the scene's parameter, over
+/// the variants of a scaling scene.
+pub fn exponents(results: &[&InstanceResult]) -> Vec<(&'static str, Option<f64>)> {
+    ORDER
+        .iter()
+        .filter(|id| results.iter().any(|r| r.get(id).is_some()))
+        .map(|id| {
+            let pts: Vec<(f64, f64)> =
+                results.iter().filter_map(|r| Some((r.parameter?, r.get(id)?.median_ms()))).collect();
+            (*id, fitted_exponent(&pts))
+        })
+        .collect()
+}

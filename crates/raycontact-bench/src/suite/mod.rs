@@ -1,0 +1,199 @@
+//! The scene suite: every named scene run, frame by frame, by the GPU adapter, the CPU reference
+//! (single-threaded and with rayon) and parry3d, in one run, with the contact sets compared.
+//!
+//! This module is the frame of a run, top to bottom: [`run`] builds every scene, then runs
+//! each instance ([`run_instance`]: every implementation, then the comparisons), prints the
+//! tables as it goes, and writes the JSON and the plot. The runners are [`runner`] (raycontact,
+//! GPU or CPU) and [`crate::peers`] (parry3d); the ray figures come from [`rays`].
+
+mod rays;
+mod runner;
+
+use std::time::Instant;
+
+use raycontact::{GpuContext, Scene};
+
+use crate::args::SuiteArgs;
+use crate::peers::{self, Parry};
+use crate::progress::Progress;
+use crate::results::{FrameKeys, ImplKind, ImplResult, InstanceResult, SuiteResult, WalkDiff, differ};
+use crate::scenes::{self, Instance, SceneName};
+use crate::{json, plot, report};
+
+/// Runs the suite: prints the table, writes the JSON and the plot. Returns the exit code.
+pub fn run(args: SuiteArgs) -> i32 {
+    match run_inner(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("raycontact-bench: error: {e}");
+            2
+        }
+    }
+}
+
+fn run_inner(args: SuiteArgs) -> Result<(), String> {
+    let start = Instant::now();
+    let scenes = args.selected_scenes();
+    let opts = args.scene_options()?;
+    if args.frames == Some(0) {
+        return Err("--frames must be at least 1".into());
+    }
+    // Every scene first, so that a bad option fails before any work.
+    let mut built: Vec<(SceneName, Vec<Instance>)> = Vec::new();
+    for &s in &scenes {
+        built.push((s, scenes::build(s, &opts)?));
+    }
+    let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
+    let total: usize = built
+        .iter()
+        .flat_map(|(_, v)| v)
+        .map(|i| i.positions.len() * impl_count(i, ctx.is_some(), !args.no_parry))
+        .sum();
+    let mut progress = Progress::new(total as u64, !args.no_progress);
+    report::print_header(ctx.as_ref(), &args, &scenes);
+    let mut instances = Vec::new();
+    for (scene, list) in built {
+        let mut results = Vec::new();
+        for inst in &list {
+            let r = run_instance(inst, ctx.as_ref(), !args.no_parry, &mut progress)?;
+            if !scene.is_scaling() {
+                progress.suspend(|| report::print_instance(&r));
+            }
+            results.push(r);
+        }
+        if scene.is_scaling() {
+            progress.suspend(|| report::print_scaling(scene, &results));
+        }
+        instances.extend(results);
+    }
+    progress.finish();
+    let result = SuiteResult {
+        args: args.clone(),
+        gpu: ctx,
+        instances,
+        wall_s: start.elapsed().as_secs_f64(),
+        threads: rayon::current_num_threads(),
+    };
+    report::print_footer(&result);
+    if let Some(path) = &args.json {
+        let doc = json::document(&result);
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("--json {}: {e}", path.display()))?;
+        println!("JSON written to {}", path.display());
+    }
+    if let Some(path) = &args.plot {
+        match plot::draw(&result, path)? {
+            0 => println!("--plot: no scaling scene in this run; nothing drawn"),
+            n => println!("plot of {n} scaling scene(s) written to {}", path.display()),
+        }
+    }
+    Ok(())
+}
+
+/// Runs every implementation on one instance.
+fn run_instance(
+    inst: &Instance,
+    ctx: Option<&GpuContext>,
+    parry: bool,
+    progress: &mut Progress,
+) -> Result<InstanceResult, String> {
+    let start = Instant::now();
+    let threads = rayon::current_num_threads();
+    progress.set_message(label(inst, "cpu-rayon"));
+    let cpu = Scene::new_cpu(None).map_err(|e| e.to_string())?;
+    let label_rayon = format!("CPU reference, rayon {threads}");
+    let (reference, ref_keys, mut cpu_scene) = runner::run_raycontact(
+        cpu,
+        inst,
+        ImplResult::new("cpu-rayon", label_rayon, ImplKind::Cpu),
+        None,
+        progress,
+    )?;
+    let rays = rays::ray_figures(&mut cpu_scene, inst)?;
+    drop(cpu_scene);
+    let mut impls = vec![reference];
+    impls[0].differ = vec![0; ref_keys.len()];
+    let mut full_keys: Vec<(&'static str, Vec<FrameKeys>)> = vec![("cpu-rayon", ref_keys.clone())];
+    let mut push =
+        |mut r: ImplResult, keys: Vec<FrameKeys>, full_keys: &mut Vec<(&'static str, Vec<FrameKeys>)>| {
+            r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
+            if let Some(w) = &mut r.walking {
+                let full = &full_keys.iter().find(|(id, _)| *id == w.full).expect("full traversal ran").1;
+                w.diff = keys.iter().zip(full).map(|(a, b)| WalkDiff::of(a, b)).collect();
+            } else if r.kind != ImplKind::Parry {
+                full_keys.push((r.id, keys));
+            }
+            impls.push(r);
+        };
+    if let Some(c) = ctx {
+        progress.set_message(label(inst, "gpu"));
+        let label = format!("GPU ({})", c.adapter_name());
+        let r = ImplResult::new("gpu", label, ImplKind::Gpu);
+        let (r, keys, _) = runner::run_raycontact(Scene::new(c), inst, r, None, progress)?;
+        push(r, keys, &mut full_keys);
+    }
+    progress.set_message(label(inst, "cpu-1"));
+    let cpu1 = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
+    let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu);
+    let (r, keys, _) = runner::run_raycontact(cpu1, inst, r, None, progress)?;
+    push(r, keys, &mut full_keys);
+    if let Some(setup) = &inst.walking {
+        let it = runner::iterative_of(setup);
+        if let Some(c) = ctx {
+            progress.set_message(label(inst, "gpu-walk"));
+            let label = format!("GPU walking ({})", c.adapter_name());
+            let r = ImplResult::new("gpu-walk", label, ImplKind::Gpu);
+            let (r, keys, _) = runner::run_raycontact(Scene::new(c), inst, r, Some((it, "gpu")), progress)?;
+            push(r, keys, &mut full_keys);
+        }
+        progress.set_message(label(inst, "cpu-walk"));
+        let cpu = Scene::new_cpu(None).map_err(|e| e.to_string())?;
+        let r = ImplResult::new("cpu-walk", format!("CPU reference walking, rayon {threads}"), ImplKind::Cpu);
+        let (r, keys, _) = runner::run_raycontact(cpu, inst, r, Some((it, "cpu-rayon")), progress)?;
+        push(r, keys, &mut full_keys);
+    }
+    if parry {
+        for (id, threads) in [("parry-1", Some(1)), ("parry-rayon", None)] {
+            progress.set_message(label(inst, id));
+            let mut p = Parry::new(inst, threads)?;
+            let label = if threads == Some(1) {
+                "parry3d, 1 thread".to_string()
+            } else {
+                format!("parry3d, rayon {}", p.threads())
+            };
+            let (r, keys) =
+                peers::run_parry(&mut p, inst, ImplResult::new(id, label, ImplKind::Parry), progress);
+            push(r, keys, &mut full_keys);
+        }
+    }
+    Ok(InstanceResult {
+        scene: inst.scene,
+        variant: inst.variant.clone(),
+        parameter: inst.parameter,
+        bodies: inst
+            .bodies
+            .iter()
+            .map(|b| (b.name.clone(), b.kind, b.mesh.triangles.len(), b.mesh.positions.len(), b.moving))
+            .collect(),
+        frames: inst.timed_frames(),
+        prediction: inst.prediction,
+        rays,
+        impls,
+        wall_s: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Implementations that run on an instance.
+fn impl_count(inst: &Instance, gpu: bool, parry: bool) -> usize {
+    let walk = if inst.walking.is_some() { 1 + usize::from(gpu) } else { 0 };
+    2 + usize::from(gpu) + walk + if parry { 2 } else { 0 }
+}
+
+/// The progress bar's message for an implementation running an instance.
+fn label(inst: &Instance, id: &str) -> String {
+    if inst.variant.is_empty() {
+        format!("{} {id}", inst.scene.name())
+    } else {
+        format!("{} ({}) {id}", inst.scene.name(), inst.variant)
+    }
+}

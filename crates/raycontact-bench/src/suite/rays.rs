@@ -1,0 +1,132 @@
+//! The ray figures of an instance: the CPU reference's full pass of the last frame replayed with
+//! a tracer that counts rays by kind, BVH nodes (both traversal orders) and triangles.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+
+use glam::Vec3;
+use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
+use raycontact::internals::layout::{BodyPair, NONE, Ray, SELF_CLOTH};
+use raycontact::{BodyId, Scene, WalkCounts};
+use rayon::prelude::*;
+
+use crate::results::RayFigures;
+use crate::scenes::Instance;
+
+/// Counters of the [`CountingTracer`]s of one replay.
+#[derive(Default)]
+struct RayCounters {
+    sources: AtomicU64,
+    inward: AtomicU64,
+    outward: AtomicU64,
+    check: AtomicU64,
+    nodes_gpu: AtomicU64,
+    nodes_cpu: AtomicU64,
+    tris: AtomicU64,
+    fallbacks: AtomicU64,
+}
+
+/// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
+/// (`cpu::closest_hit`, whose hit it returns) and with the CPU reference's
+/// (`cpu::closest_hit_ordered`), counting rays by kind, nodes and triangles. One per source
+/// vertex.
+struct CountingTracer<'a> {
+    counters: &'a RayCounters,
+    /// The source body and whether the pair is a self pair.
+    source: usize,
+    self_pair: bool,
+    /// The source vertex's normal.
+    normal: Vec3,
+    /// Whether a trace was made (the vertex passed the box filter).
+    traced: AtomicBool,
+}
+
+impl Tracer for CountingTracer<'_> {
+    fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
+        let body = &cx.packing.bodies[b];
+        let nodes = cx.frame.body_nodes(cx.packing, b);
+        let tris = &cx.packing.triangles;
+        let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
+        let ordered = cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore);
+        let c = self.counters;
+        let kind = if b == self.source && !self.self_pair {
+            &c.check
+        } else if ray.dir.dot(self.normal) < 0.0 {
+            &c.inward
+        } else {
+            &c.outward
+        };
+        kind.fetch_add(1, Relaxed);
+        c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
+        c.nodes_cpu.fetch_add(ordered.nodes_visited as u64, Relaxed);
+        c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
+        c.fallbacks.fetch_add(hit.fallback as u64, Relaxed);
+        if !self.traced.swap(true, Relaxed) {
+            c.sources.fetch_add(1, Relaxed);
+        }
+        Traced { hit, walked: false, steps: 0, outcome: NONE }
+    }
+}
+
+/// The ray figures of the scene's last frame: the CPU reference's full pass replayed on its
+/// BVHs (`cpu::classify` over every tested pair, both directions, self pairs once) with a
+/// [`CountingTracer`], so that every case (cloth, predictions, self pairs) is counted.
+pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String> {
+    let e = |e: raycontact::Error| e.to_string();
+    let frame = scene.frame_data().map_err(e)?;
+    let packing = scene.packing().clone();
+    let (mut positions, mut previous) = (Vec::new(), Vec::new());
+    for id in &packing.ids {
+        positions.extend_from_slice(scene.positions(*id).map_err(e)?);
+        previous.extend(scene.previous_positions(*id).map_err(e)?);
+    }
+    let ids: Vec<BodyId> = scene.bodies().collect();
+    let prediction = scene.prediction_distance();
+    let pairs: Vec<BodyPair> = match &inst.pairs {
+        Some(p) => p
+            .iter()
+            .map(|&(a, b)| {
+                let (a, b) = (packing.index_of(ids[a]), packing.index_of(ids[b]));
+                BodyPair { a: a.expect("packed") as u32, b: b.expect("packed") as u32, prediction, pad: 0 }
+            })
+            .collect(),
+        None => cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, prediction),
+    };
+    let cx = Narrow {
+        packing: &packing,
+        frame: &frame,
+        positions: &positions,
+        previous: &previous,
+        remember_exit: false,
+    };
+    let counters = RayCounters::default();
+    let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
+    sources.par_iter().with_min_len(256).for_each(|&[k, v]| {
+        let p = &pairs[(k / 2) as usize];
+        let (a, b) = if k % 2 == 0 { (p.a as usize, p.b as usize) } else { (p.b as usize, p.a as usize) };
+        let body = &packing.bodies[a];
+        let tracer = CountingTracer {
+            counters: &counters,
+            source: a,
+            self_pair: a == b,
+            normal: frame.normals[(body.vertex_offset + v) as usize],
+            traced: AtomicBool::new(false),
+        };
+        let mut sink = Vec::new();
+        cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
+    });
+    let get = |a: &AtomicU64| a.load(Relaxed);
+    let c = &counters;
+    let rays = (get(&c.inward) + get(&c.outward) + get(&c.check)).max(1) as f64;
+    Ok(RayFigures {
+        pairs: pairs.len(),
+        sources: get(&c.sources),
+        inward_rays: get(&c.inward),
+        outward_rays: get(&c.outward),
+        check_rays: get(&c.check),
+        nodes_per_ray_gpu_walk: get(&c.nodes_gpu) as f64 / rays,
+        nodes_per_ray_cpu_walk: get(&c.nodes_cpu) as f64 / rays,
+        triangles_per_ray: get(&c.tris) as f64 / rays,
+        stack_fallbacks: get(&c.fallbacks),
+    })
+}
