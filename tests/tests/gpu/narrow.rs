@@ -194,29 +194,38 @@ fn random_placements_match_the_cpu_reference() {
 }
 
 #[test]
-fn overflow_reports_the_exact_number_needed() {
+fn overflow_reports_the_exact_number_needed_and_grows_alike_on_both_backends() {
     let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
-    let (mut s, ids) = scene_with(true, &meshes);
-    let all = s.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap().contacts;
-    assert!(all.len() > 10);
-    s.set_contact_capacity(4);
-    let (mut small, ids) = scene_with(true, &meshes);
-    small.set_contact_capacity(4);
-    small.set_overflow_policy(OverflowPolicy::Error);
-    match small.detect(Pairs::List(&[(ids[0], ids[1])])) {
-        Err(Error::ContactOverflow { needed, capacity }) => {
-            assert_eq!(needed as usize, all.len());
-            assert_eq!(capacity, 4);
+    let mut grown_to = Vec::new();
+    for gpu in [true, false] {
+        let what = if gpu { "GPU" } else { "CPU backend" };
+        let (mut s, ids) = scene_with(gpu, &meshes);
+        let all = s.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap().contacts;
+        assert!(all.len() > 10);
+        let (mut small, ids) = scene_with(gpu, &meshes);
+        small.set_contact_capacity(4);
+        small.set_overflow_policy(OverflowPolicy::Error);
+        match small.detect(Pairs::List(&[(ids[0], ids[1])])) {
+            Err(Error::ContactOverflow { needed, capacity }) => {
+                assert_eq!(needed as usize, all.len(), "{what}");
+                assert_eq!(capacity, 4, "{what}");
+            }
+            other => panic!("{what}: expected an overflow, got {other:?}"),
         }
-        other => panic!("expected an overflow, got {other:?}"),
+        assert_eq!(small.contact_capacity(), 4, "{what}: an error leaves the capacity");
+        small.set_overflow_policy(OverflowPolicy::Grow);
+        let grown = small.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap();
+        assert_eq!(grown.contacts, all, "{what}");
+        // Grown with headroom: a quarter more than needed, and 256.
+        let n = all.len() as u64;
+        assert_eq!(small.contact_capacity(), n + n / 4 + 256, "{what}");
+        grown_to.push(small.contact_capacity());
+        // Steady state: the next frames allocate nothing.
+        let again = small.detect(Pairs::Overlapping).unwrap();
+        assert_eq!(again.contacts, all, "{what}");
+        assert_eq!(small.detect(Pairs::Overlapping).unwrap().stats.buffers_allocated, 0, "{what}");
     }
-    small.set_overflow_policy(OverflowPolicy::Grow);
-    let grown = small.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap();
-    assert_eq!(grown.contacts, all);
-    // Steady state: the next frames allocate nothing.
-    let again = small.detect(Pairs::Overlapping).unwrap();
-    assert_eq!(again.contacts, all);
-    assert_eq!(small.detect(Pairs::Overlapping).unwrap().stats.buffers_allocated, 0);
+    assert_eq!(grown_to[0], grown_to[1]);
 }
 
 #[test]
