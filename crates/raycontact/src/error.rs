@@ -134,6 +134,19 @@ pub enum Error {
     /// A query needs the BVH, but the scene changed since the last `update`.
     #[error("the BVH is out of date: call `update` after adding bodies or setting positions")]
     StaleBvh,
+    /// A vertex's contact forces could exceed the fixed-point range of the response's sums.
+    #[error(
+        "body {body}: the contact forces on vertex {vertex} overflow the fixed-point sums at a resolution of \
+         {resolution} force units a step; raise `Response::resolution`"
+    )]
+    ForceOverflow {
+        /// The body.
+        body: BodyId,
+        /// The lowest vertex of the body whose sum could overflow.
+        vertex: u32,
+        /// The resolution in use.
+        resolution: f32,
+    },
 }
 
 /// `Result` with raycontact's [`Error`].

@@ -8,5 +8,6 @@ mod narrow;
 mod pairs_and_bodies;
 mod rays;
 mod reflection;
+mod response;
 mod sort;
 mod walk;

@@ -10,7 +10,7 @@ use raycontact::internals::layout::{
     BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, Ray, RayHit,
     RaycastParams, SortPass, SortSegment, TriBox,
 };
-use raycontact::internals::layout::{WalkCounts, WalkHit, WalkParams};
+use raycontact::internals::layout::{ResponseParams, WalkCounts, WalkHit, WalkParams};
 
 fn module(k: Kernel) -> naga::Module {
     let src = k.source();
@@ -197,6 +197,11 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!("WalkHit", WalkHit, [t, triangle, u, v, outcome, steps, last, bvh]);
     check_struct!("WalkCounts", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
     check_struct!("WalkParams", WalkParams, [body, ray_count, max_steps, fallback]);
+    check_struct!(
+        "ResponseParams",
+        ResponseParams,
+        [damping, inv_dt, scale, body_count, flags, pad0, pad1, pad2]
+    );
 }
 
 #[test]

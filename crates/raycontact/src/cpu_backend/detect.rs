@@ -63,6 +63,7 @@ impl CpuScene {
             }
         }
         out.contact_capacity = on_overflow(plan.overflow, out.contacts.len() as u64, plan.contact_capacity)?;
+        self.last.clone_from(&out.contacts);
         if plan.remember {
             if let Some(list) = full_pairs {
                 self.memory_pairs = list;

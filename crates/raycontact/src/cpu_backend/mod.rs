@@ -5,9 +5,10 @@
 
 use glam::Vec3;
 
+use crate::cpu::ResponseSums;
 use crate::error::{Error, Result};
 use crate::frame::FrameData;
-use crate::layout::{BodyPair, ContactGpu, Ray, RayHit};
+use crate::layout::{BodyPair, ContactGpu, Ray, RayHit, ResponseParams};
 use crate::packing::Packing;
 use crate::stats::FrameStats;
 use crate::walk::{WalkOptions, WalkResult};
@@ -29,6 +30,8 @@ pub(crate) struct CpuScene {
     /// pass re-casts), kept when iterative detection is on.
     memory_pairs: Vec<BodyPair>,
     memory: Vec<ContactGpu>,
+    /// The last detection's contacts (what the response acts on).
+    last: Vec<ContactGpu>,
 }
 
 impl CpuScene {
@@ -48,6 +51,7 @@ impl CpuScene {
             previous: Vec::new(),
             memory_pairs: Vec::new(),
             memory: Vec::new(),
+            last: Vec::new(),
         })
     }
 
@@ -96,6 +100,22 @@ impl CpuScene {
     /// The packed positions of the previous frame.
     pub fn previous(&self) -> &[Vec3] {
         &self.previous
+    }
+
+    /// The response to the last detection's contacts ([`crate::cpu::response`]).
+    pub fn response(&self, packing: &Packing, params: &ResponseParams, stiffness: &[f32]) -> ResponseSums {
+        let mut sums = ResponseSums::new(self.current.len());
+        crate::cpu::response(
+            params,
+            &packing.bodies,
+            &packing.triangles,
+            &self.current,
+            &self.previous,
+            stiffness,
+            &self.last,
+            &mut sums,
+        );
+        sums
     }
 
     /// Closest hits of `rays` against packed body `b` (the backend's own traversal,

@@ -320,6 +320,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         }
         Kernel::SourceArgs => vec![DetectParams, DetectState, Dispatch],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
+        Kernel::Response => unreachable!("the response has its own bind groups"),
         Kernel::WalkContacts => vec![
             DetectParams,
             Bodies,
@@ -440,7 +441,7 @@ impl Buffers {
     fn make_groups(&mut self, ctx: &GpuContext, pipelines: &Pipelines) {
         let mut groups = Vec::new();
         for k in Kernel::ALL {
-            if matches!(k, Kernel::Raycast | Kernel::Walk) {
+            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response) {
                 continue;
             }
             let passes = if two_sided(k) { 2 } else { 1 };

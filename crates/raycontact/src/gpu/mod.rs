@@ -9,6 +9,7 @@
 //! | `detect.rs` | a detection plan recorded, submitted, read back, grown and re-run |
 //! | `readback.rs` | contact readback sized by the last frame, debugging reads |
 //! | `raycast.rs`, `walk.rs` | the ray-cast and walk queries |
+//! | `response.rs` | the contact response's forces |
 //! | `sort.rs` | the radix sort's recording, and [`GpuRadixSort`] |
 //! | `timer.rs` | timestamps per stage |
 
@@ -27,11 +28,13 @@ mod detect;
 mod frame;
 mod raycast;
 mod readback;
+mod response;
 mod sort;
 mod timer;
 mod walk;
 
 pub(crate) use buffers::{B, check_fits};
+pub use response::ForceBuffers;
 pub use sort::GpuRadixSort;
 
 /// The GPU buffers a detection recorded with [`Scene::record_detect`](crate::Scene::record_detect)
@@ -64,6 +67,7 @@ pub(crate) struct GpuScene {
     uploads: Vec<(u32, u32)>,
     query: Option<raycast::QueryBuffers>,
     walk: Option<walk::WalkBuffers>,
+    response: Option<response::ResponseBuffers>,
     /// Debugging readback buffer and its size.
     readback: Option<(wgpu::Buffer, u64)>,
     /// Readback of the detection state and the first contacts, and its capacity in contacts.
@@ -88,6 +92,7 @@ impl GpuScene {
             uploads: Vec::new(),
             query: None,
             walk: None,
+            response: None,
             readback: None,
             contact_read: None,
             last_contact_count: 0,

@@ -66,13 +66,15 @@ pub enum Kernel {
     Walk,
     /// Iterative detection: last frame's contacts re-cast by walking from their hits.
     WalkContacts,
+    /// Contact response: penalty forces of the contacts, summed per vertex in fixed point.
+    Response,
 }
 
 use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD};
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 17] = [
+    pub const ALL: [Kernel; 18] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -90,6 +92,7 @@ impl Kernel {
         Kernel::ContactArgs,
         Kernel::Walk,
         Kernel::WalkContacts,
+        Kernel::Response,
     ];
 
     /// The kernel's name: its file `shaders/<name>.wgsl`, its CPU twin, its pipeline label
@@ -113,6 +116,7 @@ impl Kernel {
             Kernel::ContactArgs => "contact_args",
             Kernel::Walk => "walk",
             Kernel::WalkContacts => "walk_contacts",
+            Kernel::Response => "response",
         }
     }
 
@@ -161,6 +165,9 @@ impl Kernel {
             // params, bodies, body_state, positions, prev_positions, normals, triangles, nodes,
             // adjacency, pairs, memory, args, state, contacts
             Kernel::WalkContacts => &[U, R, R, R, R, R, R, R, R, R, R, R, W, W],
+            // params, bodies, triangles, positions, prev_positions, stiffness, contacts, args,
+            // forces, state
+            Kernel::Response => &[U, R, R, R, R, R, R, R, W, W],
         }
     }
 
@@ -184,6 +191,7 @@ impl Kernel {
             Kernel::ContactArgs => include_str!("../../../../shaders/contact_args.wgsl"),
             Kernel::Walk => include_str!("../../../../shaders/walk.wgsl"),
             Kernel::WalkContacts => include_str!("../../../../shaders/walk_contacts.wgsl"),
+            Kernel::Response => include_str!("../../../../shaders/response.wgsl"),
         }
     }
 

@@ -15,11 +15,13 @@ mod detect;
 mod frame;
 mod prelude;
 mod query;
+mod response;
 
 pub use detect::*;
 pub use frame::*;
 pub use prelude::wgsl_prelude;
 pub use query::*;
+pub use response::*;
 
 /// Invocations per workgroup of every kernel.
 pub const WG_SIZE: u32 = 256;

@@ -21,7 +21,9 @@ pub fn wgsl_prelude() -> String {
          const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
          const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
          const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
-         const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n{walk}",
+         const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n\
+         const RESPONSE_ALONG_NORMAL: u32 = {RESPONSE_ALONG_NORMAL}u;\n\
+         const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n{walk}",
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),

@@ -18,6 +18,7 @@ mod detect;
 mod frame;
 mod iterative;
 mod queries;
+mod response;
 mod walk;
 
 /// Contact capacity of a new scene.
@@ -85,6 +86,9 @@ pub struct Scene {
     self_collision: SelfCollision,
     iterative: Option<crate::walk::Iterative>,
     memory: iterative::Memory,
+    /// How contacts become forces, and the pairs whose stiffness differs.
+    response: crate::response::Response,
+    pair_stiffness: Vec<(BodyId, BodyId, f32)>,
 }
 
 impl Scene {
@@ -101,6 +105,8 @@ impl Scene {
             self_collision: SelfCollision::Cloth,
             iterative: None,
             memory: Default::default(),
+            response: Default::default(),
+            pair_stiffness: Vec::new(),
         }
     }
 
