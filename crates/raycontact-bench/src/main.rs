@@ -5,13 +5,15 @@
 //! mesh scaling, or two mesh files), each driven by scripted motion over a number of frames, on
 //! the GPU adapter, on the CPU reference (single-threaded and with rayon) and in parry3d, in the
 //! same run, with a table on stdout, `--json` (schema `raycontact.bench/2`), `--plot` and a
-//! progress bar. The subcommands `bvh`, `contacts` and `detect` are the older single-purpose
+//! progress bar. `fig8` reproduces Hermann et al. 2008's Figure 8 with the contact response. The
+//! subcommands `bvh`, `contacts` and `detect` are the older single-purpose
 //! benchmarks and the one-step JSON front end.
 
 mod args;
 mod bvh;
 mod contacts;
 mod detect;
+mod fig8;
 mod fmt;
 mod json;
 mod machine;
@@ -47,6 +49,9 @@ enum Command {
     Contacts(contacts::ContactsArgs),
     /// One detection step between two meshes; contacts as JSON.
     Detect(Box<detect::DetectArgs>),
+    /// Hermann et al. 2008's Figure 8: the tangential error of the response force on a cylinder
+    /// resting in a box, against its number of sides.
+    Fig8(fig8::Fig8Args),
 }
 
 /// The GPU context the benchmarks run on (`None` with `cpu`); exits with a message when no
@@ -75,5 +80,6 @@ fn main() {
         Some(Command::Bvh(args)) => bvh::run(args),
         Some(Command::Contacts(args)) => contacts::run(args),
         Some(Command::Detect(args)) => std::process::exit(detect::run(*args)),
+        Some(Command::Fig8(args)) => std::process::exit(fig8::run(args)),
     }
 }
