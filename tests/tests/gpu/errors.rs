@@ -142,3 +142,21 @@ fn runs_on_a_callers_device() {
     assert!(matches!(e, Error::Unsupported { .. }), "{e}");
     assert!(e.to_string().contains("max_compute_workgroup_storage_size"), "{e}");
 }
+
+#[test]
+fn a_lost_device_is_a_typed_error_from_the_next_call() {
+    // A context of its own (the shared one must survive): destroy its device mid-run.
+    let ctx = raycontact::GpuContext::new().expect("an adapter");
+    let mut s = raycontact::Scene::new(&ctx);
+    let m = raycontact::meshes::icosphere(1.0, 2);
+    let moved = m.transformed(glam::Affine3A::from_translation(glam::Vec3::X));
+    s.add_body(&m.positions, &m.triangles, raycontact::BodyKind::Volumetric).unwrap();
+    let b = s.add_body(&moved.positions, &moved.triangles, raycontact::BodyKind::Volumetric).unwrap();
+    assert!(!s.detect(raycontact::Pairs::Overlapping).unwrap().contacts.is_empty());
+    ctx.device().destroy();
+    s.set_positions(b, &moved.positions).unwrap();
+    let err = s.detect(raycontact::Pairs::Overlapping).expect_err("a destroyed device cannot detect");
+    assert!(matches!(err, raycontact::Error::Gpu { .. } | raycontact::Error::Readback { .. }), "{err:?}");
+    assert!(s.contact_forces().is_err());
+    assert!(s.update().is_err());
+}

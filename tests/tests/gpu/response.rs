@@ -185,3 +185,19 @@ fn no_contact_gives_zero_forces_and_an_overflow_names_the_vertex() {
         assert!(s.set_pair_stiffness(ids[0], ids[1], f32::NAN).is_err());
     }
 }
+
+#[test]
+fn forces_need_a_complete_detection() {
+    let (ball, slab) = sphere_on_plane();
+    for gpu in [true, false] {
+        let (mut s, _) = scene(gpu, &[(&ball, BodyKind::Volumetric), (&slab, BodyKind::Volumetric)]);
+        assert!(matches!(s.contact_forces(), Err(Error::InvalidInput { .. })), "{gpu}: no detection yet");
+        s.set_contact_capacity(2);
+        s.set_overflow_policy(raycontact::OverflowPolicy::Error);
+        assert!(matches!(s.detect(Pairs::Overlapping), Err(Error::ContactOverflow { .. })));
+        assert!(matches!(s.contact_forces(), Err(Error::InvalidInput { .. })), "{gpu}: after an overflow");
+        s.set_overflow_policy(raycontact::OverflowPolicy::Grow);
+        s.detect(Pairs::Overlapping).unwrap();
+        assert!(s.contact_forces().unwrap().contacts > 0, "{gpu}");
+    }
+}

@@ -78,6 +78,7 @@ impl Scene {
                 // What the backend holds may not be a complete detection: start again from a
                 // full pass.
                 self.memory.valid = false;
+                self.detected = false;
                 return Err(e);
             }
         };
@@ -85,6 +86,7 @@ impl Scene {
         stats.walked = found.walked;
         stats.walk = found.walk;
         self.contact_capacity = found.contact_capacity;
+        self.detected = true;
         self.after_detect(&plan);
         Ok(self.contacts(found, stats))
     }
@@ -138,6 +140,7 @@ impl Scene {
         g.record_detect_only(encoder, &plan, &mut stats);
         stats.buffers_allocated = g.allocations() - before;
         stats.iterative = matches!(plan.pass, Pass::Iterative { .. });
+        self.detected = true;
         self.after_detect(&plan);
         Ok(stats)
     }

@@ -89,6 +89,8 @@ pub struct Scene {
     /// How contacts become forces, and the pairs whose stiffness differs.
     response: crate::response::Response,
     pair_stiffness: Vec<(BodyId, BodyId, f32)>,
+    /// The last detection completed for the current bodies: the response may act on it.
+    detected: bool,
 }
 
 impl Scene {
@@ -107,6 +109,7 @@ impl Scene {
             memory: Default::default(),
             response: Default::default(),
             pair_stiffness: Vec::new(),
+            detected: false,
         }
     }
 
@@ -178,6 +181,7 @@ impl Scene {
         }
         self.relayout = true;
         self.fresh = false;
+        self.detected = false;
         Ok(id)
     }
 
@@ -201,6 +205,7 @@ impl Scene {
         slot.generation += 1;
         self.relayout = true;
         self.fresh = false;
+        self.detected = false;
         Ok(())
     }
 

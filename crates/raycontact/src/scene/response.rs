@@ -66,8 +66,19 @@ impl Scene {
     /// The forces of the last detection's collision contacts ([`Response`]), per body and
     /// vertex, at that frame's positions. On the GPU: one submission and one readback of the
     /// forces. Errors: [`Error::ForceOverflow`] naming the body and the vertex whose sum could
-    /// exceed the fixed-point range, [`Error::Gpu`].
+    /// exceed the fixed-point range; [`Error::InvalidInput`] when no detection completed since
+    /// the bodies last changed (none ran, or the last one failed, e.g. an
+    /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error) overflow: its contacts are not all
+    /// there); [`Error::Gpu`].
     pub fn contact_forces(&mut self) -> Result<ContactForces> {
+        if !self.detected {
+            return Err(Error::InvalidInput {
+                what:
+                    "contact_forces needs a completed detection of the current bodies (none ran since they \
+                       changed, or the last one failed)"
+                        .into(),
+            });
+        }
         let (params, table) = self.response_inputs();
         let (forces, state) = match &mut self.engine {
             Engine::Gpu(g) => {
