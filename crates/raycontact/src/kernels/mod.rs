@@ -233,29 +233,3 @@ fn shared_source(path: &str) -> Option<&'static str> {
 
 mod pipelines;
 pub(crate) use pipelines::Pipelines;
-
-#[cfg(test)]
-mod tests {
-    use super::{Kernel, SHARED};
-
-    /// Every `.wgsl` file under `shaders/` is a kernel or a shared include: none is left out of
-    /// the crate's sources (and so of the package's build).
-    #[test]
-    fn every_shader_file_is_included() {
-        let root = std::path::Path::new(env!("RAYCONTACT_SHADERS"));
-        let mut found = Vec::new();
-        for sub in ["", "shared/"] {
-            for entry in std::fs::read_dir(root.join(sub)).unwrap() {
-                let name = entry.unwrap().file_name().into_string().unwrap();
-                if name.ends_with(".wgsl") {
-                    found.push(format!("{sub}{name}"));
-                }
-            }
-        }
-        let mut included: Vec<String> = Kernel::ALL.iter().map(|k| format!("{}.wgsl", k.name())).collect();
-        included.extend(SHARED.iter().map(|(path, _)| path.to_string()));
-        found.sort();
-        included.sort();
-        assert_eq!(found, included);
-    }
-}
