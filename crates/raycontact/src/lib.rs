@@ -20,6 +20,13 @@
 //! - [`FrameStats`] (per-stage times, dispatches, bytes), typed [`Error`]s naming the body and
 //!   the element, [`meshes`] (generators and OBJ/OFF files).
 //!
+//! wgpu's backends are the application's choice: raycontact enables none of them. Its features
+//! `vulkan`, `metal`, `dx12`, `gl` and `webgpu` turn on wgpu's backend of the same name (`gl` is
+//! wgpu's `gles`), as does enabling them on the application's own `wgpu` dependency (the same
+//! crate, re-exported as [`raycontact::wgpu`](wgpu) so that the versions always match). Without
+//! any, [`GpuContext::new`] finds no adapter. The README's "wgpu and its backends" states which
+//! wgpu each raycontact version uses.
+//!
 //! [`internals`] exposes the kernels' layout, their CPU twins and the kernel table for tests,
 //! benchmarks and the curious: it is not a stable API.
 //!
@@ -74,7 +81,11 @@ pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
 pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
 
+/// The wgpu that raycontact is built on, so that an application's devices, buffers and encoders
+/// are of the same version as raycontact's (see the README's wgpu version policy).
+pub use wgpu;
+
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!(env!("RAYCONTACT_README"))]
 struct ReadmeDoctests;

@@ -8,6 +8,15 @@
 
 use crate::layout;
 
+/// The text of a file under `shaders/`, from the directory that the build script found and
+/// checked (`RAYCONTACT_SHADERS`: the workspace's `shaders/` in a checkout, the crate's own
+/// `shaders/` in the package).
+macro_rules! shader {
+    ($file:literal) => {
+        include_str!(concat!(env!("RAYCONTACT_SHADERS"), "/", $file))
+    };
+}
+
 /// How a kernel binds a buffer at `@group(0) @binding(i)`, where `i` is the position in
 /// [`Kernel::bindings`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,24 +183,24 @@ impl Kernel {
     /// The kernel's own WGSL file, before assembly.
     pub fn raw_source(self) -> &'static str {
         match self {
-            Kernel::VertexNormals => include_str!("../../../../shaders/vertex_normals.wgsl"),
-            Kernel::TriangleBounds => include_str!("../../../../shaders/triangle_bounds.wgsl"),
-            Kernel::Morton => include_str!("../../../../shaders/morton.wgsl"),
-            Kernel::RadixCount => include_str!("../../../../shaders/radix_count.wgsl"),
-            Kernel::RadixScan => include_str!("../../../../shaders/radix_scan.wgsl"),
-            Kernel::RadixScatter => include_str!("../../../../shaders/radix_scatter.wgsl"),
-            Kernel::Hierarchy => include_str!("../../../../shaders/hierarchy.wgsl"),
-            Kernel::Fit => include_str!("../../../../shaders/fit.wgsl"),
-            Kernel::Raycast => include_str!("../../../../shaders/raycast.wgsl"),
-            Kernel::BroadPhase => include_str!("../../../../shaders/broad_phase.wgsl"),
-            Kernel::PairTiles => include_str!("../../../../shaders/pair_tiles.wgsl"),
-            Kernel::RaySources => include_str!("../../../../shaders/ray_sources.wgsl"),
-            Kernel::SourceArgs => include_str!("../../../../shaders/source_args.wgsl"),
-            Kernel::NarrowPhase => include_str!("../../../../shaders/narrow_phase.wgsl"),
-            Kernel::ContactArgs => include_str!("../../../../shaders/contact_args.wgsl"),
-            Kernel::Walk => include_str!("../../../../shaders/walk.wgsl"),
-            Kernel::WalkContacts => include_str!("../../../../shaders/walk_contacts.wgsl"),
-            Kernel::Response => include_str!("../../../../shaders/response.wgsl"),
+            Kernel::VertexNormals => shader!("vertex_normals.wgsl"),
+            Kernel::TriangleBounds => shader!("triangle_bounds.wgsl"),
+            Kernel::Morton => shader!("morton.wgsl"),
+            Kernel::RadixCount => shader!("radix_count.wgsl"),
+            Kernel::RadixScan => shader!("radix_scan.wgsl"),
+            Kernel::RadixScatter => shader!("radix_scatter.wgsl"),
+            Kernel::Hierarchy => shader!("hierarchy.wgsl"),
+            Kernel::Fit => shader!("fit.wgsl"),
+            Kernel::Raycast => shader!("raycast.wgsl"),
+            Kernel::BroadPhase => shader!("broad_phase.wgsl"),
+            Kernel::PairTiles => shader!("pair_tiles.wgsl"),
+            Kernel::RaySources => shader!("ray_sources.wgsl"),
+            Kernel::SourceArgs => shader!("source_args.wgsl"),
+            Kernel::NarrowPhase => shader!("narrow_phase.wgsl"),
+            Kernel::ContactArgs => shader!("contact_args.wgsl"),
+            Kernel::Walk => shader!("walk.wgsl"),
+            Kernel::WalkContacts => shader!("walk_contacts.wgsl"),
+            Kernel::Response => shader!("response.wgsl"),
         }
     }
 
@@ -216,14 +225,14 @@ impl Kernel {
 
 /// The shared includes under `shaders/shared/`.
 pub const SHARED: [(&str, &str); 8] = [
-    ("shared/contact.wgsl", include_str!("../../../../shaders/shared/contact.wgsl")),
-    ("shared/bvh.wgsl", include_str!("../../../../shaders/shared/bvh.wgsl")),
-    ("shared/common.wgsl", include_str!("../../../../shaders/shared/common.wgsl")),
-    ("shared/sort.wgsl", include_str!("../../../../shaders/shared/sort.wgsl")),
-    ("shared/ray.wgsl", include_str!("../../../../shaders/shared/ray.wgsl")),
-    ("shared/tiles.wgsl", include_str!("../../../../shaders/shared/tiles.wgsl")),
-    ("shared/walk.wgsl", include_str!("../../../../shaders/shared/walk.wgsl")),
-    ("shared/classify.wgsl", include_str!("../../../../shaders/shared/classify.wgsl")),
+    ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
+    ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
+    ("shared/common.wgsl", shader!("shared/common.wgsl")),
+    ("shared/sort.wgsl", shader!("shared/sort.wgsl")),
+    ("shared/ray.wgsl", shader!("shared/ray.wgsl")),
+    ("shared/tiles.wgsl", shader!("shared/tiles.wgsl")),
+    ("shared/walk.wgsl", shader!("shared/walk.wgsl")),
+    ("shared/classify.wgsl", shader!("shared/classify.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {
