@@ -524,7 +524,7 @@ mod tests {
         );
 
         // A truncated ASCII file, a malformed element, a face of two vertices.
-        let (err, _) = error(CUBE_ASCII[..CUBE_ASCII.len() - 4].as_bytes());
+        let (err, _) = error(&CUBE_ASCII.as_bytes()[..CUBE_ASCII.len() - 4]);
         assert!(
             matches!(&err, MeshIoError::Parse { at: a, .. } if *a == at("edge", 0, Some(33), None)),
             "{err:?}"

@@ -182,11 +182,8 @@ fn read_ascii(text: &str) -> Result<TriMesh, MeshIoError> {
     words.next();
     words.skip_line();
     let mut facet = 0;
-    loop {
-        let Some((line, word)) = words.next() else {
-            // A missing final `endsolid` is tolerated.
-            break;
-        };
+    // A missing final `endsolid` is tolerated.
+    while let Some((line, word)) = words.next() {
         match word {
             "endsolid" => {
                 words.skip_line();
