@@ -29,8 +29,8 @@ is given):
                  (ground, sphere, cylinder) (Lehericey et al. 2015)
   mesh-scaling   one pair of interpenetrating tori from 10k to 1M triangles in all (--size paper
                  or --triangles); the fitted exponent of frame time against size is printed
-  files          two mesh files (--files A B; OBJ or OFF, read as `detect` reads them), B turning
-                 about its centre
+  files          two mesh files (--files A B; OBJ, OFF, PLY or STL, read as `detect` reads them),
+                 B turning about its centre
 
 Every scene is deterministic (--seed) and driven by scripted motion over its frames; frame 0
 warms up (layout, pipelines) and is not timed. --size tiny|default|paper picks the sizes:
@@ -105,7 +105,7 @@ pub struct SuiteArgs {
     /// Triangle counts (both bodies together) of mesh-scaling, instead of the preset's.
     #[arg(long, value_delimiter = ',', value_name = "T,...")]
     pub triangles: Option<Vec<u32>>,
-    /// The two mesh files of the `files` scene (OBJ or OFF).
+    /// The two mesh files of the `files` scene (OBJ, OFF, PLY or STL).
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     pub files: Option<Vec<PathBuf>>,
     /// Translate file B by (x, y, z) before the run.

@@ -21,10 +21,10 @@ pub struct ContactsArgs {
     /// Timed frames per scene and implementation.
     #[arg(long, default_value_t = 10)]
     frames: usize,
-    /// First scan (default: the first OBJ in target/scans).
+    /// First scan, OBJ, OFF, PLY or STL (default: the first mesh file in target/scans).
     #[arg(long)]
     scan_a: Option<PathBuf>,
-    /// Second scan (default: the second OBJ in target/scans, or the first again).
+    /// Second scan (default: the second mesh file in target/scans, or the first again).
     #[arg(long)]
     scan_b: Option<PathBuf>,
     /// Pick the first adapter whose name contains this.
@@ -69,7 +69,10 @@ fn scans(args: &ContactsArgs, frames: usize) -> Option<SceneDef> {
         .map(|d| {
             d.filter_map(|e| e.ok())
                 .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "obj"))
+                .filter(|p| {
+                    let extension = p.extension().and_then(|x| x.to_str()).map(str::to_ascii_lowercase);
+                    extension.is_some_and(|x| meshes::MESH_EXTENSIONS.contains(&x.as_str()))
+                })
                 .collect()
         })
         .unwrap_or_default();

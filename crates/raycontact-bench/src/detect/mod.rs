@@ -1,9 +1,9 @@
 //! `raycontact-bench detect`: one detection step between two mesh files, written as JSON.
 //!
-//! `raycontact-bench detect A B` loads two meshes (`.obj` or `.off`), welds duplicate vertices,
-//! applies an optional per-body transform (translation, axis-angle rotation, uniform scale),
-//! adds both to a [`Scene`] (on the GPU adapter, or on the CPU backend with `--cpu`) with the
-//! kind given per body, runs one [`Scene::detect`] of the pair (A, B) and writes the result.
+//! `raycontact-bench detect A B` loads two meshes (`.obj`, `.off`, `.ply` or `.stl`), welds
+//! duplicate vertices, applies an optional per-body transform (translation, axis-angle rotation,
+//! uniform scale), adds both to a [`Scene`] (on the GPU adapter, or on the CPU backend with
+//! `--cpu`) with the kind given per body, runs one [`Scene::detect`] of the pair (A, B) and writes the result.
 //!
 //! The output is one pretty-printed JSON document of schema `raycontact.detect/1`: the backend
 //! and adapter, the two bodies as loaded, the figures of the frame per stage, and every contact
@@ -33,22 +33,24 @@ const PREFIX: &str = "raycontact-bench detect";
 
 /// One detection step between two mesh files; the contacts as JSON.
 ///
-/// Loads meshes A and B (.obj or .off), welds duplicate vertices, transforms each body
-/// (scale, then rotation, then translation), runs one ray-traced detection of the pair (A, B)
+/// Loads meshes A and B (.obj, .off, .ply or .stl), welds duplicate vertices, transforms each
+/// body (scale, then rotation, then translation), runs one ray-traced detection of the pair (A, B)
 /// in both directions, on the GPU adapter or on the CPU backend (`--cpu`), and writes a JSON
 /// document of schema `raycontact.detect/1` to stdout or to `--out`.
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct DetectArgs {
-    /// Mesh file of body A (.obj or .off; polygons are fanned into triangles).
+    /// Mesh file of body A (.obj, .off, .ply (ASCII or binary) or .stl (ASCII or binary); polygons
+    /// are fanned into triangles).
     #[arg(value_name = "A")]
     a: PathBuf,
-    /// Mesh file of body B (.obj or .off).
+    /// Mesh file of body B (.obj, .off, .ply or .stl).
     #[arg(value_name = "B")]
     b: PathBuf,
     /// Merge vertices at most this far apart before detection (0 = exact duplicates only).
     /// Triangle soups, where every triangle has its own three vertices, need welding to get
-    /// shared vertex normals; the number of vertices merged is reported on stderr.
+    /// shared vertex normals (STL corners at identical coordinates are merged on reading); the
+    /// number of vertices merged is reported on stderr.
     #[arg(long, value_name = "DISTANCE", default_value = "0", allow_hyphen_values = true)]
     weld_tolerance: String,
     /// Translate body A by (x, y, z), applied last.

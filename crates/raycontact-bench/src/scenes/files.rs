@@ -8,7 +8,7 @@ use raycontact::meshes::{self, TriMesh};
 use super::motion::{Deform, animate, frames_for, volumetric};
 use super::{Instance, SceneName, SceneOptions};
 
-/// Loads a mesh file as `detect` does (OBJ or OFF, exact duplicates welded).
+/// Loads a mesh file as `detect` does (OBJ, OFF, PLY or STL, exact duplicates welded).
 pub fn load_file(path: &std::path::Path) -> Result<TriMesh, String> {
     let mesh = meshes::load_mesh(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let (welded, _) = mesh.weld(0.0);

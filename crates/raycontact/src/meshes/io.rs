@@ -1,64 +1,16 @@
-//! Reading meshes from Wavefront OBJ and OFF text or files, and writing OBJ text.
+//! Reading meshes from Wavefront OBJ and OFF text, loading mesh files of any supported format,
+//! and writing OBJ text.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 
-use super::TriMesh;
-
-/// Errors from reading or parsing a mesh file. Line numbers are 1-based.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum MeshIoError {
-    /// The file could not be read.
-    #[error("cannot read mesh file `{}`: {source}", path.display())]
-    Io {
-        /// The file that was being read.
-        path: PathBuf,
-        /// The underlying I/O error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The file extension is not one of the supported formats.
-    #[error("unsupported mesh file `{}`: expected a .obj or .off extension", path.display())]
-    UnsupportedFormat {
-        /// The offending path.
-        path: PathBuf,
-    },
-    /// A statement could not be parsed.
-    #[error("line {line}: {message}")]
-    Parse {
-        /// Line of the offending statement.
-        line: usize,
-        /// What is wrong, naming the element.
-        message: String,
-    },
-    /// A face refers to a vertex that does not exist.
-    #[error("line {line}: face vertex index {index} is out of range (the mesh has {vertex_count} vertices)")]
-    IndexOutOfRange {
-        /// Line of the face.
-        line: usize,
-        /// The index as written in the file (1-based or negative for OBJ, 0-based for OFF).
-        index: i64,
-        /// Number of vertices the index was checked against.
-        vertex_count: usize,
-    },
-    /// A vertex coordinate is infinite or NaN.
-    #[error("line {line}: vertex coordinate `{text}` is not finite")]
-    NonFiniteCoordinate {
-        /// Line of the vertex.
-        line: usize,
-        /// The coordinate as written in the file.
-        text: String,
-    },
-    /// The file parsed but contains no triangles.
-    #[error("mesh has no triangles")]
-    EmptyMesh,
-}
+use super::error::{self, Location, MeshIoError};
+use super::{TriMesh, ply, stl};
 
 fn parse_error(line: usize, message: String) -> MeshIoError {
-    MeshIoError::Parse { line, message }
+    error::parse_error(Location::Line(line), message)
 }
 
 /// Parses a vertex coordinate token.
@@ -68,7 +20,7 @@ fn parse_coord(text: &str, line: usize) -> Result<f32, MeshIoError> {
     if value.is_finite() {
         Ok(value)
     } else {
-        Err(MeshIoError::NonFiniteCoordinate { line, text: text.to_owned() })
+        Err(MeshIoError::NonFiniteCoordinate { at: Location::Line(line), text: text.to_owned() })
     }
 }
 
@@ -124,7 +76,8 @@ pub fn read_obj(text: &str) -> Result<TriMesh, MeshIoError> {
                     let index: i64 = text
                         .parse()
                         .map_err(|_| parse_error(line, format!("invalid face vertex index `{token}`")))?;
-                    let out_of_range = || MeshIoError::IndexOutOfRange { line, index, vertex_count };
+                    let out_of_range =
+                        || MeshIoError::IndexOutOfRange { at: Location::Line(line), index, vertex_count };
                     let resolved = match index {
                         0 => return Err(out_of_range()),
                         i if i < 0 => vertex_count as i64 + i,
@@ -151,7 +104,11 @@ pub fn read_obj(text: &str) -> Result<TriMesh, MeshIoError> {
     }
     if let Some((max, line, index)) = max_forward {
         if max as usize >= mesh.positions.len() {
-            return Err(MeshIoError::IndexOutOfRange { line, index, vertex_count: mesh.positions.len() });
+            return Err(MeshIoError::IndexOutOfRange {
+                at: Location::Line(line),
+                index,
+                vertex_count: mesh.positions.len(),
+            });
         }
     }
     if mesh.triangles.is_empty() {
@@ -237,7 +194,7 @@ pub fn read_off(text: &str) -> Result<TriMesh, MeshIoError> {
             let resolved = usize::try_from(index)
                 .ok()
                 .filter(|&i| i < vertex_count)
-                .ok_or(MeshIoError::IndexOutOfRange { line, index, vertex_count })?
+                .ok_or(MeshIoError::IndexOutOfRange { at: Location::Line(line), index, vertex_count })?
                 as u32;
             match j {
                 0 | 1 => first_two[j] = resolved,
@@ -254,26 +211,48 @@ pub fn read_off(text: &str) -> Result<TriMesh, MeshIoError> {
     Ok(mesh)
 }
 
-/// Reads a mesh file, choosing the format from the extension (`.obj` or `.off`,
-/// case-insensitive).
+/// The file extensions [`load_mesh`] reads (lower case; matched case-insensitively).
+pub const MESH_EXTENSIONS: [&str; 4] = ["obj", "off", "ply", "stl"];
+
+/// Reads a mesh file, choosing the format from the extension: `.obj` ([`read_obj`]),
+/// `.off` ([`read_off`]), `.ply` ([`read_ply`](super::read_ply)) or `.stl`
+/// ([`read_stl`](super::read_stl)), case-insensitive.
+///
+/// Errors name the line (text formats) or the element and its index (PLY, STL), never the
+/// file: callers that report them prefix the path.
 ///
 /// # Errors
 ///
 /// [`MeshIoError::UnsupportedFormat`] for another extension,
-/// [`MeshIoError::Io`] if the file cannot be read as UTF-8 text, and the errors of
-/// [`read_obj`] / [`read_off`].
+/// [`MeshIoError::Io`] if the file cannot be read (or, for OBJ and OFF, is not UTF-8
+/// text), and the errors of the format's reader.
 pub fn load_mesh(path: &Path) -> Result<TriMesh, MeshIoError> {
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    let reader: fn(&str) -> Result<TriMesh, MeshIoError> = match extension.as_deref() {
-        Some("obj") => read_obj,
-        Some("off") => read_off,
+    let reader: fn(&[u8]) -> Result<TriMesh, MeshIoError> = match extension.as_deref() {
+        Some("obj") => |bytes| read_obj(utf8(bytes)?),
+        Some("off") => |bytes| read_off(utf8(bytes)?),
+        Some("ply") => ply::read_ply,
+        Some("stl") => stl::read_stl,
         _ => {
             return Err(MeshIoError::UnsupportedFormat { path: path.to_owned() });
         }
     };
-    let text =
-        std::fs::read_to_string(path).map_err(|source| MeshIoError::Io { path: path.to_owned(), source })?;
-    reader(&text)
+    let io_error = |source| MeshIoError::Io { path: path.to_owned(), source };
+    let bytes = std::fs::read(path).map_err(io_error)?;
+    reader(&bytes).map_err(|e| match e {
+        // `utf8` has no path to name.
+        MeshIoError::Io { source, .. } => io_error(source),
+        other => other,
+    })
+}
+
+/// The bytes as UTF-8 text, or the I/O error `read_to_string` gives (its path filled in by
+/// [`load_mesh`]).
+fn utf8(bytes: &[u8]) -> Result<&str, MeshIoError> {
+    std::str::from_utf8(bytes).map_err(|e| MeshIoError::Io {
+        path: PathBuf::new(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {e}")),
+    })
 }
 
 /// Writes the mesh as Wavefront OBJ text (`v` lines, then 1-based `f` lines).
@@ -335,38 +314,41 @@ mod tests {
     #[test]
     fn obj_reports_errors_with_line_numbers() {
         let err = read_obj("v 0 0 0\nv 1 x 0\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 2, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(2), .. }), "{err:?}");
         assert_eq!(err.to_string(), "line 2: invalid vertex coordinate `x`");
 
         let err = read_obj("v 0 0\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 1, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(1), .. }), "{err:?}");
 
         let err = read_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 5, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(5), .. }), "{err:?}");
 
         let err = read_obj("v 0 0 0\nv 1 0 0\nf 1 2 a/1\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 3, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(3), .. }), "{err:?}");
 
         let err = read_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\nf 1 2 3\n").unwrap_err();
         assert!(
-            matches!(err, MeshIoError::IndexOutOfRange { line: 4, index: 4, vertex_count: 3 }),
+            matches!(err, MeshIoError::IndexOutOfRange { at: Location::Line(4), index: 4, vertex_count: 3 }),
             "{err:?}"
         );
         assert_eq!(err.to_string(), "line 4: face vertex index 4 is out of range (the mesh has 3 vertices)");
 
         let err = read_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::IndexOutOfRange { line: 4, index: 0, .. }), "{err:?}");
+        assert!(
+            matches!(err, MeshIoError::IndexOutOfRange { at: Location::Line(4), index: 0, .. }),
+            "{err:?}"
+        );
 
         let err = read_obj("v 0 0 0\nv 1 0 0\nf -1 -2 -3\nv 0 1 0\n").unwrap_err();
         assert!(
-            matches!(err, MeshIoError::IndexOutOfRange { line: 3, index: -3, vertex_count: 2 }),
+            matches!(err, MeshIoError::IndexOutOfRange { at: Location::Line(3), index: -3, vertex_count: 2 }),
             "{err:?}"
         );
 
         for bad in ["nan", "inf", "-inf", "1e999"] {
             let err = read_obj(&format!("v 0 0 0\nv 0 {bad} 0\n")).unwrap_err();
             assert!(
-                matches!(&err, MeshIoError::NonFiniteCoordinate { line: 2, text } if text == bad),
+                matches!(&err, MeshIoError::NonFiniteCoordinate { at: Location::Line(2), text } if text == bad),
                 "{err:?}"
             );
         }
@@ -414,29 +396,32 @@ mod tests {
     #[test]
     fn off_reports_errors_with_line_numbers() {
         let err = read_off("PLY\n3 1 0\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 1, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(1), .. }), "{err:?}");
         let err = read_off("OFF\n3 x 0\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 2, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(2), .. }), "{err:?}");
         let err = read_off("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 q\n3 0 1 2\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 5, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(5), .. }), "{err:?}");
         let err = read_off("OFF\n3 1 0\n0 0 0\n1 0 0\n").unwrap_err();
         assert!(
-            matches!(&err, MeshIoError::Parse { line: 4, message } if message.contains("vertex 2 of 3")),
+            matches!(&err, MeshIoError::Parse { at: Location::Line(4), message } if message.contains("vertex 2 of 3")),
             "{err:?}"
         );
         let err = read_off("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 6, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(6), .. }), "{err:?}");
         let err = read_off("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n2 0 1\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::Parse { line: 6, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::Parse { at: Location::Line(6), .. }), "{err:?}");
         let err = read_off("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n").unwrap_err();
         assert!(
-            matches!(err, MeshIoError::IndexOutOfRange { line: 6, index: 3, vertex_count: 3 }),
+            matches!(err, MeshIoError::IndexOutOfRange { at: Location::Line(6), index: 3, vertex_count: 3 }),
             "{err:?}"
         );
         let err = read_off("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 -1 2\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::IndexOutOfRange { line: 6, index: -1, .. }), "{err:?}");
+        assert!(
+            matches!(err, MeshIoError::IndexOutOfRange { at: Location::Line(6), index: -1, .. }),
+            "{err:?}"
+        );
         let err = read_off("OFF\n3 1 0\n0 0 0\n1 NaN 0\n0 1 0\n3 0 1 2\n").unwrap_err();
-        assert!(matches!(err, MeshIoError::NonFiniteCoordinate { line: 4, .. }), "{err:?}");
+        assert!(matches!(err, MeshIoError::NonFiniteCoordinate { at: Location::Line(4), .. }), "{err:?}");
         let err = read_off("OFF\n3 0 0\n0 0 0\n1 0 0\n0 1 0\n").unwrap_err();
         assert!(matches!(err, MeshIoError::EmptyMesh), "{err:?}");
         let err = read_off("").unwrap_err();
@@ -473,7 +458,7 @@ mod tests {
         assert!(err.to_string().contains(&stem), "{err}");
         assert!(std::error::Error::source(&err).is_some());
 
-        let err = load_mesh(Path::new("mesh.stl")).unwrap_err();
+        let err = load_mesh(Path::new("mesh.step")).unwrap_err();
         assert!(matches!(err, MeshIoError::UnsupportedFormat { .. }), "{err:?}");
         let err = load_mesh(Path::new("mesh")).unwrap_err();
         assert!(matches!(err, MeshIoError::UnsupportedFormat { .. }), "{err:?}");

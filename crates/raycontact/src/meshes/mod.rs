@@ -1,4 +1,5 @@
-//! Indexed triangle meshes: procedural generators, OBJ/OFF readers and an OBJ writer.
+//! Indexed triangle meshes: procedural generators, readers of OBJ, OFF, PLY and STL files, and
+//! writers of OBJ, PLY and STL.
 //!
 //! [`TriMesh`] is a plain indexed triangle list (`positions` + `triangles`). The
 //! generators in this module build closed, watertight (vertices are shared, never
@@ -27,15 +28,35 @@
 //! assert_eq!(mesh.triangles, vec![[0, 1, 2], [0, 2, 3]]);
 //! assert_eq!(read_obj(&write_obj(&mesh)).unwrap(), mesh);
 //! ```
+//!
+//! or from the bytes of a PLY or STL file ([`load_mesh`] picks the reader by extension):
+//!
+//! ```
+//! use raycontact::meshes::{PlyEncoding, StlEncoding, cuboid, read_ply, read_stl, write_ply, write_stl};
+//! use glam::Vec3;
+//!
+//! let mesh = cuboid(Vec3::ONE, 1);
+//! assert_eq!(read_ply(&write_ply(&mesh, PlyEncoding::BinaryLittleEndian)).unwrap(), mesh);
+//! // STL stores every triangle's corners apart; identical corners are merged on reading.
+//! let from_stl = read_stl(&write_stl(&mesh, StlEncoding::Binary)).unwrap();
+//! assert_eq!(from_stl.triangles.len(), mesh.triangles.len());
+//! assert_eq!(from_stl.boundary_edge_count(), 0);
+//! ```
 
+mod error;
 mod io;
+mod ply;
 mod shapes;
+mod stl;
 #[cfg(test)]
 mod testing;
 mod weld;
 
-pub use io::{MeshIoError, load_mesh, read_obj, read_off, write_obj};
+pub use error::{Location, MeshIoError};
+pub use io::{MESH_EXTENSIONS, load_mesh, read_obj, read_off, write_obj};
+pub use ply::{PlyEncoding, read_ply, write_ply};
 pub use shapes::{cuboid, cylinder, grid_sheet, icosphere, torus, uv_sphere};
+pub use stl::{StlEncoding, read_stl, write_stl};
 
 use glam::{Affine3A, Vec3};
 
