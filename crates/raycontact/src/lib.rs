@@ -18,7 +18,7 @@
 //!   leave the contacts on the GPU ([`ContactBuffers`]) for a GPU solver.
 //! - Ray queries: [`Scene::cast_rays`] (closest hit), [`Scene::walk`] (iterative casts).
 //! - [`FrameStats`] (per-stage times, dispatches, bytes), typed [`Error`]s naming the body and
-//!   the element, [`meshes`] (generators and OBJ/OFF files).
+//!   the element, [`meshes`] (generators; OBJ, OFF, PLY and STL files).
 //!
 //! wgpu's backends are the application's choice: raycontact enables none of them. Its features
 //! `vulkan`, `metal`, `dx12`, `gl` and `webgpu` turn on wgpu's backend of the same name (`gl` is
