@@ -10,6 +10,22 @@
 // the closest hit of `ray` on packed body `body` (skipping the triangles of `ignore_vertex`),
 // where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown).
 // The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::internals::cpu::classify`.
+//
+// How far a ray is traced. A ray classified by its re-projected length L = t |cos α| (the
+// outward ray of volumetric -> volumetric and of volumetric -> cloth, both rays of cloth ->
+// cloth and of a cloth against itself; cloth -> volumetric traces both rays unbounded anyway)
+// is traced without limit (tmax = +inf), not up to the reach r: L < limit says that v is
+// within the limit of the hit triangle's *plane*, and a hit at t has L = t |cos α|, so a
+// slanted ray (|cos α| small) can land beyond r with L well within the limit (at 80 degrees,
+// t = 5.8 L). No finite tmax is exact, since |cos α| is known only after the hit: a bound
+// limit / cos_min would lose every hit slanted beyond a chosen angle, and a first trace to r
+// then a second from r on costs more than one unbounded trace (the second walks the same
+// boxes). So every hit whose L is within the limit is found, for every listed source vertex
+// (`ray_sources` still lists only those within B's box grown by r). What stays local: an
+// inversion is tested only for a hit with t <= r, the hits the bounded trace used to find
+// (a vertex crossing the plane of a far triangle has not crossed the triangle). A cloth pair
+// with r = 0 classifies nothing by L and is traced up to r = 0, for inversions only. The cost
+// is that a ray that misses B's triangles near v goes on through B's boxes along its line.
 
 // A trace's hit, whether (and in how many steps) a walk found it, and how the walk ended
 // (NONE when the trace did not walk).
@@ -195,7 +211,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
             }
         }
         if use_out && predict > 0.0 {
-            let o = probe(b, p, n, 0.0, r, NONE, hint_out);
+            let o = probe(b, p, n, 0.0, inf, NONE, hint_out);
             if hits(o) && o.cosine < 0.0 && o.length < predict {
                 let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
                 if !blocks(own, o.hit.t) {
@@ -215,7 +231,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
             }
         }
         if use_out && r > 0.0 {
-            let o = probe(b, p, n, 0.0, r, NONE, hint_out);
+            let o = probe(b, p, n, 0.0, inf, NONE, hint_out);
             let cls = class_of(o.length, eb, predict);
             if hits(o) && cls != 0u {
                 let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
@@ -253,10 +269,16 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     } else {
         // Cloth -> cloth, or a cloth against itself. A walked ray whose line crosses its
         // remembered triangle behind the vertex (the vertex crossed it) is cast the other way
-        // too, from the same triangle: that is where an inversion is found.
+        // too, from the same triangle: that is where an inversion is found. Inversions only
+        // within r along the ray (see the header).
         var ignore = NONE;
         if self_pair {
             ignore = v;
+        }
+        // Unbounded (see the header), or up to r = 0 when nothing classifies by L.
+        var tmax = inf;
+        if r <= 0.0 {
+            tmax = r;
         }
         var todo = sides;
         var done = 0u;
@@ -273,14 +295,14 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                 dir = n;
                 ray = outward;
             }
-            let h = probe(b, p, dir, 0.0, r, ignore, hints[side]);
+            let h = probe(b, p, dir, 0.0, tmax, ignore, hints[side]);
             let other = 1u - side;
             if h.outcome == WALK_RANGE && (todo & (1u << other)) == 0u {
                 todo |= 1u << other;
                 hints[other] = hints[side];
             }
             if hits(h) {
-                if inverted(v, b, h.hit.triangle) {
+                if h.hit.t <= r && inverted(v, b, h.hit.triangle) {
                     emit(src, dir, h, true, CONTACT_COLLISION | CONTACT_INVERTED | ray, NONE);
                 } else {
                     let cls = class_of(h.length, ea + eb, predict);

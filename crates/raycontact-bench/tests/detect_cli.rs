@@ -279,6 +279,57 @@ fn open_mesh_declared_volumetric_is_warned_about() {
     assert_eq!(json["bodies"][0]["half_thickness"], 0.01);
 }
 
+/// Two spheres 0.05 apart (A from an OBJ, B from an OFF): no contacts without a prediction
+/// distance; with `--prediction 0.2`, predictions in both directions (the outward rays of the
+/// facing vertices), each with minus the gap as its depth, on the GPU and on the CPU backend;
+/// the distance is in the JSON.
+#[test]
+fn predictions_appear_with_prediction() {
+    let dir = TempDir::new("prediction");
+    let sphere = icosphere(1.0, 3);
+    let a = dir.write("a.obj", &write_obj(&sphere));
+    let b = dir.write("b.off", &write_off(&sphere));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    // The closest vertices (at ±x) are 0.05 apart.
+    let common = [a, b, "--translate-b", "2.05,0,0"];
+
+    let (json, _) = detect_json(&[&common[..], &["--cpu"]].concat());
+    assert!(check_document(&json).is_empty(), "no contacts without a prediction distance");
+    assert_eq!(json["prediction_distance"], 0.0);
+
+    for backend in [None, Some("--cpu")] {
+        let mut args = common.to_vec();
+        args.extend(["--prediction", "0.2"]);
+        args.extend(backend);
+        let (json, _) = detect_json(&args);
+        assert_eq!(json["prediction_distance"], 0.2, "{args:?}");
+        let contacts = check_document(&json);
+        for dir in ["A->B", "B->A"] {
+            assert!(
+                contacts.iter().any(|c| c["direction"] == dir),
+                "{args:?}: no {dir} prediction in {contacts:?}"
+            );
+        }
+        for c in contacts {
+            assert_eq!(c["flag_names"], serde_json::json!(["prediction", "outward_ray"]), "{args:?}: {c}");
+            let depth = c["depth"].as_f64().unwrap();
+            assert!((-0.2..0.0).contains(&depth), "{args:?}: a gap within the distance: {c}");
+        }
+        // The facing vertices (A's at +x, B's at -x) see the gap straight ahead: L is the
+        // distance to the plane of a triangle around the other vertex, tilted a little.
+        let facing = |body: &str, x: f64| {
+            contacts.iter().find(|c| {
+                c["source_body"] == body && (c["source_point"][0].as_f64().unwrap() - x).abs() < 1e-5
+            })
+        };
+        for (body, x) in [("A", 1.0), ("B", 1.05)] {
+            let c = facing(body, x)
+                .unwrap_or_else(|| panic!("{args:?}: no prediction from {body}'s vertex at x = {x}"));
+            assert!((-0.05..-0.045).contains(&c["depth"].as_f64().unwrap()), "{args:?}: {c}");
+        }
+    }
+}
+
 /// Bad inputs: exit code 2 and one line naming the file or the option.
 #[test]
 fn bad_inputs_exit_with_code_2() {
@@ -301,6 +352,9 @@ fn bad_inputs_exit_with_code_2() {
     expect_error(&[g, g, "--scale-a", "-2", "--cpu"], &["--scale-a", "> 0"]);
     expect_error(&[g, g, "--kind-a", "cloth:-1", "--cpu"], &["--kind-a", "half-thickness"]);
     expect_error(&[g, g, "--weld-tolerance", "-1", "--cpu"], &["--weld-tolerance"]);
+    expect_error(&[g, g, "--prediction", "-0.5", "--cpu"], &["--prediction", ">= 0"]);
+    expect_error(&[g, g, "--prediction", "nan", "--cpu"], &["--prediction", "not finite"]);
+    expect_error(&[g, g, "--prediction", "far", "--cpu"], &["--prediction", "`far`"]);
     expect_error(&[g, Path::new("mesh.stl").to_str().unwrap(), "--cpu"], &["mesh B", "mesh.stl"]);
     expect_error(
         &[g, g, "--adapter", "no such adapter anywhere"],
@@ -314,8 +368,15 @@ fn help_documents_the_schema() {
     let out = detect(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    for needle in ["raycontact.detect/1", "docs/detect-json.md", "--rotate-a", "--kind-b", "--weld-tolerance"]
-    {
+    for needle in [
+        "raycontact.detect/1",
+        "docs/detect-json.md",
+        "--rotate-a",
+        "--kind-b",
+        "--weld-tolerance",
+        "--prediction",
+        "prediction_distance",
+    ] {
         assert!(text.contains(needle), "`{needle}` missing from --help:\n{text}");
     }
 }

@@ -126,7 +126,15 @@ fn a_sheet_cutting_through_a_sphere() {
     let from_ball: Vec<_> = found.iter().filter(|c| c.source_body == ball_id).collect();
     assert!(from_ball.len() > 50, "{} ball contacts", from_ball.len());
     for c in from_ball {
-        assert!(c.is_collision() && !c.is_outward(), "{c:?}");
+        if c.is_outward() {
+            // A ball vertex within the sheet's thickness, its slanted outward ray landing
+            // beyond e (issue 12, item 6): a collision pushing it away from the sheet.
+            let below = c.source_point.z < z0;
+            assert!(c.is_collision() && (c.source_point.z - z0).abs() < e, "{c:?}");
+            assert!((c.normal.z < -0.99) == below && c.normal.z.abs() > 0.99, "{c:?}");
+            continue;
+        }
+        assert!(c.is_collision(), "{c:?}");
         assert!(c.source_point.z > z0, "ball vertex below the sheet: {c:?}");
         assert!(c.normal.z < -0.5, "the ball is pushed down across the sheet: {c:?}");
         assert!(c.ray_length <= 0.5 * 2.0 * r + 1e-3);

@@ -34,6 +34,7 @@ pub(super) fn report(
     backend: String,
     adapter: Option<AdapterJson>,
     bodies: Vec<BodyJson>,
+    prediction: f32,
     found: &Contacts,
     ids: &[BodyId],
 ) -> Report {
@@ -87,6 +88,7 @@ pub(super) fn report(
         backend,
         adapter,
         bodies,
+        prediction_distance: num(prediction),
         pairs_tested: found.pairs,
         contact_count: contacts.len(),
         timings,
@@ -106,6 +108,8 @@ pub(super) struct Report {
     adapter: Option<AdapterJson>,
     /// A, then B.
     bodies: Vec<BodyJson>,
+    /// The scene's prediction distance (`--prediction`; 0: no predictions).
+    prediction_distance: Option<f32>,
     /// Pairs of bodies tested (each in both directions).
     pairs_tested: u32,
     /// `contacts.len()`.

@@ -6,7 +6,7 @@
 //! `--cpu`) with the kind given per body, runs one [`Scene::detect`] of the pair (A, B) and writes the result.
 //!
 //! The output is one pretty-printed JSON document of schema `raycontact.detect/1`: the backend
-//! and adapter, the two bodies as loaded, the figures of the frame per stage, and every contact
+//! and adapter, the two bodies as loaded, the prediction distance (`--prediction`), the figures of the frame per stage, and every contact
 //! with all the fields of [`raycontact::Contact`]. The schema is documented field by field in
 //! `docs/detect-json.md`; a change that removes or renames a field, or changes its meaning, bumps
 //! the version. Non-finite numbers are written as `null`, so the output is always valid JSON.
@@ -80,6 +80,11 @@ pub struct DetectArgs {
     /// What body B is: `volumetric` or `cloth:<half_thickness>`.
     #[arg(long, value_name = "KIND", default_value = "volumetric")]
     kind_b: String,
+    /// The scene's prediction distance (finite, >= 0; Lehericey et al. 2015): surfaces closer
+    /// than this along a vertex's rays, but not in contact, are reported as predictions (flag
+    /// `prediction`, depth = minus the gap). 0 (the default) turns predictions off.
+    #[arg(long, value_name = "D", default_value = "0", allow_hyphen_values = true)]
+    prediction: String,
     /// Run on the CPU backend (the kernels' CPU twins, with rayon) instead of a GPU adapter.
     #[arg(long, conflicts_with = "adapter")]
     cpu: bool,
@@ -101,6 +106,7 @@ Output (schema \"raycontact.detect/1\", documented field by field in docs/detect
   bodies           [A, B]: name, file, triangles, vertices, welded_vertices, kind,
                    half_thickness, boundary_edges, transform {translation,
                    rotation_axis_angle_degrees, scale}
+  prediction_distance  the scene's prediction distance (--prediction)
   pairs_tested     body pairs tested (1), each in both directions
   contact_count    number of contacts
   timings          per stage: stage, gpu_ms, cpu_ms, dispatches, bytes_read, bytes_written
@@ -249,6 +255,15 @@ fn parse_kind(option: &str, text: &str) -> Result<BodyKind, Failure> {
     Ok(BodyKind::Cloth { half_thickness })
 }
 
+/// Parses `--prediction`: a finite distance >= 0.
+fn parse_prediction(text: &str) -> Result<f32, Failure> {
+    let [d] = parse_floats::<1>("--prediction", text, "a distance")?;
+    if d < 0.0 {
+        return Err(fail!("--prediction `{text}`: the prediction distance must be finite and >= 0"));
+    }
+    Ok(d)
+}
+
 /// Loads, welds and transforms one body's mesh, with the warnings and notes on stderr. Returns
 /// the mesh, the number of vertices merged by welding and its boundary edge count.
 fn prepare(spec: &BodySpec<'_>, tolerance: f32) -> Result<(TriMesh, usize, usize), Failure> {
@@ -295,6 +310,7 @@ fn detect(args: &DetectArgs) -> Result<(), Failure> {
     if tolerance < 0.0 {
         return Err(fail!("--weld-tolerance `{}`: the tolerance must be >= 0", args.weld_tolerance));
     }
+    let prediction = parse_prediction(&args.prediction)?;
     let specs = [
         BodySpec {
             name: "A",
@@ -344,6 +360,9 @@ fn detect(args: &DetectArgs) -> Result<(), Failure> {
         (Scene::new(&ctx), Some(adapter))
     };
 
+    scene
+        .set_prediction_distance(prediction)
+        .map_err(|e| fail!("--prediction `{}`: {e}", args.prediction))?;
     let mut ids: Vec<BodyId> = Vec::with_capacity(2);
     for (spec, (mesh, _, _)) in specs.iter().zip(&prepared) {
         let id = scene
@@ -358,7 +377,7 @@ fn detect(args: &DetectArgs) -> Result<(), Failure> {
         .zip(&prepared)
         .map(|(spec, (mesh, merged, boundary))| BodyJson::new(spec, mesh, *merged, *boundary))
         .collect();
-    let report = report(scene.backend().to_string(), adapter, bodies, &found, &ids);
+    let report = report(scene.backend().to_string(), adapter, bodies, prediction, &found, &ids);
     let mut text = serde_json::to_string_pretty(&report).map_err(|e| fail!("writing the JSON: {e}"))?;
     text.push('\n');
     match &args.out {
@@ -398,6 +417,11 @@ mod tests {
         assert_eq!(parse_kind("--kind-a", "cloth:0.25").unwrap(), BodyKind::Cloth { half_thickness: 0.25 });
         for bad in ["cloth", "cloth:", "cloth:-1", "cloth:nan", "solid"] {
             assert!(parse_kind("--kind-b", bad).unwrap_err().0.contains("--kind-b"), "{bad}");
+        }
+        assert_eq!(parse_prediction("0.25").unwrap(), 0.25);
+        assert_eq!(parse_prediction("0").unwrap(), 0.0);
+        for bad in ["-0.1", "nan", "inf", "x", "1,2"] {
+            assert!(parse_prediction(bad).unwrap_err().0.contains("--prediction"), "{bad}");
         }
     }
 }

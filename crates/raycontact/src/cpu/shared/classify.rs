@@ -3,6 +3,14 @@
 //! ([`narrow_phase`](crate::cpu::narrow_phase), rays through the BVH) and iterative detection
 //! ([`walk_contacts`](crate::cpu::walk_contacts), rays walked from last frame's hits), each
 //! with its [`Tracer`].
+//!
+//! A ray classified by its re-projected length L = t |cos α| (the outward ray of volumetric →
+//! volumetric and of volumetric → cloth, both rays of cloth → cloth and of a cloth against
+//! itself) is traced without limit, not up to the reach r: a slanted hit can lie beyond r with
+//! L within the limit, and |cos α| is known only after the hit, so no finite bound is exact.
+//! Every hit whose L is within the limit is thus found (for every vertex `ray_sources` lists);
+//! an inversion is tested only for a hit with t ≤ r; a cloth pair with r = 0 is traced up to 0
+//! (inversions only). The reasons are in the WGSL header.
 
 use glam::Vec3;
 
@@ -291,7 +299,7 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && predict > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            let o = cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout);
             if o.hits() && o.cosine < 0.0 && o.length < predict {
                 let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
                 if !(own.triangle != NONE && own.t < o.hit.t) {
@@ -310,7 +318,7 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && reach > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            let o = cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout);
             let class = class_of(o.length, eb, predict);
             if o.hits() && class != 0 {
                 let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
@@ -340,6 +348,8 @@ pub fn classify<T: Tracer>(
         }
     } else {
         let ignore = if self_pair { v } else { NONE };
+        // Unbounded, or up to r = 0 when nothing classifies by L.
+        let tmax = if reach <= 0.0 { reach } else { inf };
         let (mut todo, mut done, mut hints) = (rays.sides, 0u32, [hin, hout]);
         for i in 0..3 {
             let side = i & 1;
@@ -348,14 +358,14 @@ pub fn classify<T: Tracer>(
             }
             done |= 1 << side;
             let (dir, ray) = if side == 1 { (n, OUTWARD_RAY) } else { (-n, INWARD_RAY) };
-            let h = cx.probe(&mut sink, b, p, dir, 0.0, reach, ignore, hints[side]);
+            let h = cx.probe(&mut sink, b, p, dir, 0.0, tmax, ignore, hints[side]);
             let other = 1 - side;
             if h.outcome == WALK_RANGE && todo & (1 << other) == 0 {
                 todo |= 1 << other;
                 hints[other] = hints[side];
             }
             if h.hits() {
-                if cx.inverted(v, b, h.hit.triangle) {
+                if h.hit.t <= reach && cx.inverted(v, b, h.hit.triangle) {
                     emit(&mut sink, &h, true, COLLISION | INVERTED | ray, NONE);
                 } else {
                     let class = class_of(h.length, ea + eb, predict);

@@ -1,0 +1,223 @@
+//! The probe of every ray that is classified by its re-projected length L = t |cos α| (issue 12,
+//! item 6): a hit whose L is within the limit (a thickness or the prediction distance) is found
+//! however far along the ray it lies. Slanted rays from a pyramid's apex and from the vertices
+//! of a sphere lying across a plane, for volumetric → cloth, cloth → cloth and volumetric →
+//! volumetric (predictions); GPU = CPU twin, and the analytic depth and class.
+
+use glam::{Affine3A, Quat, Vec3};
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyId, BodyKind, Contact, ContactFlags, Pairs, Scene};
+use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
+
+/// The sheet's half-thickness.
+const EB: f32 = 0.05;
+/// The source cloth's half-thickness.
+const EA: f32 = 0.02;
+/// The prediction distance of the volumetric pair.
+const D: f32 = 0.1;
+
+fn cloth(e: f32) -> BodyKind {
+    BodyKind::Cloth { half_thickness: e }
+}
+
+/// What the source is tested against: a cloth sheet in z = 0 (normal +z), or a volumetric box
+/// whose top face is z = 0, with the pair's prediction distance and the limit on L.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Sheet,
+    Box,
+}
+
+fn target_mesh(t: Target) -> (TriMesh, BodyKind) {
+    match t {
+        Target::Sheet => (meshes::grid_sheet(16.0, 16.0, 32, 32), cloth(EB)),
+        Target::Box => (
+            meshes::cuboid(Vec3::new(8.0, 8.0, 1.0), 16)
+                .transformed(Affine3A::from_translation(Vec3::new(0.0, 0.0, -1.0))),
+            BodyKind::Volumetric,
+        ),
+    }
+}
+
+/// The contact's class and depth for a source vertex at L from the plane, for a source of this
+/// kind against this target: (flag, touch distance the depth is measured from), or None when
+/// L is beyond the limit.
+fn expected(source: BodyKind, target: Target, l: f32) -> Option<(ContactFlags, f32)> {
+    let ea = match source {
+        BodyKind::Cloth { half_thickness } => half_thickness,
+        _ => 0.0,
+    };
+    match target {
+        Target::Sheet if l < ea + EB => Some((ContactFlags::COLLISION, ea + EB)),
+        Target::Box if l < D => Some((ContactFlags::PREDICTION, 0.0)),
+        _ => None,
+    }
+}
+
+/// The source and the target on both backends; one detection of the pair source → target.
+fn detect_both(source: &TriMesh, kind: BodyKind, target: Target) -> Vec<Contact> {
+    let (tm, tk) = target_mesh(target);
+    let prediction = if matches!(target, Target::Box) { D } else { 0.0 };
+    let [g, c] = [true, false].map(|gpu| {
+        let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+        let a = s.add_body(&source.positions, &source.triangles, kind).unwrap();
+        let b = s.add_body(&tm.positions, &tm.triangles, tk).unwrap();
+        let pairs: [(BodyId, BodyId, f32); 1] = [(a, b, prediction)];
+        let found = s.detect(Pairs::WithDistance(&pairs)).unwrap().contacts;
+        found.into_iter().filter(|c| c.source_body == a).collect::<Vec<_>>()
+    });
+    assert_same(&format!("{kind:?} → {target:?}"), &g, &c);
+    g
+}
+
+/// GPU and CPU contacts are the same multiset: the same keys, flags and triangles, and floats
+/// within 1e-5 (the ray–triangle arithmetic differs by an ulp between lavapipe and the CPU;
+/// the classification adds no operation of its own).
+fn assert_same(what: &str, gpu: &[Contact], cpu: &[Contact]) {
+    assert_unique_keys(&format!("{what} (GPU)"), gpu);
+    assert_unique_keys(&format!("{what} (CPU)"), cpu);
+    assert_eq!(key_surplus(gpu, cpu), (vec![], vec![]), "{what}: contact keys");
+    let c = grouped(cpu);
+    for (k, g) in grouped(gpu) {
+        let (x, y) = (g[0], c[&k][0]);
+        assert_eq!(
+            (x.flags, x.target_triangle),
+            (y.flags, y.target_triangle),
+            "{what}: {k:?}: {x:?} vs {y:?}"
+        );
+        let floats = |c: &Contact| {
+            let mut v = vec![c.depth, c.weight, c.ray_length, c.barycentric.x, c.barycentric.y];
+            for p in [c.normal, c.source_point, c.target_point] {
+                v.extend(p.to_array());
+            }
+            v
+        };
+        for (a, b) in floats(x).into_iter().zip(floats(y)) {
+            assert!((a - b).abs() <= 1e-5 * a.abs().max(1.0), "{what}: {k:?}: GPU {x:?} vs CPU {y:?}");
+        }
+    }
+}
+
+/// A closed square pyramid with its apex (vertex 0) at the origin and its axis along `axis`
+/// (unit): base half-size 0.1 at distance 1 behind the apex. By symmetry the apex's normal is
+/// `axis`.
+fn pyramid(axis: Vec3) -> TriMesh {
+    let s = 0.1;
+    let positions = vec![
+        Vec3::ZERO,
+        Vec3::new(s, s, -1.0),
+        Vec3::new(-s, s, -1.0),
+        Vec3::new(-s, -s, -1.0),
+        Vec3::new(s, -s, -1.0),
+    ];
+    let triangles = vec![[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], [1, 4, 3], [1, 3, 2]];
+    let m = TriMesh { positions, triangles };
+    assert!(m.signed_volume() > 0.0, "the pyramid is outward-oriented");
+    m.transformed(Affine3A::from_quat(Quat::from_rotation_arc(Vec3::Z, axis)))
+}
+
+#[test]
+fn an_apex_slanted_80_degrees_within_the_limit_is_found() {
+    // The apex at height h over the plane, its normal 80° from the plane's normal and pointing
+    // at it: the outward ray hits at t = h / cos 80° ≈ 5.76 h, beyond the reach (e_B, e_A +
+    // e_B, d), while L = h is within the limit.
+    let angle = 80f32.to_radians();
+    let axis = Vec3::new(angle.sin(), 0.0, -angle.cos());
+    let h = 0.03;
+    let apex = Vec3::new(0.3, 0.2, h);
+    let mesh = pyramid(axis).transformed(Affine3A::from_translation(apex));
+    for (kind, target) in [
+        (BodyKind::Volumetric, Target::Sheet),
+        (cloth(EA), Target::Sheet),
+        (BodyKind::Volumetric, Target::Box),
+    ] {
+        let what = format!("{kind:?} → {target:?}");
+        let found = detect_both(&mesh, kind, target);
+        let at_apex: Vec<_> = found.iter().filter(|c| c.source_vertex == 0).collect();
+        let (flag, touch) = expected(kind, target, h).unwrap();
+        assert_eq!(at_apex.len(), 1, "{what}: one contact at the apex: {found:?}");
+        let c = at_apex[0];
+        assert_eq!(c.flags, flag | ContactFlags::OUTWARD_RAY, "{what}: {c:?}");
+        assert!((c.ray_length - h / angle.cos()).abs() < 1e-4, "{what}: t = {}", c.ray_length);
+        assert!((c.weight - angle.cos()).abs() < 1e-4, "{what}: cos α = {}", c.weight);
+        assert!((c.depth - (touch - h)).abs() < 1e-5, "{what}: depth {} for L = {h}", c.depth);
+        assert!(c.normal.distance(Vec3::Z) < 1e-5, "{what}: normal {}", c.normal);
+    }
+}
+
+/// The area-weighted vertex normals of a mesh (the kernel's rule), in f64.
+fn normals(m: &TriMesh) -> Vec<glam::DVec3> {
+    let mut n = vec![glam::DVec3::ZERO; m.positions.len()];
+    for t in &m.triangles {
+        let [a, b, c] = t.map(|i| m.positions[i as usize].as_dvec3());
+        let f = (b - a).cross(c - a);
+        for i in t {
+            n[*i as usize] += f;
+        }
+    }
+    n.into_iter().map(|v| v.normalize()).collect()
+}
+
+#[test]
+fn a_sphere_lying_across_the_plane_finds_every_vertex_within_the_limit() {
+    // A scan-like case: an icosphere (turned so that its vertices fall at every height) whose
+    // centre is 0.2 over the plane. Every vertex within the limit of the plane, whose ray
+    // towards the plane is not nearly parallel to it (|n_z| > 0.02, so that it lands on the
+    // 16 x 16 target), must have that ray's contact with L = |z|.
+    let sphere = meshes::icosphere(1.0, 4).transformed(Affine3A::from_rotation_translation(
+        Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.7, 0.1),
+        Vec3::new(0.01, -0.02, 0.2),
+    ));
+    let n = normals(&sphere);
+    for (kind, target) in [
+        (BodyKind::Volumetric, Target::Sheet),
+        (cloth(EA), Target::Sheet),
+        (BodyKind::Volumetric, Target::Box),
+    ] {
+        let what = format!("{kind:?} → {target:?}");
+        let found = detect_both(&sphere, kind, target);
+        let by_key = grouped(&found);
+        let (mut expected_count, mut missing) = (0, Vec::new());
+        for (v, p) in sphere.positions.iter().enumerate() {
+            let z = p.z;
+            // The ray towards the plane: outward when the normal points at it.
+            let outward = n[v].z * f64::from(z) < 0.0;
+            let is_cloth = matches!(kind, BodyKind::Cloth { .. });
+            // A volumetric source classifies only its outward ray by L, and under a box top it
+            // is inside the box.
+            if (!outward && !is_cloth) || (!is_cloth && matches!(target, Target::Box) && z < 0.0) {
+                continue;
+            }
+            if n[v].z.abs() <= 0.02 {
+                continue;
+            }
+            let l = z.abs();
+            let Some((flag, touch)) = expected(kind, target, l) else { continue };
+            // Away from the thresholds by more than the float error of t |cos α|.
+            if (l - touch).abs() < 1e-4 || (matches!(target, Target::Box) && (l - D).abs() < 1e-4) || l < 1e-4
+            {
+                continue;
+            }
+            expected_count += 1;
+            let ray = if outward { ContactFlags::OUTWARD_RAY } else { ContactFlags::INWARD_RAY };
+            let key = (0, v as u32, 1, (ray & ContactFlags::OUTWARD_RAY).bits());
+            let Some(c) = by_key.get(&key).map(|g| g[0]) else {
+                missing.push((v, z, n[v].z));
+                continue;
+            };
+            assert_eq!(c.flags, flag | ray, "{what}: vertex {v} at z = {z}: {c:?}");
+            assert!(
+                (c.depth - (touch - l)).abs() < 2e-5,
+                "{what}: vertex {v}: depth {} for L = {l}",
+                c.depth
+            );
+            assert!((c.normal.z.abs() - 1.0).abs() < 1e-5, "{what}: vertex {v}: normal {}", c.normal);
+        }
+        assert!(expected_count > 20, "{what}: only {expected_count} vertices within the limit");
+        assert!(
+            missing.is_empty(),
+            "{what}: {} of {expected_count} vertices within the limit have no contact (vertex, z, n_z): {missing:?}",
+            missing.len()
+        );
+    }
+}
