@@ -86,6 +86,10 @@ struct Adapter {
     driver: String,
     driver_info: String,
     name: String,
+    /// Seconds `GpuContext` took to make every pipeline ready (created and warmed up), once per run.
+    pipeline_creation_s: f64,
+    /// Threads the pipelines were created on.
+    pipeline_threads: usize,
     software: bool,
     timestamps: bool,
     vendor: u32,
@@ -287,6 +291,8 @@ pub fn document(result: &SuiteResult) -> Document {
                     driver: i.driver.clone(),
                     driver_info: i.driver_info.clone(),
                     name: i.name.clone(),
+                    pipeline_creation_s: c.pipeline_creation_time().as_secs_f64(),
+                    pipeline_threads: c.pipeline_threads(),
                     software: c.is_software(),
                     timestamps: c.has_timestamps(),
                     vendor: i.vendor,

@@ -60,7 +60,9 @@ fn gpu_context(cpu: bool, adapter: Option<String>) -> Option<raycontact::GpuCont
     if cpu {
         return None;
     }
-    let mut options = raycontact::ContextOptions::from_env();
+    // Every kernel compiled (and, on drivers that compile at the first dispatch, run once)
+    // before any timed frame.
+    let mut options = raycontact::ContextOptions { warm_up: true, ..raycontact::ContextOptions::from_env() };
     if adapter.is_some() {
         options.adapter_name = adapter;
     }

@@ -32,6 +32,13 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
                     "none (no timestamps): frame wall time only"
                 }
             );
+            println!(
+                "pipelines: {} created and warmed up in {:.2} s on {} thread(s), with the context, before \
+                 the first scene (no frame of any scene creates one)",
+                c.pipelines_created(),
+                c.pipeline_creation_time().as_secs_f64(),
+                c.pipeline_threads()
+            );
         }
         None => println!("GPU: not used (--cpu)"),
     }

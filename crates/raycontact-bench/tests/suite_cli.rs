@@ -254,6 +254,8 @@ fn schema() -> T {
                         ("backend", Str),
                         ("driver", Str),
                         ("driver_info", Str),
+                        ("pipeline_creation_s", Num),
+                        ("pipeline_threads", Uint),
                         ("software", Bool),
                         ("timestamps", Bool),
                     ])),

@@ -1,6 +1,7 @@
 //! The GPU context: a `wgpu::Device` and `Queue`, headless or the caller's.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::kernels::Pipelines;
 
@@ -21,6 +22,15 @@ pub struct ContextOptions {
     pub adapter_name: Option<String>,
     /// Power preference when no name is given (high performance when `None`).
     pub power_preference: Option<wgpu::PowerPreference>,
+    /// Threads that compile the pipelines when the context is created (one per available core,
+    /// at most one per kernel, when `None`; `Some(1)` compiles on the calling thread).
+    pub pipeline_threads: Option<usize>,
+    /// Also run every pipeline once (over zero workgroups) when the context is created (see
+    /// [`GpuContext::pipeline_creation_time`]). Off by default: a driver that generates machine
+    /// code only at a pipeline's first dispatch (Mesa's lavapipe does) then does it at creation,
+    /// for every kernel, instead of in the first frames for the kernels a scene uses. A
+    /// benchmark turns it on so that no timed frame compiles.
+    pub warm_up: bool,
 }
 
 impl ContextOptions {
@@ -30,13 +40,17 @@ impl ContextOptions {
             backends: wgpu::Backends::from_env(),
             adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok(),
             power_preference: wgpu::PowerPreference::from_env(),
+            pipeline_threads: None,
+            warm_up: false,
         }
     }
 }
 
 /// A device and queue that raycontact runs on, with what it learnt of the adapter.
 ///
-/// Cloning is cheap: wgpu's handles are reference counted.
+/// Every compute pipeline raycontact can use is created with the context (on a few threads at
+/// once), so that no frame ever waits for a shader to compile: see
+/// [`GpuContext::pipeline_creation_time`]. Cloning is cheap: wgpu's handles are reference counted.
 ///
 /// ```no_run
 /// let ctx = raycontact::GpuContext::new()?;
@@ -50,7 +64,8 @@ pub struct GpuContext {
     info: wgpu::AdapterInfo,
     timestamps: bool,
     errors: Arc<Mutex<Vec<String>>>,
-    pipelines: Arc<OnceLock<Arc<Pipelines>>>,
+    pipelines: Arc<Pipelines>,
+    pipeline_time: Duration,
 }
 
 impl GpuContext {
@@ -59,8 +74,9 @@ impl GpuContext {
     /// `WGPU_BACKEND` (e.g. `vulkan`, `metal`, `dx12`, `gl`) limits the backends and
     /// `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it (case-insensitive);
     /// otherwise the default adapter of `WGPU_POWER_PREF` (high performance by default). The
-    /// choice is logged at `info` level. Errors: [`Error::NoAdapter`] (with how to install a
-    /// software adapter), [`Error::Unsupported`] when the adapter lacks a needed limit.
+    /// choice is logged at `info` level. Every pipeline is created before this returns. Errors:
+    /// [`Error::NoAdapter`] (with how to install a software adapter), [`Error::Unsupported`]
+    /// when the adapter lacks a needed limit, [`Error::Gpu`] when a pipeline cannot be created.
     pub fn new() -> Result<Self> {
         pollster::block_on(Self::new_async())
     }
@@ -112,12 +128,18 @@ impl GpuContext {
                 .await
                 .map_err(|e| Error::NoAdapter { detail: format!(" ({e}; backends {backends:?})") })?,
         };
-        Self::from_adapter(&adapter).await
+        let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
+        Self::open(&adapter, threads, options.warm_up).await
     }
 
     /// A device on a given adapter, with every limit the adapter offers and the features
-    /// raycontact uses when present (`TIMESTAMP_QUERY`).
+    /// raycontact uses when present (`TIMESTAMP_QUERY`). Every pipeline is created before this
+    /// returns, on one thread per available core (not warmed up: see [`ContextOptions::warm_up`]).
     pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
+        Self::open(adapter, Pipelines::default_threads(), false).await
+    }
+
+    async fn open(adapter: &wgpu::Adapter, threads: usize, warm_up: bool) -> Result<Self> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         check_limits(&info.name, &limits)?;
@@ -142,43 +164,73 @@ impl GpuContext {
             info.driver_info,
             features.contains(wgpu::Features::TIMESTAMP_QUERY)
         );
-        Ok(Self::wrap(device, queue, info))
+        Self::wrap(device, queue, info, threads, warm_up)
     }
 
     /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
     /// must have been created with the limits raycontact needs (see [`REQUIRED_WORKGROUP_STORAGE`]
     /// and [`REQUIRED_STORAGE_BUFFERS`]); `TIMESTAMP_QUERY` is used when the device has it.
     /// raycontact installs no error handler on a borrowed device: it wraps its own work in error
-    /// scopes and returns what they catch as [`Error::Gpu`].
+    /// scopes and returns what they catch as [`Error::Gpu`]. Every pipeline is created before
+    /// this returns, on one thread per available core (not warmed up: see
+    /// [`ContextOptions::warm_up`]).
     pub fn from_device(
         device: wgpu::Device,
         queue: wgpu::Queue,
         adapter_info: wgpu::AdapterInfo,
     ) -> Result<Self> {
         check_limits(&adapter_info.name, &device.limits())?;
-        Ok(Self::wrap_borrowed(device, queue, adapter_info))
+        Self::wrap_borrowed(device, queue, adapter_info, Pipelines::default_threads(), false)
     }
 
-    fn wrap(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
-        let ctx = Self::wrap_borrowed(device, queue, info);
-        let errors = ctx.errors.clone();
-        ctx.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+    fn wrap(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        threads: usize,
+        warm_up: bool,
+    ) -> Result<Self> {
+        let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             log::error!("raycontact: uncaptured GPU error: {e}");
-            errors.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
         }));
-        ctx
+        let mut ctx = Self::wrap_borrowed(device, queue, info, threads, warm_up)?;
+        ctx.errors = errors;
+        Ok(ctx)
     }
 
-    fn wrap_borrowed(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+    fn wrap_borrowed(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        threads: usize,
+        warm_up: bool,
+    ) -> Result<Self> {
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        Self {
+        let start = Instant::now();
+        let pipelines = Pipelines::new(&device, None, threads)?;
+        if warm_up {
+            pipelines.warm_up(&device, &queue)?;
+        }
+        let pipeline_time = start.elapsed();
+        log::info!(
+            "raycontact: {} pipelines created in {:.3} s on {} thread(s), warmed up: {warm_up}; {:.3} s in all",
+            pipelines.created(),
+            pipelines.elapsed().as_secs_f64(),
+            pipelines.threads(),
+            pipeline_time.as_secs_f64()
+        );
+        Ok(Self {
             device,
             queue,
             info,
             timestamps,
             errors: Arc::new(Mutex::new(Vec::new())),
-            pipelines: Arc::new(OnceLock::new()),
-        }
+            pipelines: Arc::new(pipelines),
+            pipeline_time,
+        })
     }
 
     /// The device.
@@ -211,9 +263,30 @@ impl GpuContext {
         self.timestamps
     }
 
-    /// The compute pipelines of every kernel, created on first use, once per context.
+    /// How long making every compute pipeline ready took when the context was created (wall
+    /// time): creating them (on [`GpuContext::pipeline_threads`] threads), then one warm-up
+    /// dispatch of each over zero workgroups, since some drivers generate the machine code only
+    /// at a pipeline's first dispatch (lavapipe does: there the warm-up is most of this time).
+    /// This is the compile stall that the first frames would otherwise meet; no pipeline is
+    /// created after the context (see [`GpuContext::pipelines_created`]).
+    pub fn pipeline_creation_time(&self) -> Duration {
+        self.pipeline_time
+    }
+
+    /// Threads the pipelines were compiled on (see [`ContextOptions::pipeline_threads`]).
+    pub fn pipeline_threads(&self) -> usize {
+        self.pipelines.threads()
+    }
+
+    /// Compute pipelines this context has created: one per kernel, all of them when the context
+    /// was created. The count never changes afterwards; tests check that frames create none.
+    pub fn pipelines_created(&self) -> usize {
+        self.pipelines.created()
+    }
+
+    /// The compute pipelines of every kernel, created with the context.
     pub(crate) fn pipelines(&self) -> Arc<Pipelines> {
-        self.pipelines.get_or_init(|| Arc::new(Pipelines::new(&self.device))).clone()
+        self.pipelines.clone()
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes, so that a GPU error raised by

@@ -6,6 +6,7 @@ mod errors;
 mod iterative;
 mod narrow;
 mod pairs_and_bodies;
+mod pipelines;
 mod probe;
 mod rays;
 mod reflection;

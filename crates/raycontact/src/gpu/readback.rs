@@ -41,7 +41,9 @@ impl GpuScene {
 
     fn ensure_contact_read(&mut self, contacts: u64) {
         if self.contact_read.as_ref().is_none_or(|(_, cap)| *cap < contacts) {
-            let cap = contacts.max(self.contact_read.as_ref().map_or(0, |r| r.1 + r.1 / 2));
+            // Half again as many as asked: a count that rises by a few contacts next frame
+            // (the request follows the last count) must not recreate the buffer.
+            let cap = (contacts + contacts / 2).max(self.contact_read.as_ref().map_or(0, |r| r.1 + r.1 / 2));
             let bytes = HEAD_BYTES + cap * CONTACT_BYTES;
             let b = create_buffer(
                 &self.ctx,

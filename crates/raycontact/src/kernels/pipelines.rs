@@ -1,13 +1,25 @@
 //! The compute pipelines of every kernel, created once per device from [`Kernel::source`] and
-//! [`Kernel::bindings`].
+//! [`Kernel::bindings`], on a few threads at once.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use super::{Binding, Kernel};
+use crate::error::{Error, Result};
 
 /// Compute pipelines and bind-group layouts of every kernel, created once per device
-/// ([`crate::GpuContext`] holds them).
+/// ([`crate::GpuContext`] creates them with the device and holds them).
 #[derive(Debug)]
 pub(crate) struct Pipelines {
     entries: Vec<(Kernel, wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
+    /// Compute pipelines this set created (all of them in [`Pipelines::new`]: no other code
+    /// path creates one).
+    created: usize,
+    /// Wall time [`Pipelines::new`] took.
+    elapsed: Duration,
+    /// Threads [`Pipelines::new`] compiled on.
+    threads: usize,
 }
 
 /// The bind-group layout entry of binding `i` of a kernel.
@@ -28,40 +40,144 @@ fn layout_entry(i: usize, b: Binding) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// A kernel's bind-group layout and pipeline.
+type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline);
+
+/// Compiles kernel `k` on `device`, inside a validation error scope of the calling thread (wgpu's
+/// error scopes are per thread), so that a bad kernel comes back as [`Error::Gpu`].
+fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel) -> Result<Compiled> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let label = k.label();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(k.source().into()),
+    });
+    let entries: Vec<wgpu::BindGroupLayoutEntry> =
+        k.bindings().iter().enumerate().map(|(i, &b)| layout_entry(i, b)).collect();
+    let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(&label),
+        entries: &entries,
+    });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(&label),
+        bind_group_layouts: &[Some(&bgl)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(&label),
+        layout: Some(&layout),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache,
+    });
+    match pollster::block_on(scope.pop()) {
+        Some(e) => Err(Error::Gpu { context: "pipeline creation", message: format!("{label}: {e}") }),
+        None => Ok((bgl, pipeline)),
+    }
+}
+
 impl Pipelines {
-    /// Compiles every kernel on `device`.
-    pub fn new(device: &wgpu::Device) -> Self {
-        let entries = Kernel::ALL
-            .iter()
-            .map(|&k| {
-                let label = k.label();
-                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(&label),
-                    source: wgpu::ShaderSource::Wgsl(k.source().into()),
-                });
-                let entries: Vec<wgpu::BindGroupLayoutEntry> =
-                    k.bindings().iter().enumerate().map(|(i, &b)| layout_entry(i, b)).collect();
-                let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some(&label),
-                    entries: &entries,
-                });
-                let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some(&label),
-                    bind_group_layouts: &[Some(&bgl)],
-                    immediate_size: 0,
-                });
-                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&label),
-                    layout: Some(&layout),
-                    module: &module,
-                    entry_point: Some("main"),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                (k, bgl, pipeline)
+    /// Threads to compile on: one per available core, at most one per kernel.
+    pub fn default_threads() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(Kernel::ALL.len())
+    }
+
+    /// Compiles every kernel on `device` on `threads` threads (at least one; wgpu's `Device` is
+    /// `Send + Sync`, and drivers compile pipelines of one device concurrently), the longest
+    /// sources first so that the slow kernels do not end up last on one thread. With `cache`,
+    /// the driver reads and fills that pipeline cache.
+    pub fn new(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, threads: usize) -> Result<Self> {
+        let start = Instant::now();
+        let mut order: Vec<Kernel> = Kernel::ALL.to_vec();
+        order.sort_by_key(|k| std::cmp::Reverse(k.source().len()));
+        let next = AtomicUsize::new(0);
+        let done: Mutex<Vec<(Kernel, Result<Compiled>)>> = Mutex::new(Vec::new());
+        let threads = threads.clamp(1, order.len());
+        let work = || {
+            while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let r = compile(device, cache, k);
+                done.lock().unwrap_or_else(|p| p.into_inner()).push((k, r));
+            }
+        };
+        if threads == 1 {
+            work();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(work);
+                }
+            });
+        }
+        let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+        done.sort_by_key(|(k, _)| Kernel::ALL.iter().position(|a| a == k));
+        let mut entries = Vec::with_capacity(done.len());
+        for (k, r) in done {
+            let (bgl, pipeline) = r?;
+            entries.push((k, bgl, pipeline));
+        }
+        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads })
+    }
+
+    /// Dispatches every pipeline once over zero workgroups (nothing runs), on scratch buffers,
+    /// and waits: drivers that generate the machine code at a pipeline's first dispatch rather
+    /// than at its creation (lavapipe: llvmpipe builds its compute-shader variant when a grid is
+    /// launched) do it here, not in the first frame.
+    pub fn warm_up(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let most = self.entries.iter().map(|(k, _, _)| k.bindings().len()).max().unwrap_or(0);
+        let size = device.limits().max_uniform_buffer_binding_size.min(1 << 16);
+        let scratch: Vec<wgpu::Buffer> = (0..most)
+            .map(|_| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("raycontact.warm_up"),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM,
+                    mapped_at_creation: false,
+                })
             })
             .collect();
-        Self { entries }
+        let mut encoder = device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.warm_up") });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("raycontact.warm_up"),
+                timestamp_writes: None,
+            });
+            for &(k, _, ref pipeline) in &self.entries {
+                let resources: Vec<wgpu::BindingResource<'_>> =
+                    k.bindings().iter().zip(&scratch).map(|(_, b)| b.as_entire_binding()).collect();
+                let group = self.bind_group(device, k, &resources);
+                let offsets: Vec<u32> =
+                    k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &group, &offsets);
+                pass.dispatch_workgroups(0, 0, 0);
+            }
+        }
+        queue.submit([encoder.finish()]);
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })?;
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
+            None => Ok(()),
+        }
+    }
+
+    /// Compute pipelines this set has created.
+    pub fn created(&self) -> usize {
+        self.created
+    }
+
+    /// Wall time the creation of every pipeline took.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// Threads the pipelines were compiled on.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// The bind-group layout and pipeline of kernel `k`.
