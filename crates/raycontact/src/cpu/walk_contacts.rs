@@ -86,7 +86,8 @@ impl Tracer for WalkTracer {
 
 /// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over
 /// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
-/// the full pass does. Returns the contacts (in memory order) and the walk counters.
+/// the full pass does (edge and untangling contacts, [`is_intersection_contact`], are left
+/// out). Returns the contacts (in memory order) and the walk counters.
 pub fn walk_contacts(
     cx: &Narrow<'_>,
     tracer: &WalkTracer,
@@ -96,6 +97,7 @@ pub fn walk_contacts(
     memory
         .par_iter()
         .with_min_len(256)
+        .filter(|m| !is_intersection_contact(m))
         .fold(
             || (Vec::new(), WalkCounts::default()),
             |(mut acc, mut counts), m| {
@@ -121,4 +123,10 @@ pub fn walk_contacts(
                 (x, cx_)
             },
         )
+}
+
+/// Whether a remembered contact came from the intersection stages (an edge or untangling
+/// contact), which iterative detection does not re-cast: they are not rays.
+pub fn is_intersection_contact(c: &ContactGpu) -> bool {
+    c.flags & (contact_flags::EDGE | contact_flags::UNTANGLE) != 0
 }

@@ -41,7 +41,7 @@ impl CpuScene {
                 let (found, counts) = self.pool.install(|| cpu::walk_contacts(&cx, &tracer, pairs, memory));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
                 out.contacts = found;
-                out.walked = memory.len() as u32;
+                out.walked = memory.iter().filter(|m| !cpu::is_intersection_contact(m)).count() as u32;
                 out.walk = counts;
                 out.pairs = pairs.len() as u32;
             }

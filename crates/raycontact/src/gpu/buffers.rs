@@ -321,6 +321,20 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::SourceArgs => vec![DetectParams, DetectState, Dispatch],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
         Kernel::Response => unreachable!("the response has its own bind groups"),
+        Kernel::EdgeTiles
+        | Kernel::EdgeSources
+        | Kernel::IntersectArgs
+        | Kernel::Crossings
+        | Kernel::CrossingLinks
+        | Kernel::ContourHook
+        | Kernel::ContourCompress
+        | Kernel::ContourStart
+        | Kernel::RegionsHook
+        | Kernel::RegionAreas
+        | Kernel::WrongSide
+        | Kernel::ContourWalk
+        | Kernel::EdgeContacts
+        | Kernel::UntangleContacts => unreachable!("the intersection stages have their own bind groups"),
         Kernel::WalkContacts => vec![
             DetectParams,
             Bodies,
@@ -441,7 +455,7 @@ impl Buffers {
     fn make_groups(&mut self, ctx: &GpuContext, pipelines: &Pipelines) {
         let mut groups = Vec::new();
         for k in Kernel::ALL {
-            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response) {
+            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response) || Kernel::INTERSECTION.contains(&k) {
                 continue;
             }
             let passes = if two_sided(k) { 2 } else { 1 };
