@@ -84,7 +84,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }
         }
         let l = atomicLoad(&contour[at].links[side]);
-        if l == 0u || count >= stored {
+        if l == 0u {
             break;
         }
         let next = (l - 1u) / 2u;
@@ -92,6 +92,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         total += distance(here.point, there.point);
         if next == i {
             flags = LOOP_CLOSED;
+            break;
+        }
+        // Links are symmetric, so a walk cannot revisit a crossing but the start; the guard only
+        // bounds the loop.
+        if count >= stored {
             break;
         }
         side = 1u - ((l - 1u) & 1u);

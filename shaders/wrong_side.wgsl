@@ -3,11 +3,10 @@
 // to it along the edge (FIRST: p, LAST: q) and the side of T each is on (FORWARD: p behind T):
 // - O volumetric (and not S): the vertex next to the crossing behind T is inside O, and so is its
 //   region: the region's root records O (atomicMax of ~O: the lowest such body).
-// - S and O cloth (or a cloth and itself): when both ends are next to the crossing and in
-//   different regions, the region of smaller area is on the wrong side (the one behind T on a
-//   tie), as Baraff et al. choose.
-// - S volumetric, O cloth: neither side of a volumetric surface is wrong (the cloth's vertices
-//   inside S are, from the crossings of its own edges).
+// - O cloth (S a cloth, the same cloth, or a volumetric body): when both ends are next to the
+//   crossing and in different regions, the region of smaller area is on the wrong side (the one
+//   behind T on a tie), as Baraff et al. choose for cloth: it went through O. (A volumetric S's
+//   wrong side is informative: its vertices inside nothing get no untangling contact.)
 // The crossing also records which of its ends is on the wrong side (CROSSING_WRONG_A / _B), for
 // its edge contact. CPU twin: `raycontact::internals::cpu::wrong_side`.
 //!include shared/common.wgsl
@@ -56,14 +55,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         back_next = a_next;
         front_next = b_next;
     }
-    let cloth_s = (bodies[s].flags & BODY_CLOTH) != 0u;
     let cloth_o = (bodies[o].flags & BODY_CLOTH) != 0u;
     var wrong = NONE;
     if !cloth_o && s != o {
         if back_next {
             wrong = back;
         }
-    } else if cloth_o && cloth_s && back_next && front_next {
+    } else if cloth_o && back_next && front_next {
         let rb = root(back);
         let rf = root(front);
         if rb != rf {

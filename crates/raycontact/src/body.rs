@@ -125,7 +125,12 @@ impl BodyData {
         }
         let edges = crate::adjacency::unique_edges(triangles);
         if edges.len() as u64 >= MAX_EDGES {
-            return Err(Error::TooLarge { body, what: "the edge count", value: edges.len() as u64, limit: MAX_EDGES - 1 });
+            return Err(Error::TooLarge {
+                body,
+                what: "the edge count",
+                value: edges.len() as u64,
+                limit: MAX_EDGES - 1,
+            });
         }
         Ok(Self {
             kind,

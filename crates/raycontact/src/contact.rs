@@ -260,6 +260,9 @@ pub struct Contacts {
     pub pairs: u32,
     /// The frame's figures (update and detection).
     pub stats: FrameStats,
+    /// The surfaces' intersections, when
+    /// [`Scene::set_intersections`](crate::Scene::set_intersections) asks for them.
+    pub intersections: crate::Intersections,
 }
 
 /// Sorts contacts into the documented order.

@@ -59,6 +59,7 @@ mod frame;
 mod gpu;
 mod id;
 pub mod internals;
+mod intersection;
 mod kernels;
 mod layout;
 pub mod meshes;
@@ -74,10 +75,14 @@ pub use body::{BodyId, BodyKind};
 pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
 pub use context::{ContextOptions, GpuContext, REQUIRED_STORAGE_BUFFERS, REQUIRED_WORKGROUP_STORAGE};
 pub use error::{Error, Result};
-pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort};
+pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort, IntersectionBuffers};
+pub use intersection::{
+    BodyRegions, ContourLoop, Crossing, IntersectionCounts, IntersectionMode, Intersections, LoopSides,
+    Region,
+};
 pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
 pub use response::{ContactForces, ForceDirection, Response};
-pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
+pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
 pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
 

@@ -10,10 +10,10 @@ use raycontact::internals::layout::{
     BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, Ray, RayHit,
     RaycastParams, SortPass, SortSegment, TriBox,
 };
-use raycontact::internals::layout::{ResponseParams, WalkCounts, WalkHit, WalkParams};
 use raycontact::internals::layout::{
     ContourGpu, CrossingGpu, EdgeGpu, IntersectParams, IntersectState, LoopGpu, RegionGpu,
 };
+use raycontact::internals::layout::{ResponseParams, WalkCounts, WalkHit, WalkParams};
 
 fn module(k: Kernel) -> naga::Module {
     let src = k.source();
@@ -244,7 +244,11 @@ fn pod_structs_match_wgsl_layout() {
     );
     check_struct!("ContourNode", ContourGpu, [parent, key_hi, key_lo, links, loop_id, rank, pad]);
     check_struct!("ContourRead", ContourGpu, [parent, key_hi, key_lo, links, loop_id, rank, pad]);
-    check_struct!("Loop", LoopGpu, [pair, start, count, flags, length, regions_a, regions_b, pad0, pad1, pad2]);
+    check_struct!(
+        "Loop",
+        LoopGpu,
+        [pair, start, count, flags, length, regions_a, regions_b, pad0, pad1, pad2]
+    );
     check_struct!("Region", RegionGpu, [parent, other, area_lo, area_hi]);
     check_struct!("RegionRead", RegionGpu, [parent, other, area_lo, area_hi]);
     check_struct!(

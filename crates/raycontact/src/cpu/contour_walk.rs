@@ -55,13 +55,16 @@ pub fn contour_walk(
                 }
             }
             let l = contour[at].links[side];
-            if l == 0 || count >= stored {
+            if l == 0 {
                 break;
             }
             let next = ((l - 1) / 2) as usize;
             total += here.point.distance(crossings[next].point);
             if next == i {
                 flags = LOOP_CLOSED;
+                break;
+            }
+            if count >= stored {
                 break;
             }
             side = (1 - ((l - 1) & 1)) as usize;

@@ -8,7 +8,12 @@ use crate::layout::{BodyGpu, ContourGpu, CrossingGpu, EdgeGpu, NONE};
 
 /// The key of half-incidence `h` (the kernel's `half_key`): (undirected pair, lower packed
 /// triangle, higher packed triangle), or `None` when the edge has no triangle on that side.
-pub fn half_key(bodies: &[BodyGpu], edges: &[EdgeGpu], crossings: &[CrossingGpu], h: u32) -> Option<[u32; 3]> {
+pub fn half_key(
+    bodies: &[BodyGpu],
+    edges: &[EdgeGpu],
+    crossings: &[CrossingGpu],
+    h: u32,
+) -> Option<[u32; 3]> {
     let c = &crossings[(h / 2) as usize];
     let sb = &bodies[c.source_body as usize];
     let ts = edge_side(&edges[(sb.edge_offset + c.edge) as usize], h & 1);

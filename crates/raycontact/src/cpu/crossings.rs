@@ -24,7 +24,15 @@ struct Hit {
 /// Every crossing of segment `p + t d`, `t` in [0, 1], with packed body `b` (its BVH walked
 /// depth-first through the escape links, as the kernel does), the triangles using `ignore`'s
 /// vertices skipped; one per distinct `t` (the lowest triangle), sorted by `t`.
-fn edge_hits(packing: &Packing, frame: &FrameData, positions: &[Vec3], b: usize, p: Vec3, d: Vec3, ignore: [u32; 2]) -> Vec<Hit> {
+fn edge_hits(
+    packing: &Packing,
+    frame: &FrameData,
+    positions: &[Vec3],
+    b: usize,
+    p: Vec3,
+    d: Vec3,
+    ignore: [u32; 2],
+) -> Vec<Hit> {
     let body = &packing.bodies[b];
     let nodes = frame.body_nodes(packing, b);
     let (axes, inv) = (ray_axes(d), safe_inverse(d));

@@ -20,7 +20,8 @@ pub fn edge_contact(
     let e = &edges[(sb.edge_offset + c.edge) as usize];
     let g = (ob.tri_offset + c.triangle) as usize;
     let ta = positions[triangles[3 * g] as usize];
-    let m = (positions[triangles[3 * g + 1] as usize] - ta).cross(positions[triangles[3 * g + 2] as usize] - ta);
+    let m =
+        (positions[triangles[3 * g + 1] as usize] - ta).cross(positions[triangles[3 * g + 2] as usize] - ta);
     let ml = m.length();
     if !(ml > 0.0) {
         return None;

@@ -62,6 +62,13 @@ impl CpuScene {
                 full_pairs = Some(list);
             }
         }
+        out.crossing_capacity = plan.intersect.crossing_capacity;
+        if plan.intersect.mode != 0 {
+            let pairs = full_pairs.as_deref().unwrap_or(&self.memory_pairs);
+            let (raw, capacity) = self.intersections(packing, plan, pairs, &mut out.contacts, stats)?;
+            out.intersections = raw;
+            out.crossing_capacity = capacity;
+        }
         out.contact_capacity = on_overflow(plan.overflow, out.contacts.len() as u64, plan.contact_capacity)?;
         self.last.clone_from(&out.contacts);
         if plan.remember {

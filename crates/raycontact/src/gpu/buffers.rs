@@ -455,7 +455,9 @@ impl Buffers {
     fn make_groups(&mut self, ctx: &GpuContext, pipelines: &Pipelines) {
         let mut groups = Vec::new();
         for k in Kernel::ALL {
-            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response) || Kernel::INTERSECTION.contains(&k) {
+            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response)
+                || Kernel::INTERSECTION.contains(&k)
+            {
                 continue;
             }
             let passes = if two_sided(k) { 2 } else { 1 };

@@ -86,6 +86,9 @@ impl Scene {
         stats.walked = found.walked;
         stats.walk = found.walk;
         self.contact_capacity = found.contact_capacity;
+        if plan.intersect.mode != 0 {
+            self.crossing_capacity = found.crossing_capacity;
+        }
         self.detected = true;
         self.after_detect(&plan);
         Ok(self.contacts(found, stats))
@@ -175,6 +178,10 @@ impl Scene {
         };
         let n = self.packing.params.body_count as u64;
         let vertices = |b: u32| self.packing.bodies[b as usize].vertex_count as u64;
+        let rebuild = match pass {
+            Pass::Full => true,
+            Pass::Iterative { fallback, .. } => fallback == WALK_FALLBACK_BVH,
+        };
         DetectPlan {
             pair_capacity: selection.list().map_or(n * (n + 1) / 2, |l| l.len() as u64),
             // Every vertex of every directed pair of a list; none asked for overlapping pairs
@@ -182,15 +189,13 @@ impl Scene {
             source_need: selection.list().map_or(0, |l| {
                 l.iter().map(|p| if p.a == p.b { vertices(p.a) } else { vertices(p.a) + vertices(p.b) }).sum()
             }),
-            rebuild: match pass {
-                Pass::Full => true,
-                Pass::Iterative { fallback, .. } => fallback == WALK_FALLBACK_BVH,
-            },
+            rebuild,
             pairs: selection,
             pass,
             remember: self.iterative.is_some(),
             contact_capacity: self.contact_capacity,
             overflow: self.overflow,
+            intersect: self.intersect_plan(rebuild),
         }
     }
 
@@ -221,9 +226,14 @@ impl Scene {
     }
 
     /// The contacts in their documented order, bodies by id.
-    fn contacts(&self, mut found: Outcome, stats: FrameStats) -> Contacts {
+    fn contacts(&self, mut found: Outcome, mut stats: FrameStats) -> Contacts {
         sort_contacts(&mut found.contacts, &self.packing.ids);
-        let contacts = found.contacts.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
-        Contacts { contacts, pairs: found.pairs, stats }
+        let contacts: Vec<Contact> =
+            found.contacts.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
+        let untangle = contacts.iter().filter(|c| c.flags.contains(crate::ContactFlags::UNTANGLE)).count();
+        let intersections =
+            crate::intersection::canonical(&found.intersections, &self.packing, untangle as u32);
+        stats.intersections = intersections.counts;
+        Contacts { contacts, pairs: found.pairs, stats, intersections }
     }
 }
