@@ -6,7 +6,9 @@
 // is reported, not only the nearest. A segment through a shared edge or vertex of b hits every
 // incident triangle at the same t (computed from that edge or vertex alone): the lowest triangle
 // index keeps it, as in the ray queries, so it is reported once. A cloth's self pair skips the
-// triangles that use either end of the edge (their one-rings).
+// triangles that use either end of the edge (their one-rings). An edge (all but) parallel to a
+// triangle's plane does not cross it (CROSSING_PARALLEL_SIN2): in a flat region of a cloth its
+// edges lie in the plane of many triangles of its own.
 //
 // The crossings of one edge are kept sorted by t in registers, MAX_EDGE_HITS at a time (an edge
 // with more is traced again from the last t, and counted in `multi_pass`), so that each one
@@ -164,10 +166,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let va = vertex_position(ia);
             let vb = vertex_position(ib);
             let vc = vertex_position(ic);
+            let n = cross(vb - va, vc - va);
+            let dn = dot(d, n);
+            if dn * dn <= CROSSING_PARALLEL_SIN2 * dot(d, d) * dot(n, n) {
+                continue;
+            }
             let h = intersect_triangle(p, d, axes, 0.0, 1.0, va, vb, vc);
             if h.w > 0.0 && h.x > after {
                 var tag = tri;
-                if dot(d, cross(vb - va, vc - va)) > 0.0 {
+                if dn > 0.0 {
                     tag |= FORWARD_BIT;
                 }
                 keep(h.x, tag, h.y, h.z);

@@ -278,3 +278,115 @@ fn random_placements_of_the_bunny_a_torus_and_a_sheet_match_the_twins() {
     }
     assert!(crossings > 1000 && loops > 100, "{crossings} crossings, {loops} loops");
 }
+
+/// A strip (2.4 × 0.6, 48 × 6 quads) bent along Gerono's lemniscate `(sin s, sin s cos s)` for
+/// s in [-0.43, π + 0.61], widening along its length (so that the two passes' vertices neither
+/// mirror each other nor share rows where they meet): it passes through itself near the y axis,
+/// where its first pass (s = 0) is narrower than its second (s = π).
+fn folded_strip() -> TriMesh {
+    let mut m = meshes::grid_sheet(2.4, 0.6, 48, 6);
+    for p in &mut m.positions {
+        let u = p.x / 2.4 + 0.5;
+        let s = -0.43 + u * (std::f32::consts::PI + 1.04);
+        *p = Vec3::new(
+            0.6 * s.sin() + 0.0031,
+            (p.y + 0.0123) * (1.0 + 0.1 * u),
+            0.6 * s.sin() * s.cos() + 0.0023,
+        );
+    }
+    m
+}
+
+#[test]
+fn a_cloth_through_itself_crosses_along_its_self_pair() {
+    let strip = folded_strip();
+    let (found, ids) = detect("folded strip", &[(strip, CLOTH)]);
+    let x = &found.intersections;
+    assert!(
+        !x.crossings.is_empty()
+            && x.crossings.iter().all(|c| c.edge_body == ids[0] && c.triangle_body == ids[0])
+    );
+    // The crossings lie on the line where it passes through itself; the loop runs along it,
+    // from border to border.
+    assert!(
+        x.crossings.iter().all(|c| c.point.x.abs() < 0.05 && c.point.z.abs() < 0.05),
+        "{:?}",
+        x.crossings
+    );
+    assert_eq!(x.loops.len(), 1, "{:?}", x.loops);
+    assert!(!x.loops[0].closed && x.loops[0].bodies == [ids[0], ids[0]]);
+    // Cut across its narrower pass (the wider one is only slit): the strip's end before it is
+    // the smaller region, on the wrong side of the strip.
+    let r = x.regions_of(ids[0]).unwrap();
+    assert_eq!(r.regions.len(), 2, "{r:?}");
+    let small = if r.regions[0].area < r.regions[1].area { 0 } else { 1 };
+    assert_eq!(r.regions[small].wrong_side_of, Some(ids[0]), "{r:?}");
+    assert_eq!(r.regions[1 - small].wrong_side_of, None, "{r:?}");
+    assert_eq!(r.vertex_region[0], small as u32, "the end at s = -0.43");
+}
+
+#[test]
+fn recorded_intersections_stay_on_the_gpu() {
+    let bodies = intersect::sphere_through_sheet();
+    let ([mut g, _], _) = scenes(&bodies, IntersectionMode::Full);
+    let expected = g.detect(Pairs::Overlapping).unwrap();
+    let device = ctx().device();
+    let mut enc = device.create_command_encoder(&Default::default());
+    g.record_update(&mut enc).unwrap();
+    g.record_detect(&mut enc, Pairs::Overlapping).unwrap();
+    ctx().queue().submit([enc.finish()]);
+    let b = g.intersection_buffers().expect("intersection buffers");
+    let state: raycontact::internals::layout::IntersectState = read(b.state, 32)[0];
+    assert_eq!(state.crossings as usize, expected.intersections.crossings.len());
+    assert_eq!(state.loops as usize, expected.intersections.loops.len());
+    let contacts = g.contact_buffers().unwrap();
+    let count: [u32; 4] = read(contacts.dispatch_args, 16)[0];
+    assert_eq!(count[3] as usize, expected.contacts.len(), "contact_args counts the intersection contacts");
+}
+
+/// Reads the first `bytes` of `buffer` (which has `COPY_SRC` usage) as `T`s.
+fn read<T: bytemuck::Pod>(buffer: &wgpu::Buffer, bytes: u64) -> Vec<T> {
+    let device = ctx().device();
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, Some(bytes));
+    ctx().queue().submit([enc.finish()]);
+    staging.slice(..).map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let out = bytemuck::pod_collect_to_vec(&staging.slice(..).get_mapped_range().unwrap());
+    staging.unmap();
+    out
+}
+
+#[test]
+fn iterative_passes_keep_the_intersections_and_do_not_walk_their_contacts() {
+    let bodies = intersect::tilted_sheets();
+    let ([mut g, mut c], ids) = scenes(&bodies, IntersectionMode::Full);
+    for s in [&mut g, &mut c] {
+        s.set_iterative(Some(raycontact::Iterative::new(0.05))).unwrap();
+    }
+    let mut last = None;
+    for frame in 0..3 {
+        let moved: Vec<Vec3> =
+            bodies[1].0.positions.iter().map(|p| *p + Vec3::Z * 0.002 * frame as f32).collect();
+        g.set_positions(ids[1], &moved).unwrap();
+        c.set_positions(ids[1], &moved).unwrap();
+        let found = g.detect(Pairs::Overlapping).unwrap();
+        let twin = c.detect(Pairs::Overlapping).unwrap();
+        compare(&format!("frame {frame}"), &found, &twin, 1e-4).unwrap();
+        assert_eq!(found.stats.iterative, frame > 0, "frame {frame}");
+        assert!(!found.intersections.crossings.is_empty());
+        let rays = found.contacts.len() - intersect::intersection_contacts(&found).len();
+        assert_eq!(
+            found.stats.walked as usize,
+            if frame > 0 { last.unwrap() } else { 0 },
+            "only ray contacts are walked"
+        );
+        last = Some(rays);
+    }
+}

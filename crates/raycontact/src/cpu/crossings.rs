@@ -6,7 +6,8 @@ use rayon::prelude::*;
 use super::shared::ray::{hit_box, intersect_triangle, ray_axes, safe_inverse};
 use crate::frame::FrameData;
 use crate::layout::{
-    CROSSING_FIRST, CROSSING_FORWARD, CROSSING_LAST, CrossingGpu, LEAF_BIT, MAX_EDGE_HITS, NONE,
+    CROSSING_FIRST, CROSSING_FORWARD, CROSSING_LAST, CROSSING_PARALLEL_SIN2, CrossingGpu, LEAF_BIT,
+    MAX_EDGE_HITS, NONE,
 };
 use crate::packing::Packing;
 
@@ -23,7 +24,8 @@ struct Hit {
 
 /// Every crossing of segment `p + t d`, `t` in [0, 1], with packed body `b` (its BVH walked
 /// depth-first through the escape links, as the kernel does), the triangles using `ignore`'s
-/// vertices skipped; one per distinct `t` (the lowest triangle), sorted by `t`.
+/// vertices and those whose plane the segment (all but) lies in skipped; one per distinct `t`
+/// (the lowest triangle), sorted by `t`.
 fn edge_hits(
     packing: &Packing,
     frame: &FrameData,
@@ -56,8 +58,13 @@ fn edge_hits(
             continue;
         }
         let [va, vb, vc] = idx.map(|i| positions[i as usize]);
+        let n = (vb - va).cross(vc - va);
+        let dn = d.dot(n);
+        if dn * dn <= CROSSING_PARALLEL_SIN2 * d.dot(d) * n.dot(n) {
+            continue;
+        }
         if let Some((t, u, v)) = intersect_triangle(p, d, axes, 0.0, 1.0, va, vb, vc) {
-            let forward = d.dot((vb - va).cross(vc - va)) > 0.0;
+            let forward = dn > 0.0;
             match hits.iter_mut().find(|h| h.t == t) {
                 Some(h) if tri < h.tri => *h = Hit { t, tri, u, v, forward },
                 Some(_) => {}

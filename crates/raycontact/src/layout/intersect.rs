@@ -16,6 +16,12 @@ use glam::Vec3;
 /// [`IntersectState::multi_pass`]).
 pub const MAX_EDGE_HITS: u32 = 8;
 
+/// An edge whose direction `d` and a triangle whose normal `n` (unnormalised) satisfy
+/// `dot(d, n)² <= CROSSING_PARALLEL_SIN2 |d|² |n|²` (less than 1e-5 rad from the triangle's plane)
+/// do not cross: a segment in (or rounding-close to) the plane of a triangle touches it at most,
+/// as a cloth's edges do with the coplanar triangles of a flat region of the same cloth.
+pub const CROSSING_PARALLEL_SIN2: f32 = 1.0e-10;
+
 /// [`IntersectParams::mode`]: crossings and the contacts of their edges.
 pub const INTERSECT_CROSSINGS: u32 = 1;
 /// [`IntersectParams::mode`]: crossings, contour, global intersection analysis and all their

@@ -44,8 +44,10 @@ fn intersect_prelude() -> String {
          const CROSSING_WRONG_A: u32 = {CROSSING_WRONG_A}u;\n\
          const CROSSING_WRONG_B: u32 = {CROSSING_WRONG_B}u;\n\
          const LOOP_CLOSED: u32 = {LOOP_CLOSED}u;\n\
+         const CROSSING_PARALLEL_SIN2: f32 = {parallel};\n\
          const AREA_UNIT_SCALE: f32 = {scale};\n",
         scale = bits_literal(AREA_UNIT_SCALE),
+        parallel = bits_literal(CROSSING_PARALLEL_SIN2),
     )
 }
 
