@@ -46,11 +46,10 @@ pub fn contour_walk(
             count += 1;
             let here = &crossings[at];
             if let Some(s) = sides(bodies, edges, here, regions) {
-                if here.pair & 1 == 0 && regions_a[0] == NONE {
+                let reverse = here.pair & 1 == 1;
+                if !reverse && regions_a[0] == NONE {
                     regions_a = s;
-                } else if here.pair & 1 == 1 && regions_b[0] == NONE {
-                    regions_b = s;
-                } else if self_pair && regions_b[0] == NONE && s != regions_a {
+                } else if regions_b[0] == NONE && (reverse || (self_pair && s != regions_a)) {
                     regions_b = s;
                 }
             }

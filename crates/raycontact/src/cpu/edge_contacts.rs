@@ -23,7 +23,7 @@ pub fn edge_contact(
     let m =
         (positions[triangles[3 * g + 1] as usize] - ta).cross(positions[triangles[3 * g + 2] as usize] - ta);
     let ml = m.length();
-    if !(ml > 0.0) {
+    if ml.is_nan() || ml <= 0.0 {
         return None;
     }
     let n = m / ml;
@@ -37,7 +37,7 @@ pub fn edge_contact(
         }
         let y = p + c.inside_t * (q - p);
         depth = (c.point - y).dot(n);
-        if !(depth > 0.0) {
+        if depth.is_nan() || depth <= 0.0 {
             return None;
         }
         moved = depth;

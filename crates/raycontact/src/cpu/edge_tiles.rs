@@ -6,7 +6,7 @@ use crate::layout::{BODY_CLOTH, BodyGpu, BodyPair, WG_SIZE};
 /// a self pair, nor a volumetric self pair.
 pub fn traces_edges(bodies: &[BodyGpu], pairs: &[BodyPair], k: usize) -> bool {
     let p = &pairs[k / 2];
-    p.a != p.b || (k % 2 == 0 && bodies[p.a as usize].flags & BODY_CLOTH != 0)
+    p.a != p.b || (k.is_multiple_of(2) && bodies[p.a as usize].flags & BODY_CLOTH != 0)
 }
 
 /// Twin of `edge_tiles.wgsl`: the first workgroup of each directed pair (2k: `a -> b`, 2k + 1:

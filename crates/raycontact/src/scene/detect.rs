@@ -10,7 +10,7 @@ use crate::contact::{Contact, Contacts, Pairs, SelfCollision, sort_contacts};
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
-use crate::stats::FrameStats;
+use crate::stats::{FrameStats, Stage};
 
 impl Scene {
     /// One frame of collision detection, blocking: rebuilds every body's normals and BVH for
@@ -111,7 +111,11 @@ impl Scene {
         let before = g.allocations();
         let found = g.detect(enc, plan, stats, blocking).await?;
         if let Some(times) = g.read_timings(true)? {
-            for (s, ns) in times {
+            // The intersection stages' passes are recorded (empty) when they do not run: no time.
+            let ran = |s: Stage| {
+                plan.intersect.mode != 0 || !matches!(s, Stage::Crossings | Stage::Contour | Stage::Analysis)
+            };
+            for (s, ns) in times.into_iter().filter(|(s, _)| ran(*s)) {
                 stats.stage(s).gpu_ns = Some(ns);
             }
         }
