@@ -16,6 +16,9 @@
 //!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]).
 //! - [`Scene::record_update`] and [`Scene::record_detect`] record into your own encoder and
 //!   leave the contacts on the GPU ([`ContactBuffers`]) for a GPU solver.
+//! - [`Scene::set_intersections`]: edge–triangle crossings, the intersection contour and global
+//!   intersection analysis ([`Intersections`], [`IntersectionMode`]) on the same BVHs, with edge
+//!   and untangling contacts for the response.
 //! - Ray queries: [`Scene::cast_rays`] (closest hit), [`Scene::walk`] (iterative casts).
 //! - [`FrameStats`] (per-stage times, dispatches, bytes), typed [`Error`]s naming the body and
 //!   the element, [`meshes`] (generators; OBJ, OFF, PLY and STL files).

@@ -289,3 +289,33 @@ fn required_storage_buffers_is_the_most_any_kernel_binds() {
         .unwrap();
     assert_eq!(most as u32, raycontact::REQUIRED_STORAGE_BUFFERS);
 }
+
+#[test]
+fn the_intersection_kernels_fit_webgpus_default_limits() {
+    // At most 8 storage buffers per stage, 16 KiB of workgroup memory, 256 invocations per
+    // workgroup (wgpu::Limits::default()), whatever the older kernels still need.
+    let limits = wgpu::Limits::default();
+    for k in Kernel::INTERSECTION {
+        let storage =
+            k.bindings().iter().filter(|b| matches!(b, Binding::Storage | Binding::StorageMut)).count();
+        assert!(
+            storage as u32 <= limits.max_storage_buffers_per_shader_stage,
+            "{}: {storage} storage buffers",
+            k.name()
+        );
+        let m = module(k);
+        let shared: u32 = m
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
+            .map(|(_, g)| m.types[g.ty].inner.size(m.to_ctx()))
+            .sum();
+        assert!(
+            shared <= limits.max_compute_workgroup_storage_size,
+            "{}: {shared} bytes of workgroup memory",
+            k.name()
+        );
+        let wg = m.entry_points[0].workgroup_size;
+        assert!(wg.iter().product::<u32>() <= limits.max_compute_invocations_per_workgroup, "{}", k.name());
+    }
+}
