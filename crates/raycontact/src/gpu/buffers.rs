@@ -1,13 +1,14 @@
 //! The scene's GPU buffers: one table of named buffers ([`B`]) sized by capacity, grown (never
 //! shrunk) when a packing or a detection needs more, and the bind groups of every frame kernel
-//! over them. Each kernel's bind group is a list of buffer names ([`kernel_buffers`]), which
-//! also gives the bytes each dispatch reads and writes.
+//! over them. Each kernel's bind group is a list of buffer names
+//! ([`kernel_buffers`](super::bindings::kernel_buffers)).
 
+use super::bindings::{kernel_buffers, two_sided};
 use crate::context::GpuContext;
 use crate::kernels::{Kernel, Pipelines};
 use crate::layout::{
-    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, RADIX_BUCKETS,
-    SORT_PASSES, SortPass, UNIFORM_STRIDE, WG_SIZE,
+    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, FrameParams, PAIRS_OFFSET, RADIX_BUCKETS,
+    SORT_PASSES, SortPass, TRIANGLE_REGIONS, UNIFORM_STRIDE, VERTEX_REGIONS, WG_SIZE,
 };
 
 pub(crate) const STORAGE: wgpu::BufferUsages =
@@ -39,10 +40,14 @@ pub(crate) fn create_buffer(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum B {
     Params,
-    Positions,
-    PrevPositions,
+    /// Positions, previous positions and normals, three regions
+    /// ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)).
+    Vertices,
+    /// Where the positions are copied on their way to the previous positions' region (WebGPU
+    /// copies no buffer into itself).
+    Previous,
     Upload,
-    Normals,
+    /// Triangles, then their adjacency ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)).
     Triangles,
     VertexTriOffsets,
     VertexTris,
@@ -61,7 +66,8 @@ pub(crate) enum B {
     Parents,
     Visits,
     DetectParams,
-    DetectState,
+    /// The detection's counters ([`DetectState`](crate::layout::DetectState)), then the pair list
+    /// ([`PAIRS_OFFSET`]).
     Pairs,
     TileOffsets,
     Dispatch,
@@ -73,19 +79,17 @@ pub(crate) enum B {
     ContactArgs,
     /// Indirect arguments over the contacts of side 1.
     ContactArgs2,
-    Adjacency,
     /// The narrow phase's source vertices, (directed pair, vertex).
     Sources,
 }
 
-const BUF_COUNT: usize = 33;
+const BUF_COUNT: usize = 30;
 
 pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Params,
-    B::Positions,
-    B::PrevPositions,
+    B::Vertices,
+    B::Previous,
     B::Upload,
-    B::Normals,
     B::Triangles,
     B::VertexTriOffsets,
     B::VertexTris,
@@ -104,7 +108,6 @@ pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Parents,
     B::Visits,
     B::DetectParams,
-    B::DetectState,
     B::Pairs,
     B::TileOffsets,
     B::Dispatch,
@@ -112,7 +115,6 @@ pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Contacts2,
     B::ContactArgs,
     B::ContactArgs2,
-    B::Adjacency,
     B::Sources,
 ];
 
@@ -123,10 +125,9 @@ pub(crate) const DETECT_BUFS: [B; 5] = [B::Pairs, B::TileOffsets, B::Contacts, B
 pub(crate) fn buf_label(b: B) -> &'static str {
     match b {
         B::Params => "raycontact.params",
-        B::Positions => "raycontact.positions",
-        B::PrevPositions => "raycontact.prev_positions",
+        B::Vertices => "raycontact.vertices",
+        B::Previous => "raycontact.previous",
         B::Upload => "raycontact.upload",
-        B::Normals => "raycontact.normals",
         B::Triangles => "raycontact.triangles",
         B::VertexTriOffsets => "raycontact.vertex_tri_offsets",
         B::VertexTris => "raycontact.vertex_tris",
@@ -145,7 +146,6 @@ pub(crate) fn buf_label(b: B) -> &'static str {
         B::Parents => "raycontact.parents",
         B::Visits => "raycontact.visits",
         B::DetectParams => "raycontact.detect_params",
-        B::DetectState => "raycontact.detect_state",
         B::Pairs => "raycontact.pairs",
         B::TileOffsets => "raycontact.tile_offsets",
         B::Dispatch => "raycontact.dispatch",
@@ -153,9 +153,14 @@ pub(crate) fn buf_label(b: B) -> &'static str {
         B::Contacts2 => "raycontact.contacts.alternate",
         B::ContactArgs => "raycontact.contact_args",
         B::ContactArgs2 => "raycontact.contact_args.alternate",
-        B::Adjacency => "raycontact.adjacency",
         B::Sources => "raycontact.sources",
     }
+}
+
+/// Whether buffer `b` is a uniform buffer.
+#[cfg(test)]
+pub(crate) fn usage_is_uniform(b: B) -> bool {
+    usage(b).contains(wgpu::BufferUsages::UNIFORM)
 }
 
 fn usage(b: B) -> wgpu::BufferUsages {
@@ -217,8 +222,10 @@ impl Capacity {
         let (v, t, n, tiles) = (self.vertices, self.triangles, self.bodies, self.tiles);
         match b {
             B::Params => 16,
-            B::Positions | B::PrevPositions | B::Upload | B::Normals => 12 * v,
-            B::Triangles | B::VertexTris => 12 * t,
+            B::Vertices => 12 * VERTEX_REGIONS as u64 * v,
+            B::Previous | B::Upload => 12 * v,
+            B::Triangles => 12 * TRIANGLE_REGIONS as u64 * t,
+            B::VertexTris => 12 * t,
             B::VertexTriOffsets => 4 * (v + 1),
             B::TriBoxes => 32 * t,
             B::Bodies => size_of::<BodyGpu>() as u64 * n,
@@ -231,13 +238,11 @@ impl Capacity {
             B::Nodes => 64 * t,
             B::Parents | B::Visits => 8 * t,
             B::DetectParams => size_of::<DetectParams>() as u64,
-            B::DetectState => size_of::<DetectState>() as u64,
             B::Dispatch | B::ContactArgs | B::ContactArgs2 => 16,
-            B::Pairs => size_of::<BodyPair>() as u64 * self.pairs,
+            B::Pairs => PAIRS_OFFSET + size_of::<BodyPair>() as u64 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
             B::Sources => 8 * self.sources,
             B::Contacts | B::Contacts2 => size_of::<ContactGpu>() as u64 * self.contacts,
-            B::Adjacency => 12 * t,
         }
     }
 
@@ -262,82 +267,6 @@ impl Capacity {
 struct Buf {
     buffer: wgpu::Buffer,
     used: u64,
-}
-
-/// Kernels whose bind group depends on a ping-pong side (of the sort or of the contacts).
-fn two_sided(k: Kernel) -> bool {
-    matches!(
-        k,
-        Kernel::RadixCount
-            | Kernel::RadixScatter
-            | Kernel::NarrowPhase
-            | Kernel::WalkContacts
-            | Kernel::ContactArgs
-    )
-}
-
-/// The buffers each frame kernel binds, in binding order. `pass` picks the ping-pong side of
-/// the sort and of the contacts.
-pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
-    let ((cur, cur_args), (prev, prev_args)) = contact_sides(pass);
-    let (kin, vin, kout, vout) = if pass.is_multiple_of(2) {
-        (B::Keys0, B::Values0, B::Keys1, B::Values1)
-    } else {
-        (B::Keys1, B::Values1, B::Keys0, B::Values0)
-    };
-    use B::*;
-    match k {
-        Kernel::VertexNormals => vec![Params, Positions, Triangles, VertexTriOffsets, VertexTris, Normals],
-        Kernel::TriangleBounds => vec![Bodies, TileBody, Positions, Triangles, TriBoxes, BodyState, Params],
-        Kernel::Morton => {
-            vec![Bodies, TileBody, Positions, Triangles, TriBoxes, BodyState, Keys0, Values0, Params]
-        }
-        Kernel::RadixCount => vec![SortPasses, Segments, TileBody, kin, Counters],
-        Kernel::RadixScan => vec![SortPasses, Counters],
-        Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
-        Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
-        Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, Visits, Params],
-        Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
-        Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, DetectState, Pairs],
-        Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, DetectState, TileOffsets, Dispatch],
-        Kernel::NarrowPhase => vec![
-            DetectParams,
-            Bodies,
-            BodyState,
-            Positions,
-            PrevPositions,
-            Normals,
-            Triangles,
-            Nodes,
-            Pairs,
-            Sources,
-            DetectState,
-            cur,
-        ],
-        Kernel::ContactArgs => vec![DetectParams, DetectState, cur_args],
-        Kernel::RaySources => {
-            vec![DetectParams, Bodies, BodyState, Positions, Pairs, TileOffsets, DetectState, Sources]
-        }
-        Kernel::SourceArgs => vec![DetectParams, DetectState, Dispatch],
-        Kernel::Walk => unreachable!("the walk query has its own bind group"),
-        Kernel::Response => unreachable!("the response has its own bind groups"),
-        Kernel::WalkContacts => vec![
-            DetectParams,
-            Bodies,
-            BodyState,
-            Positions,
-            PrevPositions,
-            Normals,
-            Triangles,
-            Nodes,
-            Adjacency,
-            Pairs,
-            prev,
-            prev_args,
-            DetectState,
-            cur,
-        ],
-    }
 }
 
 /// The scene's buffer table and the frame kernels' bind groups over it.
@@ -505,13 +434,6 @@ mod tests {
     fn buffer_table_follows_the_enum() {
         for (i, b) in ALL_BUFS.iter().enumerate() {
             assert_eq!(*b as usize, i, "ALL_BUFS[{i}] is {b:?}: the scene's buffers are indexed by B");
-        }
-    }
-
-    #[test]
-    fn every_two_sided_kernel_changes_with_the_side() {
-        for k in Kernel::ALL.into_iter().filter(|&k| two_sided(k)) {
-            assert_ne!(kernel_buffers(k, 0), kernel_buffers(k, 1), "{k:?}");
         }
     }
 }

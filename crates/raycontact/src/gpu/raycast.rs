@@ -34,7 +34,7 @@ impl QueryBuffers {
             params.as_entire_binding(),
             g(B::Bodies),
             g(B::BodyState),
-            g(B::Positions),
+            g(B::Vertices),
             g(B::Triangles),
             g(B::Nodes),
             rays.as_entire_binding(),
