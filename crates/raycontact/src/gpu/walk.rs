@@ -31,7 +31,7 @@ impl WalkBuffers {
         let ray_bytes = capacity * size_of::<Ray>() as u64;
         let hit_bytes = capacity * size_of::<WalkHit>() as u64;
         let (ctx, a) = (&s.ctx, &mut s.bufs.allocations);
-        let params = create_buffer(ctx, a, "raycontact.walk.params", 16, UNIFORM);
+        let params = create_buffer(ctx, a, "raycontact.walk.params", size_of::<WalkParams>() as u64, UNIFORM);
         let rays = create_buffer(ctx, a, "raycontact.walk.rays", ray_bytes, STORAGE);
         let starts = create_buffer(ctx, a, "raycontact.walk.starts", 4 * capacity, STORAGE);
         let output = create_buffer(ctx, a, "raycontact.walk.output", COUNTS_BYTES + hit_bytes, STORAGE);
