@@ -29,7 +29,7 @@ pub const RADIX_SCATTER_WORKGROUP_BYTES: u32 =
 
 // `radix_scatter` packs the counts of digits 2i and 2i + 1 of one invocation into one word, and
 // so their ranks within the tile: they stay below 2^16 when a tile does.
-const _: () = assert!(TILE < 1 << 16 && RADIX_BUCKETS % 2 == 0);
+const _: () = assert!(TILE < 1 << 16 && RADIX_BUCKETS.is_multiple_of(2));
 /// Set in [`Node::child`] of a leaf; the low bits are then the body-local triangle index.
 pub const LEAF_BIT: u32 = 0x8000_0000;
 
