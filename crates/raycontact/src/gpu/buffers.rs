@@ -1,9 +1,9 @@
 //! The scene's GPU buffers: one table of named buffers ([`B`]) sized by capacity, grown (never
 //! shrunk) when a packing or a detection needs more, and the bind groups of every frame kernel
-//! over them. Each kernel's bind group is a list of buffer names
-//! ([`kernel_buffers`](super::bindings::kernel_buffers)).
+//! over them. Each kernel's bind group is a list of buffer names ([`kernel_buffers`]), which,
+//! with the parts of each buffer the kernel uses ([`super::traffic`]), also gives the bytes each
+//! dispatch reads and writes.
 
-use super::bindings::{kernel_buffers, two_sided};
 use crate::context::GpuContext;
 use crate::kernels::{Kernel, Pipelines};
 use crate::layout::{
@@ -157,12 +157,6 @@ pub(crate) fn buf_label(b: B) -> &'static str {
     }
 }
 
-/// Whether buffer `b` is a uniform buffer.
-#[cfg(test)]
-pub(crate) fn usage_is_uniform(b: B) -> bool {
-    usage(b).contains(wgpu::BufferUsages::UNIFORM)
-}
-
 fn usage(b: B) -> wgpu::BufferUsages {
     match b {
         B::Params | B::SortPasses | B::DetectParams => UNIFORM,
@@ -267,6 +261,56 @@ impl Capacity {
 struct Buf {
     buffer: wgpu::Buffer,
     used: u64,
+}
+
+/// Kernels whose bind group depends on a ping-pong side (of the sort or of the contacts).
+fn two_sided(k: Kernel) -> bool {
+    matches!(
+        k,
+        Kernel::RadixCount
+            | Kernel::RadixScatter
+            | Kernel::NarrowPhase
+            | Kernel::WalkContacts
+            | Kernel::ContactArgs
+    )
+}
+
+/// The buffers each frame kernel binds, in binding order ([`Kernel::bindings`]). `pass` picks
+/// the ping-pong side of the sort and of the contacts.
+pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
+    let ((cur, cur_args), (prev, _)) = contact_sides(pass);
+    let (kin, vin, kout, vout) = if pass.is_multiple_of(2) {
+        (B::Keys0, B::Values0, B::Keys1, B::Values1)
+    } else {
+        (B::Keys1, B::Values1, B::Keys0, B::Values0)
+    };
+    use B::*;
+    match k {
+        Kernel::VertexNormals => vec![Params, Vertices, Triangles, VertexTriOffsets, VertexTris],
+        Kernel::TriangleBounds => vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, BodyState, Params],
+        Kernel::Morton => {
+            vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, BodyState, Keys0, Values0, Params]
+        }
+        Kernel::RadixCount => vec![SortPasses, Segments, TileBody, kin, Counters],
+        Kernel::RadixScan => vec![SortPasses, Counters],
+        Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
+        Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
+        Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, Visits, Params],
+        Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
+        Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, Pairs],
+        Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, TileOffsets, Dispatch],
+        Kernel::NarrowPhase => {
+            vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, Sources, Pairs, cur]
+        }
+        Kernel::ContactArgs => vec![DetectParams, Pairs, cur_args],
+        Kernel::RaySources => vec![DetectParams, Bodies, BodyState, Vertices, TileOffsets, Pairs, Sources],
+        Kernel::SourceArgs => vec![DetectParams, Pairs, Dispatch],
+        Kernel::Walk => unreachable!("the walk query has its own bind group"),
+        Kernel::Response => unreachable!("the response has its own bind groups"),
+        Kernel::WalkContacts => {
+            vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, prev, Pairs, cur]
+        }
+    }
 }
 
 /// The scene's buffer table and the frame kernels' bind groups over it.
@@ -429,11 +473,46 @@ pub(crate) fn check_fits(ctx: &GpuContext, p: &FrameParams) -> Result<(), (&'sta
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::Binding;
 
     #[test]
     fn buffer_table_follows_the_enum() {
         for (i, b) in ALL_BUFS.iter().enumerate() {
             assert_eq!(*b as usize, i, "ALL_BUFS[{i}] is {b:?}: the scene's buffers are indexed by B");
+        }
+    }
+
+    /// The frame kernels (the queries and the response bind their own buffers).
+    fn frame_kernels() -> impl Iterator<Item = Kernel> {
+        Kernel::ALL.into_iter().filter(|k| !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response))
+    }
+
+    #[test]
+    fn every_two_sided_kernel_changes_with_the_side() {
+        for k in frame_kernels().filter(|&k| two_sided(k)) {
+            assert_ne!(kernel_buffers(k, 0), kernel_buffers(k, 1), "{k:?}");
+        }
+    }
+
+    #[test]
+    fn each_binding_is_a_buffer_of_its_kind() {
+        for k in frame_kernels() {
+            for side in 0..2 {
+                let bufs = kernel_buffers(k, side);
+                assert_eq!(bufs.len(), k.bindings().len(), "{k:?}: one buffer per binding");
+                for (b, binding) in bufs.iter().zip(k.bindings()) {
+                    let uniform = matches!(binding, Binding::Uniform | Binding::UniformDynamic);
+                    assert_eq!(
+                        usage(*b).contains(wgpu::BufferUsages::UNIFORM),
+                        uniform,
+                        "{k:?}: {b:?} bound as {binding:?}"
+                    );
+                }
+                let mut seen = bufs.clone();
+                seen.sort_by_key(|b| *b as usize);
+                seen.dedup();
+                assert_eq!(seen.len(), bufs.len(), "{k:?} binds a buffer twice");
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! | file | concern |
 //! | --- | --- |
 //! | `buffers.rs` | the buffer table, capacities and growth, the frame kernels' bind groups |
-//! | `bindings.rs` | the buffers each frame kernel binds, and the bytes it reads and writes |
+//! | `traffic.rs` | the bytes each frame kernel's dispatch reads and writes |
 //! | `frame.rs` | positions upload and the per-frame rebuild (normals to fit) |
 //! | `detect.rs` | a detection plan recorded, submitted, read back, grown and re-run |
 //! | `readback.rs` | contact readback sized by the last frame, debugging reads |
@@ -24,7 +24,6 @@ use crate::layout::{FrameParams, UNIFORM_STRIDE, VERTEX_PREVIOUS, dispatch_size}
 use crate::packing::Packing;
 use crate::stats::StageStats;
 
-mod bindings;
 mod buffers;
 mod detect;
 mod frame;
@@ -33,6 +32,7 @@ mod readback;
 mod response;
 mod sort;
 mod timer;
+mod traffic;
 mod walk;
 
 pub(crate) use buffers::{B, check_fits};
@@ -201,8 +201,8 @@ impl GpuScene {
     /// Counts a dispatch of `k` and the bytes it binds for reading and writing.
     fn account(&self, k: Kernel, side: u32, st: &mut StageStats) {
         st.dispatches += 1;
-        for (b, binding) in bindings::kernel_buffers(k, side).iter().zip(k.bindings()) {
-            let (read, written) = bindings::traffic(k, *b, *binding, self.bufs.used(*b));
+        for (b, binding) in buffers::kernel_buffers(k, side).iter().zip(k.bindings()) {
+            let (read, written) = traffic::traffic(k, *b, *binding, self.bufs.used(*b));
             st.bytes_read += read;
             st.bytes_written += written;
         }
