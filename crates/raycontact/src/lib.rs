@@ -7,7 +7,8 @@
 //!
 //! What an engine uses:
 //! - [`GpuContext`]: a headless device on the adapter that `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`
-//!   choose, or the caller's own `wgpu::Device` and `Queue`.
+//!   choose, or the caller's own `wgpu::Device` and `Queue`: WebGPU's default limits suffice
+//!   ([`required_limits`], [`required_features`] say exactly what the kernels need).
 //! - [`Scene`]: bodies ([`BodyKind::Volumetric`] or [`BodyKind::Cloth`]) added once, positions
 //!   set every frame, and [`Scene::detect`]: per frame, for all bodies in one submission, vertex
 //!   normals and BVHs rebuilt on the GPU, then rays from every source vertex of each tested pair
