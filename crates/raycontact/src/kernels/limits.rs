@@ -70,9 +70,10 @@ fn most() -> KernelLimits {
 /// Every limit the kernels and the host use is derived from the kernel table and is at or below
 /// WebGPU's default (`wgpu::Limits::default()` satisfies them all); every other limit (textures,
 /// vertex buffers, render targets, ...) is at its least demanding value. The buffer sizes are
-/// WebGPU's defaults (`max_buffer_size` 256 MiB, `max_storage_buffer_binding_size` 128 MiB),
-/// enough for scenes of a few million triangles; a scene that outgrows the device's limits is
-/// refused with [`Error::TooLarge`] naming the buffer. For larger scenes, ask the
+/// WebGPU's defaults (`max_buffer_size` 256 MiB, `max_storage_buffer_binding_size` 128 MiB):
+/// enough for about two million triangles (the BVH nodes, 64 bytes per triangle, are the largest
+/// buffer); a scene that outgrows the device's limits is refused with [`Error::TooLarge`] naming
+/// the buffer. For larger scenes, ask the
 /// adapter's own buffer limits:
 ///
 /// ```no_run
