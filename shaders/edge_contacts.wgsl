@@ -21,16 +21,16 @@
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
-@group(0) @binding(2) var<storage, read> positions: array<f32>;
+@group(0) @binding(2) var<storage, read> vertices: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 @group(0) @binding(4) var<storage, read> edges: array<Edge>;
 @group(0) @binding(5) var<storage, read> crossings: array<Crossing>;
 @group(0) @binding(6) var<storage, read_write> state: IntersectState;
-@group(0) @binding(7) var<storage, read_write> detect: DetectState;
+@group(0) @binding(7) var<storage, read_write> pairs: PairList;
 @group(0) @binding(8) var<storage, read_write> contacts: array<Contact>;
 
 fn position(v: u32) -> vec3<f32> {
-    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -110,7 +110,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         target_point = x + (moved + ob.half_thickness) * normal;
     }
     atomicAdd(&state.edge_contacts, 1u);
-    let slot = atomicAdd(&detect.contact_count, 1u);
+    let slot = atomicAdd(&pairs.state.contact_count, 1u);
     if slot >= params.contact_capacity {
         return;
     }

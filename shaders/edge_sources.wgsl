@@ -11,15 +11,15 @@
 @group(0) @binding(0) var<uniform> params: IntersectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
-@group(0) @binding(3) var<storage, read> positions: array<f32>;
+@group(0) @binding(3) var<storage, read> vertices: array<f32>;
 @group(0) @binding(4) var<storage, read> edges: array<Edge>;
-@group(0) @binding(5) var<storage, read> pairs: array<BodyPair>;
+@group(0) @binding(5) var<storage, read> pairs: PairListRead;
 @group(0) @binding(6) var<storage, read> tile_offsets: array<u32>;
 @group(0) @binding(7) var<storage, read_write> state: IntersectState;
 @group(0) @binding(8) var<storage, read_write> list: array<vec4<u32>>;
 
 fn position(v: u32) -> vec3<f32> {
-    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -41,7 +41,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
     }
     let k = lo;
-    let pair = pairs[k / 2u];
+    let pair = pairs.list[k / 2u];
     var a = pair.a;
     var b = pair.b;
     if (k & 1u) == 1u {

@@ -12,14 +12,13 @@
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
-@group(0) @binding(2) var<storage, read> pairs: array<BodyPair>;
-@group(0) @binding(3) var<storage, read> detect: DetectStateRead;
-@group(0) @binding(4) var<storage, read_write> state: IntersectState;
-@group(0) @binding(5) var<storage, read_write> tile_offsets: array<u32>;
-@group(0) @binding(6) var<storage, read_write> args: array<u32, 12>;
+@group(0) @binding(2) var<storage, read> pairs: PairListRead;
+@group(0) @binding(3) var<storage, read_write> state: IntersectState;
+@group(0) @binding(4) var<storage, read_write> tile_offsets: array<u32>;
+@group(0) @binding(5) var<storage, read_write> args: array<u32, 12>;
 
 fn directed_tiles(k: u32) -> u32 {
-    let p = pairs[k / 2u];
+    let p = pairs.list[k / 2u];
     var src = p.a;
     if p.a == p.b && ((k & 1u) == 1u || (bodies[src].flags & BODY_CLOTH) == 0u) {
         return 0u;
@@ -32,7 +31,7 @@ fn directed_tiles(k: u32) -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
-    let d = 2u * min(detect.pair_count, params.pair_capacity);
+    let d = 2u * min(pairs.state.pair_count, params.pair_capacity);
     let chunk = (d + WG_SIZE - 1u) / WG_SIZE;
     let begin = min(lid * chunk, d);
     let end = min(begin + chunk, d);

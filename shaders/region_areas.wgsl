@@ -9,14 +9,14 @@
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
-@group(0) @binding(2) var<storage, read> positions: array<f32>;
+@group(0) @binding(2) var<storage, read> vertices: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 @group(0) @binding(4) var<storage, read> vertex_tri_offsets: array<u32>;
 @group(0) @binding(5) var<storage, read> vertex_tris: array<u32>;
 @group(0) @binding(6) var<storage, read_write> regions: array<Region>;
 
 fn position(v: u32) -> vec3<f32> {
-    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
 }
 
 fn find(x0: u32) -> u32 {

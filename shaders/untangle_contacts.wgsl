@@ -11,19 +11,19 @@
 // CPU twin: `raycontact::internals::cpu::untangle_contacts`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
+//!include shared/vertices.wgsl
 //!include shared/ray.wgsl
 //!include shared/bvh.wgsl
 //!include shared/intersect.wgsl
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
-@group(0) @binding(2) var<storage, read> positions: array<f32>;
-@group(0) @binding(3) var<storage, read> normals: array<f32>;
-@group(0) @binding(4) var<storage, read> triangles: array<u32>;
-@group(0) @binding(5) var<storage, read> nodes: array<Node>;
-@group(0) @binding(6) var<storage, read> regions: array<RegionRead>;
-@group(0) @binding(7) var<storage, read_write> detect: DetectState;
-@group(0) @binding(8) var<storage, read_write> contacts: array<Contact>;
+@group(0) @binding(2) var<storage, read> vertices: array<f32>;
+@group(0) @binding(3) var<storage, read> triangles: array<u32>;
+@group(0) @binding(4) var<storage, read> nodes: array<Node>;
+@group(0) @binding(5) var<storage, read> regions: array<RegionRead>;
+@group(0) @binding(6) var<storage, read_write> pairs: PairList;
+@group(0) @binding(7) var<storage, read_write> contacts: array<Contact>;
 
 // The packed body of packed vertex v.
 fn body_of(v: u32) -> u32 {
@@ -69,7 +69,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (sb.flags & BODY_CLOTH) == 0u || (ob.flags & BODY_CLOTH) == 0u {
         return;
     }
-    let n = vec3<f32>(normals[3u * v], normals[3u * v + 1u], normals[3u * v + 2u]);
+    let n = vertex_in(VERTEX_NORMALS, v);
     if all(n == vec3<f32>(0.0)) {
         return;
     }
@@ -113,7 +113,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         normal = -best_m;
     }
     let hit_point = p + best.t * best_dir;
-    let slot = atomicAdd(&detect.contact_count, 1u);
+    let slot = atomicAdd(&pairs.state.contact_count, 1u);
     if slot >= params.contact_capacity {
         return;
     }

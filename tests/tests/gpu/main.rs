@@ -5,6 +5,7 @@ mod cloth;
 mod errors;
 mod intersections;
 mod iterative;
+mod limits;
 mod narrow;
 mod pairs_and_bodies;
 mod pipelines;

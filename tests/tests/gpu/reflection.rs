@@ -13,9 +13,11 @@ use raycontact::internals::layout::{
 use raycontact::internals::layout::{
     ContourGpu, CrossingGpu, EdgeGpu, IntersectParams, IntersectState, LoopGpu, RegionGpu,
 };
-use raycontact::internals::layout::{ResponseParams, WalkCounts, WalkHit, WalkParams};
+use raycontact::internals::layout::{
+    PAIRS_OFFSET, ResponseParams, WALK_HITS_OFFSET, WalkCounts, WalkHit, WalkParams,
+};
 
-fn module(k: Kernel) -> naga::Module {
+pub(crate) fn module(k: Kernel) -> naga::Module {
     let src = k.source();
     let module = naga::front::wgsl::parse_str(&src)
         .unwrap_or_else(|e| panic!("shaders/{}.wgsl does not parse:\n{}", k.name(), e.emit_to_string(&src)));
@@ -144,8 +146,16 @@ fn pod_structs_match_wgsl_layout() {
         ]
     );
     check_struct!("BodyPair", BodyPair, [a, b, prediction, pad]);
-    check_struct!("DetectState", DetectState, [pair_count, sources, contact_count, walked, walk]);
-    check_struct!("DetectStateRead", DetectState, [pair_count, sources, contact_count, walked, walk]);
+    check_struct!(
+        "DetectState",
+        DetectState,
+        [pair_count, sources, contact_count, walked, walk, stored, pad0, pad1]
+    );
+    check_struct!(
+        "DetectStateRead",
+        DetectState,
+        [pair_count, sources, contact_count, walked, walk, stored, pad0, pad1]
+    );
     check_struct!("WalkCountsRead", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
     check_struct!(
         "DetectParams",
@@ -160,9 +170,9 @@ fn pod_structs_match_wgsl_layout() {
             walk_reach,
             flags,
             source_capacity,
-            pad0,
-            pad1,
-            pad2
+            vertex_count,
+            tri_count,
+            side
         ]
     );
     check_struct!(
@@ -201,7 +211,11 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!("RaycastParams", RaycastParams, [body, ray_count, pad0, pad1]);
     check_struct!("WalkHit", WalkHit, [t, triangle, u, v, outcome, steps, last, bvh]);
     check_struct!("WalkCounts", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
-    check_struct!("WalkParams", WalkParams, [body, ray_count, max_steps, fallback]);
+    check_struct!(
+        "WalkParams",
+        WalkParams,
+        [body, ray_count, max_steps, fallback, tri_count, pad0, pad1, pad2]
+    );
     check_struct!("Edge", EdgeGpu, [a, b, t0, t1]);
     check_struct!(
         "IntersectParams",
@@ -254,8 +268,21 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!(
         "ResponseParams",
         ResponseParams,
-        [damping, inv_dt, scale, body_count, flags, pad0, pad1, pad2]
+        [damping, inv_dt, scale, body_count, flags, vertex_count, pad1, pad2]
     );
+}
+
+#[test]
+fn buffers_of_several_arrays_match_the_host_offsets() {
+    // The detection's counters, then the pairs: the host writes the list at PAIRS_OFFSET.
+    let offsets = |name: &str| wgsl_layout(name).0;
+    for name in ["PairList", "PairListRead"] {
+        assert_eq!(offsets(name), [("state".into(), 0), ("list".into(), PAIRS_OFFSET as u32)], "{name}");
+    }
+    // A walk's counters, then its hits: read back at WALK_HITS_OFFSET.
+    assert_eq!(offsets("WalkOutput"), [("counts".into(), 0), ("hits".into(), WALK_HITS_OFFSET as u32)]);
+    assert_eq!(PAIRS_OFFSET as usize, size_of::<DetectState>());
+    assert_eq!(WALK_HITS_OFFSET as usize, size_of::<WalkCounts>());
 }
 
 #[test]
@@ -278,44 +305,4 @@ fn each_kernel_is_its_file_and_labelled_by_its_stem() {
         assert!(labels.insert(label.clone()), "two kernels labelled {label:?}");
     }
     assert_eq!(stems.len(), Kernel::ALL.len());
-}
-
-#[test]
-fn required_storage_buffers_is_the_most_any_kernel_binds() {
-    let most = Kernel::ALL
-        .iter()
-        .map(|k| k.bindings().iter().filter(|b| matches!(b, Binding::Storage | Binding::StorageMut)).count())
-        .max()
-        .unwrap();
-    assert_eq!(most as u32, raycontact::REQUIRED_STORAGE_BUFFERS);
-}
-
-#[test]
-fn the_intersection_kernels_fit_webgpus_default_limits() {
-    // At most 8 storage buffers per stage, 16 KiB of workgroup memory, 256 invocations per
-    // workgroup (wgpu::Limits::default()), whatever the older kernels still need.
-    let limits = wgpu::Limits::default();
-    for k in Kernel::INTERSECTION {
-        let storage =
-            k.bindings().iter().filter(|b| matches!(b, Binding::Storage | Binding::StorageMut)).count();
-        assert!(
-            storage as u32 <= limits.max_storage_buffers_per_shader_stage,
-            "{}: {storage} storage buffers",
-            k.name()
-        );
-        let m = module(k);
-        let shared: u32 = m
-            .global_variables
-            .iter()
-            .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
-            .map(|(_, g)| m.types[g.ty].inner.size(m.to_ctx()))
-            .sum();
-        assert!(
-            shared <= limits.max_compute_workgroup_storage_size,
-            "{}: {shared} bytes of workgroup memory",
-            k.name()
-        );
-        let wg = m.entry_points[0].workgroup_size;
-        assert!(wg.iter().product::<u32>() <= limits.max_compute_invocations_per_workgroup, "{}", k.name());
-    }
 }

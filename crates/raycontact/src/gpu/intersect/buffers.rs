@@ -143,20 +143,14 @@ impl IntersectBuffers {
         let o = Res::Own;
         let p = o(&self.params);
         match k {
-            Kernel::EdgeTiles => vec![
-                p,
-                g(B::Bodies),
-                g(B::Pairs),
-                g(B::DetectState),
-                o(&self.state),
-                o(&self.tile_offsets),
-                o(&self.args),
-            ],
+            Kernel::EdgeTiles => {
+                vec![p, g(B::Bodies), g(B::Pairs), o(&self.state), o(&self.tile_offsets), o(&self.args)]
+            }
             Kernel::EdgeSources => vec![
                 p,
                 g(B::Bodies),
                 g(B::BodyState),
-                g(B::Positions),
+                g(B::Vertices),
                 o(&self.edges),
                 g(B::Pairs),
                 o(&self.tile_offsets),
@@ -167,7 +161,7 @@ impl IntersectBuffers {
             Kernel::Crossings => vec![
                 p,
                 g(B::Bodies),
-                g(B::Positions),
+                g(B::Vertices),
                 g(B::Triangles),
                 g(B::Nodes),
                 o(&self.edges),
@@ -193,7 +187,7 @@ impl IntersectBuffers {
             Kernel::RegionAreas => vec![
                 p,
                 g(B::Bodies),
-                g(B::Positions),
+                g(B::Vertices),
                 g(B::Triangles),
                 g(B::VertexTriOffsets),
                 g(B::VertexTris),
@@ -215,23 +209,22 @@ impl IntersectBuffers {
             Kernel::EdgeContacts => vec![
                 p,
                 g(B::Bodies),
-                g(B::Positions),
+                g(B::Vertices),
                 g(B::Triangles),
                 o(&self.edges),
                 o(&self.crossings),
                 o(&self.state),
-                g(B::DetectState),
+                g(B::Pairs),
                 g(contacts),
             ],
             Kernel::UntangleContacts => vec![
                 p,
                 g(B::Bodies),
-                g(B::Positions),
-                g(B::Normals),
+                g(B::Vertices),
                 g(B::Triangles),
                 g(B::Nodes),
                 o(&self.regions),
-                g(B::DetectState),
+                g(B::Pairs),
                 g(contacts),
             ],
             _ => unreachable!("{k:?} is not an intersection kernel"),
