@@ -20,7 +20,8 @@ impl Scene {
     /// (plus a margin), and a second copy-only submission fetches the rest when there are more.
     ///
     /// Errors: [`Error::UnknownBody`] for a pair naming a removed body, [`Error::InvalidInput`]
-    /// for a bad prediction distance, [`Error::ContactOverflow`] with
+    /// for a bad prediction distance, [`Error::ContactOverflow`] (and, with
+    /// [`Scene::set_intersections`], [`Error::CrossingOverflow`]) with
     /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error), [`Error::Gpu`].
     ///
     /// ```no_run
