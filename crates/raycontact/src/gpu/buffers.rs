@@ -500,7 +500,10 @@ mod tests {
 
     /// The frame kernels (the queries and the response bind their own buffers).
     fn frame_kernels() -> impl Iterator<Item = Kernel> {
-        Kernel::ALL.into_iter().filter(|k| !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response))
+        Kernel::ALL.into_iter().filter(|k| {
+            !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response)
+                && !Kernel::INTERSECTION.contains(k)
+        })
     }
 
     #[test]
