@@ -48,7 +48,7 @@ fn main() {
         sim.scene().backend(),
         sim.initial_energy
     );
-    println!("frame  collisions  predictions  inverted  constrained  depth     too_deep  energy/E0  strain");
+    println!("frame  collisions  predictions  inverted  rows  depth     too_deep  energy/E0  strain");
     let mut frames = Vec::with_capacity(settings.frames);
     let mut footprint = Footprint::default();
     for i in 0..settings.frames {
@@ -58,7 +58,7 @@ fn main() {
         }
         if c.prints(i, settings.frames) {
             println!(
-                "{i:>5}  {:>10}  {:>11}  {:>8}  {:>11}  {:<8.5}  {:>8}  {:<9.5}  {:.4}",
+                "{i:>5}  {:>10}  {:>11}  {:>8}  {:>4}  {:<8.5}  {:>8}  {:<9.5}  {:.4}",
                 f.collisions,
                 f.predictions,
                 f.inverted,
