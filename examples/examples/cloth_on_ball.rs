@@ -36,7 +36,8 @@ fn main() {
     let c = &args.common;
     let ctx = c.context(name);
     let defaults = Settings::default();
-    let settings = Settings { size: args.size, frames: c.frames.unwrap_or(defaults.frames), seed: c.seed, ..defaults };
+    let settings =
+        Settings { size: args.size, frames: c.frames.unwrap_or(defaults.frames), seed: c.seed, ..defaults };
     let mut sim = ClothOnBall::new(ctx.as_ref(), settings).unwrap_or_else(|e| fail(name, e, 1));
     let mut png = c.png_frames(name, ctx.as_ref(), ClothOnBall::camera());
     println!(

@@ -86,8 +86,12 @@ fn main() {
         frames.last().map_or(0, |f| f.tangled_total())
     );
     match tangled::verdict(&settings, &frames) {
-        Ok(()) if settings.inversion => println!("separated: no tangled vertex after {} frames", frames.len()),
-        Ok(()) => println!("still tangled after {} frames, as expected without inversion handling", frames.len()),
+        Ok(()) if settings.inversion => {
+            println!("separated: no tangled vertex after {} frames", frames.len())
+        }
+        Ok(()) => {
+            println!("still tangled after {} frames, as expected without inversion handling", frames.len())
+        }
         Err(e) => fail(name, e, 1),
     }
 }

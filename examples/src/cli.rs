@@ -77,7 +77,11 @@ impl Common {
         };
         let renderer = match renderer {
             Ok(r) => r,
-            Err(e) => fail(name, format!("--png: {e} (run without --png, or install a Vulkan driver: lavapipe does)"), 2),
+            Err(e) => fail(
+                name,
+                format!("--png: {e} (run without --png, or install a Vulkan driver: lavapipe does)"),
+                2,
+            ),
         };
         match PngFrames::new(renderer, dir, name, self.png_every, camera) {
             Ok(f) => Some(f),
@@ -99,31 +103,43 @@ pub fn resident_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Resident memory and GPU buffer counts at the first and the last frame (`--rss`).
+/// Resident memory and GPU buffer counts at the first and the last frame, and the last frame
+/// at which the scene created a GPU buffer (`--rss`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Footprint {
     /// (resident KiB, GPU buffers) after the first frame.
     pub first: Option<(Option<u64>, u64)>,
     /// (resident KiB, GPU buffers) after the last frame seen.
     pub last: Option<(Option<u64>, u64)>,
+    /// The last frame after which the scene had more GPU buffers than before it.
+    pub last_growth: Option<usize>,
+    frames: usize,
 }
 
 impl Footprint {
-    /// Records a frame's reading (`buffers`: the scene's GPU buffers so far).
+    /// Records the reading after a frame (`buffers`: the scene's GPU buffers so far).
     pub fn sample(&mut self, buffers: u64) {
         let now = (resident_kib(), buffers);
+        if self.last.is_some_and(|(_, b)| b != buffers) {
+            self.last_growth = Some(self.frames);
+        }
         self.first.get_or_insert(now);
         self.last = Some(now);
+        self.frames += 1;
     }
 
     /// One line: resident memory and GPU buffers, first frame against last.
     pub fn line(&self) -> String {
         let kib = |x: Option<u64>| x.map_or("n/a".to_string(), |k| format!("{k} KiB"));
+        let growth = self.last_growth.map_or("none created after the first frame".into(), |f| {
+            format!("the last created at frame {f}")
+        });
         match (self.first, self.last) {
             (Some((r0, b0)), Some((r1, b1))) => format!(
-                "resident memory: {} after the first frame, {} after the last; GPU buffers created by the scene: {b0} after the first frame, {b1} after the last",
+                "resident memory: {} after the first frame, {} after the last ({} frames); GPU buffers of the scene: {b0} after the first frame, {b1} after the last, {growth}",
                 kib(r0),
-                kib(r1)
+                kib(r1),
+                self.frames
             ),
             _ => "no frame".into(),
         }

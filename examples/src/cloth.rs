@@ -68,10 +68,17 @@ impl Cloth {
     pub fn new(mesh: &TriMesh, material: Material) -> Self {
         let n = mesh.positions.len();
         let vertex_mass = material.mass / n.max(1) as f32;
-        let per_iteration = |k: f32| 1.0 - (1.0 - k.clamp(0.0, 1.0)).powf(1.0 / material.iterations.max(1) as f32);
+        let per_iteration =
+            |k: f32| 1.0 - (1.0 - k.clamp(0.0, 1.0)).powf(1.0 / material.iterations.max(1) as f32);
         let (stretch, bend) = (per_iteration(material.stretch), per_iteration(material.bend));
         let p = &mesh.positions;
-        let link = |a: u32, b: u32, k: f32, edge: bool| Link { a, b, rest: p[a as usize].distance(p[b as usize]), k, edge };
+        let link = |a: u32, b: u32, k: f32, edge: bool| Link {
+            a,
+            b,
+            rest: p[a as usize].distance(p[b as usize]),
+            k,
+            edge,
+        };
         // Every edge once, with the vertices opposite it (one on a boundary edge, two inside).
         let mut opposite: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
         for t in &mesh.triangles {
@@ -84,7 +91,9 @@ impl Cloth {
         edges.sort_unstable_by_key(|(e, _)| *e);
         let mut links: Vec<Link> = edges.iter().map(|((a, b), _)| link(*a, *b, stretch, true)).collect();
         if bend > 0.0 {
-            links.extend(edges.iter().filter(|(_, o)| o.len() == 2).map(|(_, o)| link(o[0], o[1], bend, false)));
+            links.extend(
+                edges.iter().filter(|(_, o)| o.len() == 2).map(|(_, o)| link(o[0], o[1], bend, false)),
+            );
         }
         Self {
             positions: p.clone(),
@@ -188,7 +197,9 @@ impl Cloth {
         self.links
             .iter()
             .filter(|l| l.edge && l.rest > 0.0)
-            .map(|l| (self.positions[l.a as usize].distance(self.positions[l.b as usize]) - l.rest).abs() / l.rest)
+            .map(|l| {
+                (self.positions[l.a as usize].distance(self.positions[l.b as usize]) - l.rest).abs() / l.rest
+            })
             .fold(0.0, f32::max)
     }
 

@@ -125,7 +125,8 @@ impl ClothOnBall {
         }
         let cloth = Cloth::new(&cloth_mesh, Material::default());
         let mut world = World::new(scene, settings.stepping, cloth.vertex_mass)?;
-        let initial_energy = cloth.kinetic_energy() + cloth.potential_energy(-settings.stepping.gravity.z, 0.0);
+        let initial_energy =
+            cloth.kinetic_energy() + cloth.potential_energy(-settings.stepping.gravity.z, 0.0);
         world.add_cloth(cloth, &cloth_mesh.triangles, settings.half_thickness)?;
         let mut bodies = Vec::new();
         for m in obstacles() {
@@ -198,11 +199,21 @@ pub fn verdict(initial_energy: f32, frames: &[Frame]) -> Result<(), String> {
         return Err(format!("a non-finite position or velocity at frame {i}"));
     }
     if last.too_deep > 0 {
-        return Err(format!("{} vertices end deeper than the half-thickness (deepest {:.4} m)", last.too_deep, last.depth));
+        return Err(format!(
+            "{} vertices end deeper than the half-thickness (deepest {:.4} m)",
+            last.too_deep, last.depth
+        ));
     }
-    let (i, worst) = frames.iter().enumerate().map(|(i, f)| (i, f.energy)).fold((0, f32::MIN), |a, b| if b.1 > a.1 { b } else { a });
+    let (i, worst) = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (i, f.energy))
+        .fold((0, f32::MIN), |a, b| if b.1 > a.1 { b } else { a });
     if worst > initial_energy * (1.0 + ENERGY_TOLERANCE) {
-        return Err(format!("energy {worst:.4} J at frame {i} exceeds the initial {initial_energy:.4} J by more than {}%", ENERGY_TOLERANCE * 100.0));
+        return Err(format!(
+            "energy {worst:.4} J at frame {i} exceeds the initial {initial_energy:.4} J by more than {}%",
+            ENERGY_TOLERANCE * 100.0
+        ));
     }
     Ok(())
 }

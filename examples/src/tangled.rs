@@ -57,7 +57,12 @@ impl Default for Settings {
             seed: 1,
             inversion: true,
             half_thickness: 0.005,
-            stepping: Stepping { gravity: Vec3::ZERO, friction: None, prediction: 0.04, ..Stepping::default() },
+            stepping: Stepping {
+                gravity: Vec3::ZERO,
+                friction: None,
+                prediction: 0.04,
+                ..Stepping::default()
+            },
         }
     }
 }
@@ -179,24 +184,28 @@ impl TangledCloths {
     /// Tangled vertices of A and of B (see the module's docs), by vertical rays through the
     /// scene's BVHs (up to date: every step ends with an update at the committed positions).
     fn tangled(&mut self) -> raycontact::Result<(usize, usize)> {
-        let count = |scene: &mut Scene, from: &[Vec3], target: BodyId, upper: bool| -> raycontact::Result<usize> {
-            let rays: Vec<Ray> = from.iter().flat_map(|p| [Ray::new(*p, Vec3::Z), Ray::new(*p, -Vec3::Z)]).collect();
-            let hits = scene.cast_rays(target, &rays)?;
-            let positions = scene.positions(target)?.to_vec();
-            let triangles = scene.triangles(target)?;
-            let mut n = 0;
-            for (p, pair) in from.iter().zip(hits.chunks_exact(2)) {
-                let Some(h) = pair.iter().filter(|h| h.triangle != u32::MAX).min_by(|x, y| x.t.total_cmp(&y.t)) else {
-                    continue;
-                };
-                let [ta, tb, tc] = triangles[h.triangle as usize].map(|i| positions[i as usize]);
-                let side = (*p - ta).dot((tb - ta).cross(tc - ta));
-                if (side > 0.0) == upper && side != 0.0 {
-                    n += 1;
+        let count =
+            |scene: &mut Scene, from: &[Vec3], target: BodyId, upper: bool| -> raycontact::Result<usize> {
+                let rays: Vec<Ray> =
+                    from.iter().flat_map(|p| [Ray::new(*p, Vec3::Z), Ray::new(*p, -Vec3::Z)]).collect();
+                let hits = scene.cast_rays(target, &rays)?;
+                let positions = scene.positions(target)?.to_vec();
+                let triangles = scene.triangles(target)?;
+                let mut n = 0;
+                for (p, pair) in from.iter().zip(hits.chunks_exact(2)) {
+                    let Some(h) =
+                        pair.iter().filter(|h| h.triangle != u32::MAX).min_by(|x, y| x.t.total_cmp(&y.t))
+                    else {
+                        continue;
+                    };
+                    let [ta, tb, tc] = triangles[h.triangle as usize].map(|i| positions[i as usize]);
+                    let side = (*p - ta).dot((tb - ta).cross(tc - ta));
+                    if (side > 0.0) == upper && side != 0.0 {
+                        n += 1;
+                    }
                 }
-            }
-            Ok(n)
-        };
+                Ok(n)
+            };
         let [a, b] = self.ids;
         let (pa, pb) = (self.cloths()[0].positions.clone(), self.cloths()[1].positions.clone());
         let scene = &mut self.world.scene;
@@ -207,8 +216,18 @@ impl TangledCloths {
     pub fn meshes(&self) -> Vec<Mesh<'_>> {
         let [a, b] = self.cloths();
         vec![
-            Mesh { positions: &a.positions, triangles: &self.triangles, color: [0.85, 0.25, 0.15], smooth: true },
-            Mesh { positions: &b.positions, triangles: &self.triangles, color: [0.20, 0.45, 0.80], smooth: true },
+            Mesh {
+                positions: &a.positions,
+                triangles: &self.triangles,
+                color: [0.85, 0.25, 0.15],
+                smooth: true,
+            },
+            Mesh {
+                positions: &b.positions,
+                triangles: &self.triangles,
+                color: [0.20, 0.45, 0.80],
+                smooth: true,
+            },
         ]
     }
 
@@ -232,7 +251,11 @@ pub fn verdict(s: &Settings, frames: &[Frame]) -> Result<(), String> {
     }
     match (s.inversion, last.tangled_total()) {
         (true, 0) | (false, 1..) => Ok(()),
-        (true, n) => Err(format!("with inversion handling, still {n} tangled vertices after {} frames", frames.len())),
-        (false, _) => Err(format!("without inversion handling the cloths came apart after {} frames", frames.len())),
+        (true, n) => {
+            Err(format!("with inversion handling, still {n} tangled vertices after {} frames", frames.len()))
+        }
+        (false, _) => {
+            Err(format!("without inversion handling the cloths came apart after {} frames", frames.len()))
+        }
     }
 }

@@ -67,17 +67,26 @@ impl Tori {
         let ring = meshes::torus(1.0, 0.3, s.segments.0, s.segments.1);
         // The second torus lies in the same plane (up to the seed's tilt), its ring shifted so
         // that the tubes overlap.
-        let axis = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
-        let tilt = Quat::from_axis_angle(axis.normalize_or(Vec3::X), rng.random_range(0.0..2f32.to_radians()));
+        let axis =
+            Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+        let tilt =
+            Quat::from_axis_angle(axis.normalize_or(Vec3::X), rng.random_range(0.0..2f32.to_radians()));
         let shift = 2.0 * 1.3 - s.overlap;
         let other = ring.transformed(Affine3A::from_rotation_translation(tilt, Vec3::X * shift));
         let a = scene.add_body(&ring.positions, &ring.triangles, BodyKind::Volumetric)?;
         let b = scene.add_body(&other.positions, &other.triangles, BodyKind::Volumetric)?;
         let dt = 1.0 / 60.0;
-        scene.set_response(Response { stiffness: 0.5, damping: 0.01, time_step: dt, ..Response::default() })?;
+        scene.set_response(Response {
+            stiffness: 0.5,
+            damping: 0.01,
+            time_step: dt,
+            ..Response::default()
+        })?;
         let mass = 1.0 / ring.positions.len() as f32;
-        let bodies =
-            [ShapeBody::new(&ring.positions, mass, 0.2, 0.05), ShapeBody::new(&other.positions, mass, 0.2, 0.05)];
+        let bodies = [
+            ShapeBody::new(&ring.positions, mass, 0.2, 0.05),
+            ShapeBody::new(&other.positions, mass, 0.2, 0.05),
+        ];
         Ok(Self { scene, ids: [a, b], bodies, triangles: ring.triangles, dt })
     }
 
@@ -118,7 +127,12 @@ impl Tori {
         self.bodies
             .iter()
             .zip(colors)
-            .map(|(b, color)| Mesh { positions: &b.positions, triangles: &self.triangles, color, smooth: true })
+            .map(|(b, color)| Mesh {
+                positions: &b.positions,
+                triangles: &self.triangles,
+                color,
+                smooth: true,
+            })
             .collect()
     }
 
@@ -129,7 +143,11 @@ impl Tori {
 }
 
 /// Runs the simulation on `ctx` (the CPU backend with `None`), calling `each` after every frame.
-pub fn run(ctx: Option<&GpuContext>, s: Settings, mut each: impl FnMut(usize, &Frame)) -> raycontact::Result<Vec<Frame>> {
+pub fn run(
+    ctx: Option<&GpuContext>,
+    s: Settings,
+    mut each: impl FnMut(usize, &Frame),
+) -> raycontact::Result<Vec<Frame>> {
     let mut sim = Tori::new(ctx, s)?;
     let mut frames = Vec::with_capacity(s.frames);
     for i in 0..s.frames {

@@ -129,7 +129,12 @@ impl World {
     }
 
     /// Adds a cloth of half-thickness `half_thickness`.
-    pub fn add_cloth(&mut self, cloth: Cloth, triangles: &[[u32; 3]], half_thickness: f32) -> raycontact::Result<BodyId> {
+    pub fn add_cloth(
+        &mut self,
+        cloth: Cloth,
+        triangles: &[[u32; 3]],
+        half_thickness: f32,
+    ) -> raycontact::Result<BodyId> {
         let id = self.scene.add_body(&cloth.positions, triangles, BodyKind::Cloth { half_thickness })?;
         self.cloths.push((id, cloth));
         Ok(id)
@@ -198,9 +203,11 @@ impl World {
     fn friction(&mut self, contacts: &[Contact], inertial: &[Vec<Vec3>]) {
         let Some(friction) = self.stepping.friction else { return };
         let touching = |c: &&Contact| (c.is_collision() || c.depth > -1e-3) && c.weight >= MIN_WEIGHT;
-        let mut done: Vec<Vec<bool>> = self.cloths.iter().map(|(_, c)| vec![false; c.positions.len()]).collect();
+        let mut done: Vec<Vec<bool>> =
+            self.cloths.iter().map(|(_, c)| vec![false; c.positions.len()]).collect();
         for c in contacts.iter().filter(touching) {
-            let (Some(b), true) = (self.cloth_index(c.source_body), self.statics.contains(&c.target_body)) else {
+            let (Some(b), true) = (self.cloth_index(c.source_body), self.statics.contains(&c.target_body))
+            else {
                 continue;
             };
             let i = c.source_vertex as usize;
@@ -218,7 +225,8 @@ impl World {
     /// for each whose hit triangle it is a corner of. Without it a vertex pressed into a body
     /// would be pushed twice, by its own ray and by the body's rays through the cloth around it.
     fn apply_forces(&mut self, forces: &ContactForces, contacts: &[Contact]) -> raycontact::Result<()> {
-        let mut shares: Vec<Vec<f32>> = self.cloths.iter().map(|(_, c)| vec![0.0; c.positions.len()]).collect();
+        let mut shares: Vec<Vec<f32>> =
+            self.cloths.iter().map(|(_, c)| vec![0.0; c.positions.len()]).collect();
         for c in contacts.iter().filter(|c| c.is_collision()) {
             if let Some(b) = self.cloth_index(c.source_body) {
                 shares[b][c.source_vertex as usize] += 1.0;
@@ -234,8 +242,12 @@ impl World {
         let dt = self.stepping.dt;
         for ((id, c), share) in self.cloths.iter_mut().zip(&shares) {
             let f = forces.of(*id).unwrap_or(&[]);
-            let push: Vec<Vec3> =
-                f.iter().zip(share).zip(&c.inv_mass).map(|((f, s), w)| *f / s.max(1.0) * (dt * dt * w)).collect();
+            let push: Vec<Vec3> = f
+                .iter()
+                .zip(share)
+                .zip(&c.inv_mass)
+                .map(|((f, s), w)| *f / s.max(1.0) * (dt * dt * w))
+                .collect();
             c.apply_displacements(&push);
         }
         Ok(())

@@ -59,9 +59,22 @@ pub struct PngFrames {
 
 impl PngFrames {
     /// Frames of example `name` seen from `camera`, into `dir` (created if missing).
-    pub fn new(renderer: Renderer, dir: &Path, name: &str, every: usize, camera: Camera) -> Result<Self, RenderError> {
+    pub fn new(
+        renderer: Renderer,
+        dir: &Path,
+        name: &str,
+        every: usize,
+        camera: Camera,
+    ) -> Result<Self, RenderError> {
         std::fs::create_dir_all(dir).map_err(RenderError::Io)?;
-        Ok(Self { renderer, dir: dir.to_path_buf(), name: name.into(), every: every.max(1), camera, written: 0 })
+        Ok(Self {
+            renderer,
+            dir: dir.to_path_buf(),
+            name: name.into(),
+            every: every.max(1),
+            camera,
+            written: 0,
+        })
     }
 
     /// Renders and writes frame `index` if it is one of every `every` (frame 0 always is).

@@ -116,7 +116,12 @@ pub struct Renderer {
 
 impl Renderer {
     /// A renderer of `width × height` images on `device` (the detection's, say).
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, width: u32, height: u32) -> Result<Self, RenderError> {
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        width: u32,
+        height: u32,
+    ) -> Result<Self, RenderError> {
         let (width, height) = (width.max(1), height.max(1));
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let r = Self::create(device, queue, width, height);
@@ -245,10 +250,14 @@ impl Renderer {
             })
         };
         let attachment = wgpu::TextureUsages::RENDER_ATTACHMENT;
-        let msaa = target("raycontact-examples.msaa", COLOR, SAMPLES, attachment).create_view(&Default::default());
-        let depth = target("raycontact-examples.depth", DEPTH, SAMPLES, attachment).create_view(&Default::default());
-        let resolved = target("raycontact-examples.resolved", COLOR, 1, attachment | wgpu::TextureUsages::COPY_SRC);
-        let padded_row = (4 * width).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let msaa =
+            target("raycontact-examples.msaa", COLOR, SAMPLES, attachment).create_view(&Default::default());
+        let depth =
+            target("raycontact-examples.depth", DEPTH, SAMPLES, attachment).create_view(&Default::default());
+        let resolved =
+            target("raycontact-examples.resolved", COLOR, 1, attachment | wgpu::TextureUsages::COPY_SRC);
+        let padded_row =
+            (4 * width).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("raycontact-examples.readback"),
             size: padded_row as u64 * height as u64,
@@ -318,9 +327,9 @@ impl Renderer {
         for (i, m) in meshes.iter().enumerate() {
             self.upload(i, m);
         }
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact-examples.render") });
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("raycontact-examples.render"),
+        });
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("raycontact-examples.render"),
@@ -335,7 +344,10 @@ impl Renderer {
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: &self.depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
                     stencil_ops: None,
                 }),
                 timestamp_writes: None,
@@ -374,7 +386,10 @@ impl Renderer {
     /// Writes mesh `i`'s vertices (normals and colour included), creating its buffers the
     /// first time (or when it grew or its triangles changed).
     fn upload(&mut self, i: usize, m: &Mesh<'_>) {
-        let fits = self.meshes.get(i).is_some_and(|b| b.vertex_count == m.positions.len() && b.triangles == m.triangles);
+        let fits = self
+            .meshes
+            .get(i)
+            .is_some_and(|b| b.vertex_count == m.positions.len() && b.triangles == m.triangles);
         if !fits {
             let vertices = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("raycontact-examples.vertices"),
@@ -403,10 +418,15 @@ impl Renderer {
                 self.meshes.push(b);
             }
         }
-        let normals = if m.smooth { vertex_normals(m.positions, m.triangles) } else { vec![Vec3::ZERO; m.positions.len()] };
+        let normals = if m.smooth {
+            vertex_normals(m.positions, m.triangles)
+        } else {
+            vec![Vec3::ZERO; m.positions.len()]
+        };
         self.staging.clear();
         for (p, n) in m.positions.iter().zip(&normals) {
-            self.staging.extend_from_slice(&[p.x, p.y, p.z, n.x, n.y, n.z, m.color[0], m.color[1], m.color[2]]);
+            self.staging
+                .extend_from_slice(&[p.x, p.y, p.z, n.x, n.y, n.z, m.color[0], m.color[1], m.color[2]]);
         }
         if !self.staging.is_empty() {
             self.queue.write_buffer(&self.meshes[i].vertices, 0, bytemuck::cast_slice(&self.staging));
