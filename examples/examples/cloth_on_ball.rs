@@ -17,7 +17,7 @@
 //! to render with).
 
 use clap::Parser;
-use raycontact_examples::cli::{Common, Footprint, fail};
+use raycontact_examples::cli::{Common, Footprint, fail, resident_kib};
 use raycontact_examples::cloth_on_ball::{self, ClothOnBall, Settings};
 
 /// A cloth dropped on a ball and a box (raycontact example).
@@ -69,6 +69,9 @@ fn main() {
                 f.energy / sim.initial_energy,
                 f.strain
             );
+            if c.rss {
+                println!("       resident {} KiB, GPU buffers {}", resident_kib().unwrap_or(0), footprint.last.map_or(0, |l| l.1));
+            }
         }
         if !f.finite {
             fail(name, format!("frame {i}: a position or velocity is not finite"), 1);

@@ -14,7 +14,7 @@
 //! without), 2 when it cannot start.
 
 use clap::Parser;
-use raycontact_examples::cli::{Common, Footprint, fail};
+use raycontact_examples::cli::{Common, Footprint, fail, resident_kib};
 use raycontact_examples::tangled::{self, Settings, TangledCloths};
 
 /// Two cloths pushed through each other, with or without inversion handling (raycontact example).
@@ -68,6 +68,9 @@ fn main() {
                 "{i:>5}  {:>10}  {:>8}  {:>11}  {:>9}  {:>9}  {:+.4}",
                 f.collisions, f.inverted, f.predictions, f.tangled.0, f.tangled.1, f.lead
             );
+            if c.rss {
+                println!("       resident {} KiB, GPU buffers {}", resident_kib().unwrap_or(0), footprint.last.map_or(0, |l| l.1));
+            }
         }
         if !f.finite {
             fail(name, format!("frame {i}: a position or velocity is not finite"), 1);

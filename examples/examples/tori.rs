@@ -13,7 +13,7 @@
 //! deeper than [`tori::RESOLVED`]), 2 when it cannot start.
 
 use clap::Parser;
-use raycontact_examples::cli::{Common, Footprint, fail};
+use raycontact_examples::cli::{Common, Footprint, fail, resident_kib};
 use raycontact_examples::tori::{self, Settings, Tori};
 
 /// Two deformable tori pushed apart by the contact response (raycontact example).
@@ -43,6 +43,9 @@ fn main() {
         }
         if c.prints(i, settings.frames) {
             println!("{i:>5}  {:>8}  {:<8.5}  {:.4}", f.contacts, f.depth, f.distance);
+            if c.rss {
+                println!("       resident {} KiB, GPU buffers {}", resident_kib().unwrap_or(0), footprint.last.map_or(0, |l| l.1));
+            }
         }
         if !sim.is_finite() {
             fail(name, format!("frame {i}: a position or velocity is not finite"), 1);
