@@ -70,7 +70,11 @@ fn main() {
                 f.strain
             );
             if c.rss {
-                println!("       resident {} KiB, GPU buffers {}", resident_kib().unwrap_or(0), footprint.last.map_or(0, |l| l.1));
+                println!(
+                    "       resident {} KiB, GPU buffers {}",
+                    resident_kib().unwrap_or(0),
+                    footprint.last.map_or(0, |l| l.1)
+                );
             }
         }
         if !f.finite {

@@ -69,7 +69,11 @@ fn main() {
                 f.collisions, f.inverted, f.predictions, f.tangled.0, f.tangled.1, f.lead
             );
             if c.rss {
-                println!("       resident {} KiB, GPU buffers {}", resident_kib().unwrap_or(0), footprint.last.map_or(0, |l| l.1));
+                println!(
+                    "       resident {} KiB, GPU buffers {}",
+                    resident_kib().unwrap_or(0),
+                    footprint.last.map_or(0, |l| l.1)
+                );
             }
         }
         if !f.finite {

@@ -44,7 +44,11 @@ fn main() {
         if c.prints(i, settings.frames) {
             println!("{i:>5}  {:>8}  {:<8.5}  {:.4}", f.contacts, f.depth, f.distance);
             if c.rss {
-                println!("       resident {} KiB, GPU buffers {}", resident_kib().unwrap_or(0), footprint.last.map_or(0, |l| l.1));
+                println!(
+                    "       resident {} KiB, GPU buffers {}",
+                    resident_kib().unwrap_or(0),
+                    footprint.last.map_or(0, |l| l.1)
+                );
             }
         }
         if !sim.is_finite() {

@@ -187,7 +187,12 @@ impl ClothOnBall {
 
     /// The camera of the PNG frames.
     pub fn camera() -> Camera {
-        Camera { eye: Vec3::new(0.95, -1.65, 1.2), target: Vec3::new(0.05, 0.0, 0.27), up: Vec3::Z, fov_y: 0.75 }
+        Camera {
+            eye: Vec3::new(0.95, -1.65, 1.2),
+            target: Vec3::new(0.05, 0.0, 0.27),
+            up: Vec3::Z,
+            fov_y: 0.75,
+        }
     }
 }
 

@@ -233,7 +233,12 @@ impl TangledCloths {
 
     /// The camera of the PNG frames.
     pub fn camera() -> Camera {
-        Camera { eye: Vec3::new(0.75, -1.1, 0.42), target: Vec3::new(0.0, 0.0, 0.02), up: Vec3::Z, fov_y: 0.75 }
+        Camera {
+            eye: Vec3::new(0.75, -1.1, 0.42),
+            target: Vec3::new(0.0, 0.0, 0.02),
+            up: Vec3::Z,
+            fov_y: 0.75,
+        }
     }
 }
 
