@@ -91,7 +91,7 @@ impl Common {
 
     /// Whether frame `i` of `n` is printed.
     pub fn prints(&self, i: usize, n: usize) -> bool {
-        i % self.print_every.max(1) == 0 || i + 1 == n
+        i.is_multiple_of(self.print_every.max(1)) || i + 1 == n
     }
 }
 

@@ -4,7 +4,7 @@
 //! and shear along every triangle edge, bending across every interior edge, between the two
 //! vertices opposite it), and later commits them, the velocities becoming the displacement over
 //! the step. Between the projection and the commit the caller corrects the predicted positions
-//! (contacts: [`crate::step`]). A vertex of inverse mass 0 moves only where the caller puts it.
+//! (contacts: [`crate::world`]). A vertex of inverse mass 0 moves only where the caller puts it.
 
 use std::collections::HashMap;
 

@@ -79,7 +79,7 @@ impl PngFrames {
 
     /// Renders and writes frame `index` if it is one of every `every` (frame 0 always is).
     pub fn frame(&mut self, index: usize, meshes: &[Mesh<'_>]) -> Result<(), RenderError> {
-        if index % self.every != 0 {
+        if !index.is_multiple_of(self.every) {
             return Ok(());
         }
         let image = self.renderer.render(&self.camera, meshes)?;
