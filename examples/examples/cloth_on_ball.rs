@@ -1,4 +1,4 @@
-//! A 64 x 64 cloth with thickness dropped on a ball and a box (standing on a floor), predictions
+//! A 64 x 64 cloth with thickness dropped on a ball and a box, predictions
 //! on: raycontact detects the contacts and gives the collisions' penalty forces; the example's
 //! position-based cloth uses the predictions as unilateral constraints (see
 //! `raycontact_examples::cloth_on_ball` and `raycontact_examples::world`).

@@ -9,8 +9,10 @@
 //!   and without inversion handling.
 //!
 //! The cloths are position-based ([`cloth`], Müller et al. 2007) and stepped by [`world`]:
-//! predict, detect at the prediction, correct, commit. [`render`] draws any of them offscreen
-//! through wgpu and writes PNG frames; [`cli`] holds the options every example takes.
+//! predict, detect at the prediction, correct, commit, with the contacts as unilateral
+//! constraints ([`unilateral`]). [`convex`] measures how deep a point lies in a convex body.
+//! [`render`] draws any of them offscreen through wgpu and writes PNG frames; [`cli`] holds the
+//! options every example takes.
 
 pub mod cli;
 pub mod cloth;
