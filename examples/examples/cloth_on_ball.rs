@@ -50,7 +50,7 @@ fn main() {
         sim.initial_energy
     );
     println!("frame  collisions  predictions  inverted  rows  depth     too_deep  energy/E0  strain");
-    let mut frames = Vec::with_capacity(settings.frames);
+    let mut outcome = cloth_on_ball::Outcome::default();
     let mut footprint = Footprint::default();
     for i in 0..settings.frames {
         let f = sim.step().unwrap_or_else(|e| fail(name, format!("frame {i}: {e}"), 1));
@@ -80,7 +80,7 @@ fn main() {
         if !f.finite {
             fail(name, format!("frame {i}: a position or velocity is not finite"), 1);
         }
-        frames.push(f);
+        outcome.add(&f);
         if let Some(p) = png.as_mut() {
             p.frame(i, &sim.meshes()).unwrap_or_else(|e| fail(name, e, 1));
         }
@@ -88,13 +88,13 @@ fn main() {
     if c.rss {
         println!("{}", footprint.line());
     }
-    let worst = frames.iter().map(|f| f.energy).fold(f32::MIN, f32::max);
-    println!("largest energy: {:.5} of the initial", worst / sim.initial_energy);
-    match cloth_on_ball::verdict(sim.initial_energy, &frames) {
+    if let Some((i, worst)) = outcome.most_energy {
+        println!("largest energy: {:.5} of the initial, at frame {i}", worst / sim.initial_energy);
+    }
+    match outcome.verdict(sim.initial_energy) {
         Ok(()) => println!(
             "resting: no vertex deeper than {} m inside a body after {} frames, energy bounded",
-            settings.half_thickness,
-            frames.len()
+            settings.half_thickness, outcome.frames
         ),
         Err(e) => fail(name, e, 1),
     }

@@ -56,7 +56,7 @@ fn main() {
         sim.scene().backend()
     );
     println!("frame  collisions  inverted  predictions  tangled A  tangled B  A over B");
-    let mut frames = Vec::with_capacity(settings.frames);
+    let mut outcome = tangled::Outcome::default();
     let mut footprint = Footprint::default();
     for i in 0..settings.frames {
         let f = sim.step().unwrap_or_else(|e| fail(name, format!("frame {i}: {e}"), 1));
@@ -79,7 +79,7 @@ fn main() {
         if !f.finite {
             fail(name, format!("frame {i}: a position or velocity is not finite"), 1);
         }
-        frames.push(f);
+        outcome.add(&settings, &f);
         if let Some(p) = png.as_mut() {
             p.frame(i, &sim.meshes()).unwrap_or_else(|e| fail(name, e, 1));
         }
@@ -87,17 +87,17 @@ fn main() {
     if c.rss {
         println!("{}", footprint.line());
     }
-    let most = frames.iter().map(|f| f.tangled_total()).max().unwrap_or(0);
     println!(
-        "tangled vertices: at most {most} during the run, {} at the end",
-        frames.last().map_or(0, |f| f.tangled_total())
+        "tangled vertices: at most {} during the run, {} at the end",
+        outcome.most_tangled,
+        outcome.last.map_or(0, |f| f.tangled_total())
     );
-    match tangled::verdict(&settings, &frames) {
+    match outcome.verdict(&settings) {
         Ok(()) if settings.inversion => {
-            println!("separated: no tangled vertex after {} frames", frames.len())
+            println!("separated: no tangled vertex after {} frames", outcome.frames)
         }
         Ok(()) => {
-            println!("still tangled after {} frames, as expected without inversion handling", frames.len())
+            println!("still tangled after {} frames, as expected without inversion handling", outcome.frames)
         }
         Err(e) => fail(name, e, 1),
     }

@@ -196,29 +196,61 @@ impl ClothOnBall {
     }
 }
 
-/// Whether a run ended well: no vertex deeper than the half-thickness at the end, the energy
-/// never above `(1 + ENERGY_TOLERANCE)` times its initial value, everything finite.
+/// What a run has shown so far, gathered frame by frame (no history is kept: a long run's
+/// memory stays flat).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Frames seen.
+    pub frames: usize,
+    /// The frame of the largest energy, and that energy.
+    pub most_energy: Option<(usize, f32)>,
+    /// The first frame with a non-finite position or velocity.
+    pub first_non_finite: Option<usize>,
+    /// The last frame.
+    pub last: Option<Frame>,
+}
+
+impl Outcome {
+    /// Adds the next frame.
+    pub fn add(&mut self, f: &Frame) {
+        if self.most_energy.is_none_or(|(_, e)| f.energy > e) {
+            self.most_energy = Some((self.frames, f.energy));
+        }
+        if !f.finite && self.first_non_finite.is_none() {
+            self.first_non_finite = Some(self.frames);
+        }
+        self.last = Some(*f);
+        self.frames += 1;
+    }
+
+    /// Whether the run ended well: no vertex deeper than the half-thickness at the end, the
+    /// energy never above `(1 + ENERGY_TOLERANCE)` times `initial_energy`, everything finite.
+    pub fn verdict(&self, initial_energy: f32) -> Result<(), String> {
+        let (Some(last), Some((i, worst))) = (self.last, self.most_energy) else {
+            return Err("no frame".into());
+        };
+        if let Some(i) = self.first_non_finite {
+            return Err(format!("a non-finite position or velocity at frame {i}"));
+        }
+        if last.too_deep > 0 {
+            return Err(format!(
+                "{} vertices end deeper than the half-thickness (deepest {:.4} m)",
+                last.too_deep, last.depth
+            ));
+        }
+        if worst > initial_energy * (1.0 + ENERGY_TOLERANCE) {
+            return Err(format!(
+                "energy {worst:.4} J at frame {i} exceeds the initial {initial_energy:.4} J by more than {}%",
+                ENERGY_TOLERANCE * 100.0
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// [`Outcome::verdict`] of these frames.
 pub fn verdict(initial_energy: f32, frames: &[Frame]) -> Result<(), String> {
-    let Some(last) = frames.last() else { return Err("no frame".into()) };
-    if let Some((i, _)) = frames.iter().enumerate().find(|(_, f)| !f.finite) {
-        return Err(format!("a non-finite position or velocity at frame {i}"));
-    }
-    if last.too_deep > 0 {
-        return Err(format!(
-            "{} vertices end deeper than the half-thickness (deepest {:.4} m)",
-            last.too_deep, last.depth
-        ));
-    }
-    let (i, worst) = frames
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (i, f.energy))
-        .fold((0, f32::MIN), |a, b| if b.1 > a.1 { b } else { a });
-    if worst > initial_energy * (1.0 + ENERGY_TOLERANCE) {
-        return Err(format!(
-            "energy {worst:.4} J at frame {i} exceeds the initial {initial_energy:.4} J by more than {}%",
-            ENERGY_TOLERANCE * 100.0
-        ));
-    }
-    Ok(())
+    let mut o = Outcome::default();
+    frames.iter().for_each(|f| o.add(f));
+    o.verdict(initial_energy)
 }

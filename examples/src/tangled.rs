@@ -242,25 +242,62 @@ impl TangledCloths {
     }
 }
 
-/// Whether a run ended as it should: separated (no tangled vertex) with inversion handling,
-/// still tangled without it; finite throughout; and the push did cross (tangled vertices or
-/// inverted contacts during the push).
+/// What a run has shown so far, gathered frame by frame (no history is kept).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Frames seen.
+    pub frames: usize,
+    /// The push crossed the other cloth: tangled vertices or inverted contacts while pushing or
+    /// at the release.
+    pub crossed: bool,
+    /// The most tangled vertices of a frame.
+    pub most_tangled: usize,
+    /// The first frame with a non-finite position or velocity.
+    pub first_non_finite: Option<usize>,
+    /// The last frame.
+    pub last: Option<Frame>,
+}
+
+impl Outcome {
+    /// Adds the next frame of a run of `s`.
+    pub fn add(&mut self, s: &Settings, f: &Frame) {
+        if self.frames <= s.push_steps && (f.inverted > 0 || f.tangled_total() > 0) {
+            self.crossed = true;
+        }
+        self.most_tangled = self.most_tangled.max(f.tangled_total());
+        if !f.finite && self.first_non_finite.is_none() {
+            self.first_non_finite = Some(self.frames);
+        }
+        self.last = Some(*f);
+        self.frames += 1;
+    }
+
+    /// Whether the run ended as it should: separated (no tangled vertex) with inversion
+    /// handling, still tangled without it; finite throughout; and the push did cross.
+    pub fn verdict(&self, s: &Settings) -> Result<(), String> {
+        let Some(last) = self.last else { return Err("no frame".into()) };
+        if let Some(i) = self.first_non_finite {
+            return Err(format!("a non-finite position or velocity at frame {i}"));
+        }
+        if !self.crossed {
+            return Err("the push never crossed the other cloth".into());
+        }
+        match (s.inversion, last.tangled_total()) {
+            (true, 0) | (false, 1..) => Ok(()),
+            (true, n) => Err(format!(
+                "with inversion handling, still {n} tangled vertices after {} frames",
+                self.frames
+            )),
+            (false, _) => {
+                Err(format!("without inversion handling the cloths came apart after {} frames", self.frames))
+            }
+        }
+    }
+}
+
+/// [`Outcome::verdict`] of these frames.
 pub fn verdict(s: &Settings, frames: &[Frame]) -> Result<(), String> {
-    let Some(last) = frames.last() else { return Err("no frame".into()) };
-    if let Some((i, _)) = frames.iter().enumerate().find(|(_, f)| !f.finite) {
-        return Err(format!("a non-finite position or velocity at frame {i}"));
-    }
-    let pushed = frames.iter().take(s.push_steps + 1).any(|f| f.inverted > 0 || f.tangled_total() > 0);
-    if !pushed {
-        return Err("the push never crossed the other cloth".into());
-    }
-    match (s.inversion, last.tangled_total()) {
-        (true, 0) | (false, 1..) => Ok(()),
-        (true, n) => {
-            Err(format!("with inversion handling, still {n} tangled vertices after {} frames", frames.len()))
-        }
-        (false, _) => {
-            Err(format!("without inversion handling the cloths came apart after {} frames", frames.len()))
-        }
-    }
+    let mut o = Outcome::default();
+    frames.iter().for_each(|f| o.add(s, f));
+    o.verdict(s)
 }
