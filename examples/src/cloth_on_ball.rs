@@ -1,22 +1,23 @@
 //! A cloth with thickness dropped on a ball and a box (Lehericey et al. 2015's scenes): a square
 //! cloth of `size × size` vertices (64 × 64 by default, 1.6 m wide, half-thickness 6 mm,
 //! 0.5 kg) falls from 0.8 m onto a ball (radius 0.3 m) and a box (0.76 × 1.0 × 0.44 m), both
-//! static and volumetric (no floor: a cloth falling edge-first onto a surface is seen only by
-//! that surface's vertices, and a floor's are few and far apart). The cloth is a position-based cloth
-//! ([`crate::cloth`]) stepped by [`crate::world`]: raycontact detects its contacts at the
-//! predicted positions (cloth against the bodies, the bodies' vertices against the cloth, and the
-//! cloth against itself), the collisions give penalty forces, and the **predictions** (within
-//! 3 cm) are kept as unilateral constraints, so that no correction pushes a vertex through a
-//! surface it was about to reach.
+//! static and volumetric. (No floor: a cloth hanging edge-on to a surface is seen only by that
+//! surface's rays, and a floor's vertices are few and far apart.) The cloth is position-based
+//! ([`crate::cloth`]) and stepped by [`crate::world`]: raycontact detects its contacts at the
+//! predicted positions (cloth against the bodies, the bodies' vertices against the cloth, and
+//! the cloth against itself), the collisions give penalty forces, and the **predictions**
+//! (within 6 cm, more than the cloth falls in a step) become unilateral constraints: the next
+//! step may not close their gap, so the falling cloth stops on the surfaces, and no correction
+//! pushes a vertex through a surface it was about to reach.
 //!
 //! The two measures, and the outcome:
-//! - **depth**: how far a cloth vertex (its mid-surface) lies inside the ball or the
-//!   box, exactly (both are convex: the smallest distance to a face plane). At the end no
-//!   vertex may lie deeper than the cloth's half-thickness.
+//! - **depth**: how far a cloth vertex (its mid-surface) lies inside the ball or the box,
+//!   exactly (both are convex: the smallest distance to a face plane). At the end no vertex
+//!   may lie deeper than the cloth's half-thickness.
 //! - **energy**: the cloth's kinetic energy plus its gravitational energy above z = 0 (the
-//!   bottom of the ball and the box). The
-//!   cloth starts at rest, so every joule above the initial energy would have been made by the
-//!   integrator or the response: it may never exceed the initial energy by more than 1%.
+//!   bottom of the ball and the box). The cloth starts at rest, so every joule above the
+//!   initial energy would have been made by the integrator or the response: it may never
+//!   exceed the initial energy by more than 1%.
 
 use glam::{Affine3A, Quat, Vec3};
 use rand::{Rng, SeedableRng};
