@@ -98,8 +98,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if i >= pairs.state.stored[(params.side + 1u) & 1u] {
         return;
     }
-    atomicAdd(&pairs.state.walked, 1u);
     let m = memory[i];
+    // Edge and untangling contacts are not rays: the intersection stages find them again.
+    if (m.flags & (CONTACT_EDGE | CONTACT_UNTANGLE)) != 0u {
+        return;
+    }
+    atomicAdd(&pairs.state.walked, 1u);
     let pair = pairs.list[m.pair / 2u];
     var sides = 1u;
     var hint_in = m.target_triangle;

@@ -14,6 +14,8 @@ struct BodyGpu {
     flags: u32,
     half_thickness: f32,
     mean_size: f32,
+    edge_offset: u32,
+    edge_count: u32,
 }
 
 // Per-frame state of a body, rebuilt on the GPU. Mirrors `layout::BodyState`.

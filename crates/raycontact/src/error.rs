@@ -147,6 +147,17 @@ pub enum Error {
         /// Capacity of the contact buffer.
         capacity: u64,
     },
+    /// More edge–triangle crossings than the crossing buffer holds (with
+    /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error)).
+    #[error(
+        "crossing buffer overflow: {needed} crossings found, capacity {capacity} (raise it with Scene::set_crossing_capacity, or use OverflowPolicy::Grow)"
+    )]
+    CrossingOverflow {
+        /// Crossings found.
+        needed: u64,
+        /// Capacity of the crossing buffer.
+        capacity: u64,
+    },
     /// A query needs the BVH, but the scene changed since the last `update`.
     #[error("the BVH is out of date: call `update` after adding bodies or setting positions")]
     StaleBvh,

@@ -16,6 +16,7 @@ use crate::packing::Packing;
 
 mod detect;
 mod frame;
+mod intersection;
 mod iterative;
 mod queries;
 mod response;
@@ -23,6 +24,8 @@ mod walk;
 
 /// Contact capacity of a new scene.
 pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
+/// Crossing capacity of a new scene ([`Scene::set_crossing_capacity`]).
+pub const DEFAULT_CROSSING_CAPACITY: u64 = 1 << 16;
 
 #[derive(Debug)]
 struct Slot {
@@ -93,6 +96,10 @@ pub struct Scene {
     pair_stiffness: Vec<(BodyId, BodyId, f32)>,
     /// The last detection completed for the current bodies: the response may act on it.
     detected: bool,
+    /// Which intersection stages a detection runs.
+    intersections: crate::IntersectionMode,
+    /// Most crossings a detection may store (the one owner of this number, as for contacts).
+    crossing_capacity: u64,
 }
 
 impl Scene {
@@ -113,6 +120,8 @@ impl Scene {
             response: Default::default(),
             pair_stiffness: Vec::new(),
             detected: false,
+            intersections: crate::IntersectionMode::Off,
+            crossing_capacity: DEFAULT_CROSSING_CAPACITY,
         }
     }
 
