@@ -2,6 +2,8 @@
 //! ([`GpuContext::from_device_async`], `detect_async`): every frame's contacts equal the CPU
 //! backend's on the same positions. (The browser itself is web/test-browser's.)
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use raycontact::{GpuContext, Scene, wgpu};
 use raycontact_web::scene::{DEFAULT_SEED, SceneSpec};
 use raycontact_web::sim::Sim;

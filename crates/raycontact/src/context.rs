@@ -80,7 +80,7 @@ impl GpuContext {
     /// [`Error::NoAdapter`] (with how to install a software adapter), [`Error::Unsupported`]
     /// when the adapter lacks a needed limit, [`Error::Gpu`] when a pipeline cannot be created.
     pub fn new() -> Result<Self> {
-        pollster::block_on(Self::new_async())
+        crate::blocking::block_on("GpuContext::new", Self::new_async())?
     }
 
     /// [`GpuContext::new`], asynchronously.
@@ -99,7 +99,7 @@ impl GpuContext {
     /// }
     /// ```
     pub fn with_options(options: ContextOptions) -> Result<Self> {
-        pollster::block_on(Self::with_options_async(options))
+        crate::blocking::block_on("GpuContext::with_options", Self::with_options_async(options))?
     }
 
     /// [`GpuContext::with_options`], asynchronously.
@@ -361,8 +361,8 @@ impl GpuContext {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = f();
-        let v = pollster::block_on(validation.pop());
-        let o = pollster::block_on(oom.pop());
+        let v = crate::blocking::block_on(context, validation.pop())?;
+        let o = crate::blocking::block_on(context, oom.pop())?;
         match v.or(o) {
             Some(e) => Err(Error::Gpu { context, message: e.to_string() }),
             None => out,
@@ -395,7 +395,7 @@ impl GpuContext {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>> {
-        pollster::block_on(self.read_mapped_async(buffer, label, offset, size, true))
+        crate::blocking::block_on(label, self.read_mapped_async(buffer, label, offset, size, true))?
     }
 
     /// [`Self::read_mapped`] as a future. With `blocking`, it waits for the GPU in place (the

@@ -49,6 +49,7 @@
 
 mod adjacency;
 mod backend;
+mod blocking;
 mod body;
 mod contact;
 mod context;

@@ -48,7 +48,7 @@ type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline);
 /// Compiles kernel `k` on `device`, inside a validation error scope of the calling thread (wgpu's
 /// error scopes are per thread), so that a bad kernel comes back as [`Error::Gpu`].
 fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel) -> Result<Compiled> {
-    pollster::block_on(compile_async(device, cache, k))
+    crate::blocking::block_on("pipeline creation", compile_async(device, cache, k))?
 }
 
 /// [`compile`], its error scope popped asynchronously (on the web, where nothing may block).
@@ -201,7 +201,7 @@ impl Pipelines {
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })?;
-        match pollster::block_on(scope.pop()) {
+        match crate::blocking::block_on("pipeline warm-up", scope.pop())? {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
             None => Ok(()),
         }
