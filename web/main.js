@@ -67,8 +67,8 @@ async function run() {
     stats.textContent =
       `frame ${String(f.frame).padStart(4)}: ${f.contacts} contacts ` +
       `(${f.collisions} collisions, ${f.predictions} predictions)\n` +
-      `frame time ${f.frame_ms.toFixed(1)} ms (mean of ${ms.length}: ${mean.toFixed(1)} ms), of which ` +
-      `detection ${f.detect_ms.toFixed(1)}, integration ${f.integrate_ms.toFixed(1)}, drawing ${f.draw_ms.toFixed(1)}`;
+      `frame ${f.frame_ms.toFixed(1)} ms (mean of ${ms.length}: ${mean.toFixed(1)}): detection ` +
+      `${f.detect_ms.toFixed(1)}, integration ${f.integrate_ms.toFixed(1)}, drawing ${f.draw_ms.toFixed(1)}`;
     if (stopAfter > 0 && f.frame >= stopAfter) {
       page.status = "done";
       return;
