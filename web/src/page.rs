@@ -77,6 +77,11 @@ impl Demo {
             })
             .await
             .map_err(|e| js_error("WebGPU device", e))?;
+        // The page's own GPU errors (the renderer's; raycontact catches its own in error scopes)
+        // go to the console, where web/test-browser looks for them.
+        device.on_uncaptured_error(std::sync::Arc::new(|e| {
+            web_sys::console::error_1(&format!("raycontact-web: uncaptured GPU error: {e}").into())
+        }));
         let start = Instant::now();
         let (scene, pipelines) = if cpu {
             (Scene::new_cpu(None).map_err(|e| js_error("CPU backend", e))?, 0)
