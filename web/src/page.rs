@@ -69,8 +69,8 @@ impl Demo {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("raycontact-web"),
-                required_features: wgpu::Features::empty(),
-                required_limits: device_limits(&adapter),
+                required_features: raycontact::required_features(),
+                required_limits: device_limits(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
                 trace: wgpu::Trace::Off,
@@ -174,8 +174,9 @@ async fn step(state: &mut State) -> Result<String, JsValue> {
     ))
 }
 
-/// The limits the page asks its device for: what raycontact needs, within what the adapter
-/// offers (the renderer needs no more than WebGPU's defaults).
-fn device_limits(adapter: &wgpu::Adapter) -> wgpu::Limits {
-    adapter.limits()
+/// The limits the page asks its device for: WebGPU's defaults (all the renderer needs), merged
+/// with what raycontact needs (no more than those defaults), as a browser grants them without
+/// asking.
+fn device_limits() -> wgpu::Limits {
+    wgpu::Limits::default().or_better_values_from(&raycontact::required_limits())
 }

@@ -9,7 +9,7 @@ use raycontact_web::scene::{DEFAULT_SEED, SceneSpec};
 use raycontact_web::sim::Sim;
 
 /// A device on the adapter the environment chooses (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`), with
-/// every limit the adapter offers, as a page opens one.
+/// the limits the page asks for: WebGPU's defaults merged with raycontact's needs.
 async fn device() -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) {
     let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
@@ -22,7 +22,11 @@ async fn device() -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) {
         .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
         .expect("no GPU adapter: run the tests through scripts/with-gpu (lavapipe)");
     let (device, queue) = adapter
-        .request_device(&wgpu::DeviceDescriptor { required_limits: adapter.limits(), ..Default::default() })
+        .request_device(&wgpu::DeviceDescriptor {
+            required_features: raycontact::required_features(),
+            required_limits: wgpu::Limits::default().or_better_values_from(&raycontact::required_limits()),
+            ..Default::default()
+        })
         .await
         .expect("a device");
     (device, queue, adapter.get_info())
