@@ -88,7 +88,7 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
         }
         return Traced(hit, false, 0u, outcome);
     }
-    let miss = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
+    let miss = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
     return Traced(miss, false, 0u, outcome);
 }
 

@@ -131,6 +131,14 @@ pub enum Error {
         /// The body.
         body: BodyId,
     },
+    /// A blocking call made on the web, where the page's thread must never wait for the GPU:
+    /// the call's asynchronous variant is the one to use there ([`GpuContext::from_device_async`](crate::GpuContext::from_device_async),
+    /// [`Scene::detect_async`](crate::Scene::detect_async)).
+    #[error("`{call}` would block until the GPU is done, which a web page cannot do: use its async variant")]
+    WouldBlock {
+        /// The call, or what it waited for.
+        call: &'static str,
+    },
     /// An argument that is wrong on its face (mismatched lengths, out of range).
     #[error("invalid input: {what}")]
     InvalidInput {

@@ -53,6 +53,7 @@
 
 mod adjacency;
 mod backend;
+mod blocking;
 mod body;
 mod contact;
 mod context;

@@ -3,7 +3,7 @@
 //! [`OverflowPolicy`](crate::OverflowPolicy) applied as on the GPU. The CPU finds every contact
 //! in one run, so growing needs no re-run: the result and the grown capacity equal the GPU's.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use super::CpuScene;
 use crate::cpu::{self, Narrow, WalkTracer};

@@ -38,7 +38,7 @@ impl Scene {
     /// # Ok::<(), raycontact::Error>(())
     /// ```
     pub fn detect(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
-        pollster::block_on(self.run_detect(pairs, true))
+        crate::blocking::block_on("Scene::detect", self.run_detect(pairs, true))?
     }
 
     /// [`Scene::detect`] as a future that never blocks the thread: it records and submits the

@@ -131,7 +131,8 @@ impl Scene {
     }
 
     /// An empty scene on the CPU backend: the kernels' CPU twins on a rayon pool of `threads`
-    /// workers (`None`: one per core; `Some(1)`: single-threaded). Every figure it reports is
+    /// workers (`None`: one per core; `Some(1)`: single-threaded; on the web, where no thread
+    /// can be spawned, always the calling thread alone). Every figure it reports is
     /// labelled with [`Backend::Cpu`]. It honours the contact capacity and the
     /// [`OverflowPolicy`] as the GPU does (it finds every contact in one run, so growing costs
     /// it no second run).
