@@ -320,7 +320,13 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
         if rq.body != NONE {
             pr = probe(rq.body, p, dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
         }
-        // What the step's hit decides.
+        // What the step's hit decides: the next step, and at most one contact (flags 0: none),
+        // appended by the one `emit` call below.
+        var out = pr;
+        var out_dir = dir;
+        var through = false;
+        var flags = 0u;
+        var exit = NONE;
         switch kind {
             case CASE_VOLUMETRIC_SELF: {
                 if s == 0u && hits(pr) && pr.cosine > 0.0 {
@@ -328,7 +334,9 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                     next = 1u;
                 } else if s == 1u && hits(pr) && pr.hit.t > first.hit.t
                     && pr.hit.triangle != first.hit.triangle && pr.cosine > 0.0 {
-                    emit(src, -n, first, true, CONTACT_COLLISION | inward, NONE);
+                    out = first;
+                    through = true;
+                    flags = CONTACT_COLLISION | inward;
                 }
             }
             case CASE_VV: {
@@ -343,10 +351,12 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                 } else if s == 1u || s == 3u {
                     next = s + 1u;
                     if !blocks(pr.hit, first.hit.t) {
-                        if s == 1u {
-                            emit(src, -n, first, true, CONTACT_COLLISION | inward, pr.hit.triangle);
-                        } else {
-                            emit(src, n, first, false, CONTACT_PREDICTION | outward, pr.hit.triangle);
+                        out = first;
+                        exit = pr.hit.triangle;
+                        through = s == 1u;
+                        flags = CONTACT_COLLISION | inward;
+                        if s == 3u {
+                            flags = CONTACT_PREDICTION | outward;
                         }
                     }
                 }
@@ -361,11 +371,12 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                         // The own trace went to the exit: the triangle the former bounded
                         // trace (up to twice the hit) found, that is, the exit only when it
                         // lies exactly there, unless exits are remembered.
-                        var exit = first.hit.triangle;
+                        exit = first.hit.triangle;
                         if (params.flags & DETECT_REMEMBER_EXIT) == 0u && first.hit.t != 2.0 * pr.hit.t {
                             exit = NONE;
                         }
-                        emit(src, -n, pr, true, CONTACT_COLLISION | inward, exit);
+                        through = true;
+                        flags = CONTACT_COLLISION | inward;
                     }
                 } else if s == 2u {
                     let cls = class_of(pr.length, eb, predict);
@@ -374,7 +385,9 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                         next = 3u;
                     }
                 } else if s == 3u && !blocks(pr.hit, first.hit.t) {
-                    emit(src, n, first, false, class_of(first.length, eb, predict) | outward, pr.hit.triangle);
+                    out = first;
+                    exit = pr.hit.triangle;
+                    flags = class_of(first.length, eb, predict) | outward;
                 }
             }
             case CASE_CV: {
@@ -385,19 +398,32 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                     let inside_i = hits(i) && i.cosine > 0.0;
                     let inside_o = hits(o) && o.cosine > 0.0;
                     if inside_o && (!inside_i || o.length < i.length) {
-                        emit(src, n, o, true, CONTACT_COLLISION | outward, NONE);
+                        through = true;
+                        flags = CONTACT_COLLISION | outward;
                     } else if inside_i {
-                        emit(src, -n, i, true, CONTACT_COLLISION | inward, NONE);
+                        out = i;
+                        out_dir = -n;
+                        through = true;
+                        flags = CONTACT_COLLISION | inward;
                     } else {
-                        // Hits of b's outside: within the reach along the ray as well as by L.
-                        let ci = class_of(i.length, ea, predict);
-                        if hits(i) && i.hit.t <= r && ci != 0u {
-                            emit(src, -n, i, false, ci | inward, NONE);
+                        // Hits of b's outside: within the reach along the ray as well as by
+                        // L; the inward ray's contact here, the outward one's in step 2.
+                        next = 2u;
+                        if hits(i) && i.hit.t <= r {
+                            out = i;
+                            out_dir = -n;
+                            flags = class_of(i.length, ea, predict);
+                            if flags != 0u {
+                                flags |= inward;
+                            }
                         }
-                        let co = class_of(o.length, ea, predict);
-                        if hits(o) && o.hit.t <= r && co != 0u {
-                            emit(src, n, o, false, co | outward, NONE);
-                        }
+                    }
+                } else if s == 2u && hits(o) && o.hit.t <= r {
+                    out = o;
+                    out_dir = n;
+                    flags = class_of(o.length, ea, predict);
+                    if flags != 0u {
+                        flags |= outward;
                     }
                 }
             }
@@ -415,16 +441,20 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                     }
                     if hits(pr) {
                         if (params.flags & DETECT_NO_INVERSION) == 0u && inverted(v, b, pr.hit.triangle) {
-                            emit(src, dir, pr, true, CONTACT_COLLISION | CONTACT_INVERTED | ray, NONE);
+                            through = true;
+                            flags = CONTACT_COLLISION | CONTACT_INVERTED | ray;
                         } else {
-                            let cls = class_of(pr.length, ea + eb, predict);
-                            if cls != 0u {
-                                emit(src, dir, pr, false, cls | ray, NONE);
+                            flags = class_of(pr.length, ea + eb, predict);
+                            if flags != 0u {
+                                flags |= ray;
                             }
                         }
                     }
                 }
             }
+        }
+        if flags != 0u {
+            emit(src, out_dir, out, through, flags, exit);
         }
         if next >= 8u {
             break;
