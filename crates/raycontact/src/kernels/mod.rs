@@ -303,6 +303,8 @@ impl Kernel {
             // workgroup_exclusive_scan
             Kernel::RadixScan | Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
             Kernel::RadixScatter => layout::RADIX_SCATTER_WORKGROUP_BYTES,
+            // wg_count, wg_base: the workgroup's entries and their first slot
+            Kernel::RaySources => 2 * var(4),
             // the outcome counts, fallback casts and fallback hits of the workgroup
             Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
             _ => 0,
