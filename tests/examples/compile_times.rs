@@ -7,7 +7,9 @@
 //!     --example compile_times [kernel names...]
 //! ```
 //!
-//! Prints one line per kernel (seconds) and the sum, longest first.
+//! Prints one line per kernel and the sums, longest first: wall seconds, and the CPU seconds of
+//! the whole process (all its threads, from `/proc/self/stat` where there is one: the figure
+//! to compare on a machine that other work shares).
 
 use std::time::Instant;
 
@@ -30,9 +32,22 @@ fn entry(i: usize, b: Binding) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// Creates kernel `k`'s pipeline on `device` and dispatches it over nothing; the seconds taken.
-fn time(device: &wgpu::Device, queue: &wgpu::Queue, scratch: &[wgpu::Buffer], k: Kernel) -> f64 {
+/// CPU seconds this process has used (user and system, all threads), or 0 where
+/// `/proc/self/stat` cannot be read. Clock ticks of 1/100 s (Linux's USER_HZ).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    // The fields after the command name (which is in parentheses): utime and stime are the
+    // 12th and 13th of them.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest.split_whitespace().skip(11).take(2).filter_map(|x| x.parse().ok()).collect();
+    f.iter().sum::<f64>() / 100.0
+}
+
+/// Creates kernel `k`'s pipeline on `device` and dispatches it over nothing; the wall and CPU
+/// seconds taken.
+fn time(device: &wgpu::Device, queue: &wgpu::Queue, scratch: &[wgpu::Buffer], k: Kernel) -> (f64, f64) {
     let start = Instant::now();
+    let cpu = cpu_seconds();
     let label = k.label();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&label),
@@ -67,7 +82,7 @@ fn time(device: &wgpu::Device, queue: &wgpu::Queue, scratch: &[wgpu::Buffer], k:
     }
     queue.submit([encoder.finish()]);
     device.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    start.elapsed().as_secs_f64()
+    (start.elapsed().as_secs_f64(), cpu_seconds() - cpu)
 }
 
 fn main() {
@@ -91,14 +106,17 @@ fn main() {
             })
         })
         .collect();
-    let mut times: Vec<(Kernel, f64)> = Kernel::ALL
+    let mut times: Vec<(Kernel, (f64, f64))> = Kernel::ALL
         .iter()
         .filter(|k| wanted.is_empty() || wanted.iter().any(|w| w == k.name()))
         .map(|&k| (k, time(&device, &queue, &scratch, k)))
         .collect();
-    times.sort_by(|a, b| b.1.total_cmp(&a.1));
-    for (k, s) in &times {
-        println!("{:>20} {s:8.2} s  ({} bytes of WGSL)", k.name(), k.source().len());
+    times.sort_by(|a, b| b.1.1.total_cmp(&a.1.1));
+    println!("{:>20} {:>8} {:>8}", "kernel", "wall s", "cpu s");
+    for (k, (wall, cpu)) in &times {
+        println!("{:>20} {wall:8.2} {cpu:8.2}  ({} bytes of WGSL)", k.name(), k.source().len());
     }
-    println!("{:>20} {:8.2} s", "sum", times.iter().map(|t| t.1).sum::<f64>());
+    let wall: f64 = times.iter().map(|t| t.1.0).sum();
+    let cpu: f64 = times.iter().map(|t| t.1.1).sum();
+    println!("{:>20} {wall:8.2} {cpu:8.2}", "sum");
 }
