@@ -15,3 +15,4 @@ mod reflection;
 mod response;
 mod sort;
 mod walk;
+mod wgsl_grammar;
