@@ -54,7 +54,8 @@ fn time(device: &wgpu::Device, queue: &wgpu::Queue, scratch: &[wgpu::Buffer], k:
         source: wgpu::ShaderSource::Wgsl(k.source().into()),
     });
     let entries: Vec<_> = k.bindings().iter().enumerate().map(|(i, &b)| entry(i, b)).collect();
-    let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
+    let bgl =
+        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,
         bind_group_layouts: &[Some(&bgl)],
@@ -71,8 +72,13 @@ fn time(device: &wgpu::Device, queue: &wgpu::Queue, scratch: &[wgpu::Buffer], k:
     let resources: Vec<wgpu::BindGroupEntry> = (0..k.bindings().len())
         .map(|i| wgpu::BindGroupEntry { binding: i as u32, resource: scratch[i].as_entire_binding() })
         .collect();
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &bgl, entries: &resources });
-    let offsets: Vec<u32> = k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &bgl,
+        entries: &resources,
+    });
+    let offsets: Vec<u32> =
+        k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -88,13 +94,14 @@ fn time(device: &wgpu::Device, queue: &wgpu::Queue, scratch: &[wgpu::Buffer], k:
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default())).expect("an adapter");
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: adapter.limits(),
-        ..Default::default()
-    }))
-    .expect("a device");
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        .expect("an adapter");
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .expect("a device");
     println!("adapter: {}", adapter.get_info().name);
     let scratch: Vec<wgpu::Buffer> = (0..12)
         .map(|_| {

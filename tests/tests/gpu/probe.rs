@@ -138,7 +138,11 @@ fn an_apex_slanted_80_degrees_is_found_within_the_reach_only() {
     // contact. At h = 0.008, t ≈ 0.046 is within all of them: the contact, its depth from L.
     let angle = 80f32.to_radians();
     let axis = Vec3::new(angle.sin(), 0.0, -angle.cos());
-    let cases = [(BodyKind::Volumetric, Target::Sheet), (cloth(EA), Target::Sheet), (BodyKind::Volumetric, Target::Box)];
+    let cases = [
+        (BodyKind::Volumetric, Target::Sheet),
+        (cloth(EA), Target::Sheet),
+        (BodyKind::Volumetric, Target::Box),
+    ];
     for (kind, target) in cases {
         let far = pyramid(axis).transformed(Affine3A::from_translation(Vec3::new(0.3, 0.2, 0.03)));
         assert!(0.03 / angle.cos() > reach(kind, target));

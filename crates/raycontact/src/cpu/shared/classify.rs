@@ -330,7 +330,13 @@ pub fn classify<T: Tracer>(
                 // The exit the bounded own trace (up to 2 t) used to report: only one lying
                 // exactly there, unless exits are remembered.
                 let remembered = cx.remember_exit || exit.t == 2.0 * i.hit.t;
-                emit(&mut sink, &i, true, COLLISION | INWARD_RAY, if remembered { exit.triangle } else { NONE });
+                emit(
+                    &mut sink,
+                    &i,
+                    true,
+                    COLLISION | INWARD_RAY,
+                    if remembered { exit.triangle } else { NONE },
+                );
             }
         }
         if use_out && reach > 0.0 {
