@@ -50,6 +50,7 @@
 mod adjacency;
 mod backend;
 mod body;
+mod bvh_update;
 mod contact;
 mod context;
 mod cpu;
@@ -68,9 +69,11 @@ mod response;
 mod scene;
 mod stats;
 pub mod walk;
+mod wide_bvh;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};
+pub use bvh_update::{BvhUpdate, sah_cost};
 pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
 pub use context::{ContextOptions, GpuContext, REQUIRED_STORAGE_BUFFERS, REQUIRED_WORKGROUP_STORAGE};
 pub use error::{Error, Result};
@@ -78,7 +81,7 @@ pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort};
 pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
-pub use stats::{FrameStats, Stage, StageStats};
+pub use stats::{BvhAction, BvhStats, FrameStats, Stage, StageStats};
 pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
 
 /// The wgpu that raycontact is built on, so that an application's devices, buffers and encoders

@@ -5,6 +5,7 @@
 
 use glam::Vec3;
 
+use crate::bvh_update::Quality;
 use crate::cpu::ResponseSums;
 use crate::error::{Error, Result};
 use crate::frame::FrameData;
@@ -15,6 +16,9 @@ use crate::walk::{WalkOptions, WalkResult};
 
 mod detect;
 mod frame;
+mod narrow;
+
+pub(crate) use frame::TreeWork;
 
 /// A scene on the CPU backend.
 #[derive(Debug)]
@@ -23,9 +27,13 @@ pub(crate) struct CpuScene {
     threads: usize,
     /// What the last frame built.
     frame: FrameData,
+    /// The trees' costs at their last rebuild (what `BvhUpdate::Auto` compares against).
+    quality: Quality,
     /// Packed positions of this frame and the previous one.
     current: Vec<Vec3>,
     previous: Vec<Vec3>,
+    /// Each body's vertices in Morton order (as packed): the order the full pass casts in.
+    order: Vec<u32>,
     /// The pair list of the last full pass and the last detection's contacts (what an iterative
     /// pass re-casts), kept when iterative detection is on.
     memory_pairs: Vec<BodyPair>,
@@ -47,8 +55,10 @@ impl CpuScene {
             pool,
             threads,
             frame: FrameData::default(),
+            quality: Quality::default(),
             current: Vec::new(),
             previous: Vec::new(),
+            order: Vec::new(),
             memory_pairs: Vec::new(),
             memory: Vec::new(),
             last: Vec::new(),
@@ -61,7 +71,8 @@ impl CpuScene {
     }
 
     /// A new packing: its current and previous positions.
-    pub fn set_packing(&mut self, current: Vec<Vec3>, previous: Vec<Vec3>) {
+    pub fn set_packing(&mut self, packing: &Packing, current: Vec<Vec3>, previous: Vec<Vec3>) {
+        self.order = self.pool.install(|| narrow::vertex_order(packing, &current));
         self.current = current;
         self.previous = previous;
     }
@@ -76,19 +87,16 @@ impl CpuScene {
         }
     }
 
-    /// Rebuilds the frame (every stage with `rebuild`, else the vertex normals alone), with each
-    /// stage's wall time in `stats`.
-    pub fn update(&mut self, packing: &Packing, rebuild: bool) -> FrameStats {
+    /// The frame: the vertex normals, then the trees as `work` asks (rebuilt, refitted or
+    /// kept), with each stage's wall time in `stats`.
+    pub fn update(&mut self, packing: &Packing, work: TreeWork) -> FrameStats {
         let mut stats = FrameStats::default();
-        let (frame, current) = (&mut self.frame, &self.current);
-        self.pool.install(|| {
-            let time = |stage, ns| stats.stage(stage).cpu_ns = Some(ns);
-            if rebuild {
-                frame.rebuild(packing, current, time)
-            } else {
-                frame.normals_only(packing, current, time)
-            }
+        let (frame, current, quality) = (&mut self.frame, &self.current, &mut self.quality);
+        let bvh = self.pool.install(|| {
+            let time = |stage, ns| *stats.stage(stage).cpu_ns.get_or_insert(0.0) += ns;
+            frame.update(packing, current, work, quality, true, time)
         });
+        stats.bvh = bvh;
         stats
     }
 

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuScene;
 use crate::packing::Packing;
 
+mod bvh;
 mod detect;
 mod frame;
 mod iterative;
@@ -45,7 +46,8 @@ struct Body {
     reference: iterative::Reference,
 }
 
-/// A set of bodies whose BVHs are rebuilt every frame, on the GPU or on the CPU backend.
+/// A set of bodies whose BVHs are rebuilt (or refitted, [`Scene::set_bvh_update`]) every frame,
+/// on the GPU or on the CPU backend.
 ///
 /// Per frame: [`set_positions`](Scene::set_positions) of the moving bodies, then one
 /// [`detect`](Scene::detect) (or [`update`](Scene::update) for the BVHs alone, or
@@ -91,6 +93,10 @@ pub struct Scene {
     pair_stiffness: Vec<(BodyId, BodyId, f32)>,
     /// The last detection completed for the current bodies: the response may act on it.
     detected: bool,
+    /// How the BVHs follow the bodies.
+    bvh_update: crate::BvhUpdate,
+    /// `Auto`'s mirror of the GPU's trees (GPU scenes with `Auto` only).
+    gpu_mirror: Option<Box<bvh::GpuMirror>>,
 }
 
 impl Scene {
@@ -110,6 +116,8 @@ impl Scene {
             response: Default::default(),
             pair_stiffness: Vec::new(),
             detected: false,
+            bvh_update: crate::BvhUpdate::Rebuild,
+            gpu_mirror: None,
         }
     }
 
