@@ -7,3 +7,5 @@ mod queries;
 mod ray_triangle;
 mod rebuild;
 mod reference;
+mod refit;
+mod wide;
