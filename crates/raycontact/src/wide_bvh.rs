@@ -35,11 +35,13 @@ pub struct WideNode {
     pub child: [u32; WIDTH],
     /// Children used (2 to 4; lanes past it are empty).
     pub count: u32,
+    /// Bit i set: lane i is a leaf.
+    pub leaves: u32,
 }
 
 impl Default for WideNode {
     fn default() -> Self {
-        WideNode { lo: [Vec4::ZERO; 3], hi: [Vec4::ZERO; 3], child: [NONE; WIDTH], count: 0 }
+        WideNode { lo: [Vec4::ZERO; 3], hi: [Vec4::ZERO; 3], child: [NONE; WIDTH], count: 0, leaves: 0 }
     }
 }
 
@@ -156,6 +158,7 @@ impl WideTree {
                 } else {
                     let at = self.tris.len() as u32;
                     self.tris.push(TriRecord { triangle: bn.child & !LEAF_BIT, ..TriRecord::default() });
+                    node.leaves |= 1 << i;
                     LEAF_BIT | at
                 };
             }

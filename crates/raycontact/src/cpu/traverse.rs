@@ -197,41 +197,62 @@ pub fn closest_hit_wide(
         let (mask, enter) = wray.test(n, tmax);
         best.nodes_visited += n.count;
         let t = enter.to_array();
-        // The hit lanes by entry distance: leaves are tested at once (shrinking tmax), inner
-        // nodes are visited nearest first.
-        let mut order = [0u32; 4];
-        let mut k = 0;
-        let mut bits = mask;
-        while bits != 0 {
-            let i = bits.trailing_zeros();
-            bits &= bits - 1;
-            let mut j = k;
-            while j > 0 && t[order[j - 1] as usize] > t[i as usize] {
-                order[j] = order[j - 1];
-                j -= 1;
+        // The leaves hit first (each shrinks tmax), then the nearest inner child, the others
+        // on the stack, farthest first.
+        let mut leaves = mask & n.leaves;
+        while leaves != 0 {
+            let i = leaves.trailing_zeros() as usize;
+            leaves &= leaves - 1;
+            if within(t[i], tmax) {
+                let r = &tree.tris[(n.child[i] & !LEAF_BIT) as usize];
+                record_test(r, ray, axes, ignore_vertex, &mut best, &mut tmax);
             }
-            order[j] = i;
-            k += 1;
         }
-        let mut inner = [(0u32, 0f32); 4];
-        let mut m = 0;
-        for &i in &order[..k] {
-            let (c, ti) = (n.child[i as usize], t[i as usize]);
-            if c & LEAF_BIT != 0 {
-                if within(ti, tmax) {
-                    let r = &tree.tris[(c & !LEAF_BIT) as usize];
-                    record_test(r, ray, axes, ignore_vertex, &mut best, &mut tmax);
+        let inner = mask & !n.leaves;
+        let next = match inner.count_ones() {
+            0 => None,
+            1 => {
+                let i = inner.trailing_zeros() as usize;
+                within(t[i], tmax).then_some(n.child[i])
+            }
+            2 => {
+                let i = inner.trailing_zeros() as usize;
+                let j = (inner & (inner - 1)).trailing_zeros() as usize;
+                let (near, far) = if t[j] < t[i] { (j, i) } else { (i, j) };
+                if within(t[near], tmax) {
+                    stack.push((n.child[far], t[far]));
+                    Some(n.child[near])
+                } else {
+                    None
                 }
-            } else {
-                inner[m] = (c, ti);
-                m += 1;
             }
-        }
-        if m > 0 && within(inner[0].1, tmax) {
-            for &e in inner[1..m].iter().rev() {
-                stack.push(e);
+            _ => {
+                let mut order = [(0u32, 0f32); 4];
+                let mut k = 0;
+                let mut bits = inner;
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let mut j = k;
+                    while j > 0 && order[j - 1].1 > t[i] {
+                        order[j] = order[j - 1];
+                        j -= 1;
+                    }
+                    order[j] = (n.child[i], t[i]);
+                    k += 1;
+                }
+                if within(order[0].1, tmax) {
+                    for &e in order[1..k].iter().rev() {
+                        stack.push(e);
+                    }
+                    Some(order[0].0)
+                } else {
+                    None
+                }
             }
-            node = inner[0].0;
+        };
+        if let Some(c) = next {
+            node = c;
             continue;
         }
         loop {
