@@ -102,9 +102,16 @@ fn half_area(n: &Node) -> f32 {
 
 impl WideTree {
     /// Collapses a fitted binary tree of `leaves` leaves (its used nodes, Karras order) into
-    /// this tree, reusing its vectors; the triangle records get their indices (their corners
-    /// come with [`Self::fill`]).
-    pub fn collapse(&mut self, binary: &[Node], leaves: u32) {
+    /// this tree, reusing its vectors, and fills the triangle records (the body's triangles at
+    /// `tri_offset` in the packed `triangles`, this frame's `positions`).
+    pub fn collapse(
+        &mut self,
+        binary: &[Node],
+        leaves: u32,
+        tri_offset: u32,
+        triangles: &[u32],
+        positions: &[Vec3],
+    ) {
         self.nodes.clear();
         self.source.clear();
         self.tris.clear();
@@ -142,14 +149,17 @@ impl WideTree {
                 (areas[i], areas[i + 1]) = (area(l), area(r));
                 count += 1;
             }
-            let mut node = WideNode { count: count as u32, ..WideNode::default() };
-            let mut src = [NONE; WIDTH];
+            let (mut lo, mut hi) = ([[0.0f32; WIDTH]; 3], [[0.0f32; WIDTH]; 3]);
+            let (mut child, mut src, mut leaf_lanes) = ([NONE; WIDTH], [NONE; WIDTH], 0);
             for i in 0..count {
                 let k = kids[i];
                 let bn = &binary[k as usize];
-                node.set_box(i, bn);
+                for a in 0..3 {
+                    lo[a][i] = bn.min[a];
+                    hi[a][i] = bn.max[a];
+                }
                 src[i] = k;
-                node.child[i] = if k < internal {
+                child[i] = if k < internal {
                     let at = self.nodes.len();
                     self.nodes.push(WideNode::default());
                     self.source.push([NONE; WIDTH]);
@@ -157,12 +167,22 @@ impl WideTree {
                     at as u32
                 } else {
                     let at = self.tris.len() as u32;
-                    self.tris.push(TriRecord { triangle: bn.child & !LEAF_BIT, ..TriRecord::default() });
-                    node.leaves |= 1 << i;
+                    let triangle = bn.child & !LEAF_BIT;
+                    let g = 3 * (tri_offset + triangle) as usize;
+                    let vertices = [triangles[g], triangles[g + 1], triangles[g + 2]];
+                    let corners = vertices.map(|v| positions[v as usize]);
+                    self.tris.push(TriRecord { corners, vertices, triangle });
+                    leaf_lanes |= 1 << i;
                     LEAF_BIT | at
                 };
             }
-            self.nodes[w] = node;
+            self.nodes[w] = WideNode {
+                lo: lo.map(Vec4::from_array),
+                hi: hi.map(Vec4::from_array),
+                child,
+                count: count as u32,
+                leaves: leaf_lanes,
+            };
             self.source[w] = src;
         }
     }
@@ -195,8 +215,13 @@ impl WideBvh {
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let off = body.node_offset as usize;
-            tree.collapse(&nodes[off..off + used_nodes(leaves)], leaves);
-            tree.fill(body.tri_offset, &packing.triangles, positions);
+            tree.collapse(
+                &nodes[off..off + used_nodes(leaves)],
+                leaves,
+                body.tri_offset,
+                &packing.triangles,
+                positions,
+            );
         });
     }
 
