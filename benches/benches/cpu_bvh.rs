@@ -6,7 +6,8 @@
 //!   included (`WideBvh::build`), per frame of a rebuild;
 //! - `rays`: the narrow phase's full pass (`cpu::narrow_phase`, every ray of both directions)
 //!   through the wide trees (`wide`) and through the binary trees (`binary`, the frame without
-//!   its wide trees: `cpu::closest_hit_ordered`);
+//!   its wide trees: `cpu::closest_hit_ordered`), and through the wide trees on every core
+//!   (`wide-rayonN`);
 //! - `update`: a frame's normals and trees with `BvhUpdate::Rebuild` and `BvhUpdate::Refit`
 //!   (`Scene::update` on the CPU backend).
 //!
@@ -71,7 +72,11 @@ fn cpu_bvh(c: &mut Criterion) {
     binary.wide = WideBvh::default();
     let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs).len() as u64;
     group.throughput(Throughput::Elements(sources));
-    for (name, f) in [("wide", &frame), ("binary", &binary)] {
+    let all = rayon::ThreadPoolBuilder::new().build().expect("a pool");
+    let rayon_name = format!("wide-rayon{}", all.current_num_threads());
+    for (name, f, pool) in
+        [("wide", &frame, &pool), ("binary", &binary, &pool), (rayon_name.as_str(), &frame, &all)]
+    {
         let cx = Narrow {
             packing: &packing,
             frame: f,
