@@ -144,13 +144,13 @@ pub fn print_instance(r: &InstanceResult) {
         );
     }
     println!(
-        "{:<12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "{:<17} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "by class", "collision", "prediction", "inward", "outward", "inverted", "walked"
     );
     for i in r.ordered() {
         let c = &i.classes;
         println!(
-            "{:<12} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            "{:<17} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
             i.id, c.collision, c.prediction, c.inward, c.outward, c.inverted, c.walked
         );
     }
