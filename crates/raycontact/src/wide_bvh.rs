@@ -209,10 +209,23 @@ impl WideTree {
 
 impl WideBvh {
     /// Collapses every body's fitted binary tree (`nodes` in the packed layout) and fills its
-    /// triangle records from `positions`, in parallel over the bodies.
-    pub fn build(&mut self, packing: &Packing, body_state: &[BodyState], nodes: &[Node], positions: &[Vec3]) {
+    /// triangle records from `positions`, in parallel over the bodies, but for the bodies that
+    /// `keep` marks (their tree is the one built from the same binary tree: same positions, same
+    /// kind of update), when every body has one.
+    pub fn build(
+        &mut self,
+        packing: &Packing,
+        body_state: &[BodyState],
+        nodes: &[Node],
+        positions: &[Vec3],
+        keep: &[bool],
+    ) {
+        let built = self.trees.len() == packing.bodies.len();
         self.trees.resize_with(packing.bodies.len(), WideTree::default);
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
+            if built && keep.get(b).copied().unwrap_or(false) {
+                return;
+            }
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let off = body.node_offset as usize;
             tree.collapse(
@@ -226,9 +239,20 @@ impl WideBvh {
     }
 
     /// Copies the refitted binary boxes and this frame's corners into every body's wide tree
-    /// (built by [`Self::build`] on the same topology).
-    pub fn refit(&mut self, packing: &Packing, body_state: &[BodyState], nodes: &[Node], positions: &[Vec3]) {
+    /// (built by [`Self::build`] on the same topology), but the bodies that `keep` marks (their
+    /// tree was refitted to the same positions).
+    pub fn refit(
+        &mut self,
+        packing: &Packing,
+        body_state: &[BodyState],
+        nodes: &[Node],
+        positions: &[Vec3],
+        keep: &[bool],
+    ) {
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
+            if keep.get(b).copied().unwrap_or(false) {
+                return;
+            }
             let body = &packing.bodies[b];
             let off = body.node_offset as usize;
             tree.refit(&nodes[off..off + used_nodes(body_state[b].leaf_count)]);

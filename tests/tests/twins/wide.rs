@@ -12,7 +12,7 @@ use raycontact::internals::layout::{BodyPair, LEAF_BIT, NONE, Ray, RayHit, SELF_
 use raycontact::internals::wide_bvh::WideTree;
 use raycontact::internals::{FrameData, Packing};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, Pairs, Scene};
+use raycontact::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene};
 use raycontact_tests::{random_unit, rng};
 
 use crate::reference::Packed;
@@ -155,28 +155,62 @@ fn the_wide_walk_finds_the_binary_walks_hit_ray_for_ray() {
 }
 
 #[test]
-fn the_refitted_wide_tree_follows_the_refitted_binary_one() {
+fn the_wide_trees_follow_rebuilds_and_refits_of_moving_and_static_bodies() {
+    // One body moves, the other is still (its wide tree is kept from frame to frame when its
+    // binary tree is updated the same way), under each policy; Auto with a tight bound
+    // alternates rebuilds and refits.
     let mut r = rng(4343);
     let mesh = meshes::torus(0.8, 0.3, 60, 30);
-    let mut scene = Scene::new_cpu(Some(2)).unwrap();
-    scene.set_bvh_update(raycontact::BvhUpdate::Refit).unwrap();
-    let id = scene.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
-    scene.update().unwrap();
-    for frame in 1..5 {
-        let k = frame as f32 * 0.3;
-        let moved: Vec<Vec3> = mesh
-            .positions
-            .iter()
-            .map(|p| Quat::from_rotation_z(k * p.x) * *p + Vec3::new(0.0, 0.1 * (3.0 * p.x + k).sin(), 0.0))
-            .collect();
-        scene.set_positions(id, &moved).unwrap();
-        let stats = scene.update().unwrap();
-        assert_eq!(stats.bvh.action, raycontact::BvhAction::Refitted);
-        let f = scene.frame_data().unwrap();
-        let p = scene.packing().clone();
-        check_lanes(&format!("frame {frame}"), &f, &p, 0);
-        let rays: Vec<(Ray, u32)> = random_rays(&mut r, 3000).into_iter().map(|ray| (ray, NONE)).collect();
-        compare_walks(&format!("frame {frame}"), &p, &f, &moved, 0, &rays);
+    let still = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(0.3, 0.2, 0.0)));
+    let policies = [BvhUpdate::Refit, BvhUpdate::Rebuild, BvhUpdate::Auto { max_degradation: 1.01 }];
+    for policy in policies {
+        let mut scene = Scene::new_cpu(Some(2)).unwrap();
+        scene.set_bvh_update(policy).unwrap();
+        let id = scene.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
+        scene.add_body(&still.positions, &still.triangles, BodyKind::Volumetric).unwrap();
+        scene.update().unwrap();
+        let mut actions = Vec::new();
+        for frame in 1..8 {
+            let k = frame as f32 * 0.3;
+            let moved: Vec<Vec3> = mesh
+                .positions
+                .iter()
+                .map(|p| {
+                    Quat::from_rotation_z(k * p.x) * *p + Vec3::new(0.0, 0.1 * (3.0 * p.x + k).sin(), 0.0)
+                })
+                .collect();
+            // Every other frame the moving body keeps its positions too.
+            if frame % 3 != 0 {
+                scene.set_positions(id, &moved).unwrap();
+            }
+            let stats = scene.update().unwrap();
+            actions.push(stats.bvh.action);
+            if policy == BvhUpdate::Refit {
+                assert_eq!(stats.bvh.action, BvhAction::Refitted);
+            }
+            let f = scene.frame_data().unwrap();
+            let p = scene.packing().clone();
+            let positions: Vec<Vec3> =
+                scene.positions(id).unwrap().iter().chain(&still.positions).copied().collect();
+            for b in 0..2 {
+                let what = format!("{policy:?} frame {frame} body {b}");
+                check_lanes(&what, &f, &p, b);
+                let rays: Vec<(Ray, u32)> =
+                    random_rays(&mut r, 1000).into_iter().map(|ray| (ray, NONE)).collect();
+                compare_walks(&what, &p, &f, &positions, b, &rays);
+                // The records hold this frame's corners.
+                let tree = f.body_wide(b).unwrap();
+                for rec in &tree.tris {
+                    assert_eq!(rec.corners, rec.vertices.map(|v| positions[v as usize]), "{what}: a record");
+                }
+            }
+        }
+        if let BvhUpdate::Auto { .. } = policy {
+            assert!(
+                actions.contains(&BvhAction::Rebuilt) && actions.contains(&BvhAction::Refitted),
+                "{actions:?}"
+            );
+        }
     }
 }
 

@@ -16,6 +16,33 @@ use crate::layout::{BodyState, LEAF_BIT, NONE};
 use crate::packing::Packing;
 use crate::stats::{BvhAction, BvhStats, Stage};
 
+/// Which bodies' positions changed since their trees were last brought up to date, and how that
+/// was (the wide trees of the others are kept when this frame updates the same way: a rebuild
+/// or a refit of the same positions gives the same trees).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Changes {
+    /// Per packed body: its positions changed since the last update of the trees (all true
+    /// after a new packing).
+    pub moved: Vec<bool>,
+    /// What the last update of the trees was ([`BvhAction::None`]: none yet).
+    pub last: BvhAction,
+}
+
+impl Changes {
+    /// Per body, whether its wide tree stays as it is when this frame's update is `action`.
+    fn keep(&self, action: BvhAction) -> Vec<bool> {
+        self.moved.iter().map(|&m| !m && action == self.last).collect()
+    }
+
+    /// The trees were brought up to date by `action` (or kept).
+    fn updated(&mut self, action: BvhAction) {
+        if matches!(action, BvhAction::Rebuilt | BvhAction::Refitted) {
+            self.moved.iter_mut().for_each(|m| *m = false);
+            self.last = action;
+        }
+    }
+}
+
 /// What a frame asks of the BVHs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum TreeWork {
@@ -38,23 +65,25 @@ impl FrameData {
     pub fn build(packing: &Packing, positions: &[Vec3]) -> Self {
         let mut f = FrameData::default();
         let work = TreeWork::Update { policy: BvhUpdate::Rebuild, force: true };
-        f.update(packing, positions, work, &mut Quality::default(), true, |_, _| {});
+        f.update(packing, positions, work, &mut Quality::default(), Some(&mut Changes::default()), |_, _| {});
         f
     }
 
     /// One frame in place (reusing the vectors): the vertex normals and the wide trees when
-    /// `for_rays` (the CPU backend; the GPU's `Auto` mirror needs neither), then the trees as
-    /// `work` asks, with `quality` the costs at the last rebuild. Reports each stage's wall time
-    /// to `time` (a stage may be reported twice: `Auto`'s refit, then its rebuild).
+    /// `changes` are given (the CPU backend, whose bodies' changes they track; the GPU's `Auto`
+    /// mirror needs neither), then the trees as `work` asks, with `quality` the costs at the
+    /// last rebuild. Reports each stage's wall time to `time` (a stage may be reported twice:
+    /// `Auto`'s refit, then its rebuild).
     pub(crate) fn update(
         &mut self,
         packing: &Packing,
         positions: &[Vec3],
         work: TreeWork,
         quality: &mut Quality,
-        for_rays: bool,
+        mut changes: Option<&mut Changes>,
         mut time: impl FnMut(Stage, f64),
     ) -> BvhStats {
+        let for_rays = changes.is_some();
         let mut clock = Instant::now();
         let mut lap = |s: Stage| {
             let now = Instant::now();
@@ -68,6 +97,11 @@ impl FrameData {
         let TreeWork::Update { policy, force } = work else {
             return BvhStats { action: BvhAction::Kept, ..BvhStats::default() };
         };
+        if force {
+            if let Some(c) = changes.as_deref_mut() {
+                *c = Changes { moved: vec![true; packing.bodies.len()], last: BvhAction::None };
+            }
+        }
         let bodies = packing.bodies.len();
         // A refit needs the tree of a rebuild of this packing, measured when the policy watches.
         let refit =
@@ -93,8 +127,10 @@ impl FrameData {
                 _ => false,
             };
             if !rebuild {
-                if for_rays {
-                    self.wide.refit(packing, &self.body_state, &self.nodes, positions);
+                if let Some(c) = changes {
+                    let keep = c.keep(BvhAction::Refitted);
+                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &keep);
+                    c.updated(BvhAction::Refitted);
                     lap(Stage::Fit);
                 }
                 stats.action = BvhAction::Refitted;
@@ -106,8 +142,10 @@ impl FrameData {
             quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes));
         }
         stats.degradation = stats.degradation.or(Some(1.0));
-        if for_rays {
-            self.wide.build(packing, &self.body_state, &self.nodes, positions);
+        if let Some(c) = changes.as_deref_mut() {
+            let keep = c.keep(BvhAction::Rebuilt);
+            self.wide.build(packing, &self.body_state, &self.nodes, positions, &keep);
+            c.updated(BvhAction::Rebuilt);
         }
         lap(Stage::Fit);
         stats

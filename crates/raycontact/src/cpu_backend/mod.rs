@@ -18,6 +18,7 @@ mod detect;
 mod frame;
 mod narrow;
 
+use frame::Changes;
 pub(crate) use frame::TreeWork;
 
 /// A scene on the CPU backend.
@@ -29,6 +30,8 @@ pub(crate) struct CpuScene {
     frame: FrameData,
     /// The trees' costs at their last rebuild (what `BvhUpdate::Auto` compares against).
     quality: Quality,
+    /// The bodies moved since the trees' last update (whose wide trees must follow).
+    changes: Changes,
     /// Packed positions of this frame and the previous one.
     current: Vec<Vec3>,
     previous: Vec<Vec3>,
@@ -56,6 +59,7 @@ impl CpuScene {
             threads,
             frame: FrameData::default(),
             quality: Quality::default(),
+            changes: Changes::default(),
             current: Vec::new(),
             previous: Vec::new(),
             order: Vec::new(),
@@ -78,12 +82,15 @@ impl CpuScene {
     }
 
     /// Starts a frame: the current positions become the previous ones, and `moved` bodies
-    /// (packed vertex offset, positions) get their new positions.
-    pub fn begin_frame<'a>(&mut self, moved: impl Iterator<Item = (u32, &'a [Vec3])>) {
+    /// (packed body, its vertex offset, positions) get their new positions.
+    pub fn begin_frame<'a>(&mut self, moved: impl Iterator<Item = (usize, u32, &'a [Vec3])>) {
         self.previous.copy_from_slice(&self.current);
-        for (offset, positions) in moved {
+        for (body, offset, positions) in moved {
             let off = offset as usize;
             self.current[off..off + positions.len()].copy_from_slice(positions);
+            if let Some(m) = self.changes.moved.get_mut(body) {
+                *m = true;
+            }
         }
     }
 
@@ -92,9 +99,10 @@ impl CpuScene {
     pub fn update(&mut self, packing: &Packing, work: TreeWork) -> FrameStats {
         let mut stats = FrameStats::default();
         let (frame, current, quality) = (&mut self.frame, &self.current, &mut self.quality);
+        let changes = &mut self.changes;
         let bvh = self.pool.install(|| {
             let time = |stage, ns| *stats.stage(stage).cpu_ns.get_or_insert(0.0) += ns;
-            frame.update(packing, current, work, quality, true, time)
+            frame.update(packing, current, work, quality, Some(changes), time)
         });
         stats.bvh = bvh;
         stats

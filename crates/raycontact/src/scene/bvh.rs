@@ -87,7 +87,7 @@ impl Scene {
                 }
                 let m = &mut *mirror;
                 let mut stats =
-                    m.frame.update(&self.packing, &m.positions, work, &mut m.quality, false, |_, _| {});
+                    m.frame.update(&self.packing, &m.positions, work, &mut m.quality, None, |_, _| {});
                 stats.host_ns = Some(start.elapsed().as_nanos() as f64);
                 self.gpu_mirror = Some(mirror);
                 stats

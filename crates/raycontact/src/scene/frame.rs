@@ -107,10 +107,12 @@ impl Scene {
         let first = matches!(work, TreeWork::Update { force: true, .. });
         let Engine::Cpu(c) = &mut self.engine else { unreachable!("a CPU scene") };
         if !first {
-            let moved = self.packing.ids.iter().zip(&self.packing.bodies).filter_map(|(id, packed)| {
-                let body = self.slots[id.index as usize].body.as_ref().filter(|b| b.moved)?;
-                Some((packed.vertex_offset, body.data.positions.as_slice()))
-            });
+            let moved = self.packing.ids.iter().zip(&self.packing.bodies).enumerate().filter_map(
+                |(b, (id, packed))| {
+                    let body = self.slots[id.index as usize].body.as_ref().filter(|b| b.moved)?;
+                    Some((b, packed.vertex_offset, body.data.positions.as_slice()))
+                },
+            );
             c.begin_frame(moved);
         }
         let stats = c.update(&self.packing, work);
