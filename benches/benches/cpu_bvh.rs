@@ -64,7 +64,8 @@ fn cpu_bvh(c: &mut Criterion) {
     group.throughput(Throughput::Elements(triangles));
     group.bench_function(BenchmarkId::new("wide-collapse", triangles), |bench| {
         let mut wide = WideBvh::default();
-        bench.iter(|| pool.install(|| wide.build(&packing, &frame.body_state, &frame.nodes, &positions)));
+        bench
+            .iter(|| pool.install(|| wide.build(&packing, &frame.body_state, &frame.nodes, &positions, &[])));
     });
 
     let pairs: Vec<BodyPair> = cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, 0.0);

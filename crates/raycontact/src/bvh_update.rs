@@ -28,10 +28,11 @@ use crate::packing::Packing;
 ///   not the one its tree was built with; so its contacts are always those of a rebuild. On
 ///   the GPU the measure is taken on the host with the CPU twins of the bounds and fit (and,
 ///   when it rebuilds, of the whole rebuild) before the frame is recorded: host work of the
-///   order of the CPU backend's refit (see [`BvhStats::host_ns`](crate::BvhStats)).
+///   order of the CPU backend's refit (see [`BvhStats::host_ns`](crate::BvhStats::host_ns)).
 ///
-/// The first frame after bodies are added or removed always rebuilds. [`FrameStats::bvh`]
-/// (crate::FrameStats) reports what each frame did and the measured degradation.
+/// The first frame after bodies are added or removed always rebuilds.
+/// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured
+/// degradation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub enum BvhUpdate {

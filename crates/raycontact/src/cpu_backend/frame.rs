@@ -142,7 +142,7 @@ impl FrameData {
             quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes));
         }
         stats.degradation = stats.degradation.or(Some(1.0));
-        if let Some(c) = changes.as_deref_mut() {
+        if let Some(c) = changes {
             let keep = c.keep(BvhAction::Rebuilt);
             self.wide.build(packing, &self.body_state, &self.nodes, positions, &keep);
             c.updated(BvhAction::Rebuilt);
