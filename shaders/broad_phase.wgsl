@@ -10,8 +10,7 @@
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
-@group(0) @binding(3) var<storage, read_write> state: DetectState;
-@group(0) @binding(4) var<storage, read_write> pairs: array<BodyPair>;
+@group(0) @binding(3) var<storage, read_write> pairs: PairList;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -42,9 +41,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         keep = all(body_min(si) - r <= body_max(sj)) && all(body_min(sj) - r <= body_max(si));
     }
     if keep {
-        let k = atomicAdd(&state.pair_count, 1u);
+        let k = atomicAdd(&pairs.state.pair_count, 1u);
         if k < params.pair_capacity {
-            pairs[k] = BodyPair(i, j, params.prediction, 0u);
+            pairs.list[k] = BodyPair(i, j, params.prediction, 0u);
         }
     }
 }

@@ -18,8 +18,8 @@
 //   each ray that hits B's outside -> collision when L < e_A, else prediction when L < d.
 // - cloth -> cloth (and a cloth against itself, ignoring the triangles around v): both rays,
 //   unbounded -> collision when L < e_A + e_B, else prediction when L < d. Inversion (section
-//   3.2), for a hit within r: when v is on the other side of the hit triangle than at the previous positions, the normal
-//   is flipped and the contact is a collision, flagged inverted.
+//   3.2), for a hit within r: when v is on the other side of the hit triangle than at the
+//   previous positions, the normal is flipped and the contact is a collision, flagged inverted.
 //
 // A contact's normal is the direction that resolves it for the source vertex: towards the hit
 // (across B) for a collision of an inward-facing hit and for an inversion, away from it for a
@@ -32,6 +32,7 @@
 // through the BVH (`closest_hit`). CPU twin: `raycontact::internals::cpu::narrow_phase`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
+//!include shared/vertices.wgsl
 //!include shared/ray.wgsl
 //!include shared/bvh.wgsl
 //!include shared/classify.wgsl
@@ -39,15 +40,12 @@
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
-@group(0) @binding(3) var<storage, read> positions: array<f32>;
-@group(0) @binding(4) var<storage, read> prev_positions: array<f32>;
-@group(0) @binding(5) var<storage, read> normals: array<f32>;
-@group(0) @binding(6) var<storage, read> triangles: array<u32>;
-@group(0) @binding(7) var<storage, read> nodes: array<Node>;
-@group(0) @binding(8) var<storage, read> pairs: array<BodyPair>;
-@group(0) @binding(9) var<storage, read> sources: array<vec2<u32>>;
-@group(0) @binding(10) var<storage, read_write> state: DetectState;
-@group(0) @binding(11) var<storage, read_write> contacts: array<Contact>;
+@group(0) @binding(3) var<storage, read> vertices: array<f32>;
+@group(0) @binding(4) var<storage, read> triangles: array<u32>;
+@group(0) @binding(5) var<storage, read> nodes: array<Node>;
+@group(0) @binding(6) var<storage, read> sources: array<vec2<u32>>;
+@group(0) @binding(7) var<storage, read_write> pairs: PairList;
+@group(0) @binding(8) var<storage, read_write> contacts: array<Contact>;
 
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let hit = closest_hit(ray, bodies[body], body_state[body].leaf_count, ignore_vertex);
@@ -57,12 +55,12 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;
-    if i >= min(atomicLoad(&state.sources), params.source_capacity) {
+    if i >= min(atomicLoad(&pairs.state.sources), params.source_capacity) {
         return;
     }
     let source = sources[i];
     let k = source.x;
-    let pair = pairs[k / 2u];
+    let pair = pairs.list[k / 2u];
     var a = pair.a;
     var b = pair.b;
     if (k & 1u) == 1u {

@@ -9,13 +9,12 @@
 
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
-@group(0) @binding(2) var<storage, read> pairs: array<BodyPair>;
-@group(0) @binding(3) var<storage, read_write> state: DetectState;
-@group(0) @binding(4) var<storage, read_write> tile_offsets: array<u32>;
-@group(0) @binding(5) var<storage, read_write> dispatch: array<u32>;
+@group(0) @binding(2) var<storage, read_write> pairs: PairList;
+@group(0) @binding(3) var<storage, read_write> tile_offsets: array<u32>;
+@group(0) @binding(4) var<storage, read_write> dispatch: array<u32>;
 
 fn directed_tiles(k: u32) -> u32 {
-    let p = pairs[k / 2u];
+    let p = pairs.list[k / 2u];
     var src = p.a;
     if (k & 1u) == 1u {
         if p.a == p.b {
@@ -28,7 +27,7 @@ fn directed_tiles(k: u32) -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
-    let d = 2u * min(atomicLoad(&state.pair_count), params.pair_capacity);
+    let d = 2u * min(atomicLoad(&pairs.state.pair_count), params.pair_capacity);
     let chunk = (d + WG_SIZE - 1u) / WG_SIZE;
     let begin = min(lid * chunk, d);
     let end = min(begin + chunk, d);

@@ -1,6 +1,11 @@
 // Radix sort, pass step 3: stable scatter. One workgroup per tile; invocation t owns the ITEMS
 // consecutive elements t * ITEMS .. t * ITEMS + ITEMS of the tile. The ranks come from one
 // exclusive scan of the (digit, invocation) count matrix, flattened digit-major.
+// The matrix holds two 16-bit counts per word: word (d / 2) * WG_SIZE + t has invocation t's
+// count of digit d in its low half when d is even, in its high half when d is odd. A tile has
+// at most TILE < 2^16 elements (asserted in `layout`), so no half ever carries into the other,
+// and the scan adds both halves at once: half the workgroup memory (8 KiB of counts) and half
+// the scan of a 32-bit matrix.
 // CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
@@ -14,8 +19,15 @@
 @group(0) @binding(6) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(7) var<storage, read_write> values_out: array<u32>;
 
-// counts[digit * WG_SIZE + invocation]
-var<workgroup> counts: array<u32, RADIX_MATRIX>;
+const COUNT_WORDS: u32 = RADIX_MATRIX / 2u;
+
+// counts[(digit / 2) * WG_SIZE + invocation], two digits to a word (see above)
+var<workgroup> counts: array<u32, COUNT_WORDS>;
+
+// The 16-bit half of `word` that holds digit d.
+fn half_of(word: u32, d: u32) -> u32 {
+    return (word >> ((d & 1u) * 16u)) & 0xffffu;
+}
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -27,8 +39,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let local_tile = tile - seg.tile_offset;
     let first = local_tile * TILE + lid * ITEMS;
 
-    for (var d = 0u; d < RADIX_BUCKETS; d += 1u) {
-        counts[d * WG_SIZE + lid] = 0u;
+    for (var w = 0u; w < RADIX_BUCKETS / 2u; w += 1u) {
+        counts[w * WG_SIZE + lid] = 0u;
     }
     var key: array<u32, ITEMS>;
     var digit: array<u32, ITEMS>;
@@ -37,13 +49,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         if i < seg.count {
             key[k] = keys_in[seg.offset + i];
             digit[k] = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-            counts[digit[k] * WG_SIZE + lid] += 1u;
+            counts[(digit[k] / 2u) * WG_SIZE + lid] += 1u << ((digit[k] & 1u) * 16u);
         }
     }
     workgroupBarrier();
 
-    // Exclusive scan of the flattened matrix: invocation t scans entries t*CHUNK .. t*CHUNK+CHUNK.
-    let chunk = RADIX_MATRIX / WG_SIZE;
+    // Exclusive scan of the flattened matrix, both halves at once: invocation t scans words
+    // t*CHUNK .. t*CHUNK+CHUNK.
+    let chunk = COUNT_WORDS / WG_SIZE;
     var sum = 0u;
     for (var j = 0u; j < chunk; j += 1u) {
         sum += counts[lid * chunk + j];
@@ -62,8 +75,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let i = first + k;
         if i < seg.count {
             let d = digit[k];
-            let tile_start = counts[d * WG_SIZE];
-            let rank = counts[d * WG_SIZE + lid] - tile_start + seen[d];
+            let row = (d / 2u) * WG_SIZE;
+            let tile_start = half_of(counts[row], d);
+            let rank = half_of(counts[row + lid], d) - tile_start + seen[d];
             seen[d] += 1u;
             let dst = counters[counter_index(seg, d, local_tile)] + rank;
             keys_out[dst] = key[k];

@@ -12,16 +12,15 @@
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
-@group(0) @binding(3) var<storage, read> positions: array<f32>;
-@group(0) @binding(4) var<storage, read> pairs: array<BodyPair>;
-@group(0) @binding(5) var<storage, read> tile_offsets: array<u32>;
-@group(0) @binding(6) var<storage, read_write> state: DetectState;
-@group(0) @binding(7) var<storage, read_write> sources: array<vec2<u32>>;
+@group(0) @binding(3) var<storage, read> vertices: array<f32>;
+@group(0) @binding(4) var<storage, read> tile_offsets: array<u32>;
+@group(0) @binding(5) var<storage, read_write> pairs: PairList;
+@group(0) @binding(6) var<storage, read_write> sources: array<vec2<u32>>;
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let w = linear_group(wid);
-    let d = 2u * min(atomicLoad(&state.pair_count), params.pair_capacity);
+    let d = 2u * min(atomicLoad(&pairs.state.pair_count), params.pair_capacity);
     if d == 0u || w >= tile_offsets[d] {
         return;
     }
@@ -38,7 +37,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
     }
     let k = lo;
-    let pair = pairs[k / 2u];
+    let pair = pairs.list[k / 2u];
     var a = pair.a;
     var b = pair.b;
     if (k & 1u) == 1u {
@@ -56,13 +55,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if a != b && (cloth_a || !cloth_b) {
         let r = reach(pair.prediction, body_a.half_thickness, body_b.half_thickness);
         let v = body_a.vertex_offset + local;
-        let p = vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+        let p = vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
         let sb = body_state[b];
         if any(p < body_min(sb) - r) || any(p > body_max(sb) + r) {
             return;
         }
     }
-    let slot = atomicAdd(&state.sources, 1u);
+    let slot = atomicAdd(&pairs.state.sources, 1u);
     if slot < params.source_capacity {
         sources[slot] = vec2<u32>(k, local);
     }

@@ -15,7 +15,7 @@ struct RaycastParams {
 @group(0) @binding(0) var<uniform> query: RaycastParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
-@group(0) @binding(3) var<storage, read> positions: array<f32>;
+@group(0) @binding(3) var<storage, read> vertices: array<f32>;
 @group(0) @binding(4) var<storage, read> triangles: array<u32>;
 @group(0) @binding(5) var<storage, read> nodes: array<Node>;
 @group(0) @binding(6) var<storage, read> rays: array<Ray>;

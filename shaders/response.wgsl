@@ -20,6 +20,7 @@
 // CPU twin: `raycontact::internals::cpu::response`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
+//!include shared/vertices.wgsl
 
 struct ResponseParams {
     damping: f32,
@@ -27,7 +28,7 @@ struct ResponseParams {
     scale: f32,
     body_count: u32,
     flags: u32,
-    pad0: u32,
+    vertex_count: u32,
     pad1: u32,
     pad2: u32,
 }
@@ -35,21 +36,16 @@ struct ResponseParams {
 @group(0) @binding(0) var<uniform> params: ResponseParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> triangles: array<u32>;
-@group(0) @binding(3) var<storage, read> positions: array<f32>;
-@group(0) @binding(4) var<storage, read> prev_positions: array<f32>;
-@group(0) @binding(5) var<storage, read> stiffness: array<f32>;
-@group(0) @binding(6) var<storage, read> contacts: array<Contact>;
-@group(0) @binding(7) var<storage, read> args: array<u32, 4>;
-@group(0) @binding(8) var<storage, read_write> forces: array<atomic<i32>>;
-@group(0) @binding(9) var<storage, read_write> state: array<atomic<u32>, 4>;
+@group(0) @binding(3) var<storage, read> vertices: array<f32>;
+@group(0) @binding(4) var<storage, read> stiffness: array<f32>;
+@group(0) @binding(5) var<storage, read> contacts: array<Contact>;
+@group(0) @binding(6) var<storage, read> args: array<u32, 4>;
+@group(0) @binding(7) var<storage, read_write> forces: array<atomic<i32>>;
+@group(0) @binding(8) var<storage, read_write> state: array<atomic<u32>, 4>;
 
-fn position(v: u32) -> vec3<f32> {
-    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
-}
-
+// Velocity of packed vertex v: (position - previous position) / dt.
 fn velocity(v: u32) -> vec3<f32> {
-    let before = vec3<f32>(prev_positions[3u * v], prev_positions[3u * v + 1u], prev_positions[3u * v + 2u]);
-    return (position(v) - before) * params.inv_dt;
+    return (vertex_in(0u, v) - vertex_in(VERTEX_PREVIOUS, v)) * params.inv_dt;
 }
 
 // Fixed point of `x`, or none (`ok` false) outside the i32 range.

@@ -6,7 +6,7 @@
 //!include shared/contact.wgsl
 
 @group(0) @binding(0) var<uniform> params: DetectParams;
-@group(0) @binding(1) var<storage, read> state: DetectStateRead;
+@group(0) @binding(1) var<storage, read> pairs: PairListRead;
 @group(0) @binding(2) var<storage, read_write> args: array<u32, 4>;
 
 @compute @workgroup_size(WG_SIZE)
@@ -14,7 +14,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     if lid != 0u {
         return;
     }
-    let listed = min(state.sources, params.source_capacity);
+    let listed = min(pairs.state.sources, params.source_capacity);
     let xy = dispatch_xy((listed + WG_SIZE - 1u) / WG_SIZE);
     args[0] = xy.x;
     args[1] = xy.y;

@@ -8,7 +8,7 @@
 
 @group(0) @binding(0) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(1) var<storage, read> tile_body: array<u32>;
-@group(0) @binding(2) var<storage, read> positions: array<f32>;
+@group(0) @binding(2) var<storage, read> vertices: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 @group(0) @binding(4) var<storage, read_write> tri_boxes: array<TriBox>;
 @group(0) @binding(5) var<storage, read_write> body_state: array<BodyState>;
@@ -18,7 +18,7 @@ var<workgroup> wg_min: array<atomic<u32>, 3>;
 var<workgroup> wg_max: array<atomic<u32>, 3>;
 
 fn position(v: u32) -> vec3<f32> {
-    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
 }
 
 @compute @workgroup_size(WG_SIZE)

@@ -1,17 +1,18 @@
 // Area-weighted vertex normals: the normalised sum of the unnormalised face normals
 // (cross(b - a, c - a)) of the triangles incident to each vertex, in CSR order.
-// One thread per vertex of all bodies. CPU twin: `raycontact::internals::cpu::vertex_normals`.
+// One thread per vertex of all bodies: reads the positions region of the vertex buffer, writes
+// its normals region (shared/vertices.wgsl). CPU twin: `raycontact::internals::cpu::vertex_normals`.
 //!include shared/common.wgsl
+//!include shared/vertices.wgsl
 
 @group(0) @binding(0) var<uniform> params: FrameParams;
-@group(0) @binding(1) var<storage, read> positions: array<f32>;
+@group(0) @binding(1) var<storage, read_write> vertices: array<f32>;
 @group(0) @binding(2) var<storage, read> triangles: array<u32>;
 @group(0) @binding(3) var<storage, read> vertex_tri_offsets: array<u32>;
 @group(0) @binding(4) var<storage, read> vertex_tris: array<u32>;
-@group(0) @binding(5) var<storage, read_write> normals: array<f32>;
 
 fn position(v: u32) -> vec3<f32> {
-    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    return vertex_in(0u, v);
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -33,7 +34,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if len > 0.0 {
         n = n / len;
     }
-    normals[3u * v] = n.x;
-    normals[3u * v + 1u] = n.y;
-    normals[3u * v + 2u] = n.z;
+    let o = 3u * (VERTEX_NORMALS * params.vertex_count + v);
+    vertices[o] = n.x;
+    vertices[o + 1u] = n.y;
+    vertices[o + 2u] = n.z;
 }

@@ -1,6 +1,7 @@
 // Iterative detection (Lehericey et al. 2013, IRTCD): one invocation per contact of the last
-// frame (`memory`, `args[3]` of them, dispatched indirectly from `args`, both written by
-// `contact_args` at the end of that frame). Its ray (the same source vertex, the same side,
+// frame (`memory`, the other ping-pong side: `pairs.state.stored[1 - params.side]` of them,
+// dispatched indirectly from that side's arguments; both written by `contact_args` at the end
+// of that frame). Its ray (the same source vertex, the same side,
 // along the vertex's current normal) is classified again exactly as the full pass does
 // (shared/classify.wgsl), but each trace starts on the triangle the ray hit last frame and walks
 // the triangle adjacency (`walk_ray`, shared/walk.wgsl) instead of traversing the BVH: the ray
@@ -10,10 +11,11 @@
 // behaviour: the ray is lost until the next full pass); traces without a remembered triangle
 // (a volumetric self pair's second hit, an exit never found) are treated alike. Walks cross at
 // most ceil(walk_reach / mean_size) edges of the body walked (Eq. 1). Outcomes are counted
-// into `state.walk` with one atomic each (a per-workgroup tally would need a barrier, which
+// into `pairs.state.walk` with one atomic each (a per-workgroup tally would need a barrier, which
 // halved this kernel's speed on llvmpipe). CPU twin: `raycontact::internals::cpu::walk_contacts`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
+//!include shared/vertices.wgsl
 //!include shared/ray.wgsl
 //!include shared/bvh.wgsl
 //!include shared/walk.wgsl
@@ -22,26 +24,26 @@
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
-@group(0) @binding(3) var<storage, read> positions: array<f32>;
-@group(0) @binding(4) var<storage, read> prev_positions: array<f32>;
-@group(0) @binding(5) var<storage, read> normals: array<f32>;
-@group(0) @binding(6) var<storage, read> triangles: array<u32>;
-@group(0) @binding(7) var<storage, read> nodes: array<Node>;
-@group(0) @binding(8) var<storage, read> adjacency: array<u32>;
-@group(0) @binding(9) var<storage, read> pairs: array<BodyPair>;
-@group(0) @binding(10) var<storage, read> memory: array<Contact>;
-@group(0) @binding(11) var<storage, read> args: array<u32, 4>;
-@group(0) @binding(12) var<storage, read_write> state: DetectState;
-@group(0) @binding(13) var<storage, read_write> contacts: array<Contact>;
+@group(0) @binding(3) var<storage, read> vertices: array<f32>;
+@group(0) @binding(4) var<storage, read> triangles: array<u32>;
+@group(0) @binding(5) var<storage, read> nodes: array<Node>;
+@group(0) @binding(6) var<storage, read> memory: array<Contact>;
+@group(0) @binding(7) var<storage, read_write> pairs: PairList;
+@group(0) @binding(8) var<storage, read_write> contacts: array<Contact>;
 
-// Counts one walk outcome (0..7), a fallback cast (8) or its hit (9) into `state`.
+// Packed triangles: the size of a region of the triangle buffer (shared/walk.wgsl).
+fn triangle_count() -> u32 {
+    return params.tri_count;
+}
+
+// Counts one walk outcome (0..7), a fallback cast (8) or its hit (9) into the detection state.
 fn count(what: u32) {
     if what < 8u {
-        atomicAdd(&state.walk.outcomes[what], 1u);
+        atomicAdd(&pairs.state.walk.outcomes[what], 1u);
     } else if what == 8u {
-        atomicAdd(&state.walk.fallback_casts, 1u);
+        atomicAdd(&pairs.state.walk.fallback_casts, 1u);
     } else {
-        atomicAdd(&state.walk.fallback_hits, 1u);
+        atomicAdd(&pairs.state.walk.fallback_hits, 1u);
     }
 }
 
@@ -93,12 +95,12 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;
-    if i >= args[3] {
+    if i >= pairs.state.stored[(params.side + 1u) & 1u] {
         return;
     }
-    atomicAdd(&state.walked, 1u);
+    atomicAdd(&pairs.state.walked, 1u);
     let m = memory[i];
-    let pair = pairs[m.pair / 2u];
+    let pair = pairs.list[m.pair / 2u];
     var sides = 1u;
     var hint_in = m.target_triangle;
     var hint_out = NONE;

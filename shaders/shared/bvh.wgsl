@@ -1,9 +1,10 @@
 // Closest-hit ray query through one body's BVH. A kernel that includes this declares
-// `positions: array<f32>`, `triangles: array<u32>` and `nodes: array<Node>`, and includes
-// shared/ray.wgsl.
+// `vertices: array<f32>` (the vertex buffer, whose first region holds the positions:
+// shared/vertices.wgsl), `triangles: array<u32>` (the triangle buffer, whose first region holds
+// the packed vertex indices) and `nodes: array<Node>`, and includes shared/ray.wgsl.
 
 fn vertex_position(v: u32) -> vec3<f32> {
-    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
 }
 
 // Tests body-local triangle `tri` of `body` unless it uses `ignore_vertex`: (t, u, v, 1) on a

@@ -1,9 +1,10 @@
 // The classification of the narrow phase (Hermann et al. 2008; Lehericey et al. 2015), shared
 // by the full pass (`narrow_phase`: rays through the BVH) and iterative detection
 // (`walk_contacts`: rays walked from last frame's hits). The kernel that includes this (after
-// shared/common.wgsl, shared/contact.wgsl, shared/ray.wgsl and shared/bvh.wgsl) declares
-// `params`, `bodies`, `body_state`, `positions`, `prev_positions`, `normals`, `triangles`,
-// `state` and `contacts`, and defines
+// shared/common.wgsl, shared/contact.wgsl, shared/vertices.wgsl, shared/ray.wgsl and
+// shared/bvh.wgsl) declares `params`, `bodies`, `body_state`, `vertices` (positions, previous
+// positions and normals), `triangles`, `pairs` (the counters, then the pair list) and
+// `contacts`, and defines
 //
 //     fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced
 //
@@ -81,7 +82,7 @@ fn blocks(h: RayHit, t: f32) -> bool {
 }
 
 fn prev_position(v: u32) -> vec3<f32> {
-    return vec3<f32>(prev_positions[3u * v], prev_positions[3u * v + 1u], prev_positions[3u * v + 2u]);
+    return vertex_in(VERTEX_PREVIOUS, v);
 }
 
 // Whether packed vertex v is strictly on the other side of triangle `tri` of packed body `b`
@@ -113,7 +114,7 @@ struct Source {
 // Appends the contact of probe `pr` along `dir`. `through`: the normal points towards the hit
 // (else away from it). `exit`: the source body's triangle where the ray leaves it (or NONE).
 fn emit(s: Source, dir: vec3<f32>, pr: Probe, through: bool, flags: u32, exit: u32) {
-    let slot = atomicAdd(&state.contact_count, 1u);
+    let slot = atomicAdd(&pairs.state.contact_count, 1u);
     if slot >= params.contact_capacity {
         return;
     }
@@ -176,7 +177,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     let p = vertex_position(v);
-    let n = vec3<f32>(normals[3u * v], normals[3u * v + 1u], normals[3u * v + 2u]);
+    let n = vertex_in(VERTEX_NORMALS, v);
     if all(n == vec3<f32>(0.0)) {
         return;
     }

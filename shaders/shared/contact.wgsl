@@ -17,13 +17,18 @@ fn reach(prediction: f32, ea: f32, eb: f32) -> f32 {
 }
 
 // Counters of a detection, zeroed at the start of each (but `pair_count` when the host supplies
-// the pairs). Mirrors `layout::DetectState`; `DetectStateRead` is the same memory, read-only.
+// the pairs, and `stored`, which an iterative pass reads). Mirrors `layout::DetectState`;
+// `DetectStateRead` is the same memory, read-only. `stored[side]`: the contacts stored on that
+// ping-pong side of the contact buffers by the last detection that wrote it (`contact_args`).
 struct DetectState {
     pair_count: atomic<u32>,
     sources: atomic<u32>,
     contact_count: atomic<u32>,
     walked: atomic<u32>,
     walk: WalkCounts,
+    stored: array<u32, 2>,
+    pad0: u32,
+    pad1: u32,
 }
 
 struct DetectStateRead {
@@ -32,6 +37,22 @@ struct DetectStateRead {
     contact_count: u32,
     walked: u32,
     walk: WalkCountsRead,
+    stored: array<u32, 2>,
+    pad0: u32,
+    pad1: u32,
+}
+
+// The pair-list buffer: the detection's counters, then the pairs (`layout::PAIRS_OFFSET`), one
+// storage buffer, so that a kernel that appends pairs or contacts binds both. `PairListRead` is
+// the same memory, read-only.
+struct PairList {
+    state: DetectState,
+    list: array<BodyPair>,
+}
+
+struct PairListRead {
+    state: DetectStateRead,
+    list: array<BodyPair>,
 }
 
 // Counters of walks: rays per outcome, then BVH fallback casts and their hits. Mirrors
@@ -63,9 +84,9 @@ struct DetectParams {
     walk_reach: f32,
     flags: u32,
     source_capacity: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    vertex_count: u32,
+    tri_count: u32,
+    side: u32,
 }
 
 

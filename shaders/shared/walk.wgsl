@@ -1,8 +1,15 @@
 // Iterative ray walk over the triangle adjacency (Lehericey et al. 2013, Algorithm 2; the rules
 // are documented in `raycontact::walk`). A kernel that includes this includes
 // shared/common.wgsl, shared/ray.wgsl and shared/bvh.wgsl (for `vertex_position`) first, and
-// declares `adjacency: array<u32>` (3 per packed triangle: the body-local neighbour across edge
-// i, opposite vertex i, or BOUNDARY / NON_MANIFOLD). CPU twin: `raycontact::internals::cpu::walk_ray`.
+// defines `fn triangle_count() -> u32`, the packing's triangle count: the adjacency is the
+// second region of `triangles` (TRIANGLE_ADJACENCY; 3 words per packed triangle: the body-local
+// neighbour across edge i, opposite vertex i, or BOUNDARY / NON_MANIFOLD).
+// CPU twin: `raycontact::internals::cpu::walk_ray`.
+
+// The neighbour of packed triangle g across its edge `edge`.
+fn adjacent(g: u32, edge: u32) -> u32 {
+    return triangles[3u * (TRIANGLE_ADJACENCY * triangle_count() + g) + edge];
+}
 
 // Mirrors `layout::WalkHit`.
 struct WalkHit {
@@ -70,7 +77,7 @@ fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
         } else if s.z < 0.0 {
             edge = 2u;
         }
-        let next = adjacency[3u * g + edge];
+        let next = adjacent(g, edge);
         if next == BOUNDARY || next == NON_MANIFOLD {
             out.outcome = WALK_BOUNDARY;
             return out;

@@ -1,6 +1,7 @@
-//! Shared helpers of raycontact's integration tests: one GPU context for the whole run (a
-//! missing adapter fails the test that asks for it, with the installation hint), seeded random
-//! data, the shipped meshes, and contact lists compared as multisets.
+//! Shared helpers of raycontact's integration tests: one GPU context for the whole run, on a
+//! device created with WebGPU's default limits and no features (a missing adapter fails the test
+//! that asks for it, with the installation hint), seeded random data, the shipped meshes, and
+//! contact lists compared as multisets.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -8,19 +9,40 @@ use std::sync::OnceLock;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{Contact, ContactFlags, GpuContext};
+use raycontact::wgpu;
+use raycontact::{Contact, ContactFlags, ContextOptions, GpuContext};
 
-/// The GPU context shared by every test. Panics (failing the test, never skipping it) when no
-/// adapter is found, with raycontact's message on how to get one.
+/// The GPU context shared by every test: [`default_limits_context`]. Panics (failing the test,
+/// never skipping it) when no adapter is found, with raycontact's message on how to get one.
 pub fn ctx() -> &'static GpuContext {
     static CTX: OnceLock<GpuContext> = OnceLock::new();
-    CTX.get_or_init(|| match GpuContext::new() {
+    CTX.get_or_init(|| match default_limits_context() {
         Ok(c) => {
-            eprintln!("raycontact tests on adapter {:?} ({:?})", c.adapter_name(), c.adapter_info().backend);
+            eprintln!(
+                "raycontact tests on adapter {:?} ({:?}), WebGPU's default limits",
+                c.adapter_name(),
+                c.adapter_info().backend
+            );
             c
         }
         Err(e) => panic!("raycontact's GPU tests need an adapter: {e}"),
     })
+}
+
+/// A context on the adapter that `WGPU_BACKEND` / `WGPU_ADAPTER_NAME` choose, through
+/// [`GpuContext::from_device`] on a device created with `wgpu::Limits::default()` (WebGPU's
+/// defaults: 8 storage buffers per stage, 16 KiB of workgroup memory) and no features, as a
+/// browser or a cautious application would create it.
+pub fn default_limits_context() -> raycontact::Result<GpuContext> {
+    let adapter = ContextOptions::from_env().adapter()?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("raycontact tests (WebGPU default limits)"),
+        required_features: wgpu::Features::empty(),
+        required_limits: wgpu::Limits::default(),
+        ..Default::default()
+    }))
+    .map_err(|source| raycontact::Error::RequestDevice { adapter: adapter.get_info().name, source })?;
+    GpuContext::from_device(device, queue, adapter.get_info())
 }
 
 /// A seeded random number generator.

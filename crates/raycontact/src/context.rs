@@ -3,15 +3,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::kernels::Pipelines;
+use crate::kernels::{Pipelines, limits};
 
 use crate::error::{Error, Result};
-use crate::layout::{RADIX_BUCKETS, WG_SIZE};
-
-/// Workgroup memory the largest kernel (`radix_scatter`) needs, in bytes.
-pub const REQUIRED_WORKGROUP_STORAGE: u32 = (RADIX_BUCKETS * WG_SIZE + WG_SIZE + WG_SIZE / 16 + 1) * 4;
-/// Storage buffers the kernel with the most bindings uses.
-pub const REQUIRED_STORAGE_BUFFERS: u32 = 13;
 
 /// How [`GpuContext::with_options`] picks an adapter. `None` fields take wgpu's defaults.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -42,6 +36,41 @@ impl ContextOptions {
             power_preference: wgpu::PowerPreference::from_env(),
             pipeline_threads: None,
             warm_up: false,
+        }
+    }
+
+    /// The adapter these options choose (blocking), for an application that creates its own
+    /// device on it (with [`crate::required_limits`]) and hands it to
+    /// [`GpuContext::from_device`]. Errors: [`Error::NoAdapter`].
+    pub fn adapter(&self) -> Result<wgpu::Adapter> {
+        pollster::block_on(self.adapter_async())
+    }
+
+    /// [`ContextOptions::adapter`], asynchronously.
+    pub async fn adapter_async(&self) -> Result<wgpu::Adapter> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        let backends = self.backends.unwrap_or(wgpu::Backends::all());
+        desc.backends = backends;
+        let instance = wgpu::Instance::new(desc);
+        match self.adapter_name.as_ref().filter(|n| !n.is_empty()) {
+            Some(wanted) => {
+                let adapters = instance.enumerate_adapters(backends).await;
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                let lower = wanted.to_lowercase();
+                adapters.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&lower)).ok_or_else(
+                    || Error::NoAdapter {
+                        detail: format!(" whose name contains {wanted:?} (adapters present: {names:?})"),
+                    },
+                )
+            }
+            None => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: self.power_preference.unwrap_or(wgpu::PowerPreference::HighPerformance),
+                    force_fallback_adapter: false,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| Error::NoAdapter { detail: format!(" ({e}; backends {backends:?})") }),
         }
     }
 }
@@ -75,8 +104,9 @@ impl GpuContext {
     /// `WGPU_ADAPTER_NAME` picks the first adapter whose name contains it (case-insensitive);
     /// otherwise the default adapter of `WGPU_POWER_PREF` (high performance by default). The
     /// choice is logged at `info` level. Every pipeline is created before this returns. Errors:
-    /// [`Error::NoAdapter`] (with how to install a software adapter), [`Error::Unsupported`]
-    /// when the adapter lacks a needed limit, [`Error::Gpu`] when a pipeline cannot be created.
+    /// [`Error::NoAdapter`] (with how to install a software adapter), [`Error::Limit`] when the
+    /// adapter falls short of [`crate::required_limits`], [`Error::Gpu`] when a pipeline cannot
+    /// be created.
     pub fn new() -> Result<Self> {
         pollster::block_on(Self::new_async())
     }
@@ -102,39 +132,16 @@ impl GpuContext {
 
     /// [`GpuContext::with_options`], asynchronously.
     pub async fn with_options_async(options: ContextOptions) -> Result<Self> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        let backends = options.backends.unwrap_or(wgpu::Backends::all());
-        desc.backends = backends;
-        let instance = wgpu::Instance::new(desc);
-        let adapter = match options.adapter_name.filter(|n| !n.is_empty()) {
-            Some(wanted) => {
-                let adapters = instance.enumerate_adapters(backends).await;
-                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-                let lower = wanted.to_lowercase();
-                adapters.into_iter().find(|a| a.get_info().name.to_lowercase().contains(&lower)).ok_or_else(
-                    || Error::NoAdapter {
-                        detail: format!(" whose name contains {wanted:?} (adapters present: {names:?})"),
-                    },
-                )?
-            }
-            None => instance
-                .request_adapter(&wgpu::RequestAdapterOptions {
-                    power_preference: options
-                        .power_preference
-                        .unwrap_or(wgpu::PowerPreference::HighPerformance),
-                    force_fallback_adapter: false,
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| Error::NoAdapter { detail: format!(" ({e}; backends {backends:?})") })?,
-        };
+        let adapter = options.adapter_async().await?;
         let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
         Self::open(&adapter, threads, options.warm_up).await
     }
 
-    /// A device on a given adapter, with every limit the adapter offers and the features
-    /// raycontact uses when present (`TIMESTAMP_QUERY`). Every pipeline is created before this
-    /// returns, on one thread per available core (not warmed up: see [`ContextOptions::warm_up`]).
+    /// A device on a given adapter, with every limit the adapter offers (so that scenes may use
+    /// buffers as large as it allows) and the features raycontact uses when present
+    /// (`TIMESTAMP_QUERY`). [`Error::Limit`] when the adapter falls short of
+    /// [`crate::required_limits`]. Every pipeline is created before this returns, on one thread
+    /// per available core (not warmed up: see [`ContextOptions::warm_up`]).
     pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
         Self::open(adapter, Pipelines::default_threads(), false).await
     }
@@ -142,8 +149,8 @@ impl GpuContext {
     async fn open(adapter: &wgpu::Adapter, threads: usize, warm_up: bool) -> Result<Self> {
         let info = adapter.get_info();
         let limits = adapter.limits();
-        check_limits(&info.name, &limits)?;
-        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
+        let features = limits::required_features() | (adapter.features() & wgpu::Features::TIMESTAMP_QUERY);
+        limits::check(&info.name, &limits, adapter.features())?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("raycontact"),
@@ -168,18 +175,19 @@ impl GpuContext {
     }
 
     /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
-    /// must have been created with the limits raycontact needs (see [`REQUIRED_WORKGROUP_STORAGE`]
-    /// and [`REQUIRED_STORAGE_BUFFERS`]); `TIMESTAMP_QUERY` is used when the device has it.
-    /// raycontact installs no error handler on a borrowed device: it wraps its own work in error
-    /// scopes and returns what they catch as [`Error::Gpu`]. Every pipeline is created before
-    /// this returns, on one thread per available core (not warmed up: see
-    /// [`ContextOptions::warm_up`]).
+    /// must meet [`crate::required_limits`] (WebGPU's default limits do: a device created with
+    /// `wgpu::Limits::default()` is fine) and have [`crate::required_features`] (none);
+    /// [`Error::Limit`] names the first limit it falls short of, with the value needed and the
+    /// value it has. `TIMESTAMP_QUERY` is used when the device has it. raycontact installs no
+    /// error handler on a borrowed device: it wraps its own work in error scopes and returns what
+    /// they catch as [`Error::Gpu`]. Every pipeline is created before this returns, on one
+    /// thread per available core (not warmed up: see [`ContextOptions::warm_up`]).
     pub fn from_device(
         device: wgpu::Device,
         queue: wgpu::Queue,
         adapter_info: wgpu::AdapterInfo,
     ) -> Result<Self> {
-        check_limits(&adapter_info.name, &device.limits())?;
+        limits::check(&adapter_info.name, &device.limits(), device.features())?;
         Self::wrap_borrowed(device, queue, adapter_info, Pipelines::default_threads(), false)
     }
 
@@ -403,30 +411,4 @@ impl GpuContext {
         })
         .await
     }
-}
-
-fn check_limits(adapter: &str, limits: &wgpu::Limits) -> Result<()> {
-    let need = |ok: bool, what: String| {
-        if ok { Ok(()) } else { Err(Error::Unsupported { adapter: adapter.to_string(), what }) }
-    };
-    need(
-        limits.max_compute_workgroup_storage_size >= REQUIRED_WORKGROUP_STORAGE,
-        format!(
-            "max_compute_workgroup_storage_size {} < {REQUIRED_WORKGROUP_STORAGE}",
-            limits.max_compute_workgroup_storage_size
-        ),
-    )?;
-    need(
-        limits.max_compute_invocations_per_workgroup >= WG_SIZE
-            && limits.max_compute_workgroup_size_x >= WG_SIZE,
-        format!("{WG_SIZE} invocations per workgroup"),
-    )?;
-    need(
-        limits.max_storage_buffers_per_shader_stage >= REQUIRED_STORAGE_BUFFERS,
-        format!(
-            "max_storage_buffers_per_shader_stage {} < {REQUIRED_STORAGE_BUFFERS}",
-            limits.max_storage_buffers_per_shader_stage
-        ),
-    )?;
-    Ok(())
 }

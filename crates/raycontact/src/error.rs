@@ -24,6 +24,22 @@ pub enum Error {
         /// The missing limit or feature.
         what: String,
     },
+    /// The device (or the adapter) has a limit below what raycontact's kernels need: create the
+    /// device with [`required_limits`](crate::required_limits).
+    #[error(
+        "the device on adapter `{adapter}` has {limit} = {device}, raycontact needs {needed}; request \
+         raycontact::required_limits() when creating the device"
+    )]
+    Limit {
+        /// The adapter's name.
+        adapter: String,
+        /// The limit, as `wgpu::Limits` names its field.
+        limit: &'static str,
+        /// The value raycontact needs.
+        needed: u64,
+        /// The value the device has.
+        device: u64,
+    },
     /// Creating the device failed.
     #[error("could not create a device on adapter `{adapter}`: {source}")]
     RequestDevice {

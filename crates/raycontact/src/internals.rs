@@ -3,7 +3,8 @@
 //!
 //! - [`layout`]: the constants and `#[repr(C)]` structs shared with the WGSL kernels, and the
 //!   WGSL prelude generated from them.
-//! - [`kernels`]: the kernel table: each kernel's name, WGSL source and bindings.
+//! - [`kernels`]: the kernel table: each kernel's name, WGSL source, bindings and the limits it
+//!   uses of a device.
 //! - [`cpu`]: the CPU twin of every kernel, over the same packed layout (the reference of the
 //!   GPU tests; with rayon, the CPU backend).
 //! - [`Packing`] and [`FrameData`]: the packed scene and what one frame builds from it.
@@ -17,6 +18,7 @@ pub mod layout {
 
 /// The kernel table.
 pub mod kernels {
+    pub use crate::kernels::limits::{KernelLimits, MAX_STORAGE_BUFFERS};
     pub use crate::kernels::{Binding, Kernel, SHARED};
 }
 

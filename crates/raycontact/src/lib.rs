@@ -7,7 +7,8 @@
 //!
 //! What an engine uses:
 //! - [`GpuContext`]: a headless device on the adapter that `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`
-//!   choose, or the caller's own `wgpu::Device` and `Queue`.
+//!   choose, or the caller's own `wgpu::Device` and `Queue`: WebGPU's default limits suffice
+//!   ([`required_limits`], [`required_features`] say exactly what the kernels need).
 //! - [`Scene`]: bodies ([`BodyKind::Volumetric`] or [`BodyKind::Cloth`]) added once, positions
 //!   set every frame, and [`Scene::detect`]: per frame, for all bodies in one submission, vertex
 //!   normals and BVHs rebuilt on the GPU, then rays from every source vertex of each tested pair
@@ -75,9 +76,10 @@ pub use backend::Backend;
 pub use body::{BodyId, BodyKind};
 pub use bvh_update::{BvhUpdate, sah_cost};
 pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
-pub use context::{ContextOptions, GpuContext, REQUIRED_STORAGE_BUFFERS, REQUIRED_WORKGROUP_STORAGE};
+pub use context::{ContextOptions, GpuContext};
 pub use error::{Error, Result};
 pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort};
+pub use kernels::limits::{required_features, required_limits};
 pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};

@@ -112,7 +112,7 @@ fn no_adapter_message_says_how_to_get_one() {
 
 #[test]
 fn runs_on_a_callers_device() {
-    // A renderer's device: created by the caller with the adapter's limits, then wrapped.
+    // A renderer's device: created by the caller with the adapter's own limits, then wrapped.
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
         .expect("an adapter (install mesa-vulkan-drivers)");
@@ -135,12 +135,21 @@ fn runs_on_a_callers_device() {
     assert!(hits[0].is_hit());
     assert!((hits[0].t - 1.7).abs() < 1e-3, "{}", hits[0].t);
 
-    // A device created with the default limits is refused with a clear error.
-    let (small, small_queue) =
-        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    // A device with fewer storage buffers per stage than the kernels bind is refused with an
+    // error that names the limit, the value needed and the device's.
+    let limits = wgpu::Limits { max_storage_buffers_per_shader_stage: 7, ..wgpu::Limits::default() };
+    let (small, small_queue) = pollster::block_on(
+        adapter.request_device(&wgpu::DeviceDescriptor { required_limits: limits, ..Default::default() }),
+    )
+    .unwrap();
     let e = GpuContext::from_device(small, small_queue, adapter.get_info()).unwrap_err();
-    assert!(matches!(e, Error::Unsupported { .. }), "{e}");
-    assert!(e.to_string().contains("max_compute_workgroup_storage_size"), "{e}");
+    match &e {
+        Error::Limit { limit, needed, device, .. } => {
+            assert_eq!((*limit, *needed, *device), ("max_storage_buffers_per_shader_stage", 8, 7), "{e}");
+        }
+        other => panic!("expected Error::Limit, got {other:?}"),
+    }
+    assert!(e.to_string().contains("max_storage_buffers_per_shader_stage = 7, raycontact needs 8"), "{e}");
 }
 
 #[test]

@@ -4,6 +4,7 @@ mod bvh;
 mod cloth;
 mod errors;
 mod iterative;
+mod limits;
 mod narrow;
 mod pairs_and_bodies;
 mod pipelines;

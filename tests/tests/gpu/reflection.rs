@@ -10,9 +10,11 @@ use raycontact::internals::layout::{
     BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, Ray, RayHit,
     RaycastParams, SortPass, SortSegment, TriBox,
 };
-use raycontact::internals::layout::{ResponseParams, WalkCounts, WalkHit, WalkParams};
+use raycontact::internals::layout::{
+    PAIRS_OFFSET, ResponseParams, WALK_HITS_OFFSET, WalkCounts, WalkHit, WalkParams,
+};
 
-fn module(k: Kernel) -> naga::Module {
+pub(crate) fn module(k: Kernel) -> naga::Module {
     let src = k.source();
     let module = naga::front::wgsl::parse_str(&src)
         .unwrap_or_else(|e| panic!("shaders/{}.wgsl does not parse:\n{}", k.name(), e.emit_to_string(&src)));
@@ -139,8 +141,16 @@ fn pod_structs_match_wgsl_layout() {
         ]
     );
     check_struct!("BodyPair", BodyPair, [a, b, prediction, pad]);
-    check_struct!("DetectState", DetectState, [pair_count, sources, contact_count, walked, walk]);
-    check_struct!("DetectStateRead", DetectState, [pair_count, sources, contact_count, walked, walk]);
+    check_struct!(
+        "DetectState",
+        DetectState,
+        [pair_count, sources, contact_count, walked, walk, stored, pad0, pad1]
+    );
+    check_struct!(
+        "DetectStateRead",
+        DetectState,
+        [pair_count, sources, contact_count, walked, walk, stored, pad0, pad1]
+    );
     check_struct!("WalkCountsRead", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
     check_struct!(
         "DetectParams",
@@ -155,9 +165,9 @@ fn pod_structs_match_wgsl_layout() {
             walk_reach,
             flags,
             source_capacity,
-            pad0,
-            pad1,
-            pad2
+            vertex_count,
+            tri_count,
+            side
         ]
     );
     check_struct!(
@@ -196,12 +206,29 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!("RaycastParams", RaycastParams, [body, ray_count, pad0, pad1]);
     check_struct!("WalkHit", WalkHit, [t, triangle, u, v, outcome, steps, last, bvh]);
     check_struct!("WalkCounts", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
-    check_struct!("WalkParams", WalkParams, [body, ray_count, max_steps, fallback]);
+    check_struct!(
+        "WalkParams",
+        WalkParams,
+        [body, ray_count, max_steps, fallback, tri_count, pad0, pad1, pad2]
+    );
     check_struct!(
         "ResponseParams",
         ResponseParams,
-        [damping, inv_dt, scale, body_count, flags, pad0, pad1, pad2]
+        [damping, inv_dt, scale, body_count, flags, vertex_count, pad1, pad2]
     );
+}
+
+#[test]
+fn buffers_of_several_arrays_match_the_host_offsets() {
+    // The detection's counters, then the pairs: the host writes the list at PAIRS_OFFSET.
+    let offsets = |name: &str| wgsl_layout(name).0;
+    for name in ["PairList", "PairListRead"] {
+        assert_eq!(offsets(name), [("state".into(), 0), ("list".into(), PAIRS_OFFSET as u32)], "{name}");
+    }
+    // A walk's counters, then its hits: read back at WALK_HITS_OFFSET.
+    assert_eq!(offsets("WalkOutput"), [("counts".into(), 0), ("hits".into(), WALK_HITS_OFFSET as u32)]);
+    assert_eq!(PAIRS_OFFSET as usize, size_of::<DetectState>());
+    assert_eq!(WALK_HITS_OFFSET as usize, size_of::<WalkCounts>());
 }
 
 #[test]
@@ -224,14 +251,4 @@ fn each_kernel_is_its_file_and_labelled_by_its_stem() {
         assert!(labels.insert(label.clone()), "two kernels labelled {label:?}");
     }
     assert_eq!(stems.len(), Kernel::ALL.len());
-}
-
-#[test]
-fn required_storage_buffers_is_the_most_any_kernel_binds() {
-    let most = Kernel::ALL
-        .iter()
-        .map(|k| k.bindings().iter().filter(|b| matches!(b, Binding::Storage | Binding::StorageMut)).count())
-        .max()
-        .unwrap();
-    assert_eq!(most as u32, raycontact::REQUIRED_STORAGE_BUFFERS);
 }

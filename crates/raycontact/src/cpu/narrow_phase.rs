@@ -21,7 +21,9 @@ impl Tracer for BvhTracer {
 
 /// Twin of `narrow_phase.wgsl` over a pair list (each pair in both directions, a self pair
 /// once): the source vertices of [`ray_sources`], classified in rayon, in (directed pair,
-/// vertex, inward before outward) order (the GPU appends them in any order).
+/// vertex, inward before outward) order (the GPU appends them in any order). `pairs` is the list
+/// that follows the detection's counters in the kernel's pair buffer
+/// ([`PAIRS_OFFSET`](crate::layout::PAIRS_OFFSET)).
 pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
     let sources = ray_sources(cx.packing, &cx.frame.body_state, cx.positions, pairs);
     let found: Vec<Vec<ContactGpu>> = sources

@@ -58,7 +58,9 @@ fn velocity(positions: &[Vec3], previous: &[Vec3], v: u32, inv_dt: f32) -> Vec3 
 }
 
 /// Twin of `response.wgsl` over `contacts` (a detection's, bodies by packed index), adding into
-/// `sums`. `stiffness` is the `body_count × body_count` table, source-major.
+/// `sums`. `stiffness` is the `body_count × body_count` table, source-major. `positions` and
+/// `previous` are two regions of the kernel's one vertex buffer
+/// ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)), taken here as separate slices.
 #[allow(clippy::too_many_arguments)]
 pub fn response(
     params: &ResponseParams,

@@ -6,7 +6,9 @@ use rayon::prelude::*;
 use super::shared::common::tri_vertices;
 
 /// Twin of `vertex_normals.wgsl`: normalised sum of `cross(b - a, c - a)` over the incident
-/// triangles in CSR order.
+/// triangles in CSR order. `positions` and `normals` are two regions of the kernel's one vertex
+/// buffer ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)), taken here as separate slices;
+/// `triangles` is the first region of its triangle buffer.
 pub fn vertex_normals(
     positions: &[Vec3],
     triangles: &[u32],

@@ -15,7 +15,8 @@ use crate::walk::WalkOptions;
 /// Twin of `walk.wgsl`: walks each ray over packed body `b` from its start triangle
 /// (body-local, or [`NONE`]), and with [`WalkFallback::Bvh`](crate::WalkFallback::Bvh) casts
 /// the rays whose walk did not hit through the BVH ([`closest_hit`]); returns the results and
-/// the counters.
+/// the counters (which the kernel writes to one buffer, the counters first:
+/// [`WALK_HITS_OFFSET`](crate::layout::WALK_HITS_OFFSET)).
 pub fn walk(
     packing: &Packing,
     frame: &FrameData,

@@ -86,7 +86,9 @@ impl Tracer for WalkTracer {
 
 /// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over
 /// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
-/// the full pass does. Returns the contacts (in memory order) and the walk counters.
+/// the full pass does. Returns the contacts (in memory order) and the walk counters. (The kernel
+/// reads how many contacts `memory` holds from the detection state, `stored`, and the pairs
+/// from the list that follows it in the same buffer.)
 pub fn walk_contacts(
     cx: &Narrow<'_>,
     tracer: &WalkTracer,

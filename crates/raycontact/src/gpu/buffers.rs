@@ -1,13 +1,14 @@
 //! The scene's GPU buffers: one table of named buffers ([`B`]) sized by capacity, grown (never
 //! shrunk) when a packing or a detection needs more, and the bind groups of every frame kernel
-//! over them. Each kernel's bind group is a list of buffer names ([`kernel_buffers`]), which
-//! also gives the bytes each dispatch reads and writes.
+//! over them. Each kernel's bind group is a list of buffer names ([`kernel_buffers`]), which,
+//! with the parts of each buffer the kernel uses ([`super::traffic`]), also gives the bytes each
+//! dispatch reads and writes.
 
 use crate::context::GpuContext;
 use crate::kernels::{Kernel, Pipelines};
 use crate::layout::{
-    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, RADIX_BUCKETS,
-    SORT_PASSES, SortPass, UNIFORM_STRIDE, WG_SIZE,
+    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, FrameParams, PAIRS_OFFSET, RADIX_BUCKETS,
+    SORT_PASSES, SortPass, TRIANGLE_REGIONS, UNIFORM_STRIDE, VERTEX_REGIONS, WG_SIZE,
 };
 
 pub(crate) const STORAGE: wgpu::BufferUsages =
@@ -39,10 +40,14 @@ pub(crate) fn create_buffer(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum B {
     Params,
-    Positions,
-    PrevPositions,
+    /// Positions, previous positions and normals, three regions
+    /// ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)).
+    Vertices,
+    /// Where the positions are copied on their way to the previous positions' region (WebGPU
+    /// copies no buffer into itself).
+    Previous,
     Upload,
-    Normals,
+    /// Triangles, then their adjacency ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)).
     Triangles,
     VertexTriOffsets,
     VertexTris,
@@ -61,7 +66,8 @@ pub(crate) enum B {
     Parents,
     Visits,
     DetectParams,
-    DetectState,
+    /// The detection's counters ([`DetectState`](crate::layout::DetectState)), then the pair list
+    /// ([`PAIRS_OFFSET`]).
     Pairs,
     TileOffsets,
     Dispatch,
@@ -73,19 +79,17 @@ pub(crate) enum B {
     ContactArgs,
     /// Indirect arguments over the contacts of side 1.
     ContactArgs2,
-    Adjacency,
     /// The narrow phase's source vertices, (directed pair, vertex).
     Sources,
 }
 
-const BUF_COUNT: usize = 33;
+const BUF_COUNT: usize = 30;
 
 pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Params,
-    B::Positions,
-    B::PrevPositions,
+    B::Vertices,
+    B::Previous,
     B::Upload,
-    B::Normals,
     B::Triangles,
     B::VertexTriOffsets,
     B::VertexTris,
@@ -104,7 +108,6 @@ pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Parents,
     B::Visits,
     B::DetectParams,
-    B::DetectState,
     B::Pairs,
     B::TileOffsets,
     B::Dispatch,
@@ -112,7 +115,6 @@ pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Contacts2,
     B::ContactArgs,
     B::ContactArgs2,
-    B::Adjacency,
     B::Sources,
 ];
 
@@ -123,10 +125,9 @@ pub(crate) const DETECT_BUFS: [B; 5] = [B::Pairs, B::TileOffsets, B::Contacts, B
 pub(crate) fn buf_label(b: B) -> &'static str {
     match b {
         B::Params => "raycontact.params",
-        B::Positions => "raycontact.positions",
-        B::PrevPositions => "raycontact.prev_positions",
+        B::Vertices => "raycontact.vertices",
+        B::Previous => "raycontact.previous",
         B::Upload => "raycontact.upload",
-        B::Normals => "raycontact.normals",
         B::Triangles => "raycontact.triangles",
         B::VertexTriOffsets => "raycontact.vertex_tri_offsets",
         B::VertexTris => "raycontact.vertex_tris",
@@ -145,7 +146,6 @@ pub(crate) fn buf_label(b: B) -> &'static str {
         B::Parents => "raycontact.parents",
         B::Visits => "raycontact.visits",
         B::DetectParams => "raycontact.detect_params",
-        B::DetectState => "raycontact.detect_state",
         B::Pairs => "raycontact.pairs",
         B::TileOffsets => "raycontact.tile_offsets",
         B::Dispatch => "raycontact.dispatch",
@@ -153,7 +153,6 @@ pub(crate) fn buf_label(b: B) -> &'static str {
         B::Contacts2 => "raycontact.contacts.alternate",
         B::ContactArgs => "raycontact.contact_args",
         B::ContactArgs2 => "raycontact.contact_args.alternate",
-        B::Adjacency => "raycontact.adjacency",
         B::Sources => "raycontact.sources",
     }
 }
@@ -217,8 +216,10 @@ impl Capacity {
         let (v, t, n, tiles) = (self.vertices, self.triangles, self.bodies, self.tiles);
         match b {
             B::Params => 16,
-            B::Positions | B::PrevPositions | B::Upload | B::Normals => 12 * v,
-            B::Triangles | B::VertexTris => 12 * t,
+            B::Vertices => 12 * VERTEX_REGIONS as u64 * v,
+            B::Previous | B::Upload => 12 * v,
+            B::Triangles => 12 * TRIANGLE_REGIONS as u64 * t,
+            B::VertexTris => 12 * t,
             B::VertexTriOffsets => 4 * (v + 1),
             B::TriBoxes => 32 * t,
             B::Bodies => size_of::<BodyGpu>() as u64 * n,
@@ -231,13 +232,11 @@ impl Capacity {
             B::Nodes => 64 * t,
             B::Parents | B::Visits => 8 * t,
             B::DetectParams => size_of::<DetectParams>() as u64,
-            B::DetectState => size_of::<DetectState>() as u64,
             B::Dispatch | B::ContactArgs | B::ContactArgs2 => 16,
-            B::Pairs => size_of::<BodyPair>() as u64 * self.pairs,
+            B::Pairs => PAIRS_OFFSET + size_of::<BodyPair>() as u64 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
             B::Sources => 8 * self.sources,
             B::Contacts | B::Contacts2 => size_of::<ContactGpu>() as u64 * self.contacts,
-            B::Adjacency => 12 * t,
         }
     }
 
@@ -276,10 +275,10 @@ fn two_sided(k: Kernel) -> bool {
     )
 }
 
-/// The buffers each frame kernel binds, in binding order. `pass` picks the ping-pong side of
-/// the sort and of the contacts.
+/// The buffers each frame kernel binds, in binding order ([`Kernel::bindings`]). `pass` picks
+/// the ping-pong side of the sort and of the contacts.
 pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
-    let ((cur, cur_args), (prev, prev_args)) = contact_sides(pass);
+    let ((cur, cur_args), (prev, _)) = contact_sides(pass);
     let (kin, vin, kout, vout) = if pass.is_multiple_of(2) {
         (B::Keys0, B::Values0, B::Keys1, B::Values1)
     } else {
@@ -287,10 +286,10 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
     };
     use B::*;
     match k {
-        Kernel::VertexNormals => vec![Params, Positions, Triangles, VertexTriOffsets, VertexTris, Normals],
-        Kernel::TriangleBounds => vec![Bodies, TileBody, Positions, Triangles, TriBoxes, BodyState, Params],
+        Kernel::VertexNormals => vec![Params, Vertices, Triangles, VertexTriOffsets, VertexTris],
+        Kernel::TriangleBounds => vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, BodyState, Params],
         Kernel::Morton => {
-            vec![Bodies, TileBody, Positions, Triangles, TriBoxes, BodyState, Keys0, Values0, Params]
+            vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, BodyState, Keys0, Values0, Params]
         }
         Kernel::RadixCount => vec![SortPasses, Segments, TileBody, kin, Counters],
         Kernel::RadixScan => vec![SortPasses, Counters],
@@ -298,45 +297,19 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
         Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, Visits, Params],
         Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
-        Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, DetectState, Pairs],
-        Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, DetectState, TileOffsets, Dispatch],
-        Kernel::NarrowPhase => vec![
-            DetectParams,
-            Bodies,
-            BodyState,
-            Positions,
-            PrevPositions,
-            Normals,
-            Triangles,
-            Nodes,
-            Pairs,
-            Sources,
-            DetectState,
-            cur,
-        ],
-        Kernel::ContactArgs => vec![DetectParams, DetectState, cur_args],
-        Kernel::RaySources => {
-            vec![DetectParams, Bodies, BodyState, Positions, Pairs, TileOffsets, DetectState, Sources]
+        Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, Pairs],
+        Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, TileOffsets, Dispatch],
+        Kernel::NarrowPhase => {
+            vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, Sources, Pairs, cur]
         }
-        Kernel::SourceArgs => vec![DetectParams, DetectState, Dispatch],
+        Kernel::ContactArgs => vec![DetectParams, Pairs, cur_args],
+        Kernel::RaySources => vec![DetectParams, Bodies, BodyState, Vertices, TileOffsets, Pairs, Sources],
+        Kernel::SourceArgs => vec![DetectParams, Pairs, Dispatch],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
         Kernel::Response => unreachable!("the response has its own bind groups"),
-        Kernel::WalkContacts => vec![
-            DetectParams,
-            Bodies,
-            BodyState,
-            Positions,
-            PrevPositions,
-            Normals,
-            Triangles,
-            Nodes,
-            Adjacency,
-            Pairs,
-            prev,
-            prev_args,
-            DetectState,
-            cur,
-        ],
+        Kernel::WalkContacts => {
+            vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, prev, Pairs, cur]
+        }
     }
 }
 
@@ -500,6 +473,7 @@ pub(crate) fn check_fits(ctx: &GpuContext, p: &FrameParams) -> Result<(), (&'sta
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::Binding;
 
     #[test]
     fn buffer_table_follows_the_enum() {
@@ -508,10 +482,37 @@ mod tests {
         }
     }
 
+    /// The frame kernels (the queries and the response bind their own buffers).
+    fn frame_kernels() -> impl Iterator<Item = Kernel> {
+        Kernel::ALL.into_iter().filter(|k| !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response))
+    }
+
     #[test]
     fn every_two_sided_kernel_changes_with_the_side() {
-        for k in Kernel::ALL.into_iter().filter(|&k| two_sided(k)) {
+        for k in frame_kernels().filter(|&k| two_sided(k)) {
             assert_ne!(kernel_buffers(k, 0), kernel_buffers(k, 1), "{k:?}");
+        }
+    }
+
+    #[test]
+    fn each_binding_is_a_buffer_of_its_kind() {
+        for k in frame_kernels() {
+            for side in 0..2 {
+                let bufs = kernel_buffers(k, side);
+                assert_eq!(bufs.len(), k.bindings().len(), "{k:?}: one buffer per binding");
+                for (b, binding) in bufs.iter().zip(k.bindings()) {
+                    let uniform = matches!(binding, Binding::Uniform | Binding::UniformDynamic);
+                    assert_eq!(
+                        usage(*b).contains(wgpu::BufferUsages::UNIFORM),
+                        uniform,
+                        "{k:?}: {b:?} bound as {binding:?}"
+                    );
+                }
+                let mut seen = bufs.clone();
+                seen.sort_by_key(|b| *b as usize);
+                seen.dedup();
+                assert_eq!(seen.len(), bufs.len(), "{k:?} binds a buffer twice");
+            }
         }
     }
 }

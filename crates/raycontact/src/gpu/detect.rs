@@ -8,13 +8,16 @@ use super::buffers::{B, contact_sides};
 use super::timer::{TIMED_STAGES, timed_pass};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
-use crate::layout::{BodyPair, DETECT_REMEMBER_EXIT, DetectParams, DetectState, WG_SIZE};
+use crate::layout::{BodyPair, DETECT_REMEMBER_EXIT, DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE};
 use crate::plan::{DetectPlan, Outcome, Pass, on_overflow};
 use crate::stats::{FrameStats, Stage};
 
 /// Attempts of one detection: the first, a re-run with a longer source list, one with a larger
 /// contact buffer. More means the counts changed between identical runs, which is a bug.
 const MAX_ATTEMPTS: u32 = 3;
+
+/// The first counter of [`DetectState`] an iterative pass resets (the pair count stays).
+const COUNTERS_START: u64 = std::mem::offset_of!(DetectState, sources) as u64;
 
 /// The GPU side of one detection: the ping-pong side it writes and the capacities it runs with.
 #[derive(Clone, Copy, Debug)]
@@ -133,25 +136,29 @@ impl GpuScene {
             walk_reach,
             flags: if plan.remember { DETECT_REMEMBER_EXIT } else { 0 },
             source_capacity: self.bufs.capacity().sources.min(u32::MAX as u64) as u32,
-            ..Default::default()
+            vertex_count: self.params.vertex_count,
+            tri_count: self.params.tri_count,
+            side: d.side & 1,
         };
         q.write_buffer(self.bufs.get(B::DetectParams), 0, bytemuck::bytes_of(&params));
         let b = self.params.body_count as u64;
         if plan.pass == Pass::Full {
             let list = plan.pairs.list();
             if let Some(l) = list.filter(|l| !l.is_empty()) {
-                q.write_buffer(self.bufs.get(B::Pairs), 0, bytemuck::cast_slice(l));
+                q.write_buffer(self.bufs.get(B::Pairs), PAIRS_OFFSET, bytemuck::cast_slice(l));
             }
             let state = DetectState { pair_count: list.map_or(0, |l| l.len() as u32), ..Default::default() };
-            q.write_buffer(self.bufs.get(B::DetectState), 0, bytemuck::bytes_of(&state));
+            q.write_buffer(self.bufs.get(B::Pairs), 0, bytemuck::bytes_of(&state));
             let pairs = list.map_or((b * (b + 1) / 2).max(1), |l| l.len() as u64);
-            self.bufs.set_used(B::Pairs, size_of::<BodyPair>() as u64 * pairs);
+            self.bufs.set_used(B::Pairs, PAIRS_OFFSET + size_of::<BodyPair>() as u64 * pairs);
             self.bufs.set_used(B::TileOffsets, 4 * (2 * pairs + 1));
             self.bufs.set_used(B::Sources, 8 * self.bufs.capacity().sources);
         } else {
             // The pair list and its workgroup layout stay those of the last full pass; only the
-            // counters after the pair count start again.
-            q.write_buffer(self.bufs.get(B::DetectState), 8, bytemuck::bytes_of(&[0u32; 14]));
+            // counters after the pair count start again (not `stored`, which this pass reads).
+            // Cleared in the encoder, after `reserve` copied a grown pair list over.
+            let counters = std::mem::offset_of!(DetectState, stored) as u64 - COUNTERS_START;
+            encoder.clear_buffer(self.bufs.get(B::Pairs), COUNTERS_START, Some(counters));
         }
         {
             let mut pass = timed_pass(encoder, self.timer.as_ref(), Stage::Pairs);

@@ -7,7 +7,7 @@ use super::buffers::B;
 use super::sort::record_sort;
 use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
-use crate::layout::{BodyState, WG_SIZE};
+use crate::layout::{BodyState, VERTEX_PREVIOUS, WG_SIZE};
 use crate::stats::{BvhAction, FrameStats, Stage};
 
 impl GpuScene {
@@ -32,13 +32,18 @@ impl GpuScene {
         }
         let pos_bytes = 12 * p.vertex_count as u64;
         if copy_previous {
+            // Positions region -> previous-positions region of the same buffer, through
+            // `B::Previous` (WebGPU copies no buffer into itself).
+            let (vertices, previous) = (self.bufs.get(B::Vertices), self.bufs.get(B::Previous));
+            encoder.copy_buffer_to_buffer(vertices, 0, previous, 0, Some(pos_bytes));
             encoder.copy_buffer_to_buffer(
-                self.bufs.get(B::Positions),
+                previous,
                 0,
-                self.bufs.get(B::PrevPositions),
-                0,
+                vertices,
+                self.vertex_region(VERTEX_PREVIOUS),
                 Some(pos_bytes),
             );
+            stats.stage(Stage::Upload).add_copy(pos_bytes);
             stats.stage(Stage::Upload).add_copy(pos_bytes);
         }
         for (first, count) in uploads {
@@ -46,7 +51,7 @@ impl GpuScene {
             encoder.copy_buffer_to_buffer(
                 self.bufs.get(B::Upload),
                 off,
-                self.bufs.get(B::Positions),
+                self.bufs.get(B::Vertices),
                 off,
                 Some(size),
             );

@@ -5,6 +5,7 @@
 //! | file | concern |
 //! | --- | --- |
 //! | `buffers.rs` | the buffer table, capacities and growth, the frame kernels' bind groups |
+//! | `traffic.rs` | the bytes each frame kernel's dispatch reads and writes |
 //! | `frame.rs` | positions upload and the per-frame rebuild (normals to fit) |
 //! | `detect.rs` | a detection plan recorded, submitted, read back, grown and re-run |
 //! | `readback.rs` | contact readback sized by the last frame, debugging reads |
@@ -19,7 +20,7 @@ use glam::Vec3;
 
 use crate::context::GpuContext;
 use crate::kernels::{Binding, Kernel, Pipelines};
-use crate::layout::{FrameParams, SortPass, UNIFORM_STRIDE, dispatch_size};
+use crate::layout::{FrameParams, UNIFORM_STRIDE, VERTEX_PREVIOUS, dispatch_size};
 use crate::packing::Packing;
 use crate::stats::StageStats;
 
@@ -31,6 +32,7 @@ mod readback;
 mod response;
 mod sort;
 mod timer;
+mod traffic;
 mod walk;
 
 pub(crate) use buffers::{B, check_fits};
@@ -45,8 +47,9 @@ pub struct ContactBuffers<'a> {
     /// bodies by packed index, in no particular order; the first `min(count, capacity)` are
     /// valid.
     pub contacts: &'a wgpu::Buffer,
-    /// [`DetectState`](crate::internals::layout::DetectState): the contact count (possibly
-    /// above the capacity after an overflow) is the `u32` at byte 8.
+    /// [`DetectState`](crate::internals::layout::DetectState) at its head: the contact count
+    /// (possibly above the capacity after an overflow) is the `u32` at byte 8. (The pair list
+    /// follows, from byte [`PAIRS_OFFSET`](crate::internals::layout::PAIRS_OFFSET).)
     pub state: &'a wgpu::Buffer,
     /// Four `u32` with `INDIRECT` usage: the `dispatch_workgroups_indirect` arguments (x, y, z)
     /// of one invocation per stored contact in workgroups of
@@ -116,29 +119,37 @@ impl GpuScene {
     }
 
     /// Uploads a new packing (a body was added or removed): grows the buffers if needed, writes
-    /// the topology, the current and the previous positions; room for `contacts` contacts.
+    /// the topology, the current and the previous positions (regions of the vertex buffer at the
+    /// new vertex count); room for `contacts` contacts.
     pub fn set_packing(&mut self, p: &Packing, positions: &[Vec3], previous: &[Vec3], contacts: u64) {
         let need = buffers::Capacity::of(&p.params, self.bufs.capacity().contacts.max(contacts));
         self.bufs.fit_packing(&self.ctx, &self.pipelines, &need);
         self.params = p.params;
         self.uploads.clear();
         let q = self.ctx.queue();
-        let w = |b: B, data: &[u8]| {
+        let at = |b: B, offset: u64, data: &[u8]| {
             if !data.is_empty() {
-                q.write_buffer(self.bufs.get(b), 0, data);
+                q.write_buffer(self.bufs.get(b), offset, data);
             }
         };
+        let w = |b: B, data: &[u8]| at(b, 0, data);
         w(B::Params, bytemuck::bytes_of(&p.params));
         w(B::Triangles, bytemuck::cast_slice(&p.triangles));
+        at(B::Triangles, 4 * p.triangles.len() as u64, bytemuck::cast_slice(&p.adjacency));
         w(B::VertexTriOffsets, bytemuck::cast_slice(&p.vertex_tri_offsets));
         w(B::VertexTris, bytemuck::cast_slice(&p.vertex_tris));
         w(B::Bodies, bytemuck::cast_slice(&p.bodies));
         w(B::TileBody, bytemuck::cast_slice(&p.tile_body));
         w(B::Segments, bytemuck::cast_slice(&p.segments));
-        w(B::Positions, bytemuck::cast_slice(positions));
-        w(B::PrevPositions, bytemuck::cast_slice(previous));
+        w(B::Vertices, bytemuck::cast_slice(positions));
+        at(B::Vertices, self.vertex_region(VERTEX_PREVIOUS), bytemuck::cast_slice(previous));
         w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count));
-        w(B::Adjacency, bytemuck::cast_slice(&p.adjacency));
+    }
+
+    /// Byte offset of region `region` of the vertex buffer
+    /// ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)) for the current packing.
+    pub fn vertex_region(&self, region: u32) -> u64 {
+        12 * region as u64 * self.params.vertex_count as u64
     }
 
     /// Writes new positions of a body (packed vertex range) into the upload buffer; the next
@@ -191,11 +202,9 @@ impl GpuScene {
     fn account(&self, k: Kernel, side: u32, st: &mut StageStats) {
         st.dispatches += 1;
         for (b, binding) in buffers::kernel_buffers(k, side).iter().zip(k.bindings()) {
-            let used = if *b == B::SortPasses { size_of::<SortPass>() as u64 } else { self.bufs.used(*b) };
-            st.bytes_read += used;
-            if binding.writes() {
-                st.bytes_written += used;
-            }
+            let (read, written) = traffic::traffic(k, *b, *binding, self.bufs.used(*b));
+            st.bytes_read += read;
+            st.bytes_written += written;
         }
         debug_assert_eq!(
             k.bindings().contains(&Binding::UniformDynamic),

@@ -25,7 +25,8 @@ impl QueryBuffers {
         let ray_bytes = capacity * size_of::<Ray>() as u64;
         let hit_bytes = capacity * size_of::<RayHit>() as u64;
         let (ctx, a) = (&s.ctx, &mut s.bufs.allocations);
-        let params = create_buffer(ctx, a, "raycontact.raycast.params", 16, UNIFORM);
+        let params =
+            create_buffer(ctx, a, "raycontact.raycast.params", size_of::<RaycastParams>() as u64, UNIFORM);
         let rays = create_buffer(ctx, a, "raycontact.raycast.rays", ray_bytes, STORAGE);
         let hits = create_buffer(ctx, a, "raycontact.raycast.hits", hit_bytes, STORAGE);
         let read = create_buffer(ctx, a, "raycontact.raycast.read", hit_bytes, READBACK);
@@ -34,7 +35,7 @@ impl QueryBuffers {
             params.as_entire_binding(),
             g(B::Bodies),
             g(B::BodyState),
-            g(B::Positions),
+            g(B::Vertices),
             g(B::Triangles),
             g(B::Nodes),
             rays.as_entire_binding(),

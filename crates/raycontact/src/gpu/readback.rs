@@ -8,12 +8,12 @@ use super::buffers::{B, READBACK, create_buffer};
 use super::{ContactBuffers, GpuScene, buffers::contact_sides};
 use crate::error::Result;
 use crate::frame::FrameData;
-use crate::layout::{BodyState, ContactGpu, DetectState, Node, TriBox};
+use crate::layout::{BodyState, ContactGpu, DetectState, Node, TriBox, VERTEX_NORMALS, VERTEX_PREVIOUS};
 use crate::stats::{FrameStats, Stage};
 
 /// Bytes of one contact record.
 const CONTACT_BYTES: u64 = size_of::<ContactGpu>() as u64;
-/// Bytes of the detection counters at the head of the contact readback.
+/// Bytes of the detection counters at the head of the contact readback (and of the pair list).
 const HEAD_BYTES: u64 = size_of::<DetectState>() as u64;
 
 impl GpuScene {
@@ -34,7 +34,7 @@ impl GpuScene {
         stats: &mut FrameStats,
     ) {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
-        encoder.copy_buffer_to_buffer(self.bufs.get(B::DetectState), 0, read, 0, Some(HEAD_BYTES));
+        encoder.copy_buffer_to_buffer(self.bufs.get(B::Pairs), 0, read, 0, Some(HEAD_BYTES));
         encoder.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, HEAD_BYTES, Some(k * CONTACT_BYTES));
         stats.stage(Stage::Readback).add_copy(HEAD_BYTES + k * CONTACT_BYTES);
     }
@@ -99,7 +99,7 @@ impl GpuScene {
         let ((contacts, args), _) = contact_sides(self.side);
         ContactBuffers {
             contacts: self.bufs.get(contacts),
-            state: self.bufs.get(B::DetectState),
+            state: self.bufs.get(B::Pairs),
             dispatch_args: self.bufs.get(args),
         }
     }
@@ -141,12 +141,24 @@ impl GpuScene {
         }
     }
 
+    /// The detection counters of the last detection (waits for the GPU).
+    pub fn read_detect_state(&mut self) -> Result<DetectState> {
+        Ok(self.read::<DetectState>(B::Pairs, 0, 1)?[0])
+    }
+
+    /// The previous frame's positions of packed vertices `first .. first + count` (waits for the
+    /// GPU).
+    pub fn read_previous(&mut self, first: u64, count: u64) -> Result<Vec<glam::Vec3>> {
+        let region = VERTEX_PREVIOUS as u64 * self.params.vertex_count as u64;
+        self.read::<glam::Vec3>(B::Vertices, region + first, count)
+    }
+
     /// Reads back everything a frame built, in the CPU twins' layout.
     pub fn read_frame(&mut self) -> Result<FrameData> {
         let p = self.params;
         let (v, t, n) = (p.vertex_count as u64, p.tri_count as u64, p.body_count as u64);
         Ok(FrameData {
-            normals: self.read::<glam::Vec3>(B::Normals, 0, v)?,
+            normals: self.read::<glam::Vec3>(B::Vertices, VERTEX_NORMALS as u64 * v, v)?,
             tri_boxes: self.read::<TriBox>(B::TriBoxes, 0, t)?,
             body_state: self.read::<BodyState>(B::BodyState, 0, n)?,
             keys: self.read::<u32>(B::Keys0, 0, t)?,

@@ -64,8 +64,7 @@ impl ResponseBuffers {
                 params.as_entire_binding(),
                 g(B::Bodies),
                 g(B::Triangles),
-                g(B::Positions),
-                g(B::PrevPositions),
+                g(B::Vertices),
                 stiffness.as_entire_binding(),
                 g(contacts),
                 g(args),
@@ -116,7 +115,8 @@ impl GpuScene {
         self.fit_response();
         let r = self.response.as_ref().expect("response buffers");
         let q = self.ctx.queue();
-        q.write_buffer(&r.params, 0, bytemuck::bytes_of(params));
+        let params = ResponseParams { vertex_count: self.params.vertex_count, ..*params };
+        q.write_buffer(&r.params, 0, bytemuck::bytes_of(&params));
         if !stiffness.is_empty() {
             q.write_buffer(&r.stiffness, 0, bytemuck::cast_slice(stiffness));
         }

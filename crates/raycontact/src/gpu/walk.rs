@@ -6,11 +6,11 @@ use super::GpuScene;
 use super::buffers::{B, READBACK, STORAGE, UNIFORM, create_buffer};
 use crate::error::Result;
 use crate::kernels::Kernel;
-use crate::layout::{Ray, WG_SIZE, WalkCounts, WalkHit, WalkParams, dispatch_size};
+use crate::layout::{Ray, WALK_HITS_OFFSET, WG_SIZE, WalkCounts, WalkHit, WalkParams, dispatch_size};
 use crate::walk::{WalkOptions, WalkResult};
 
-/// Bytes of the counters, at the start of the readback buffer (the hits follow).
-const COUNTS_BYTES: u64 = std::mem::size_of::<WalkCounts>() as u64;
+/// Bytes of the counters, at the start of the output buffer and its readback (the hits follow).
+const COUNTS_BYTES: u64 = WALK_HITS_OFFSET;
 
 /// Buffers of walk queries.
 #[derive(Debug)]
@@ -20,8 +20,8 @@ pub(crate) struct WalkBuffers {
     params: wgpu::Buffer,
     rays: wgpu::Buffer,
     starts: wgpu::Buffer,
-    hits: wgpu::Buffer,
-    counts: wgpu::Buffer,
+    /// The counters, then the hits (WGSL `WalkOutput`).
+    output: wgpu::Buffer,
     read: wgpu::Buffer,
     group: wgpu::BindGroup,
 }
@@ -31,38 +31,25 @@ impl WalkBuffers {
         let ray_bytes = capacity * size_of::<Ray>() as u64;
         let hit_bytes = capacity * size_of::<WalkHit>() as u64;
         let (ctx, a) = (&s.ctx, &mut s.bufs.allocations);
-        let params = create_buffer(ctx, a, "raycontact.walk.params", 16, UNIFORM);
+        let params = create_buffer(ctx, a, "raycontact.walk.params", size_of::<WalkParams>() as u64, UNIFORM);
         let rays = create_buffer(ctx, a, "raycontact.walk.rays", ray_bytes, STORAGE);
         let starts = create_buffer(ctx, a, "raycontact.walk.starts", 4 * capacity, STORAGE);
-        let hits = create_buffer(ctx, a, "raycontact.walk.hits", hit_bytes, STORAGE);
-        let counts = create_buffer(ctx, a, "raycontact.walk.counts", COUNTS_BYTES, STORAGE);
+        let output = create_buffer(ctx, a, "raycontact.walk.output", COUNTS_BYTES + hit_bytes, STORAGE);
         let read = create_buffer(ctx, a, "raycontact.walk.read", COUNTS_BYTES + hit_bytes, READBACK);
         let g = |b: B| s.bufs.get(b).as_entire_binding();
         let resources = [
             params.as_entire_binding(),
             g(B::Bodies),
             g(B::BodyState),
-            g(B::Positions),
+            g(B::Vertices),
             g(B::Triangles),
             g(B::Nodes),
-            g(B::Adjacency),
             rays.as_entire_binding(),
             starts.as_entire_binding(),
-            hits.as_entire_binding(),
-            counts.as_entire_binding(),
+            output.as_entire_binding(),
         ];
         let group = s.pipelines.bind_group(s.ctx.device(), Kernel::Walk, &resources);
-        WalkBuffers {
-            capacity,
-            generation: s.bufs.generation,
-            params,
-            rays,
-            starts,
-            hits,
-            counts,
-            read,
-            group,
-        }
+        WalkBuffers { capacity, generation: s.bufs.generation, params, rays, starts, output, read, group }
     }
 }
 
@@ -91,6 +78,8 @@ impl GpuScene {
             ray_count: n as u32,
             max_steps: options.max_steps,
             fallback: options.fallback.code(),
+            tri_count: self.params.tri_count,
+            ..Default::default()
         };
         queue.write_buffer(&w.params, 0, bytemuck::bytes_of(&params));
         queue.write_buffer(&w.rays, 0, bytemuck::cast_slice(rays));
@@ -99,7 +88,7 @@ impl GpuScene {
             .ctx
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.walk") });
-        enc.clear_buffer(&w.counts, 0, None);
+        enc.clear_buffer(&w.output, 0, Some(COUNTS_BYTES));
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("raycontact.walk"),
@@ -111,8 +100,7 @@ impl GpuScene {
             pass.dispatch_workgroups(x, y, 1);
         }
         let hit_bytes = n * std::mem::size_of::<WalkHit>() as u64;
-        enc.copy_buffer_to_buffer(&w.counts, 0, &w.read, 0, Some(COUNTS_BYTES));
-        enc.copy_buffer_to_buffer(&w.hits, 0, &w.read, COUNTS_BYTES, Some(hit_bytes));
+        enc.copy_buffer_to_buffer(&w.output, 0, &w.read, 0, Some(COUNTS_BYTES + hit_bytes));
         queue.submit([enc.finish()]);
         let data = self.ctx.read_mapped(&w.read, "raycontact.walk.read", 0, COUNTS_BYTES + hit_bytes)?;
         self.ctx.take_error("walk")?;

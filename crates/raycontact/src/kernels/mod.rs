@@ -135,13 +135,20 @@ impl Kernel {
     }
 
     /// The kernel's bindings in order `@binding(0)`, `@binding(1)`, ... of `@group(0)`.
+    ///
+    /// Names in the comments are the scene's buffers: `vertices` holds the positions, the
+    /// previous positions and the normals ([`layout::VERTEX_REGIONS`]), `triangles` the
+    /// triangles and their adjacency ([`layout::TRIANGLE_REGIONS`]), `pairs` the detection's
+    /// counters and the pair list ([`layout::PAIRS_OFFSET`]). Every kernel binds at most
+    /// [`limits::MAX_STORAGE_BUFFERS`] storage buffers (WebGPU's default).
     pub fn bindings(self) -> &'static [Binding] {
         match self {
-            // params, positions, triangles, vertex_tri_offsets, vertex_tris, normals
-            Kernel::VertexNormals => &[U, R, R, R, R, W],
-            // bodies, tile_body, positions, triangles, tri_boxes, body_state, params
+            // params, vertices (positions read, normals written), triangles, vertex_tri_offsets,
+            // vertex_tris
+            Kernel::VertexNormals => &[U, W, R, R, R],
+            // bodies, tile_body, vertices, triangles, tri_boxes, body_state, params
             Kernel::TriangleBounds => &[R, R, R, R, W, W, U],
-            // bodies, tile_body, positions, triangles, tri_boxes, body_state, keys, values, params
+            // bodies, tile_body, vertices, triangles, tri_boxes, body_state, keys, values, params
             Kernel::Morton => &[R, R, R, R, R, W, W, W, U],
             // pass, segments, tile_segment, keys, counters
             Kernel::RadixCount => &[UD, R, R, R, W],
@@ -153,31 +160,73 @@ impl Kernel {
             Kernel::Hierarchy => &[R, R, R, R, R, W, W, U],
             // bodies, tile_body, body_state, tri_boxes, parents, nodes, visits, params
             Kernel::Fit => &[R, R, R, R, R, W, W, U],
-            // query, bodies, body_state, positions, triangles, nodes, rays, hits
+            // query, bodies, body_state, vertices, triangles, nodes, rays, hits
             Kernel::Raycast => &[U, R, R, R, R, R, R, W],
-            // params, bodies, body_state, state, pairs
-            Kernel::BroadPhase => &[U, R, R, W, W],
-            // params, bodies, pairs, state, tile_offsets, dispatch
-            Kernel::PairTiles => &[U, R, R, W, W, W],
-            // params, bodies, body_state, positions, pairs, tile_offsets, state, sources
-            Kernel::RaySources => &[U, R, R, R, R, R, W, W],
-            // params, state, args
+            // params, bodies, body_state, pairs
+            Kernel::BroadPhase => &[U, R, R, W],
+            // params, bodies, pairs, tile_offsets, dispatch
+            Kernel::PairTiles => &[U, R, W, W, W],
+            // params, bodies, body_state, vertices, tile_offsets, pairs, sources
+            Kernel::RaySources => &[U, R, R, R, R, W, W],
+            // params, pairs, args
             Kernel::SourceArgs => &[U, R, W],
-            // params, bodies, body_state, positions, prev_positions, normals, triangles, nodes,
-            // pairs, sources, state, contacts
-            Kernel::NarrowPhase => &[U, R, R, R, R, R, R, R, R, R, W, W],
-            // params, state, args
-            Kernel::ContactArgs => &[U, R, W],
-            // query, bodies, body_state, positions, triangles, nodes, adjacency, rays, starts,
-            // hits, counts
-            Kernel::Walk => &[U, R, R, R, R, R, R, R, R, W, W],
-            // params, bodies, body_state, positions, prev_positions, normals, triangles, nodes,
-            // adjacency, pairs, memory, args, state, contacts
-            Kernel::WalkContacts => &[U, R, R, R, R, R, R, R, R, R, R, R, W, W],
-            // params, bodies, triangles, positions, prev_positions, stiffness, contacts, args,
-            // forces, state
-            Kernel::Response => &[U, R, R, R, R, R, R, R, W, W],
+            // params, bodies, body_state, vertices, triangles, nodes, sources, pairs, contacts
+            Kernel::NarrowPhase => &[U, R, R, R, R, R, R, W, W],
+            // params, pairs, args
+            Kernel::ContactArgs => &[U, W, W],
+            // query, bodies, body_state, vertices, triangles, nodes, rays, starts, output
+            // (counts, then hits)
+            Kernel::Walk => &[U, R, R, R, R, R, R, R, W],
+            // params, bodies, body_state, vertices, triangles, nodes, memory, pairs, contacts
+            Kernel::WalkContacts => &[U, R, R, R, R, R, R, W, W],
+            // params, bodies, triangles, vertices, stiffness, contacts, args, forces, state
+            Kernel::Response => &[U, R, R, R, R, R, R, W, W],
         }
+    }
+
+    /// Bytes of workgroup memory the kernel uses, as WebGPU counts them (each variable rounded up
+    /// to 16 bytes, [`layout::workgroup_var_bytes`]), from the layout's constants (a test checks
+    /// them against naga's reflection of the assembled kernel).
+    pub fn workgroup_bytes(self) -> u32 {
+        use layout::workgroup_var_bytes as var;
+        match self {
+            // wg_min, wg_max: 3 words each
+            Kernel::TriangleBounds => 2 * var(3 * 4),
+            // wg_count, wg_degenerate
+            Kernel::Morton => 2 * var(4),
+            // the digit histogram
+            Kernel::RadixCount => var(layout::RADIX_BUCKETS * 4),
+            // workgroup_exclusive_scan
+            Kernel::RadixScan | Kernel::PairTiles => layout::SCAN_WORKGROUP_BYTES,
+            Kernel::RadixScatter => layout::RADIX_SCATTER_WORKGROUP_BYTES,
+            // the outcome counts, fallback casts and fallback hits of the workgroup
+            Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
+            _ => 0,
+        }
+    }
+
+    /// Bytes of the kernel's uniform binding (its parameters struct; one pass's [`layout::SortPass`]
+    /// for the sort, bound at a dynamic offset).
+    pub fn uniform_bytes(self) -> u32 {
+        let size = match self {
+            Kernel::VertexNormals
+            | Kernel::TriangleBounds
+            | Kernel::Morton
+            | Kernel::Hierarchy
+            | Kernel::Fit => size_of::<layout::FrameParams>(),
+            Kernel::RadixCount | Kernel::RadixScan | Kernel::RadixScatter => size_of::<layout::SortPass>(),
+            Kernel::Raycast => size_of::<layout::RaycastParams>(),
+            Kernel::Walk => size_of::<layout::WalkParams>(),
+            Kernel::Response => size_of::<layout::ResponseParams>(),
+            Kernel::BroadPhase
+            | Kernel::PairTiles
+            | Kernel::RaySources
+            | Kernel::SourceArgs
+            | Kernel::NarrowPhase
+            | Kernel::ContactArgs
+            | Kernel::WalkContacts => size_of::<layout::DetectParams>(),
+        };
+        size as u32
     }
 
     /// The kernel's own WGSL file, before assembly.
@@ -224,7 +273,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 8] = [
+pub const SHARED: [(&str, &str); 9] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -233,11 +282,13 @@ pub const SHARED: [(&str, &str); 8] = [
     ("shared/tiles.wgsl", shader!("shared/tiles.wgsl")),
     ("shared/walk.wgsl", shader!("shared/walk.wgsl")),
     ("shared/classify.wgsl", shader!("shared/classify.wgsl")),
+    ("shared/vertices.wgsl", shader!("shared/vertices.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {
     SHARED.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
 }
 
+pub mod limits;
 mod pipelines;
 pub(crate) use pipelines::Pipelines;

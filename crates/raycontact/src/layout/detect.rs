@@ -40,7 +40,21 @@ pub struct DetectState {
     pub walked: u32,
     /// Outcomes of the walks of iterative detection, and its fallback casts.
     pub walk: WalkCounts,
+    /// Contacts stored on each ping-pong side of the contact buffers by the last detection that
+    /// wrote it (`min(contact_count, capacity)`, written by `contact_args` with the indirect
+    /// arguments): the iterative pass walks that many of the other side's contacts. Not reset
+    /// by an iterative pass, which reads it.
+    pub stored: [u32; 2],
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
 }
+
+/// Bytes of the [`DetectState`] at the head of the pair-list buffer: the pairs
+/// ([`BodyPair`]) follow it (WGSL `PairList`), so that a kernel that appends pairs or contacts
+/// binds the counters and the pairs as one storage buffer.
+pub const PAIRS_OFFSET: u64 = std::mem::size_of::<DetectState>() as u64;
 
 /// Parameters of a detection (WGSL `DetectParams`).
 #[repr(C)]
@@ -68,12 +82,15 @@ pub struct DetectParams {
     pub flags: u32,
     /// Capacity of the list of source vertices (`ray_sources`).
     pub source_capacity: u32,
-    /// Padding.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
-    /// Padding.
-    pub pad2: u32,
+    /// Packed vertices: the size of a region of the vertex buffer
+    /// ([`VERTEX_REGIONS`](super::VERTEX_REGIONS)).
+    pub vertex_count: u32,
+    /// Packed triangles: the size of a region of the triangle buffer
+    /// ([`TRIANGLE_REGIONS`](super::TRIANGLE_REGIONS)).
+    pub tri_count: u32,
+    /// The ping-pong side of the contact buffers this detection writes (0 or 1; an iterative
+    /// pass reads the other).
+    pub side: u32,
 }
 
 /// [`DetectParams::flags`] bit: remember where each ray leaves its source body.

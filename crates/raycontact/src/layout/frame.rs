@@ -5,7 +5,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use super::NONE;
+use super::{NONE, TILE, WG_SIZE};
 
 /// Bits sorted by one radix-sort pass.
 pub const RADIX_BITS: u32 = 4;
@@ -13,8 +13,42 @@ pub const RADIX_BITS: u32 = 4;
 pub const RADIX_BUCKETS: u32 = 1 << RADIX_BITS;
 /// Passes of a full 32-bit radix sort.
 pub const SORT_PASSES: u32 = 32 / RADIX_BITS;
+/// Bytes of workgroup memory a variable of `size` bytes takes, as WebGPU counts it against
+/// `maxComputeWorkgroupStorageSize` (each variable rounded up to 16 bytes).
+pub const fn workgroup_var_bytes(size: u32) -> u32 {
+    size.next_multiple_of(16)
+}
+/// Workgroup memory of `workgroup_exclusive_scan` (WGSL `shared/sort.wgsl`), in bytes: one word
+/// per invocation, then one per 16 invocations and the total.
+pub const SCAN_WORKGROUP_BYTES: u32 =
+    workgroup_var_bytes(WG_SIZE * 4) + workgroup_var_bytes((WG_SIZE / 16 + 1) * 4);
+/// Workgroup memory of `radix_scatter`, in bytes: the scan's, and the per-invocation digit
+/// counts of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × WG_SIZE / 2` words).
+pub const RADIX_SCATTER_WORKGROUP_BYTES: u32 =
+    workgroup_var_bytes(RADIX_BUCKETS * WG_SIZE / 2 * 4) + SCAN_WORKGROUP_BYTES;
+
+// `radix_scatter` packs the counts of digits 2i and 2i + 1 of one invocation into one word, and
+// so their ranks within the tile: they stay below 2^16 when a tile does.
+const _: () = assert!(TILE < 1 << 16 && RADIX_BUCKETS.is_multiple_of(2));
 /// Set in [`Node::child`] of a leaf; the low bits are then the body-local triangle index.
 pub const LEAF_BIT: u32 = 0x8000_0000;
+
+/// The vertex buffer holds three regions of `3 × vertex_count` floats (the packing's
+/// [`FrameParams::vertex_count`], x y z per vertex): the positions (region 0), the previous
+/// frame's positions and the vertex normals. One storage buffer, so that a kernel that reads
+/// them all binds one (WebGPU's default limit is 8 storage buffers per stage).
+pub const VERTEX_REGIONS: u32 = 3;
+/// Region of the vertex buffer holding the previous frame's positions.
+pub const VERTEX_PREVIOUS: u32 = 1;
+/// Region of the vertex buffer holding the vertex normals.
+pub const VERTEX_NORMALS: u32 = 2;
+/// The triangle buffer holds two regions of `3 × tri_count` words (the packing's
+/// [`FrameParams::tri_count`]): the packed vertex indices of each triangle (region 0), then its
+/// adjacency (the body-local neighbour across each edge, [`BOUNDARY`](super::BOUNDARY) or
+/// [`NON_MANIFOLD`](super::NON_MANIFOLD)).
+pub const TRIANGLE_REGIONS: u32 = 2;
+/// Region of the triangle buffer holding the adjacency.
+pub const TRIANGLE_ADJACENCY: u32 = 1;
 
 /// Sort key of a degenerate triangle (sorts after every 30-bit Morton code).
 pub const DEGENERATE_KEY: u32 = u32::MAX;

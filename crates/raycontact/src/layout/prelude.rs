@@ -23,7 +23,10 @@ pub fn wgsl_prelude() -> String {
          const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
          const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n\
          const RESPONSE_ALONG_NORMAL: u32 = {RESPONSE_ALONG_NORMAL}u;\n\
-         const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n{walk}",
+         const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n\
+         const VERTEX_PREVIOUS: u32 = {VERTEX_PREVIOUS}u;\n\
+         const VERTEX_NORMALS: u32 = {VERTEX_NORMALS}u;\n\
+         const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n{walk}",
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),

@@ -225,4 +225,17 @@ pub struct WalkParams {
     pub max_steps: u32,
     /// [`WALK_FALLBACK_BVH`] or [`WALK_FALLBACK_DROP`].
     pub fallback: u32,
+    /// Packed triangles: the size of a region of the triangle buffer (the adjacency is its
+    /// second region, [`TRIANGLE_ADJACENCY`](super::TRIANGLE_ADJACENCY)).
+    pub tri_count: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
+
+/// Bytes of the [`WalkCounts`] at the head of a walk's output buffer: the [`WalkHit`]s follow
+/// (WGSL `WalkOutput`), one storage buffer for both.
+pub const WALK_HITS_OFFSET: u64 = std::mem::size_of::<WalkCounts>() as u64;

@@ -28,8 +28,9 @@ pub struct ResponseParams {
     pub body_count: u32,
     /// [`RESPONSE_ALONG_NORMAL`].
     pub flags: u32,
-    /// Padding.
-    pub pad0: u32,
+    /// Packed vertices: the size of a region of the vertex buffer
+    /// ([`VERTEX_REGIONS`](super::VERTEX_REGIONS)).
+    pub vertex_count: u32,
     /// Padding.
     pub pad1: u32,
     /// Padding.

@@ -9,7 +9,7 @@ use crate::body::BodyId;
 use crate::error::{Error, Result};
 use crate::frame::FrameData;
 use crate::gpu::B;
-use crate::layout::{BodyState, DetectState, Ray, RayHit};
+use crate::layout::{BodyState, Ray, RayHit};
 
 impl Scene {
     /// Closest hits of `rays` against a body's BVH as of the last update (triangle indices are
@@ -48,8 +48,7 @@ impl Scene {
         let Engine::Gpu(g) = &mut self.engine else {
             return Err(Error::InvalidInput { what: "ray_sources reads a GPU scene's list".into() });
         };
-        let state: Vec<DetectState> = g.read(B::DetectState, 0, 1)?;
-        let found = state[0].sources;
+        let found = g.read_detect_state()?.sources;
         let listed = (found as u64).min(g.source_capacity());
         let mut list: Vec<[u32; 2]> = g.read(B::Sources, 0, listed)?;
         list.sort_unstable();
@@ -76,7 +75,7 @@ impl Scene {
         let body = self.packing.bodies[b];
         let range = body.vertex_offset as usize..(body.vertex_offset + body.vertex_count) as usize;
         match &mut self.engine {
-            Engine::Gpu(g) => g.read::<Vec3>(B::PrevPositions, range.start as u64, range.len() as u64),
+            Engine::Gpu(g) => g.read_previous(range.start as u64, range.len() as u64),
             Engine::Cpu(c) => Ok(c.previous()[range].to_vec()),
         }
     }

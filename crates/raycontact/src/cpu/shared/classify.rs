@@ -89,7 +89,11 @@ pub struct Narrow<'a> {
     pub packing: &'a Packing,
     /// This frame's normals, boxes and BVHs.
     pub frame: &'a FrameData,
-    /// This frame's positions.
+    /// This frame's positions. The kernels read them, the previous positions and the normals
+    /// (`frame.normals`) from the regions of one vertex buffer
+    /// ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)); the twins take them as separate
+    /// slices, as they take the triangles and the adjacency (`packing`), the two regions of the
+    /// triangle buffer ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)).
     pub positions: &'a [Vec3],
     /// The previous frame's positions.
     pub previous: &'a [Vec3],

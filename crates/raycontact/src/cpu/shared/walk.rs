@@ -25,7 +25,9 @@ pub fn edge_functions(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3
 /// `shaders/shared/walk.wgsl`): from body-local triangle `start` ([`NONE`]: no start), at most
 /// `max_steps` edges (clamped to [`MAX_WALK_STEPS`]). `adjacency` and `triangles` are the
 /// packed scene's ([`Packing::adjacency`](crate::packing::Packing::adjacency),
-/// [`Packing::triangles`](crate::packing::Packing::triangles)). Never consults the BVH:
+/// [`Packing::triangles`](crate::packing::Packing::triangles)): the two regions of the kernels'
+/// one triangle buffer ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)), taken here as
+/// separate slices. Never consults the BVH:
 /// [`WalkHit::bvh`] is 0.
 pub fn walk_ray(
     body: &BodyGpu,

@@ -1,0 +1,81 @@
+//! The bytes a frame kernel's dispatch reads and writes ([`traffic`], the byte counts of
+//! [`StageStats`](crate::stats::StageStats)): every binding's buffer, but only the parts a
+//! kernel uses of the three buffers that hold several arrays so that no kernel binds more than
+//! WebGPU's default of 8 storage buffers: the vertices (positions, previous positions,
+//! normals), the triangles (their vertices, their adjacency) and the pairs (the detection's
+//! counters, the pair list).
+
+use super::buffers::B;
+use crate::kernels::{Binding, Kernel};
+use crate::layout::{PAIRS_OFFSET, SortPass, TRIANGLE_REGIONS, VERTEX_REGIONS};
+
+/// An array of a buffer that holds several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Positions,
+    Previous,
+    Normals,
+    Triangles,
+    Adjacency,
+    Counters,
+    PairList,
+}
+
+/// The parts of a buffer of several arrays that kernel `k` reads and writes; `None` for a
+/// buffer of one array (all of it read, and written through a writable binding).
+fn parts(k: Kernel, b: B) -> Option<(&'static [Part], &'static [Part])> {
+    use Part::*;
+    Some(match (b, k) {
+        (B::Vertices, Kernel::VertexNormals) => (&[Positions, Normals], &[Normals]),
+        (B::Vertices, Kernel::NarrowPhase | Kernel::WalkContacts) => (&[Positions, Previous, Normals], &[]),
+        (B::Vertices, Kernel::Response) => (&[Positions, Previous], &[]),
+        (B::Vertices, _) => (&[Positions], &[]),
+        (B::Triangles, Kernel::Walk | Kernel::WalkContacts) => (&[Triangles, Adjacency], &[]),
+        (B::Triangles, _) => (&[Triangles], &[]),
+        (B::Pairs, Kernel::SourceArgs) => (&[Counters], &[]),
+        (B::Pairs, Kernel::ContactArgs) => (&[Counters], &[Counters]),
+        (B::Pairs, Kernel::BroadPhase) => (&[Counters, PairList], &[Counters, PairList]),
+        (B::Pairs, _) => (&[Counters, PairList], &[Counters]),
+        _ => return None,
+    })
+}
+
+/// Bytes (read, written) of one dispatch of kernel `k` through `binding` of buffer `b`, of
+/// which `used` bytes are in use: the parts the kernel reads and writes of a buffer of several
+/// arrays, else all of it (one [`SortPass`] for the sort's per-pass uniforms).
+pub(crate) fn traffic(k: Kernel, b: B, binding: Binding, used: u64) -> (u64, u64) {
+    if b == B::SortPasses {
+        return (size_of::<SortPass>() as u64, 0);
+    }
+    let Some((reads, writes)) = parts(k, b) else {
+        return (used, if binding.writes() { used } else { 0 });
+    };
+    let bytes = |p: &Part| match p {
+        Part::Positions | Part::Previous | Part::Normals => used / VERTEX_REGIONS as u64,
+        Part::Triangles | Part::Adjacency => used / TRIANGLE_REGIONS as u64,
+        Part::Counters => PAIRS_OFFSET.min(used),
+        Part::PairList => used.saturating_sub(PAIRS_OFFSET),
+    };
+    (reads.iter().map(bytes).sum(), writes.iter().map(bytes).sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::buffers::kernel_buffers;
+
+    #[test]
+    fn a_kernel_writes_only_parts_it_binds_writable() {
+        let frame = Kernel::ALL
+            .into_iter()
+            .filter(|k| !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response));
+        for k in frame {
+            for (b, binding) in kernel_buffers(k, 0).iter().zip(k.bindings()) {
+                if let Some((reads, writes)) = parts(k, *b) {
+                    assert!(writes.is_empty() || binding.writes(), "{k:?} writes {b:?} bound read-only");
+                    assert!(writes.iter().all(|w| reads.contains(w)), "{k:?}: {b:?} written parts are read");
+                }
+            }
+        }
+    }
+}

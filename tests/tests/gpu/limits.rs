@@ -1,0 +1,224 @@
+//! WebGPU's default limits: every kernel fits them, by the kernel table and by naga's reflection
+//! of each assembled kernel; `required_limits()` asks no more than `wgpu::Limits::default()` and
+//! is derived from the table; the shared context runs on a default-limits device; a device with
+//! only the required limits, and one with the adapter's own, detect what the CPU backend does.
+
+use naga::AddressSpace;
+use raycontact::internals::kernels::{Binding, Kernel, KernelLimits, MAX_STORAGE_BUFFERS};
+use raycontact::internals::layout::{WG_SIZE, workgroup_var_bytes};
+use raycontact::{BodyKind, ContextOptions, GpuContext, Pairs, Scene, meshes, wgpu};
+use raycontact_tests::{ctx, key_surplus};
+
+use crate::reflection::module;
+
+/// What kernel `k` uses of a device's limits, from naga's reflection of its assembled WGSL: its
+/// bindings by address space, the size of its uniform, the workgroup memory its entry point uses
+/// (as WebGPU counts it: each variable rounded up to 16 bytes) and its workgroup size.
+fn reflected(k: Kernel) -> KernelLimits {
+    let m = module(k);
+    let info =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+            .validate(&m)
+            .expect("validates");
+    let ep = m.entry_points.iter().position(|e| e.name == "main").expect("a main entry point");
+    let uses = info.get_entry_point(ep);
+    let mut out = KernelLimits {
+        invocations: m.entry_points[ep].workgroup_size.iter().product(),
+        ..Default::default()
+    };
+    for (h, g) in m.global_variables.iter() {
+        let size = m.types[g.ty].inner.size(m.to_ctx());
+        match g.space {
+            AddressSpace::Storage { .. } => out.storage_buffers += 1,
+            AddressSpace::Uniform => {
+                out.uniform_buffers += 1;
+                out.uniform_bytes = out.uniform_bytes.max(size);
+            }
+            AddressSpace::WorkGroup if !uses[h].is_empty() => {
+                out.workgroup_bytes += workgroup_var_bytes(size)
+            }
+            _ => {}
+        }
+        out.bindings += u32::from(g.binding.is_some());
+    }
+    // WGSL does not say which uniform is bound with a dynamic offset: the table does.
+    out.dynamic_uniform_buffers =
+        k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).count() as u32;
+    out
+}
+
+#[test]
+fn every_kernel_fits_webgpu_default_limits() {
+    let d = wgpu::Limits::default();
+    assert_eq!(MAX_STORAGE_BUFFERS, d.max_storage_buffers_per_shader_stage);
+    for k in Kernel::ALL {
+        let table = k.limits();
+        assert_eq!(reflected(k), table, "{}: the kernel table against naga's reflection", k.name());
+        let fits = [
+            (
+                "max_storage_buffers_per_shader_stage",
+                table.storage_buffers,
+                d.max_storage_buffers_per_shader_stage,
+            ),
+            (
+                "max_uniform_buffers_per_shader_stage",
+                table.uniform_buffers,
+                d.max_uniform_buffers_per_shader_stage,
+            ),
+            (
+                "max_dynamic_uniform_buffers_per_pipeline_layout",
+                table.dynamic_uniform_buffers,
+                d.max_dynamic_uniform_buffers_per_pipeline_layout,
+            ),
+            ("max_bindings_per_bind_group", table.bindings, d.max_bindings_per_bind_group),
+            (
+                "max_buffers_and_acceleration_structures_per_shader_stage",
+                table.storage_buffers + table.uniform_buffers,
+                d.max_buffers_and_acceleration_structures_per_shader_stage,
+            ),
+            (
+                "max_uniform_buffer_binding_size",
+                table.uniform_bytes,
+                d.max_uniform_buffer_binding_size as u32,
+            ),
+            (
+                "max_compute_workgroup_storage_size",
+                table.workgroup_bytes,
+                d.max_compute_workgroup_storage_size,
+            ),
+            (
+                "max_compute_invocations_per_workgroup",
+                table.invocations,
+                d.max_compute_invocations_per_workgroup,
+            ),
+            ("max_compute_workgroup_size_x", table.invocations, d.max_compute_workgroup_size_x),
+        ];
+        for (limit, used, default) in fits {
+            assert!(used <= default, "{}: {limit} {used} > WebGPU's default {default}", k.name());
+        }
+        eprintln!("{:>16}: {table:?}", k.name());
+    }
+}
+
+#[test]
+fn required_limits_are_the_most_any_kernel_uses_and_within_the_defaults() {
+    let r = raycontact::required_limits();
+    let most = |f: fn(&KernelLimits) -> u32| Kernel::ALL.iter().map(|k| f(&k.limits())).max().unwrap();
+    assert_eq!(r.max_storage_buffers_per_shader_stage, most(|l| l.storage_buffers));
+    assert_eq!(r.max_storage_buffers_per_shader_stage, MAX_STORAGE_BUFFERS);
+    assert_eq!(r.max_uniform_buffers_per_shader_stage, most(|l| l.uniform_buffers));
+    assert_eq!(r.max_bindings_per_bind_group, most(|l| l.bindings));
+    assert_eq!(r.max_compute_workgroup_storage_size, most(|l| l.workgroup_bytes));
+    assert!(r.max_compute_workgroup_storage_size <= 16 * 1024);
+    assert_eq!(r.max_compute_invocations_per_workgroup, WG_SIZE);
+    assert_eq!(r.max_bind_groups, 1);
+    let mut over = Vec::new();
+    r.check_limits_with_fail_fn(&wgpu::Limits::default(), false, |name, need, default| {
+        over.push((name, need, default))
+    });
+    assert!(over.is_empty(), "required_limits() above WebGPU's defaults: {over:?}");
+    assert!(raycontact::required_features().is_empty());
+}
+
+#[test]
+fn the_shared_context_has_webgpu_default_limits_and_no_features() {
+    let device = ctx().device();
+    assert_eq!(device.limits(), wgpu::Limits::default());
+    assert_eq!(device.features(), wgpu::Features::empty());
+    assert!(!ctx().has_timestamps());
+}
+
+/// Two interpenetrating tori and a folded cloth over them: contacts of every class.
+fn scene(s: &mut Scene) {
+    let torus = meshes::torus(1.0, 0.35, 32, 16);
+    let moved = torus.transformed(glam::Affine3A::from_translation(glam::Vec3::new(0.6, 0.1, 0.2)));
+    let cloth = meshes::grid_sheet(3.0, 3.0, 24, 24)
+        .transformed(glam::Affine3A::from_translation(glam::Vec3::new(0.0, 0.0, 0.3)));
+    s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap();
+    s.add_body(&moved.positions, &moved.triangles, BodyKind::Volumetric).unwrap();
+    s.add_body(&cloth.positions, &cloth.triangles, BodyKind::Cloth { half_thickness: 0.02 }).unwrap();
+    s.set_prediction_distance(0.05).unwrap();
+}
+
+/// The contacts of [`scene`] on `ctx`, compared with the CPU backend's, over two frames (the
+/// second an iterative pass).
+fn detects_as_the_cpu_backend(ctx: &GpuContext, what: &str) {
+    let mut gpu = Scene::new(ctx);
+    let mut cpu = Scene::new_cpu(Some(1)).unwrap();
+    for s in [&mut gpu, &mut cpu] {
+        scene(s);
+        s.set_iterative(Some(raycontact::walk::Iterative::new(0.5))).unwrap();
+    }
+    for frame in 0..2 {
+        let g = gpu.detect(Pairs::Overlapping).unwrap();
+        let c = cpu.detect(Pairs::Overlapping).unwrap();
+        assert!(!c.contacts.is_empty());
+        assert_eq!(g.stats.iterative, frame == 1, "{what}: frame {frame}");
+        assert_eq!(key_surplus(&g.contacts, &c.contacts), (vec![], vec![]), "{what}: frame {frame}");
+    }
+}
+
+#[test]
+fn a_device_with_only_the_required_limits_detects_as_the_cpu_backend() {
+    let adapter = ContextOptions::from_env().adapter().expect("an adapter");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: raycontact::required_features(),
+        required_limits: raycontact::required_limits(),
+        ..Default::default()
+    }))
+    .expect("a device with raycontact's required limits");
+    assert_eq!(device.limits(), raycontact::required_limits());
+    let ctx = GpuContext::from_device(device, queue, adapter.get_info()).unwrap();
+    detects_as_the_cpu_backend(&ctx, "required limits");
+}
+
+#[test]
+fn a_context_with_the_adapters_own_limits_detects_as_the_cpu_backend() {
+    // `GpuContext::new` asks for every limit the adapter has, and timestamps when it has them.
+    let ctx = GpuContext::new().expect("an adapter");
+    assert_eq!(ctx.device().limits(), ContextOptions::from_env().adapter().unwrap().limits());
+    detects_as_the_cpu_backend(&ctx, "adapter limits");
+    let mut s = Scene::new(&ctx);
+    scene(&mut s);
+    let found = s.detect(Pairs::Overlapping).unwrap();
+    let timed = found.stats.stages.iter().any(|(_, st)| st.gpu_ns.is_some());
+    assert_eq!(timed, ctx.has_timestamps(), "per-stage GPU times exactly when the device has timestamps");
+}
+
+#[test]
+fn a_device_short_of_a_required_limit_is_refused_by_name() {
+    let adapter = ContextOptions::from_env().adapter().expect("an adapter");
+    let r = raycontact::required_limits();
+    let (storage, memory) = (r.max_storage_buffers_per_shader_stage, r.max_compute_workgroup_storage_size);
+    let short = [
+        (
+            "max_storage_buffers_per_shader_stage",
+            (storage, storage - 1),
+            wgpu::Limits { max_storage_buffers_per_shader_stage: storage - 1, ..r.clone() },
+        ),
+        (
+            "max_compute_workgroup_storage_size",
+            (memory, memory - 16),
+            wgpu::Limits { max_compute_workgroup_storage_size: memory - 16, ..r.clone() },
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            (WG_SIZE, WG_SIZE / 2),
+            wgpu::Limits { max_compute_invocations_per_workgroup: WG_SIZE / 2, ..r.clone() },
+        ),
+    ];
+    for (name, (need, has), limits) in short {
+        let (device, queue) = pollster::block_on(
+            adapter.request_device(&wgpu::DeviceDescriptor { required_limits: limits, ..Default::default() }),
+        )
+        .unwrap();
+        match GpuContext::from_device(device, queue, adapter.get_info()) {
+            Err(e @ raycontact::Error::Limit { .. }) => {
+                let raycontact::Error::Limit { limit, needed, device, .. } = &e else { unreachable!() };
+                assert_eq!((*limit, *needed, *device), (name, need as u64, has as u64), "{e}");
+                assert!(e.to_string().contains(&format!("{name} = {has}, raycontact needs {need}")), "{e}");
+            }
+            other => panic!("{name}: expected Error::Limit, got {other:?}"),
+        }
+    }
+}
