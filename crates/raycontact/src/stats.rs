@@ -19,7 +19,8 @@ pub enum Stage {
     Sort,
     /// `hierarchy`.
     Hierarchy,
-    /// `fit`.
+    /// `fit` (on the CPU backend also the collapse, or refit, of its 4-wide trees, and the
+    /// trees' SAH costs when its update policy refits).
     Fit,
     /// `broad_phase` and `pair_tiles`: the pairs to test and the narrow phase's layout.
     Pairs,
