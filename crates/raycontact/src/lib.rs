@@ -14,7 +14,8 @@
 //!   normals and BVHs rebuilt on the GPU, then rays from every source vertex of each tested pair
 //!   ([`Pairs`]) classified into [`Contacts`] (collisions and predictions, with points, normal,
 //!   depth and Hermann's `cos α` weight). [`Scene::new_cpu`] runs the same on the CPU backend.
-//!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]).
+//!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]);
+//!   [`Scene::set_bvh_update`] refits the BVHs instead of rebuilding them ([`BvhUpdate`]).
 //! - [`Scene::record_update`] and [`Scene::record_detect`] record into your own encoder and
 //!   leave the contacts on the GPU ([`ContactBuffers`]) for a GPU solver.
 //! - Ray queries: [`Scene::cast_rays`] (closest hit), [`Scene::walk`] (iterative casts).
