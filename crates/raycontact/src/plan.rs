@@ -64,6 +64,8 @@ pub(crate) struct DetectPlan {
     pub pass: Pass,
     /// Contacts remember their triangles for the next iterative pass (iterative detection is on).
     pub remember: bool,
+    /// Inversion handling ([`crate::Scene::set_inversion_handling`]).
+    pub inversions: bool,
     /// The BVHs are brought up to date this frame (rebuilt or refitted, as the scene's
     /// [`BvhUpdate`](crate::BvhUpdate) says): a full pass, or an iterative pass whose failed
     /// walks fall back to the BVH.
