@@ -84,6 +84,7 @@ fn cpu_bvh(c: &mut Criterion) {
             positions: &positions,
             previous: &positions,
             remember_exit: false,
+            inversions: true,
         };
         group.bench_function(BenchmarkId::new(format!("rays-{name}"), sources), |bench| {
             bench.iter(|| pool.install(|| cpu::narrow_phase(&cx, &pairs)));

@@ -253,6 +253,7 @@ fn wide_and_binary_walks_find_the_same_contacts_on_200_random_placements() {
                 positions: &positions,
                 previous: &positions,
                 remember_exit: false,
+                inversions: true,
             };
             let mut c = cpu::narrow_phase(&cx, &pairs);
             c.sort_by_key(|c| (c.source_body, c.source_vertex, c.target_body, c.flags));
