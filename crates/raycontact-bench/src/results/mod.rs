@@ -10,7 +10,7 @@ pub use classes::Classes;
 pub use keys::{FrameKeys, differ, keys_of, keys_of_packed};
 pub use walk::{WALK_OUTCOMES, WalkDiff, WalkFigures};
 
-use raycontact::{BvhStats, GpuContext, Stage};
+use raycontact::{BvhStats, GpuContext, IntersectionCounts, Stage};
 
 use crate::args::SuiteArgs;
 use crate::scenes::SceneName;
@@ -80,6 +80,9 @@ pub struct ImplResult {
     /// raycontact's BVH update policy ("rebuild", "refit", "auto"), and what each timed frame
     /// did to the BVHs (`None` for parry3d).
     pub bvh: Option<(&'static str, Vec<BvhStats>)>,
+    /// The intersection stages' counters in each timed frame (raycontact with
+    /// `--intersections`; empty otherwise).
+    pub intersections: Vec<IntersectionCounts>,
 }
 
 impl ImplResult {
@@ -103,6 +106,7 @@ impl ImplResult {
             walking: None,
             threads: None,
             bvh: None,
+            intersections: Vec::new(),
         }
     }
 
@@ -146,6 +150,23 @@ impl ImplResult {
             .map(|(_, ms)| *ms)
             .collect();
         median(&v)
+    }
+
+    /// The mean per frame of an intersection counter (`None` without intersection stages).
+    pub fn intersection_mean(&self, f: impl Fn(&IntersectionCounts) -> u32) -> Option<f64> {
+        (!self.intersections.is_empty())
+            .then(|| mean(&self.intersections.iter().map(|c| f64::from(f(c))).collect::<Vec<_>>()))
+    }
+
+    /// The median time of the crossings stage, and of crossings + contour + analysis, over the
+    /// median time of the rays stage (`None` unless all were timed).
+    pub fn intersection_ratios(&self) -> Option<(f64, f64)> {
+        let rays = self.stage_median(Stage::Rays)?;
+        let crossings = self.stage_median(Stage::Crossings)?;
+        let all = crossings
+            + self.stage_median(Stage::Contour).unwrap_or(0.0)
+            + self.stage_median(Stage::Analysis).unwrap_or(0.0);
+        Some((crossings / rays, all / rays))
     }
 
     /// Median time of a stage, ms, when it was timed.

@@ -11,7 +11,7 @@ mod runner;
 
 use std::time::Instant;
 
-use raycontact::{BvhUpdate, GpuContext, Scene};
+use raycontact::{BvhUpdate, GpuContext, IntersectionMode, Scene};
 
 use crate::args::SuiteArgs;
 use crate::peers::{self, Parry, ParryMode};
@@ -55,7 +55,8 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
     for (scene, list) in built {
         let mut results = Vec::new();
         for inst in &list {
-            let r = run_instance(inst, ctx.as_ref(), !args.no_parry, &mut progress)?;
+            let r =
+                run_instance(inst, ctx.as_ref(), !args.no_parry, args.intersections.mode(), &mut progress)?;
             if !scene.is_scaling() {
                 progress.suspend(|| report::print_instance(&r));
             }
@@ -95,18 +96,22 @@ fn run_instance(
     inst: &Instance,
     ctx: Option<&GpuContext>,
     parry: bool,
+    intersections: IntersectionMode,
     progress: &mut Progress,
 ) -> Result<InstanceResult, String> {
     let start = Instant::now();
     let threads = rayon::current_num_threads();
+    // Every raycontact implementation runs the intersection stages that --intersections asks.
     let cpu = |t: Option<usize>, policy: BvhUpdate| -> Result<Scene, String> {
         let mut s = Scene::new_cpu(t).map_err(|e| e.to_string())?;
         s.set_bvh_update(policy).map_err(|e| e.to_string())?;
+        s.set_intersections(intersections);
         Ok(s)
     };
     let gpu = |c: &GpuContext, policy: BvhUpdate| -> Result<Scene, String> {
         let mut s = Scene::new(c);
         s.set_bvh_update(policy).map_err(|e| e.to_string())?;
+        s.set_intersections(intersections);
         Ok(s)
     };
     progress.set_message(label(inst, "cpu-rayon"));

@@ -4,7 +4,7 @@
 //! refitted. The GPU scene's `Auto` measure runs the same code on a mirror of its trees
 //! (without normals and wide trees), so both backends decide alike.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use glam::Vec3;
 use rayon::prelude::*;

@@ -17,6 +17,7 @@ use crate::packing::Packing;
 mod bvh;
 mod detect;
 mod frame;
+mod intersection;
 mod iterative;
 mod queries;
 mod response;
@@ -24,6 +25,8 @@ mod walk;
 
 /// Contact capacity of a new scene.
 pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
+/// Crossing capacity of a new scene ([`Scene::set_crossing_capacity`]).
+pub const DEFAULT_CROSSING_CAPACITY: u64 = 1 << 16;
 
 #[derive(Debug)]
 struct Slot {
@@ -99,6 +102,10 @@ pub struct Scene {
     bvh_update: crate::BvhUpdate,
     /// `Auto`'s mirror of the GPU's trees (GPU scenes with `Auto` only).
     gpu_mirror: Option<Box<bvh::GpuMirror>>,
+    /// Which intersection stages a detection runs.
+    intersections: crate::IntersectionMode,
+    /// Most crossings a detection may store (the one owner of this number, as for contacts).
+    crossing_capacity: u64,
 }
 
 impl Scene {
@@ -121,6 +128,8 @@ impl Scene {
             detected: false,
             bvh_update: crate::BvhUpdate::Rebuild,
             gpu_mirror: None,
+            intersections: crate::IntersectionMode::Off,
+            crossing_capacity: DEFAULT_CROSSING_CAPACITY,
         }
     }
 
@@ -130,7 +139,8 @@ impl Scene {
     }
 
     /// An empty scene on the CPU backend: the kernels' CPU twins on a rayon pool of `threads`
-    /// workers (`None`: one per core; `Some(1)`: single-threaded). Every figure it reports is
+    /// workers (`None`: one per core; `Some(1)`: single-threaded; on the web, where no thread
+    /// can be spawned, always the calling thread alone). Every figure it reports is
     /// labelled with [`Backend::Cpu`]. It honours the contact capacity and the
     /// [`OverflowPolicy`] as the GPU does (it finds every contact in one run, so growing costs
     /// it no second run).
