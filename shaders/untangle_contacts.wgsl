@@ -79,9 +79,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         ignore = v;
     }
     // Leaf count 1: O has crossings, so its BVH has leaves (only zero is tested).
-    var best = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
+    var best = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
     var best_dir = vec3<f32>(0.0);
-    var best_len = bitcast<f32>(0x7f800000u);
+    var best_len = infinity();
     var best_m = vec3<f32>(0.0);
     var flags = 0u;
     for (var side = 0u; side < 2u; side += 1u) {
@@ -91,7 +91,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             dir = n;
             ray_flag = CONTACT_OUTWARD_RAY;
         }
-        let hit = closest_hit(Ray(p, 0.0, dir, bitcast<f32>(0x7f800000u)), ob, 1u, ignore);
+        let hit = closest_hit(Ray(p, 0.0, dir, infinity()), ob, 1u, ignore);
         if hit.triangle == NONE {
             continue;
         }

@@ -306,3 +306,28 @@ fn each_kernel_is_its_file_and_labelled_by_its_stem() {
     }
     assert_eq!(stems.len(), Kernel::ALL.len());
 }
+
+/// Chrome's WGSL compiler (Tint) rejects a constant expression that evaluates to an infinity,
+/// which naga accepts: every kernel makes +infinity at run time through `infinity()`
+/// (`shared/common.wgsl`), from the one private variable that holds its bits.
+#[test]
+fn no_kernel_builds_an_infinity_as_a_constant() {
+    for k in Kernel::ALL {
+        let src = k.source();
+        for (i, line) in src.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            assert!(
+                !code.contains("0x7f800000") || code.contains("INFINITY_BITS"),
+                "{} (assembled line {}): an infinity built as a constant, which Chrome rejects; use infinity(): {line}",
+                k.name(),
+                i + 1
+            );
+            assert!(
+                !code.contains("3.4028235e38"),
+                "{} (assembled line {}): a literal above f32::MAX, which Chrome rejects: {line}",
+                k.name(),
+                i + 1
+            );
+        }
+    }
+}
