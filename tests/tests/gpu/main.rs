@@ -11,6 +11,7 @@ mod pairs_and_bodies;
 mod pipelines;
 mod probe;
 mod rays;
+mod refit;
 mod reflection;
 mod response;
 mod sort;
