@@ -218,6 +218,48 @@ fn the_straight_ray_makes_the_contact_from_the_triangle_it_hits() {
     }
 }
 
+#[test]
+fn iterative_detection_walks_the_straight_ray_from_the_contacts_triangle() {
+    // The confirmed contact of the test above, then the spike moved 1 cm along x and detected
+    // iteratively (walks only: a walk that does not hit is dropped). The slanted ray walks from
+    // the remembered triangle (the straight ray's, under the apex) to its landing in the next
+    // cell, the straight ray from that same triangle: the contact again, walked, the same as
+    // a full pass at the new position; GPU = CPU twin, walk counters included.
+    let angle = 80f32.to_radians();
+    let axis = Vec3::new(angle.sin(), 0.0, -angle.cos());
+    let (sheet, sheet_kind) = target_mesh(Target::Sheet);
+    let it = raycontact::Iterative {
+        fallback: raycontact::WalkFallback::Drop,
+        full_pass_every: 100,
+        ..raycontact::Iterative::new(0.1)
+    };
+    let placed = |x: f32| pyramid(axis).transformed(Affine3A::from_translation(Vec3::new(x, 0.2, 0.03)));
+    let [g, c, f] = [0, 1, 2].map(|i| {
+        let mut s = if i == 0 { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+        if i < 2 {
+            s.set_iterative(Some(it)).unwrap();
+        }
+        let spike = placed(0.4);
+        let a = s.add_body(&spike.positions, &spike.triangles, BodyKind::Volumetric).unwrap();
+        let b = s.add_body(&sheet.positions, &sheet.triangles, sheet_kind).unwrap();
+        let pairs: [(BodyId, BodyId, f32); 1] = [(a, b, 0.0)];
+        let first = s.detect(Pairs::WithDistance(&pairs)).unwrap();
+        assert!(first.contacts.iter().any(|c| c.source_body == a && c.source_vertex == 0));
+        s.set_positions(a, &placed(0.41).positions).unwrap();
+        s.detect(Pairs::WithDistance(&pairs)).unwrap()
+    });
+    assert!(g.stats.iterative && c.stats.iterative && !f.stats.iterative);
+    assert_eq!(g.stats.walk, c.stats.walk, "walk counters");
+    assert_same("walked", &g.contacts, &c.contacts);
+    let apex =
+        |cs: &[Contact]| *cs.iter().find(|c| c.source_body.index() == 0 && c.source_vertex == 0).unwrap();
+    let (w, full) = (apex(&g.contacts), apex(&f.contacts));
+    assert!(w.flags.contains(ContactFlags::WALKED), "{w:?}");
+    assert_eq!(w.flags, full.flags | ContactFlags::WALKED, "{w:?} vs {full:?}");
+    assert_eq!(w.target_triangle, full.target_triangle);
+    assert!((w.depth - full.depth).abs() < 1e-5 && (w.ray_length - 0.03).abs() < 1e-5, "{w:?}");
+}
+
 /// The area-weighted vertex normals of a mesh (the kernel's rule), in f64.
 fn normals(m: &TriMesh) -> Vec<glam::DVec3> {
     let mut n = vec![glam::DVec3::ZERO; m.positions.len()];
