@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::kernels::{Pipelines, limits};
+use crate::kernels::{DiskCache, PipelineCacheDir, PipelineCacheStatus, PipelineTime, Pipelines, limits};
 
 use crate::error::{Error, Result};
 
@@ -25,10 +25,15 @@ pub struct ContextOptions {
     /// for every kernel, instead of in the first frames for the kernels a scene uses. A
     /// benchmark turns it on so that no timed frame compiles.
     pub warm_up: bool,
+    /// Where compiled pipelines are kept across runs (wgpu's pipeline cache, on Vulkan): the
+    /// platform's cache directory by default, a directory of the caller's, or none
+    /// ([`PipelineCacheDir`]). [`ContextOptions::from_env`] reads `RAYCONTACT_PIPELINE_CACHE`.
+    pub pipeline_cache: PipelineCacheDir,
 }
 
 impl ContextOptions {
-    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF`.
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF` and
+    /// `RAYCONTACT_PIPELINE_CACHE` (see [`PipelineCacheDir::from_env`]).
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env(),
@@ -36,6 +41,7 @@ impl ContextOptions {
             power_preference: wgpu::PowerPreference::from_env(),
             pipeline_threads: None,
             warm_up: false,
+            pipeline_cache: PipelineCacheDir::from_env(),
         }
     }
 
@@ -95,6 +101,7 @@ pub struct GpuContext {
     errors: Arc<Mutex<Vec<String>>>,
     pipelines: Arc<Pipelines>,
     pipeline_time: Duration,
+    pipeline_cache: PipelineCacheStatus,
 }
 
 impl GpuContext {
@@ -133,8 +140,7 @@ impl GpuContext {
     /// [`GpuContext::with_options`], asynchronously.
     pub async fn with_options_async(options: ContextOptions) -> Result<Self> {
         let adapter = options.adapter_async().await?;
-        let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
-        Self::open(&adapter, threads, options.warm_up).await
+        Self::open(&adapter, &options).await
     }
 
     /// A device on a given adapter, with every limit the adapter offers (so that scenes may use
@@ -143,13 +149,18 @@ impl GpuContext {
     /// [`crate::required_limits`]. Every pipeline is created before this returns, on one thread
     /// per available core (not warmed up: see [`ContextOptions::warm_up`]).
     pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
-        Self::open(adapter, Pipelines::default_threads(), false).await
+        let options = ContextOptions { pipeline_cache: PipelineCacheDir::from_env(), ..Default::default() };
+        Self::open(adapter, &options).await
     }
 
-    async fn open(adapter: &wgpu::Adapter, threads: usize, warm_up: bool) -> Result<Self> {
+    async fn open(adapter: &wgpu::Adapter, options: &ContextOptions) -> Result<Self> {
         let info = adapter.get_info();
         let limits = adapter.limits();
-        let features = limits::required_features() | (adapter.features() & wgpu::Features::TIMESTAMP_QUERY);
+        let mut optional = wgpu::Features::TIMESTAMP_QUERY;
+        if options.pipeline_cache.directory().is_some() {
+            optional |= wgpu::Features::PIPELINE_CACHE;
+        }
+        let features = limits::required_features() | (adapter.features() & optional);
         limits::check(&info.name, &limits, adapter.features())?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -171,7 +182,7 @@ impl GpuContext {
             info.driver_info,
             features.contains(wgpu::Features::TIMESTAMP_QUERY)
         );
-        Self::wrap(device, queue, info, threads, warm_up)
+        Self::wrap(device, queue, info, options)
     }
 
     /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
@@ -187,16 +198,28 @@ impl GpuContext {
         queue: wgpu::Queue,
         adapter_info: wgpu::AdapterInfo,
     ) -> Result<Self> {
+        let options = ContextOptions { pipeline_cache: PipelineCacheDir::from_env(), ..Default::default() };
+        Self::from_device_with(device, queue, adapter_info, &options)
+    }
+
+    /// [`GpuContext::from_device`] with the pipeline options of `options` (threads, warm-up,
+    /// pipeline cache; the adapter-selection fields are not used). The pipeline cache needs a
+    /// device created with `Features::PIPELINE_CACHE`; without it there is none.
+    pub fn from_device_with(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+        options: &ContextOptions,
+    ) -> Result<Self> {
         limits::check(&adapter_info.name, &device.limits(), device.features())?;
-        Self::wrap_borrowed(device, queue, adapter_info, Pipelines::default_threads(), false)
+        Self::wrap_borrowed(device, queue, adapter_info, options)
     }
 
     fn wrap(
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
-        threads: usize,
-        warm_up: bool,
+        options: &ContextOptions,
     ) -> Result<Self> {
         let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
@@ -204,7 +227,7 @@ impl GpuContext {
             log::error!("raycontact: uncaptured GPU error: {e}");
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
         }));
-        let mut ctx = Self::wrap_borrowed(device, queue, info, threads, warm_up)?;
+        let mut ctx = Self::wrap_borrowed(device, queue, info, options)?;
         ctx.errors = errors;
         Ok(ctx)
     }
@@ -213,22 +236,30 @@ impl GpuContext {
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
-        threads: usize,
-        warm_up: bool,
+        options: &ContextOptions,
     ) -> Result<Self> {
         let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
+        let warm_up = options.warm_up;
         let start = Instant::now();
-        let pipelines = Pipelines::new(&device, None, threads)?;
+        let disk = DiskCache::open(&device, &info, &options.pipeline_cache);
+        let mut pipelines = Pipelines::new(&device, disk.as_ref().map(DiskCache::cache), threads)?;
         if warm_up {
             pipelines.warm_up(&device, &queue)?;
         }
         let pipeline_time = start.elapsed();
+        let pipeline_cache = disk.map(|d| d.store()).unwrap_or_default();
         log::info!(
-            "raycontact: {} pipelines created in {:.3} s on {} thread(s), warmed up: {warm_up}; {:.3} s in all",
+            "raycontact: {} pipelines created in {:.3} s on {} thread(s), warmed up: {warm_up}; {:.3} s in all; pipeline cache: {}",
             pipelines.created(),
             pipelines.elapsed().as_secs_f64(),
             pipelines.threads(),
-            pipeline_time.as_secs_f64()
+            pipeline_time.as_secs_f64(),
+            match &pipeline_cache.path {
+                Some(p) =>
+                    format!("{} ({})", p.display(), if pipeline_cache.loaded { "loaded" } else { "new" }),
+                None => "none".into(),
+            }
         );
         Ok(Self {
             device,
@@ -238,6 +269,7 @@ impl GpuContext {
             errors: Arc::new(Mutex::new(Vec::new())),
             pipelines: Arc::new(pipelines),
             pipeline_time,
+            pipeline_cache,
         })
     }
 
@@ -279,6 +311,19 @@ impl GpuContext {
     /// created after the context (see [`GpuContext::pipelines_created`]).
     pub fn pipeline_creation_time(&self) -> Duration {
         self.pipeline_time
+    }
+
+    /// Per kernel, how long its pipeline took to create and (with
+    /// [`ContextOptions::warm_up`]) to warm up, in [`Kernel`](crate::internals::kernels::Kernel)
+    /// order.
+    pub fn pipeline_times(&self) -> &[PipelineTime] {
+        self.pipelines.times()
+    }
+
+    /// The pipeline cache the context was created with: its file, whether the pipelines came
+    /// from its data, and what was written back ([`ContextOptions::pipeline_cache`]).
+    pub fn pipeline_cache(&self) -> &PipelineCacheStatus {
+        &self.pipeline_cache
     }
 
     /// Threads the pipelines were compiled on (see [`ContextOptions::pipeline_threads`]).

@@ -289,6 +289,10 @@ fn shared_source(path: &str) -> Option<&'static str> {
     SHARED.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
 }
 
+mod cache;
 pub mod limits;
 mod pipelines;
+pub(crate) use cache::DiskCache;
+pub use cache::{PipelineCacheDir, PipelineCacheStatus};
+pub use pipelines::PipelineTime;
 pub(crate) use pipelines::Pipelines;

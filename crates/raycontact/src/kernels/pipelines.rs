@@ -20,6 +20,22 @@ pub(crate) struct Pipelines {
     elapsed: Duration,
     /// Threads [`Pipelines::new`] compiled on.
     threads: usize,
+    /// Per kernel, in [`Kernel::ALL`] order: how long its creation and its warm-up took.
+    times: Vec<PipelineTime>,
+}
+
+/// How long one kernel's pipeline took to get ready ([`GpuContext::pipeline_times`](crate::GpuContext::pipeline_times)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PipelineTime {
+    /// The kernel's name (`shaders/<name>.wgsl`, pipeline label `raycontact.<name>`).
+    pub kernel: &'static str,
+    /// Wall time of its creation (shader module, layouts, pipeline), on one of the creating
+    /// threads (they run side by side, so these add up to more than the creation's wall time).
+    pub create: std::time::Duration,
+    /// Wall time of its warm-up: one empty dispatch submitted alone and waited for, in which a
+    /// driver that compiles at the first dispatch (lavapipe) generates the machine code; `None`
+    /// without warm-up ([`ContextOptions::warm_up`](crate::ContextOptions::warm_up)).
+    pub warm_up: Option<std::time::Duration>,
 }
 
 /// The bind-group layout entry of binding `i` of a kernel.
@@ -40,12 +56,13 @@ fn layout_entry(i: usize, b: Binding) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// A kernel's bind-group layout and pipeline.
-type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline);
+/// A kernel's bind-group layout and pipeline, and how long it took to create.
+type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline, Duration);
 
 /// Compiles kernel `k` on `device`, inside a validation error scope of the calling thread (wgpu's
 /// error scopes are per thread), so that a bad kernel comes back as [`Error::Gpu`].
 fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel) -> Result<Compiled> {
+    let start = Instant::now();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let label = k.label();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -73,7 +90,7 @@ fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel
     });
     match pollster::block_on(scope.pop()) {
         Some(e) => Err(Error::Gpu { context: "pipeline creation", message: format!("{label}: {e}") }),
-        None => Ok((bgl, pipeline)),
+        None => Ok((bgl, pipeline, start.elapsed())),
     }
 }
 
@@ -112,18 +129,21 @@ impl Pipelines {
         let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
         done.sort_by_key(|(k, _)| Kernel::ALL.iter().position(|a| a == k));
         let mut entries = Vec::with_capacity(done.len());
+        let mut times = Vec::with_capacity(done.len());
         for (k, r) in done {
-            let (bgl, pipeline) = r?;
+            let (bgl, pipeline, create) = r?;
             entries.push((k, bgl, pipeline));
+            times.push(PipelineTime { kernel: k.name(), create, warm_up: None });
         }
-        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads })
+        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads, times })
     }
 
     /// Dispatches every pipeline once over zero workgroups (nothing runs), on scratch buffers,
-    /// and waits: drivers that generate the machine code at a pipeline's first dispatch rather
-    /// than at its creation (lavapipe: llvmpipe builds its compute-shader variant when a grid is
-    /// launched) do it here, not in the first frame.
-    pub fn warm_up(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
+    /// each in a submission of its own that is waited for (so that its time is its own): drivers
+    /// that generate the machine code at a pipeline's first dispatch rather than at its creation
+    /// (lavapipe: llvmpipe builds its compute-shader variant when a grid is launched) do it here,
+    /// not in the first frame.
+    pub fn warm_up(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let most = self.entries.iter().map(|(k, _, _)| k.bindings().len()).max().unwrap_or(0);
         let size = device.limits().max_uniform_buffer_binding_size.min(1 << 16);
@@ -137,32 +157,48 @@ impl Pipelines {
                 })
             })
             .collect();
-        let mut encoder = device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.warm_up") });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        let wait = || {
+            device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map(|_| ())
+                .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })
+        };
+        // Longest sources first, as in creation; each pipeline alone.
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.entries[i].0.source().len()));
+        for i in order {
+            let (k, _, ref pipeline) = self.entries[i];
+            let start = Instant::now();
+            let resources: Vec<wgpu::BindingResource<'_>> =
+                k.bindings().iter().zip(&scratch).map(|(_, b)| b.as_entire_binding()).collect();
+            let group = self.bind_group(device, k, &resources);
+            let offsets: Vec<u32> =
+                k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("raycontact.warm_up"),
-                timestamp_writes: None,
             });
-            for &(k, _, ref pipeline) in &self.entries {
-                let resources: Vec<wgpu::BindingResource<'_>> =
-                    k.bindings().iter().zip(&scratch).map(|(_, b)| b.as_entire_binding()).collect();
-                let group = self.bind_group(device, k, &resources);
-                let offsets: Vec<u32> =
-                    k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("raycontact.warm_up"),
+                    timestamp_writes: None,
+                });
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &group, &offsets);
                 pass.dispatch_workgroups(0, 0, 0);
             }
+            queue.submit([encoder.finish()]);
+            wait()?;
+            self.times[i].warm_up = Some(start.elapsed());
         }
-        queue.submit([encoder.finish()]);
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })?;
         match pollster::block_on(scope.pop()) {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
             None => Ok(()),
         }
+    }
+
+    /// Per kernel, how long its creation and warm-up took.
+    pub fn times(&self) -> &[PipelineTime] {
+        &self.times
     }
 
     /// Compute pipelines this set has created.
