@@ -4,6 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::kernels::{DiskCache, PipelineCacheDir, PipelineCacheStatus, PipelineTime, Pipelines, limits};
+use crate::layout::{SORT_ITEMS, Tuning};
 
 use crate::error::{Error, Result};
 
@@ -29,6 +30,10 @@ pub struct ContextOptions {
     /// platform's cache directory by default, a directory of the caller's, or none
     /// ([`PipelineCacheDir`]). [`ContextOptions::from_env`] reads `RAYCONTACT_PIPELINE_CACHE`.
     pub pipeline_cache: PipelineCacheDir,
+    /// Work per invocation of the per-triangle kernels; by default chosen by the adapter's kind
+    /// ([`Tuning::for_device_type`]: big tiles on a software adapter, one triangle per invocation
+    /// on a GPU). Results do not depend on it.
+    pub tuning: Option<Tuning>,
 }
 
 impl ContextOptions {
@@ -42,6 +47,7 @@ impl ContextOptions {
             pipeline_threads: None,
             warm_up: false,
             pipeline_cache: PipelineCacheDir::from_env(),
+            tuning: None,
         }
     }
 
@@ -242,8 +248,14 @@ impl GpuContext {
         let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
         let warm_up = options.warm_up;
         let start = Instant::now();
-        let disk = DiskCache::open(&device, &info, &options.pipeline_cache);
-        let mut pipelines = Pipelines::new(&device, disk.as_ref().map(DiskCache::cache), threads)?;
+        let tuning = options.tuning.unwrap_or_else(|| Tuning::for_device_type(info.device_type));
+        if !tuning.is_valid() {
+            return Err(Error::InvalidInput {
+                what: format!("{tuning:?}: items must be a power of two from 1 to {SORT_ITEMS}"),
+            });
+        }
+        let disk = DiskCache::open(&device, &info, &options.pipeline_cache, &tuning);
+        let mut pipelines = Pipelines::new(&device, disk.as_ref().map(DiskCache::cache), threads, tuning)?;
         if warm_up {
             pipelines.warm_up(&device, &queue)?;
         }
@@ -324,6 +336,11 @@ impl GpuContext {
     /// from its data, and what was written back ([`ContextOptions::pipeline_cache`]).
     pub fn pipeline_cache(&self) -> &PipelineCacheStatus {
         &self.pipeline_cache
+    }
+
+    /// The work per invocation the kernels were built with ([`ContextOptions::tuning`]).
+    pub fn tuning(&self) -> Tuning {
+        self.pipelines.tuning()
     }
 
     /// Threads the pipelines were compiled on (see [`ContextOptions::pipeline_threads`]).

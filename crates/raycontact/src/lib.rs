@@ -78,7 +78,7 @@ pub use error::{Error, Result};
 pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort};
 pub use kernels::limits::{required_features, required_limits};
 pub use kernels::{PipelineCacheDir, PipelineCacheStatus, PipelineTime};
-pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
+pub use layout::{Ray, RayHit, Tuning, WalkCounts, WalkHit};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
 pub use stats::{FrameStats, Stage, StageStats};

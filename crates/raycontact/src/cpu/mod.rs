@@ -56,6 +56,6 @@ pub use shared::walk::{edge_functions, walk_ray};
 pub use source_args::source_args;
 pub use traverse::{closest_hit_ordered, raycast_ordered};
 pub use triangle_bounds::{triangle_bounds, triangle_box};
-pub use vertex_normals::vertex_normals;
+pub use vertex_normals::{body_boxes, vertex_normals};
 pub use walk::walk;
 pub use walk_contacts::{WalkTracer, walk_contacts};

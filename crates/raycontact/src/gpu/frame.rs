@@ -1,21 +1,36 @@
-//! One frame on the GPU: the previous positions kept, the staged positions uploaded, then
-//! normals, bounds, Morton codes, sort, hierarchy and fit for all bodies, one compute pass per
-//! stage.
+//! One frame on the GPU: the previous positions kept, the staged positions uploaded, then the
+//! per-frame stages for all bodies, one compute pass per stage. A rebuild is 12 dispatches:
+//!
+//! | stage | dispatches | kernel |
+//! | --- | ---: | --- |
+//! | normals | 1 | `vertex_normals`: normals and the bodies' boxes |
+//! | morton | 1 | `morton`: triangle boxes, Morton codes, leaf counts, the sort's first counts |
+//! | sort | 8 | `radix_scatter`, one per 4-bit digit |
+//! | hierarchy | 1 | `hierarchy` |
+//! | fit | 1 | `fit` |
+//!
+//! Without a rebuild (an iterative pass that needs no BVH) only `vertex_normals` runs. The
+//! passes of the stages that do not run stay, empty, so that every timestamp pair is written.
 
 use super::GpuScene;
 use super::buffers::B;
 use super::sort::record_sort;
 use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
-use crate::layout::{VERTEX_PREVIOUS, WG_SIZE};
+use crate::layout::{BodyState, WG_SIZE};
 use crate::stats::{FrameStats, Stage};
+
+/// Byte ranges of a body's [`BodyState`] that hold its box: `min_key` and `max_key`.
+const BOX_KEYS: [(u64, u64); 2] = [
+    (std::mem::offset_of!(BodyState, min_key) as u64, 12),
+    (std::mem::offset_of!(BodyState, max_key) as u64, 12),
+];
 
 impl GpuScene {
     /// Records one frame into `encoder` without submitting it: the current positions become the
     /// previous ones (`copy_previous`), the staged uploads are copied in, and the per-frame
-    /// stages run. Without `rebuild` only the vertex normals are computed (an iterative pass
-    /// that needs no BVH); the other stages' passes stay, empty, so that every timestamp pair
-    /// is written.
+    /// stages run: all of them with `rebuild`, else the vertex normals and the bodies' boxes
+    /// alone (the BVHs, with their leaf counts, stay the last rebuild's).
     pub fn record_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -38,7 +53,7 @@ impl GpuScene {
                 previous,
                 0,
                 vertices,
-                self.vertex_region(VERTEX_PREVIOUS),
+                self.vertex_region(crate::layout::VERTEX_PREVIOUS),
                 Some(pos_bytes),
             );
             stats.stage(Stage::Upload).add_copy(pos_bytes);
@@ -55,14 +70,9 @@ impl GpuScene {
             );
             stats.stage(Stage::Upload).add_copy(size);
         }
-        // Per-frame accumulators start from zero when the BVH is rebuilt (otherwise the last
-        // one, boxes included, stays).
-        for b in [B::BodyState, B::Visits].into_iter().filter(|_| rebuild) {
-            encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
-            stats.stage(Stage::Bounds).bytes_written += self.bufs.used(b);
-        }
+        self.clear_accumulators(encoder, rebuild, stats);
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
-        let tiles = p.tile_count;
+        let triangle_groups = self.ctx.tuning().tile_groups(p.tile_count);
         for stage in &TIMED_STAGES[..UPDATE_STAGES] {
             let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
             if !rebuild && *stage != Stage::Normals {
@@ -71,22 +81,46 @@ impl GpuScene {
             let st = stats.stage(*stage);
             match stage {
                 Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),
-                Stage::Bounds => self.dispatch(&mut pass, Kernel::TriangleBounds, 0, tiles, st),
-                Stage::Morton => self.dispatch(&mut pass, Kernel::Morton, 0, tiles, st),
+                // The rebuild computes the triangle boxes with the Morton codes.
+                Stage::Bounds => {}
+                Stage::Morton => self.dispatch(&mut pass, Kernel::Morton, 0, triangle_groups, st),
                 Stage::Sort => record_sort(
                     &mut pass,
                     &self.pipelines,
                     |k, sp| self.bufs.group(k, sp),
-                    tiles,
+                    p.tile_count,
                     |k, sp| self.account(k, sp, st),
                 ),
-                Stage::Hierarchy => self.dispatch(&mut pass, Kernel::Hierarchy, 0, tiles, st),
-                Stage::Fit => self.dispatch(&mut pass, Kernel::Fit, 0, tiles, st),
+                Stage::Hierarchy => self.dispatch(&mut pass, Kernel::Hierarchy, 0, triangle_groups, st),
+                Stage::Fit => self.dispatch(&mut pass, Kernel::Fit, 0, triangle_groups, st),
                 _ => unreachable!("not a stage of the update"),
             }
         }
         if let Some(t) = &self.timer {
             t.resolve(encoder, UPDATE_STAGES);
+        }
+    }
+
+    /// Zeroes what the frame's kernels accumulate into: with `rebuild` every body's state (box
+    /// keys, leaf and degenerate counts), the sort's digit counts and `fit`'s keys; otherwise
+    /// the box keys alone (the counts are the tree's).
+    fn clear_accumulators(&self, encoder: &mut wgpu::CommandEncoder, rebuild: bool, stats: &mut FrameStats) {
+        let st = stats.stage(Stage::Normals);
+        if rebuild {
+            for b in [B::BodyState, B::Counters, B::FitKeys] {
+                encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
+                st.copies += 1;
+                st.bytes_written += self.bufs.used(b);
+            }
+            return;
+        }
+        let stride = size_of::<BodyState>() as u64;
+        for body in 0..self.params.body_count as u64 {
+            for (offset, bytes) in BOX_KEYS {
+                encoder.clear_buffer(self.bufs.get(B::BodyState), body * stride + offset, Some(bytes));
+                st.copies += 1;
+                st.bytes_written += bytes;
+            }
         }
     }
 }

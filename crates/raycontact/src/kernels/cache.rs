@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Kernel;
+use crate::layout::Tuning;
 
 /// Where a [`GpuContext`](crate::GpuContext) keeps its compiled pipelines across runs, on
 /// adapters whose backend supports wgpu's pipeline cache (Vulkan: `Features::PIPELINE_CACHE`);
@@ -138,7 +139,12 @@ pub struct PipelineCacheStatus {
 impl DiskCache {
     /// The cache of `dir` for this device, or `None` (logged) when the device has no
     /// `PIPELINE_CACHE`, the backend has no cache key, or `dir` names no directory.
-    pub fn open(device: &wgpu::Device, info: &wgpu::AdapterInfo, dir: &PipelineCacheDir) -> Option<Self> {
+    pub fn open(
+        device: &wgpu::Device,
+        info: &wgpu::AdapterInfo,
+        dir: &PipelineCacheDir,
+        tuning: &Tuning,
+    ) -> Option<Self> {
         if !device.features().contains(wgpu::Features::PIPELINE_CACHE) {
             log::debug!("raycontact: no pipeline cache (the device lacks Features::PIPELINE_CACHE)");
             return None;
@@ -149,8 +155,11 @@ impl DiskCache {
             return None;
         };
         let prefix = format!("{key}-{}-", slug(&format!("{} {}", info.driver, info.driver_info)));
-        let path =
-            dir.join(format!("{prefix}{}-{:016x}.bin", slug(env!("CARGO_PKG_VERSION")), kernels_hash()));
+        let path = dir.join(format!(
+            "{prefix}{}-{:016x}.bin",
+            slug(env!("CARGO_PKG_VERSION")),
+            kernels_hash(tuning)
+        ));
         let loaded = match std::fs::read(&path) {
             Ok(bytes) => match unwrap(&bytes) {
                 Ok(data) => Some(data.to_vec()),
@@ -240,10 +249,10 @@ fn create(device: &wgpu::Device, data: Option<&[u8]>) -> Option<wgpu::PipelineCa
 }
 
 /// A hash of every kernel's assembled source: a new kernel set gets a new cache file.
-fn kernels_hash() -> u64 {
+fn kernels_hash(tuning: &Tuning) -> u64 {
     let mut all = String::new();
     for k in Kernel::ALL {
-        all.push_str(&k.source());
+        all.push_str(&k.source_with(tuning));
     }
     fnv1a(all.as_bytes())
 }

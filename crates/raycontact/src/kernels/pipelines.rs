@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{Binding, Kernel};
 use crate::error::{Error, Result};
+use crate::layout::Tuning;
 
 /// Compute pipelines and bind-group layouts of every kernel, created once per device
 /// ([`crate::GpuContext`] creates them with the device and holds them).
@@ -22,6 +23,8 @@ pub(crate) struct Pipelines {
     threads: usize,
     /// Per kernel, in [`Kernel::ALL`] order: how long its creation and its warm-up took.
     times: Vec<PipelineTime>,
+    /// The sizes the kernels were built with.
+    tuning: Tuning,
 }
 
 /// How long one kernel's pipeline took to get ready ([`GpuContext::pipeline_times`](crate::GpuContext::pipeline_times)).
@@ -61,13 +64,18 @@ type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline, Duration);
 
 /// Compiles kernel `k` on `device`, inside a validation error scope of the calling thread (wgpu's
 /// error scopes are per thread), so that a bad kernel comes back as [`Error::Gpu`].
-fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel) -> Result<Compiled> {
+fn compile(
+    device: &wgpu::Device,
+    cache: Option<&wgpu::PipelineCache>,
+    k: Kernel,
+    tuning: &Tuning,
+) -> Result<Compiled> {
     let start = Instant::now();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let label = k.label();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&label),
-        source: wgpu::ShaderSource::Wgsl(k.source().into()),
+        source: wgpu::ShaderSource::Wgsl(k.source_with(tuning).into()),
     });
     let entries: Vec<wgpu::BindGroupLayoutEntry> =
         k.bindings().iter().enumerate().map(|(i, &b)| layout_entry(i, b)).collect();
@@ -103,8 +111,13 @@ impl Pipelines {
     /// Compiles every kernel on `device` on `threads` threads (at least one; wgpu's `Device` is
     /// `Send + Sync`, and drivers compile pipelines of one device concurrently), the longest
     /// sources first so that the slow kernels do not end up last on one thread. With `cache`,
-    /// the driver reads and fills that pipeline cache.
-    pub fn new(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, threads: usize) -> Result<Self> {
+    /// the driver reads and fills that pipeline cache. The kernels are built with `tuning`.
+    pub fn new(
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        threads: usize,
+        tuning: Tuning,
+    ) -> Result<Self> {
         let start = Instant::now();
         let mut order: Vec<Kernel> = Kernel::ALL.to_vec();
         order.sort_by_key(|k| std::cmp::Reverse(k.source().len()));
@@ -113,7 +126,7 @@ impl Pipelines {
         let threads = threads.clamp(1, order.len());
         let work = || {
             while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let r = compile(device, cache, k);
+                let r = compile(device, cache, k, &tuning);
                 done.lock().unwrap_or_else(|p| p.into_inner()).push((k, r));
             }
         };
@@ -135,7 +148,7 @@ impl Pipelines {
             entries.push((k, bgl, pipeline));
             times.push(PipelineTime { kernel: k.name(), create, warm_up: None });
         }
-        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads, times })
+        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads, times, tuning })
     }
 
     /// Dispatches every pipeline once over zero workgroups (nothing runs), on scratch buffers,
@@ -194,6 +207,11 @@ impl Pipelines {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
             None => Ok(()),
         }
+    }
+
+    /// The sizes the kernels were built with.
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
     }
 
     /// Per kernel, how long its creation and warm-up took.
