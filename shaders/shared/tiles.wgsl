@@ -18,7 +18,7 @@ fn tile_of(wid: vec3<u32>) -> Tile {
     let group = linear_group(wid);
     let index = group / TILE_SPLIT;
     if index >= params.tile_count {
-        return Tile(NONE, 0u, BodyGpu(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0), 0u);
+        return Tile(NONE, 0u, BodyGpu(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u), 0u);
     }
     let bi = tile_body[index];
     let body = bodies[bi];

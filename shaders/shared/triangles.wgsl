@@ -13,7 +13,7 @@ fn triangle_box(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> TriBox {
     let n = cross(e1, e2);
     let n2 = dot(n, n);
     let l2 = dot(e1, e1) * dot(e2, e2);
-    let finite = all(abs(bmin) <= vec3<f32>(3.4028235e38)) && all(abs(bmax) <= vec3<f32>(3.4028235e38));
+    let finite = all(abs(bmin) <= vec3<f32>(3.4028234663852886e38)) && all(abs(bmax) <= vec3<f32>(3.4028234663852886e38));
     var flags = 0u;
     if !(n2 > DEGENERATE_SIN2 * l2) || !finite {
         flags = 1u;

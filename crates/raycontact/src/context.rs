@@ -1,7 +1,9 @@
 //! The GPU context: a `wgpu::Device` and `Queue`, headless or the caller's.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use crate::kernels::{DiskCache, PipelineCacheDir, PipelineCacheStatus, PipelineTime, Pipelines, limits};
 use crate::layout::{SORT_ITEMS, Tuning};
@@ -55,7 +57,7 @@ impl ContextOptions {
     /// device on it (with [`crate::required_limits`]) and hands it to
     /// [`GpuContext::from_device`]. Errors: [`Error::NoAdapter`].
     pub fn adapter(&self) -> Result<wgpu::Adapter> {
-        pollster::block_on(self.adapter_async())
+        crate::blocking::block_on("ContextOptions::adapter", self.adapter_async())?
     }
 
     /// [`ContextOptions::adapter`], asynchronously.
@@ -121,7 +123,7 @@ impl GpuContext {
     /// adapter falls short of [`crate::required_limits`], [`Error::Gpu`] when a pipeline cannot
     /// be created.
     pub fn new() -> Result<Self> {
-        pollster::block_on(Self::new_async())
+        crate::blocking::block_on("GpuContext::new", Self::new_async())?
     }
 
     /// [`GpuContext::new`], asynchronously.
@@ -140,7 +142,7 @@ impl GpuContext {
     /// }
     /// ```
     pub fn with_options(options: ContextOptions) -> Result<Self> {
-        pollster::block_on(Self::with_options_async(options))
+        crate::blocking::block_on("GpuContext::with_options", Self::with_options_async(options))?
     }
 
     /// [`GpuContext::with_options`], asynchronously.
@@ -188,7 +190,7 @@ impl GpuContext {
             info.driver_info,
             features.contains(wgpu::Features::TIMESTAMP_QUERY)
         );
-        Self::wrap(device, queue, info, options)
+        Self::wrap(device, queue, info, options).await
     }
 
     /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
@@ -221,7 +223,36 @@ impl GpuContext {
         Self::wrap_borrowed(device, queue, adapter_info, options)
     }
 
-    fn wrap(
+    /// [`GpuContext::from_device`] without blocking: the pipelines are created on the calling
+    /// thread, one after the other, and their error scopes awaited. This is the way on the web
+    /// (`wasm32` with the `webgpu` feature), where nothing may block and there are no threads;
+    /// it works natively too.
+    pub async fn from_device_async(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+    ) -> Result<Self> {
+        limits::check(&adapter_info.name, &device.limits(), device.features())?;
+        Self::borrowed_async(device, queue, adapter_info, &ContextOptions::default()).await
+    }
+
+    /// The context on a device, its pipelines created on the calling thread, without blocking
+    /// (nor a pipeline cache or warm-up).
+    async fn borrowed_async(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        options: &ContextOptions,
+    ) -> Result<Self> {
+        let start = Instant::now();
+        let tuning = tuning_of(options, &info)?;
+        let pipelines = Pipelines::new_async(&device, None, tuning).await?;
+        Ok(Self::assemble(device, queue, info, pipelines, start, false, PipelineCacheStatus::default()))
+    }
+
+    /// An owned device's context: its uncaptured errors collected, its pipelines created (on
+    /// the web on the calling thread, without blocking or warm-up).
+    async fn wrap(
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
@@ -233,7 +264,10 @@ impl GpuContext {
             log::error!("raycontact: uncaptured GPU error: {e}");
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
         }));
+        #[cfg(not(target_arch = "wasm32"))]
         let mut ctx = Self::wrap_borrowed(device, queue, info, options)?;
+        #[cfg(target_arch = "wasm32")]
+        let mut ctx = Self::borrowed_async(device, queue, info, options).await?;
         ctx.errors = errors;
         Ok(ctx)
     }
@@ -244,23 +278,33 @@ impl GpuContext {
         info: wgpu::AdapterInfo,
         options: &ContextOptions,
     ) -> Result<Self> {
-        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
         let warm_up = options.warm_up;
         let start = Instant::now();
-        let tuning = options.tuning.unwrap_or_else(|| Tuning::for_device_type(info.device_type));
-        if !tuning.is_valid() {
-            return Err(Error::InvalidInput {
-                what: format!("{tuning:?}: items must be a power of two from 1 to {SORT_ITEMS}"),
-            });
-        }
+        let tuning = tuning_of(options, &info)?;
         let disk = DiskCache::open(&device, &info, &options.pipeline_cache, &tuning);
         let mut pipelines = Pipelines::new(&device, disk.as_ref().map(DiskCache::cache), threads, tuning)?;
         if warm_up {
             pipelines.warm_up(&device, &queue)?;
         }
-        let pipeline_time = start.elapsed();
         let pipeline_cache = disk.map(|d| d.store()).unwrap_or_default();
+        Ok(Self::assemble(device, queue, info, pipelines, start, warm_up, pipeline_cache))
+    }
+
+    /// The context around its pipelines, whose creation began at `start`.
+    fn assemble(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        pipelines: Pipelines,
+        start: Instant,
+        warm_up: bool,
+        pipeline_cache: PipelineCacheStatus,
+    ) -> Self {
+        // Timestamps are read back blocking: not on the web, where nothing may block.
+        let timestamps =
+            device.features().contains(wgpu::Features::TIMESTAMP_QUERY) && !cfg!(target_arch = "wasm32");
+        let pipeline_time = start.elapsed();
         log::info!(
             "raycontact: {} pipelines created in {:.3} s on {} thread(s), warmed up: {warm_up}; {:.3} s in all; pipeline cache: {}",
             pipelines.created(),
@@ -273,7 +317,7 @@ impl GpuContext {
                 None => "none".into(),
             }
         );
-        Ok(Self {
+        Self {
             device,
             queue,
             info,
@@ -282,7 +326,7 @@ impl GpuContext {
             pipelines: Arc::new(pipelines),
             pipeline_time,
             pipeline_cache,
-        })
+        }
     }
 
     /// The device.
@@ -310,7 +354,7 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
-    /// Whether GPU timestamps are available.
+    /// Whether GPU timestamps are available (never on the web: they are read back blocking).
     pub fn has_timestamps(&self) -> bool {
         self.timestamps
     }
@@ -383,8 +427,8 @@ impl GpuContext {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = f();
-        let v = pollster::block_on(validation.pop());
-        let o = pollster::block_on(oom.pop());
+        let v = crate::blocking::block_on(context, validation.pop())?;
+        let o = crate::blocking::block_on(context, oom.pop())?;
         match v.or(o) {
             Some(e) => Err(Error::Gpu { context, message: e.to_string() }),
             None => out,
@@ -417,7 +461,7 @@ impl GpuContext {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>> {
-        pollster::block_on(self.read_mapped_async(buffer, label, offset, size, true))
+        crate::blocking::block_on(label, self.read_mapped_async(buffer, label, offset, size, true))?
     }
 
     /// [`Self::read_mapped`] as a future. With `blocking`, it waits for the GPU in place (the
@@ -459,6 +503,7 @@ impl GpuContext {
     }
 
     /// Awaits `fut`, polling the device (without blocking) each time the future is polled.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) async fn polled<F: std::future::Future>(&self, fut: F) -> F::Output {
         let mut fut = std::pin::pin!(fut);
         std::future::poll_fn(|cx| {
@@ -473,4 +518,24 @@ impl GpuContext {
         })
         .await
     }
+
+    /// Awaits `fut`. In the browser the device needs no polling (and must not be spun on: a
+    /// future that woke itself at once would keep the page's event loop from ever delivering
+    /// the buffer mapping it waits for): its own callbacks wake the future.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) async fn polled<F: std::future::Future>(&self, fut: F) -> F::Output {
+        fut.await
+    }
+}
+
+/// The tuning `options` ask for, or the adapter kind's; [`Error::InvalidInput`] when it is not
+/// one the kernels can be built with.
+fn tuning_of(options: &ContextOptions, info: &wgpu::AdapterInfo) -> Result<Tuning> {
+    let tuning = options.tuning.unwrap_or_else(|| Tuning::for_device_type(info.device_type));
+    if !tuning.is_valid() {
+        return Err(Error::InvalidInput {
+            what: format!("{tuning:?}: items must be a power of two from 1 to {SORT_ITEMS}"),
+        });
+    }
+    Ok(tuning)
 }

@@ -239,12 +239,16 @@ fn create(device: &wgpu::Device, data: Option<&[u8]>) -> Option<wgpu::PipelineCa
             fallback: true,
         })
     };
-    match pollster::block_on(scope.pop()) {
-        Some(e) => {
+    match crate::blocking::block_on("pipeline cache", scope.pop()) {
+        Ok(Some(e)) => {
             log::debug!("raycontact: pipeline cache refused: {e}");
             None
         }
-        None => Some(cache),
+        Ok(None) => Some(cache),
+        Err(e) => {
+            log::debug!("raycontact: pipeline cache not checked: {e}");
+            None
+        }
     }
 }
 

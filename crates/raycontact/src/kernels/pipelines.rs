@@ -3,7 +3,9 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use super::{Binding, Kernel};
 use crate::error::{Error, Result};
@@ -70,6 +72,16 @@ fn compile(
     k: Kernel,
     tuning: &Tuning,
 ) -> Result<Compiled> {
+    crate::blocking::block_on("pipeline creation", compile_async(device, cache, k, tuning))?
+}
+
+/// [`compile`], its error scope popped asynchronously (on the web, where nothing may block).
+async fn compile_async(
+    device: &wgpu::Device,
+    cache: Option<&wgpu::PipelineCache>,
+    k: Kernel,
+    tuning: &Tuning,
+) -> Result<Compiled> {
     let start = Instant::now();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let label = k.label();
@@ -96,10 +108,34 @@ fn compile(
         compilation_options: Default::default(),
         cache,
     });
-    match pollster::block_on(scope.pop()) {
+    match scope.pop().await {
         Some(e) => Err(Error::Gpu { context: "pipeline creation", message: format!("{label}: {e}") }),
         None => Ok((bgl, pipeline, start.elapsed())),
     }
+}
+
+/// Runs `work` on `threads` threads at once (on the calling thread when 1); returns the
+/// threads used.
+#[cfg(not(target_arch = "wasm32"))]
+fn run_on(threads: usize, work: impl Fn() + Sync) -> usize {
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(&work);
+            }
+        });
+    }
+    threads
+}
+
+/// On the web, `work` runs on the calling thread: there are no threads to spawn, and wgpu's
+/// handles are not `Send` there.
+#[cfg(target_arch = "wasm32")]
+fn run_on(_threads: usize, work: impl Fn()) -> usize {
+    work();
+    1
 }
 
 impl Pipelines {
@@ -130,16 +166,32 @@ impl Pipelines {
                 done.lock().unwrap_or_else(|p| p.into_inner()).push((k, r));
             }
         };
-        if threads == 1 {
-            work();
-        } else {
-            std::thread::scope(|s| {
-                for _ in 0..threads {
-                    s.spawn(work);
-                }
-            });
+        let threads = run_on(threads, work);
+        Self::collect(done.into_inner().unwrap_or_else(|p| p.into_inner()), start, threads, tuning)
+    }
+
+    /// [`Pipelines::new`] without blocking or threads (the web's way): every kernel compiled on
+    /// the calling thread, each error scope awaited.
+    pub async fn new_async(
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        tuning: Tuning,
+    ) -> Result<Self> {
+        let start = Instant::now();
+        let mut done = Vec::with_capacity(Kernel::ALL.len());
+        for k in Kernel::ALL {
+            done.push((k, compile_async(device, cache, k, &tuning).await));
         }
-        let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+        Self::collect(done, start, 1, tuning)
+    }
+
+    /// The set, in kernel order, from what was compiled (the first error, if any).
+    fn collect(
+        mut done: Vec<(Kernel, Result<Compiled>)>,
+        start: Instant,
+        threads: usize,
+        tuning: Tuning,
+    ) -> Result<Self> {
         done.sort_by_key(|(k, _)| Kernel::ALL.iter().position(|a| a == k));
         let mut entries = Vec::with_capacity(done.len());
         let mut times = Vec::with_capacity(done.len());
@@ -203,7 +255,7 @@ impl Pipelines {
             wait()?;
             self.times[i].warm_up = Some(start.elapsed());
         }
-        match pollster::block_on(scope.pop()) {
+        match crate::blocking::block_on("pipeline warm-up", scope.pop())? {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
             None => Ok(()),
         }

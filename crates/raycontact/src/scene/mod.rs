@@ -16,6 +16,7 @@ use crate::packing::Packing;
 
 mod detect;
 mod frame;
+mod intersection;
 mod iterative;
 mod queries;
 mod response;
@@ -23,6 +24,8 @@ mod walk;
 
 /// Contact capacity of a new scene.
 pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
+/// Crossing capacity of a new scene ([`Scene::set_crossing_capacity`]).
+pub const DEFAULT_CROSSING_CAPACITY: u64 = 1 << 16;
 
 #[derive(Debug)]
 struct Slot {
@@ -84,6 +87,8 @@ pub struct Scene {
     overflow: OverflowPolicy,
     prediction: f32,
     self_collision: SelfCollision,
+    /// Inversion handling (Lehericey et al. 2015, section 3.2), on by default.
+    inversions: bool,
     iterative: Option<crate::walk::Iterative>,
     memory: iterative::Memory,
     /// How contacts become forces, and the pairs whose stiffness differs.
@@ -91,6 +96,10 @@ pub struct Scene {
     pair_stiffness: Vec<(BodyId, BodyId, f32)>,
     /// The last detection completed for the current bodies: the response may act on it.
     detected: bool,
+    /// Which intersection stages a detection runs.
+    intersections: crate::IntersectionMode,
+    /// Most crossings a detection may store (the one owner of this number, as for contacts).
+    crossing_capacity: u64,
 }
 
 impl Scene {
@@ -105,11 +114,14 @@ impl Scene {
             overflow: OverflowPolicy::Grow,
             prediction: 0.0,
             self_collision: SelfCollision::Cloth,
+            inversions: true,
             iterative: None,
             memory: Default::default(),
             response: Default::default(),
             pair_stiffness: Vec::new(),
             detected: false,
+            intersections: crate::IntersectionMode::Off,
+            crossing_capacity: DEFAULT_CROSSING_CAPACITY,
         }
     }
 
@@ -119,7 +131,8 @@ impl Scene {
     }
 
     /// An empty scene on the CPU backend: the kernels' CPU twins on a rayon pool of `threads`
-    /// workers (`None`: one per core; `Some(1)`: single-threaded). Every figure it reports is
+    /// workers (`None`: one per core; `Some(1)`: single-threaded; on the web, where no thread
+    /// can be spawned, always the calling thread alone). Every figure it reports is
     /// labelled with [`Backend::Cpu`]. It honours the contact capacity and the
     /// [`OverflowPolicy`] as the GPU does (it finds every contact in one run, so growing costs
     /// it no second run).
@@ -316,6 +329,35 @@ impl Scene {
     /// [`Pairs::List`](crate::Pairs) is tested whatever this says.
     pub fn set_self_collision(&mut self, which: SelfCollision) {
         self.self_collision = which;
+    }
+
+    /// Turns inversion handling (Lehericey et al. 2015, section 3.2) on (the default) or off.
+    /// On, a cloth vertex whose ray hits a cloth triangle (of another cloth or its own) within
+    /// the pair's reach, on the other side of that triangle than at the previous frame's
+    /// positions, gives a collision flagged [`ContactFlags::INVERTED`](crate::ContactFlags)
+    /// whose normal points back across the triangle, whatever its distance. Off, every cloth
+    /// against cloth hit is classified by its re-projected length alone, so a vertex that went
+    /// through a cloth in one frame is held on the side it reached (the cloths stay tangled):
+    /// for comparisons, and for callers that untangle by other means. Volumetric targets are
+    /// unaffected (inversions are tested for cloth against cloth only). The next detection is a
+    /// full pass.
+    ///
+    /// ```
+    /// let mut scene = raycontact::Scene::new_cpu(Some(1)).unwrap();
+    /// assert!(scene.inversion_handling());
+    /// scene.set_inversion_handling(false);
+    /// assert!(!scene.inversion_handling());
+    /// ```
+    pub fn set_inversion_handling(&mut self, on: bool) {
+        if self.inversions != on {
+            self.inversions = on;
+            self.memory.valid = false;
+        }
+    }
+
+    /// Whether inversion handling is on ([`Scene::set_inversion_handling`]).
+    pub fn inversion_handling(&self) -> bool {
+        self.inversions
     }
 }
 
