@@ -208,8 +208,11 @@ impl Capacity {
             tiles: p.tile_count as u64,
             pairs: (b * b.saturating_sub(1) / 2).max(1),
             contacts: contacts.max(1),
-            // Every vertex as the source of two pairs; grown when a detection lists more.
-            sources: (2 * p.vertex_count as u64).max(WG_SIZE as u64),
+            // Every vertex as the source of as many pairs as there are bodies, up to four (two
+            // bodies: each vertex in its own self pair and in the pair with the other), so that
+            // bodies coming into reach of each other do not grow the list in a timed frame;
+            // grown when a detection lists more.
+            sources: (p.vertex_count as u64 * b.clamp(1, 4)).max(WG_SIZE as u64),
         }
     }
 
