@@ -12,7 +12,10 @@
 //    per digit. The matrix holds two 16-bit counts per word: word (d / 2) * WG_SIZE + t has
 //    invocation t's count of digit d in its low half when d is even, in its high half when d is
 //    odd. A tile has at most TILE < 2^16 elements (asserted in `layout`), so no half ever
-//    carries into the other, and the scan adds both halves at once.
+//    carries into the other, and the scan adds both halves at once. While scattering, each
+//    invocation counts its own words up past the elements it has placed: no per-invocation array
+//    of ranks (a private array indexed by data, which a SIMD compiler such as llvmpipe's turns
+//    into a scalar loop over the lanes), and no digit array either (recomputed from the key).
 // 3. With SORT_COUNT_NEXT, the next pass's digit of every scattered key is counted by
 //    destination tile. A run holds at most TILE elements, so it spans at most two destination
 //    tiles: the counts are kept per (run, which of its two tiles, next digit) in workgroup memory
@@ -40,6 +43,9 @@ const NEXT_COUNTS: u32 = RADIX_BUCKETS * 2u * RADIX_BUCKETS;
 var<workgroup> counts: array<u32, COUNT_WORDS>;
 // Where this tile's run of each digit starts, relative to the segment's first element.
 var<workgroup> run_start: array<u32, RADIX_BUCKETS>;
+// run_start minus the run's first rank in the scanned count matrix: where the element of matrix
+// rank r with that digit goes is run_base[digit] + r.
+var<workgroup> run_base: array<u32, RADIX_BUCKETS>;
 // next_counts[(digit * 2 + destination tile - the run's first) * RADIX_BUCKETS + next digit]
 var<workgroup> next_counts: array<atomic<u32>, NEXT_COUNTS>;
 
@@ -88,13 +94,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
     // 2. The ranks within the tile.
     var key: array<u32, SORT_ITEMS>;
-    var digit: array<u32, SORT_ITEMS>;
     for (var k = 0u; k < SORT_ITEMS; k += 1u) {
         let i = first + k;
         if i < seg.count {
             key[k] = keys_in[seg.offset + i];
-            digit[k] = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-            counts[(digit[k] / 2u) * WG_SIZE + lid] += 1u << ((digit[k] & 1u) * 16u);
+            let d = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
+            counts[(d / 2u) * WG_SIZE + lid] += 1u << ((d & 1u) * 16u);
         }
     }
     workgroupBarrier();
@@ -113,20 +118,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         running += c;
     }
     workgroupBarrier();
+    if lid < RADIX_BUCKETS {
+        run_base[lid] = run_start[lid] - half_of(counts[(lid / 2u) * WG_SIZE], lid);
+    }
+    workgroupBarrier();
 
     // 3. Scatter, and count the next pass's digits.
     let count_next = (pass_info.flags & SORT_COUNT_NEXT) != 0u;
     let next_shift = min(pass_info.shift + RADIX_BITS, 31u);
-    var seen = array<u32, RADIX_BUCKETS>();
+    // Invocation t's word of digit d holds the matrix rank of its next element with digit d:
+    // it reads it and counts it up (its own word: no other invocation touches it now).
     for (var k = 0u; k < SORT_ITEMS; k += 1u) {
         let i = first + k;
         if i < seg.count {
-            let d = digit[k];
-            let row = (d / 2u) * WG_SIZE;
-            let tile_start = half_of(counts[row], d);
-            let rank = half_of(counts[row + lid], d) - tile_start + seen[d];
-            seen[d] += 1u;
-            let to = run_start[d] + rank;
+            let d = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
+            let at = (d / 2u) * WG_SIZE + lid;
+            let word = counts[at];
+            counts[at] = word + (1u << ((d & 1u) * 16u));
+            let to = run_base[d] + half_of(word, d);
             keys_out[seg.offset + to] = key[k];
             var value = seg.offset + i;
             if (pass_info.flags & SORT_IDENTITY_VALUES) == 0u {

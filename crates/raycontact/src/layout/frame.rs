@@ -24,11 +24,12 @@ pub const SCAN_WORKGROUP_BYTES: u32 =
     workgroup_var_bytes(WG_SIZE * 4) + workgroup_var_bytes((WG_SIZE / 16 + 1) * 4);
 /// Workgroup memory of `radix_scatter`, in bytes: the scan's; the per-invocation digit counts
 /// of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × WG_SIZE / 2` words); where each
-/// digit's run of the tile starts (`RADIX_BUCKETS` words); and the next pass's digit counts by
+/// digit's run of the tile starts, and that less the run's first rank (`RADIX_BUCKETS` words
+/// each); and the next pass's digit counts by
 /// run, destination tile of the run (a run spans at most two) and next digit
 /// (`RADIX_BUCKETS × 2 × RADIX_BUCKETS` words).
 pub const RADIX_SCATTER_WORKGROUP_BYTES: u32 = workgroup_var_bytes(RADIX_BUCKETS * WG_SIZE / 2 * 4)
-    + workgroup_var_bytes(RADIX_BUCKETS * 4)
+    + 2 * workgroup_var_bytes(RADIX_BUCKETS * 4)
     + workgroup_var_bytes(RADIX_BUCKETS * 2 * RADIX_BUCKETS * 4)
     + SCAN_WORKGROUP_BYTES;
 /// Words of the radix sort's digit counts per pass and tile: one per digit. The counts of all
