@@ -2,7 +2,7 @@
 //! kept) or an iterative pass (last frame's contacts re-cast by walking), each with its own
 //! median and worst frame and, on the GPU, its dispatches.
 
-use raycontact::{FrameStats, Stage};
+use raycontact::{BvhAction, FrameStats};
 
 use crate::stats::median;
 
@@ -21,13 +21,12 @@ impl FrameKind {
     /// Every kind, in report order.
     pub const ALL: [FrameKind; 3] = [FrameKind::Rebuild, FrameKind::Refit, FrameKind::Iterative];
 
-    /// The kind of a frame from its statistics: an iterative pass, else a rebuild when the sort
-    /// ran, else a refit when `fit` ran; a frame that built nothing counts as a rebuild.
+    /// The kind of a frame from its statistics: an iterative pass (whatever its fallback did to
+    /// the BVHs), else what the frame did to the BVHs.
     pub fn of(stats: &FrameStats) -> Self {
-        let ran = |s: Stage| stats.get(s).is_some_and(|st| st.dispatches > 0 || st.cpu_ns.is_some());
         if stats.iterative {
             FrameKind::Iterative
-        } else if !ran(Stage::Sort) && ran(Stage::Fit) {
+        } else if stats.bvh.action == BvhAction::Refitted {
             FrameKind::Refit
         } else {
             FrameKind::Rebuild

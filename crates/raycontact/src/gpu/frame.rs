@@ -1,24 +1,26 @@
 //! One frame on the GPU: the previous positions kept, the staged positions uploaded, then the
-//! per-frame stages for all bodies, one compute pass per stage. A rebuild is 12 dispatches:
+//! per-frame stages for all bodies, one compute pass per stage, as the frame's [`BvhAction`]
+//! says. A rebuild is 12 dispatches, a refit 3:
 //!
-//! | stage | dispatches | kernel |
-//! | --- | ---: | --- |
-//! | normals | 1 | `vertex_normals`: normals and the bodies' boxes |
-//! | morton | 1 | `morton`: triangle boxes, Morton codes, leaf counts, the sort's first counts |
-//! | sort | 8 | `radix_scatter`, one per 4-bit digit |
-//! | hierarchy | 1 | `hierarchy` |
-//! | fit | 1 | `fit` |
+//! | stage | rebuild | refit | kernel |
+//! | --- | ---: | ---: | --- |
+//! | normals | 1 | 1 | `vertex_normals`: normals and the bodies' boxes |
+//! | bounds | | 1 | `triangle_bounds`: the triangle boxes |
+//! | morton | 1 | | `morton`: triangle boxes, Morton codes, leaf counts, the sort's first counts |
+//! | sort | 8 | | `radix_scatter`, one per 4-bit digit |
+//! | hierarchy | 1 | | `hierarchy` |
+//! | fit | 1 | 1 | `fit` |
 //!
-//! Without a rebuild (an iterative pass that needs no BVH) only `vertex_normals` runs. The
-//! passes of the stages that do not run stay, empty, so that every timestamp pair is written.
+//! An iterative pass that needs no BVH runs `vertex_normals` alone. The passes of the stages
+//! that do not run stay, empty, so that every timestamp pair is written.
 
 use super::GpuScene;
 use super::buffers::B;
 use super::sort::record_sort;
 use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
-use crate::layout::{BodyState, WG_SIZE};
-use crate::stats::{FrameStats, Stage};
+use crate::layout::{BodyState, VERTEX_PREVIOUS, WG_SIZE};
+use crate::stats::{BvhAction, FrameStats, Stage};
 
 /// Byte ranges of a body's [`BodyState`] that hold its box: `min_key` and `max_key`.
 const BOX_KEYS: [(u64, u64); 2] = [
@@ -29,13 +31,16 @@ const BOX_KEYS: [(u64, u64); 2] = [
 impl GpuScene {
     /// Records one frame into `encoder` without submitting it: the current positions become the
     /// previous ones (`copy_previous`), the staged uploads are copied in, and the per-frame
-    /// stages run: all of them with `rebuild`, else the vertex normals and the bodies' boxes
-    /// alone (the BVHs, with their leaf counts, stay the last rebuild's).
+    /// stages run as `bvh` says: all of them ([`BvhAction::Rebuilt`]); normals, bounds and fit
+    /// on the last rebuild's tree ([`BvhAction::Refitted`]: its leaf and degenerate counts are
+    /// kept, the body boxes cleared); or the vertex normals alone ([`BvhAction::Kept`], an
+    /// iterative pass that needs no BVH). The passes of the stages that do not run stay, empty,
+    /// so that every timestamp pair is written.
     pub fn record_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         copy_previous: bool,
-        rebuild: bool,
+        bvh: BvhAction,
         stats: &mut FrameStats,
     ) {
         let uploads = std::mem::take(&mut self.uploads);
@@ -53,7 +58,7 @@ impl GpuScene {
                 previous,
                 0,
                 vertices,
-                self.vertex_region(crate::layout::VERTEX_PREVIOUS),
+                self.vertex_region(VERTEX_PREVIOUS),
                 Some(pos_bytes),
             );
             stats.stage(Stage::Upload).add_copy(pos_bytes);
@@ -70,19 +75,26 @@ impl GpuScene {
             );
             stats.stage(Stage::Upload).add_copy(size);
         }
-        self.clear_accumulators(encoder, rebuild, stats);
+        let rebuild = bvh == BvhAction::Rebuilt;
+        self.clear_accumulators(encoder, bvh, stats);
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
         let triangle_groups = self.ctx.tuning().tile_groups(p.tile_count);
         for stage in &TIMED_STAGES[..UPDATE_STAGES] {
             let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
-            if !rebuild && *stage != Stage::Normals {
+            let runs = match stage {
+                Stage::Normals => bvh != BvhAction::None,
+                Stage::Bounds | Stage::Fit => rebuild || bvh == BvhAction::Refitted,
+                _ => rebuild,
+            };
+            if !runs {
                 continue;
             }
             let st = stats.stage(*stage);
             match stage {
                 Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),
-                // The rebuild computes the triangle boxes with the Morton codes.
-                Stage::Bounds => {}
+                // A rebuild computes the triangle boxes with the Morton codes.
+                Stage::Bounds if rebuild => {}
+                Stage::Bounds => self.dispatch(&mut pass, Kernel::TriangleBounds, 0, triangle_groups, st),
                 Stage::Morton => self.dispatch(&mut pass, Kernel::Morton, 0, triangle_groups, st),
                 Stage::Sort => record_sort(
                     &mut pass,
@@ -101,25 +113,29 @@ impl GpuScene {
         }
     }
 
-    /// Zeroes what the frame's kernels accumulate into: with `rebuild` every body's state (box
-    /// keys, leaf and degenerate counts), the sort's digit counts and `fit`'s keys; otherwise
-    /// the box keys alone (the counts are the tree's).
-    fn clear_accumulators(&self, encoder: &mut wgpu::CommandEncoder, rebuild: bool, stats: &mut FrameStats) {
+    /// Zeroes what the frame's kernels accumulate into: for a rebuild every body's state (box
+    /// keys, leaf and degenerate counts), the sort's digit counts and `fit`'s keys; for a refit
+    /// `fit`'s keys and the box keys (the counts are the tree's); when only the normals run, the
+    /// box keys alone (`vertex_normals` reduces the boxes whenever it runs).
+    fn clear_accumulators(&self, encoder: &mut wgpu::CommandEncoder, bvh: BvhAction, stats: &mut FrameStats) {
         let st = stats.stage(Stage::Normals);
-        if rebuild {
-            for b in [B::BodyState, B::Counters, B::FitKeys] {
-                encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
-                st.copies += 1;
-                st.bytes_written += self.bufs.used(b);
-            }
+        let whole = match bvh {
+            BvhAction::Rebuilt => &[B::BodyState, B::Counters, B::FitKeys][..],
+            BvhAction::Refitted => &[B::FitKeys][..],
+            _ => &[][..],
+        };
+        for &b in whole {
+            encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
+            st.add_clear(self.bufs.used(b));
+        }
+        if matches!(bvh, BvhAction::Rebuilt | BvhAction::None) {
             return;
         }
         let stride = size_of::<BodyState>() as u64;
         for body in 0..self.params.body_count as u64 {
             for (offset, bytes) in BOX_KEYS {
                 encoder.clear_buffer(self.bufs.get(B::BodyState), body * stride + offset, Some(bytes));
-                st.copies += 1;
-                st.bytes_written += bytes;
+                st.add_clear(bytes);
             }
         }
     }
