@@ -306,7 +306,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, FitKeys, Params],
         Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
         Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, Pairs],
-        Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, TileOffsets, Dispatch],
+        Kernel::PairTiles => vec![DetectParams, Bodies, BodyState, Pairs, TileOffsets, Dispatch],
         Kernel::NarrowPhase => {
             vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, Sources, Pairs, cur]
         }

@@ -60,7 +60,8 @@ pub enum Kernel {
     Raycast,
     /// Pairs of bodies whose boxes overlap.
     BroadPhase,
-    /// Workgroup layout of the (directed pair, vertex) invocations, and their dispatch.
+    /// Workgroup layout of the (directed pair, vertex) invocations, and their dispatch (and,
+    /// for a scene of few bodies, the broad phase before it).
     PairTiles,
     /// The source vertices within reach of the other body's box, listed.
     RaySources,
@@ -234,8 +235,8 @@ impl Kernel {
             Kernel::Raycast => &[U, R, R, R, R, R, R, W],
             // params, bodies, body_state, pairs
             Kernel::BroadPhase => &[U, R, R, W],
-            // params, bodies, pairs, tile_offsets, dispatch
-            Kernel::PairTiles => &[U, R, W, W, W],
+            // params, bodies, body_state, pairs, tile_offsets, dispatch
+            Kernel::PairTiles => &[U, R, R, W, W, W],
             // params, bodies, body_state, vertices, tile_offsets, pairs, sources
             Kernel::RaySources => &[U, R, R, R, R, W, W],
             // params, pairs, args
@@ -297,6 +298,8 @@ impl Kernel {
             // workgroup_exclusive_scan
             Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
             Kernel::RadixScatter => layout::RADIX_SCATTER_WORKGROUP_BYTES,
+            // wg_count, wg_base: the workgroup's entries and their first slot
+            Kernel::RaySources => 2 * var(4),
             // the outcome counts, fallback casts and fallback hits of the workgroup
             Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
             _ => 0,
@@ -404,7 +407,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 11] = [
+pub const SHARED: [(&str, &str); 12] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -416,6 +419,7 @@ pub const SHARED: [(&str, &str); 11] = [
     ("shared/intersect.wgsl", shader!("shared/intersect.wgsl")),
     ("shared/vertices.wgsl", shader!("shared/vertices.wgsl")),
     ("shared/triangles.wgsl", shader!("shared/triangles.wgsl")),
+    ("shared/pairs.wgsl", shader!("shared/pairs.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {

@@ -29,6 +29,8 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
          const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n\
          const DETECT_NO_INVERSION: u32 = {DETECT_NO_INVERSION}u;\n\
+         const DETECT_BROAD_IN_TILES: u32 = {DETECT_BROAD_IN_TILES}u;\n\
+         const BROAD_IN_TILES_BODIES: u32 = {BROAD_IN_TILES_BODIES}u;\n\
          const RESPONSE_ALONG_NORMAL: u32 = {RESPONSE_ALONG_NORMAL}u;\n\
          const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n\
          const VERTEX_PREVIOUS: u32 = {VERTEX_PREVIOUS}u;\n\
