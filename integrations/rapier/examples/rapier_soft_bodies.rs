@@ -1,7 +1,7 @@
-//! Two FEM soft cubes and a cloth in rapier3d, with raycontact detecting the soft–soft and cloth
-//! self contacts every step and its response applied as particle velocity changes (see the
-//! crate's documentation). Headless and seeded; raycontact on the GPU by default, on its CPU
-//! backend with `--cpu`.
+//! Two FEM soft bodies (a slab and a cube dropped on it) and a cloth dropped over them in
+//! rapier3d, with raycontact detecting the soft–soft and cloth self contacts every step and its
+//! response applied as particle velocity changes (see the crate's documentation). Headless and
+//! seeded; raycontact on the GPU by default, on its CPU backend with `--cpu`.
 //!
 //! ```sh
 //! scripts/with-gpu cargo run --release -p raycontact-rapier --example rapier_soft_bodies
@@ -10,9 +10,9 @@
 //!
 //! Prints per step raycontact's detection and response times and its collision contacts per
 //! kind of pair, rapier's step time and its own soft contacts, and the outcome's figures; then
-//! the medians. Exits with status 1 when the outcome fails (a cube particle deeper than 2 cm in
-//! the other cube, a cloth particle deeper than 2 cm in a cube, the upper cube pushed down
-//! through the lower, a cloth edge through the cloth, or a non-finite particle), 2 when it
+//! the medians. Exits with status 1 when the outcome fails at the last step (a particle of a FEM
+//! body deeper than 2 cm in the other, a cloth particle deeper than 2 cm in a FEM body, the cube
+//! sunk into the slab, a cloth edge through the cloth, or a non-finite particle), 2 when it
 //! cannot start.
 
 use clap::Parser;
@@ -31,10 +31,11 @@ struct Args {
     /// rapier's time step (s).
     #[arg(long, default_value_t = Settings::default().dt)]
     dt: f32,
-    /// Seed of the placement (the upper cube's offset and yaw, the cloth's tilt).
+    /// Seed of the placement (the cube's offset and yaw, the cloth's tilt).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Particles along each edge of the FEM cubes.
+    /// Particles along each edge of the FEM cube (at least 4; the slab has one more along its
+    /// sides).
     #[arg(long, default_value_t = Settings::default().cube)]
     cube: usize,
     /// Particles along each edge of the cloth.
@@ -70,6 +71,9 @@ fn fail(message: impl std::fmt::Display, code: i32) -> ! {
 
 fn main() {
     let a = Args::parse();
+    if a.cube < 4 || a.cloth < 2 {
+        fail("--cube must be at least 4 (a coarser FEM cube is thrown up on impact), --cloth at least 2", 2);
+    }
     let settings = Settings {
         cube: a.cube,
         cloth: a.cloth,
@@ -90,8 +94,14 @@ fn main() {
         .as_ref()
         .map_or("raycontact's CPU backend".to_string(), |c| format!("the GPU ({})", c.adapter_info().name));
     println!(
-        "rapier_soft_bodies: two FEM cubes ({0}x{0}x{0} particles) and a {1}x{1} cloth, {2} steps of {3} s, raycontact on {backend}, soft contacts resolved by {4:?}",
-        settings.cube, settings.cloth, settings.steps, settings.dt, settings.contacts
+        "rapier_soft_bodies: a FEM cube ({0}x{0}x{0} particles) on a FEM slab ({1}x{2}x{1}), a {3}x{3} cloth, {4} steps of {5:.5} s, raycontact on {backend}, soft contacts resolved by {6:?}",
+        settings.cube,
+        settings.cube + 1,
+        settings.cube / 2 + 1,
+        settings.cloth,
+        settings.steps,
+        settings.dt,
+        settings.contacts
     );
     println!("{}", report::header());
     let every = a.print_every.max(1);
@@ -109,7 +119,7 @@ fn main() {
         fail(format!("the outcome fails: {}", failures.join("; ")), 1);
     }
     println!(
-        "outcome holds: no cube particle deeper than {} m in the other, no cloth particle deeper than {} m in a cube, the upper cube resting on the lower, no cloth edge through the cloth",
+        "outcome holds: no particle of a FEM body deeper than {} m in the other, no cloth particle deeper than {} m in a FEM body, the cube resting on the slab, no cloth edge through the cloth",
         raycontact_rapier::outcome::FEM_TOLERANCE,
         raycontact_rapier::outcome::CLOTH_TOLERANCE
     );

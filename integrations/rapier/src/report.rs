@@ -68,6 +68,15 @@ pub fn summary(steps: &[Step]) -> String {
         m(&|s| s.contacts.inverted as f64),
         max(&|s| s.contacts.inverted as f64),
     );
+    let gpu: Vec<f64> = steps.iter().filter_map(|s| s.detect_gpu_ms).collect();
+    if !gpu.is_empty() {
+        let _ = writeln!(
+            out,
+            "  raycontact's detection on the GPU by timestamps: {:.2} ms a step, {} dispatches",
+            median(gpu),
+            m(&|s| f64::from(s.dispatches)),
+        );
+    }
     let _ = writeln!(
         out,
         "  rapier: step {:.2} ms; soft-soft contacts {} (max {}), soft constraints {} (max {}), ground contacts {}",

@@ -27,8 +27,8 @@ pub enum SoftContacts {
 /// The scene's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
-    /// Particles along each edge of the FEM cube (side [`CUBE`]); the slab has `cube + 1` along
-    /// its sides and `cube / 2 + 1` through its thickness.
+    /// Particles along each edge of the FEM cube (side [`CUBE`]), at least 4; the slab has
+    /// `cube + 1` along its sides and `cube / 2 + 1` through its thickness.
     pub cube: usize,
     /// Particles along each edge of the cloth (side [`CLOTH`]).
     pub cloth: usize,
@@ -85,6 +85,10 @@ pub const CUBE_MASS: f32 = 1.0;
 pub const SLAB_MASS: f32 = 3.0;
 /// Mass of the cloth (kg).
 pub const CLOTH_MASS: f32 = 0.4;
+/// rapier's contact skin of the FEM bodies' surfaces (their particle radius, m); the cloth's is
+/// its half-thickness. rapier's default, half a cell, would keep the bodies a cell apart (and
+/// push the cube, started 3 cm above the slab, off it in the first step of the `rapier` mode).
+pub const FEM_SKIN: f32 = 0.005;
 
 /// The rapier world and its soft bodies.
 pub struct World {
@@ -156,6 +160,7 @@ impl World {
         let origin = top - (du + dv) * (m - 1) as f32 * 0.5;
         let cloth = SoftBodyBuilder::cloth(origin, du, dv, m, m)
             .mass(CLOTH_MASS)
+            .particle_radius(s.half_thickness)
             .self_contacts(s.contacts == SoftContacts::Rapier)
             .can_sleep(false)
             .surface_collider(collider());
@@ -194,5 +199,6 @@ fn fem(builder: SoftBodyBuilder, mass: f32) -> SoftBodyBuilder {
         })
         .solver(SoftBodySolver::Fem)
         .mass(mass)
+        .particle_radius(FEM_SKIN)
         .can_sleep(false)
 }

@@ -32,6 +32,11 @@ pub struct Classes {
 pub struct Step {
     /// raycontact's detection (`Scene::detect`: frame, rays, readback), wall-clock ms.
     pub detect_ms: f64,
+    /// Its stages' GPU time by timestamps, ms (`None` on the CPU backend, or without
+    /// timestamps).
+    pub detect_gpu_ms: Option<f64>,
+    /// Its dispatches (0 on the CPU backend).
+    pub dispatches: u32,
     /// raycontact's response (`Scene::contact_forces`, with its readback) and the velocity
     /// changes, wall-clock ms (0 when the response is not applied).
     pub response_ms: f64,
@@ -74,11 +79,24 @@ pub enum Error {
     /// the boundary they had.
     #[error("the boundary of soft body {0:?} changed (torn): raycontact's body is stale")]
     Topology(SoftBodyHandle),
+    /// Settings the scene cannot be built with.
+    #[error("settings: {0}")]
+    Settings(String),
 }
 
 impl Simulation {
     /// The scene of `settings` on `ctx`'s GPU, or on raycontact's CPU backend with `None`.
+    ///
+    /// Errors: [`Error::Settings`] for a cube of fewer than 4 particles along its edges (one
+    /// interior particle: the impact on the slab throws it up) or a cloth of fewer than 2, or a
+    /// time step not > 0; raycontact's errors.
     pub fn new(ctx: Option<&GpuContext>, s: &crate::Settings) -> Result<Self, Error> {
+        if s.cube < 4 || s.cloth < 2 || !(s.dt > 0.0 && s.dt.is_finite()) {
+            return Err(Error::Settings(format!(
+                "cube {} (at least 4), cloth {} (at least 2), dt {} (> 0)",
+                s.cube, s.cloth, s.dt
+            )));
+        }
         let world = World::new(s);
         let mut scene = match ctx {
             Some(c) => Scene::new(c),
@@ -147,6 +165,8 @@ impl Simulation {
         let start = Instant::now();
         let found = self.scene.detect(Pairs::Overlapping)?;
         step.detect_ms = ms(start);
+        step.detect_gpu_ms = found.stats.gpu_ns().map(|ns| ns * 1e-6);
+        step.dispatches = found.stats.dispatches();
         step.contacts = self.classes(&found.contacts);
         if self.contacts == SoftContacts::Raycontact {
             let start = Instant::now();
