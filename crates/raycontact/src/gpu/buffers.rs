@@ -307,6 +307,20 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::SourceArgs => vec![DetectParams, Pairs, Dispatch],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
         Kernel::Response => unreachable!("the response has its own bind groups"),
+        Kernel::EdgeTiles
+        | Kernel::EdgeSources
+        | Kernel::IntersectArgs
+        | Kernel::Crossings
+        | Kernel::CrossingLinks
+        | Kernel::ContourHook
+        | Kernel::ContourCompress
+        | Kernel::ContourStart
+        | Kernel::RegionsHook
+        | Kernel::RegionAreas
+        | Kernel::WrongSide
+        | Kernel::ContourWalk
+        | Kernel::EdgeContacts
+        | Kernel::UntangleContacts => unreachable!("the intersection stages have their own bind groups"),
         Kernel::WalkContacts => {
             vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, prev, Pairs, cur]
         }
@@ -414,7 +428,9 @@ impl Buffers {
     fn make_groups(&mut self, ctx: &GpuContext, pipelines: &Pipelines) {
         let mut groups = Vec::new();
         for k in Kernel::ALL {
-            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response) {
+            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response)
+                || Kernel::INTERSECTION.contains(&k)
+            {
                 continue;
             }
             let passes = if two_sided(k) { 2 } else { 1 };
@@ -484,7 +500,10 @@ mod tests {
 
     /// The frame kernels (the queries and the response bind their own buffers).
     fn frame_kernels() -> impl Iterator<Item = Kernel> {
-        Kernel::ALL.into_iter().filter(|k| !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response))
+        Kernel::ALL.into_iter().filter(|k| {
+            !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response)
+                && !Kernel::INTERSECTION.contains(k)
+        })
     }
 
     #[test]

@@ -5,5 +5,6 @@
 pub mod bvh;
 pub mod classify;
 pub mod common;
+pub mod intersect;
 pub mod ray;
 pub mod walk;
