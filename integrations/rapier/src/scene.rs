@@ -27,7 +27,7 @@ pub enum SoftContacts {
 /// The scene's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
-    /// Particles along each edge of the FEM cube (side [`CUBE`]), at least 4; the slab has
+    /// Particles along each edge of the FEM cube (side [`CUBE`]), at least 2; the slab has
     /// `cube + 1` along its sides and `cube / 2 + 1` through its thickness.
     pub cube: usize,
     /// Particles along each edge of the cloth (side [`CLOTH`]).

@@ -87,13 +87,12 @@ pub enum Error {
 impl Simulation {
     /// The scene of `settings` on `ctx`'s GPU, or on raycontact's CPU backend with `None`.
     ///
-    /// Errors: [`Error::Settings`] for a cube of fewer than 4 particles along its edges (one
-    /// interior particle: the impact on the slab throws it up) or a cloth of fewer than 2, or a
-    /// time step not > 0; raycontact's errors.
+    /// Errors: [`Error::Settings`] for a cube or a cloth of fewer than 2 particles along its
+    /// edges, or a time step not > 0; raycontact's errors.
     pub fn new(ctx: Option<&GpuContext>, s: &crate::Settings) -> Result<Self, Error> {
-        if s.cube < 4 || s.cloth < 2 || !(s.dt > 0.0 && s.dt.is_finite()) {
+        if s.cube < 2 || s.cloth < 2 || !(s.dt > 0.0 && s.dt.is_finite()) {
             return Err(Error::Settings(format!(
-                "cube {} (at least 4), cloth {} (at least 2), dt {} (> 0)",
+                "cube {} (at least 2), cloth {} (at least 2), dt {} (> 0)",
                 s.cube, s.cloth, s.dt
             )));
         }
