@@ -8,3 +8,5 @@ mod queries;
 mod ray_triangle;
 mod rebuild;
 mod reference;
+mod refit;
+mod wide;
