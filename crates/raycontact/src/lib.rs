@@ -90,7 +90,8 @@ pub use intersection::{
     Region,
 };
 pub use kernels::limits::{required_features, required_limits};
-pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
+pub use kernels::{PipelineCacheDir, PipelineCacheStatus, PipelineTime};
+pub use layout::{Ray, RayHit, Tuning, WalkCounts, WalkHit};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};
 pub use stats::{BvhAction, BvhStats, FrameStats, Stage, StageStats};

@@ -2,12 +2,18 @@
 
 use super::*;
 
-/// WGSL source of the layout's constants, prepended to every kernel.
-pub fn wgsl_prelude() -> String {
+/// WGSL source of the layout's constants for `tuning`, prepended to every kernel.
+pub fn wgsl_prelude(tuning: &Tuning) -> String {
+    assert!(tuning.is_valid(), "{tuning:?}: items must be a power of two up to {SORT_ITEMS}");
     format!(
         "const WG_SIZE: u32 = {WG_SIZE}u;\n\
-         const ITEMS: u32 = {ITEMS}u;\n\
+         const ITEMS: u32 = {items}u;\n\
+         const TILE_SPLIT: u32 = {split}u;\n\
+         const SORT_ITEMS: u32 = {SORT_ITEMS}u;\n\
          const TILE: u32 = {TILE}u;\n\
+         const RADIX_BITS: u32 = {RADIX_BITS}u;\n\
+         const SORT_IDENTITY_VALUES: u32 = {SORT_IDENTITY_VALUES}u;\n\
+         const SORT_COUNT_NEXT: u32 = {SORT_COUNT_NEXT}u;\n\
          const RADIX_BUCKETS: u32 = {RADIX_BUCKETS}u;\n\
          const RADIX_MATRIX: u32 = {matrix}u;\n\
          const LEAF_BIT: u32 = {LEAF_BIT:#x}u;\n\
@@ -30,6 +36,8 @@ pub fn wgsl_prelude() -> String {
          const VERTEX_PREVIOUS: u32 = {VERTEX_PREVIOUS}u;\n\
          const VERTEX_NORMALS: u32 = {VERTEX_NORMALS}u;\n\
          const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n{walk}{intersect}",
+        items = tuning.items,
+        split = tuning.tile_split(),
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
