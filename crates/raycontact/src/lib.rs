@@ -17,7 +17,11 @@
 //!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]).
 //! - [`Scene::record_update`] and [`Scene::record_detect`] record into your own encoder and
 //!   leave the contacts on the GPU ([`ContactBuffers`]) for a GPU solver.
-//! - Ray queries: [`Scene::cast_rays`] (closest hit), [`Scene::walk`] (iterative casts).
+//! - Ray queries against one body or several at once ([`RayTargets`]): [`Scene::cast_rays`]
+//!   (closest hit), [`Scene::cast_rays_anyhit`] (occlusion), [`Scene::cast_rays_all`] (every hit
+//!   up to a cap per ray, sorted, overflow counted), each also recorded into your encoder over
+//!   your own GPU buffers ([`Scene::record_cast_rays`] and its siblings); [`Scene::walk`]
+//!   (iterative casts).
 //! - [`FrameStats`] (per-stage times, dispatches, bytes), typed [`Error`]s naming the body and
 //!   the element, [`meshes`] (generators; OBJ, OFF, PLY and STL files).
 //!
@@ -65,6 +69,7 @@ mod layout;
 pub mod meshes;
 mod packing;
 mod plan;
+mod rays;
 mod response;
 mod scene;
 mod stats;
@@ -74,10 +79,11 @@ pub use backend::Backend;
 pub use body::{BodyId, BodyKind};
 pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
 pub use context::{ContextOptions, GpuContext};
-pub use error::{Error, Result};
+pub use error::{BufferProblem, Error, Result};
 pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort};
 pub use kernels::limits::{required_features, required_limits};
-pub use layout::{Ray, RayHit, WalkCounts, WalkHit};
+pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, WalkCounts, WalkHit};
+pub use rays::{AllHits, GpuOutput, GpuRays, RayTargets};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
 pub use stats::{FrameStats, Stage, StageStats};

@@ -104,7 +104,8 @@ fn raycast_and_the_ordered_walk_find_the_brute_force_hit() {
         let p = Packed::new(&[(&decoy, BodyKind::Volumetric), (&mesh, BodyKind::Volumetric)]);
         let rays = random_rays(&mut r, 4000);
         let none = vec![None; rays.len()];
-        let gpu_order = cpu::raycast(&p.packing, &p.frame, &p.positions, 1, &rays);
+        let scene = cpu::QueryScene { packing: &p.packing, frame: &p.frame, positions: &p.positions };
+        let gpu_order = cpu::raycast(&scene, &[1], &rays);
         let n = compare(&format!("round {round}, raycast"), &mesh, &rays, &gpu_order, &none);
         let cpu_order = cpu::raycast_ordered(&p.packing, &p.frame, &p.positions, 1, &rays);
         compare(&format!("round {round}, raycast_ordered"), &mesh, &rays, &cpu_order, &none);

@@ -15,6 +15,7 @@ use crate::walk::{WalkOptions, WalkResult};
 
 mod detect;
 mod frame;
+mod queries;
 
 /// A scene on the CPU backend.
 #[derive(Debug)]

@@ -296,7 +296,9 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
         Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
         Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, Visits, Params],
-        Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
+        Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => {
+            unreachable!("the ray queries have their own bind groups")
+        }
         Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, Pairs],
         Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, TileOffsets, Dispatch],
         Kernel::NarrowPhase => {
@@ -414,7 +416,14 @@ impl Buffers {
     fn make_groups(&mut self, ctx: &GpuContext, pipelines: &Pipelines) {
         let mut groups = Vec::new();
         for k in Kernel::ALL {
-            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response) {
+            if matches!(
+                k,
+                Kernel::Raycast
+                    | Kernel::RaycastAnyhit
+                    | Kernel::RaycastAll
+                    | Kernel::Walk
+                    | Kernel::Response
+            ) {
                 continue;
             }
             let passes = if two_sided(k) { 2 } else { 1 };
@@ -484,7 +493,16 @@ mod tests {
 
     /// The frame kernels (the queries and the response bind their own buffers).
     fn frame_kernels() -> impl Iterator<Item = Kernel> {
-        Kernel::ALL.into_iter().filter(|k| !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response))
+        Kernel::ALL.into_iter().filter(|k| {
+            !matches!(
+                k,
+                Kernel::Raycast
+                    | Kernel::RaycastAnyhit
+                    | Kernel::RaycastAll
+                    | Kernel::Walk
+                    | Kernel::Response
+            )
+        })
     }
 
     #[test]

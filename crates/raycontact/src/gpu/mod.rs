@@ -9,7 +9,8 @@
 //! | `frame.rs` | positions upload and the per-frame rebuild (normals to fit) |
 //! | `detect.rs` | a detection plan recorded, submitted, read back, grown and re-run |
 //! | `readback.rs` | contact readback sized by the last frame, debugging reads |
-//! | `raycast.rs`, `walk.rs` | the ray-cast and walk queries |
+//! | `raycast.rs` (`raycast/`) | the ray queries (closest, any and all hits): the target arena, the caller's buffers checked |
+//! | `walk.rs` | the walk query |
 //! | `response.rs` | the contact response's forces |
 //! | `sort.rs` | the radix sort's recording, and [`GpuRadixSort`] |
 //! | `timer.rs` | timestamps per stage |
@@ -36,6 +37,7 @@ mod traffic;
 mod walk;
 
 pub(crate) use buffers::{B, check_fits};
+pub(crate) use raycast::QueryKind;
 pub use response::ForceBuffers;
 pub use sort::GpuRadixSort;
 

@@ -6,4 +6,5 @@ pub mod bvh;
 pub mod classify;
 pub mod common;
 pub mod ray;
+pub mod targets;
 pub mod walk;
