@@ -4,6 +4,7 @@
 mod classify;
 mod pairs;
 mod queries;
+mod ray_queries;
 mod ray_triangle;
 mod rebuild;
 mod reference;

@@ -15,7 +15,7 @@ use raycontact_tests::{random_unit, rng};
 use crate::reference::{Packed, brute_closest};
 
 /// A triangle soup of `count` triangles in the unit box, of sizes from 0.02 to 0.3, crossing.
-fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
+pub(crate) fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
     let mut m = TriMesh::default();
     for t in 0..count {
         let c = Vec3::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
@@ -30,7 +30,7 @@ fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
 
 /// An icosphere with its vertices moved radially at random: a closed, bumpy, non-convex
 /// surface.
-fn bumpy(r: &mut rand_pcg::Pcg64) -> TriMesh {
+pub(crate) fn bumpy(r: &mut rand_pcg::Pcg64) -> TriMesh {
     let mut m = meshes::icosphere(1.0, 3);
     for p in &mut m.positions {
         *p *= r.random_range(0.7..1.2);
@@ -38,7 +38,7 @@ fn bumpy(r: &mut rand_pcg::Pcg64) -> TriMesh {
     m
 }
 
-fn random_rays(r: &mut rand_pcg::Pcg64, n: usize) -> Vec<Ray> {
+pub(crate) fn random_rays(r: &mut rand_pcg::Pcg64, n: usize) -> Vec<Ray> {
     (0..n)
         .map(|i| {
             let mut ray = if i % 2 == 0 {
