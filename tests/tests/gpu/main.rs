@@ -9,6 +9,7 @@ mod narrow;
 mod pairs_and_bodies;
 mod pipelines;
 mod probe;
+mod ray_queries;
 mod rays;
 mod reflection;
 mod response;
