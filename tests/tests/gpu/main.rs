@@ -11,6 +11,7 @@ mod pipelines;
 mod probe;
 mod ray_queries;
 mod rays;
+mod recorded_rays;
 mod reflection;
 mod response;
 mod sort;

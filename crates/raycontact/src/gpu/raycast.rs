@@ -184,27 +184,6 @@ impl GpuScene {
         pass.dispatch_workgroups(x, y, 1);
     }
 
-    /// Records a query of `n` rays into the caller's `encoder`, reading and writing the regions
-    /// of `io` (checked by the caller); all-hits with no ray only zeroes the totals.
-    pub fn record_query(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        kind: QueryKind,
-        targets: &[QueryTarget],
-        io: &QueryIo<'_>,
-        n: u32,
-    ) {
-        if n == 0 {
-            if let Some(c) = &io.counts {
-                encoder.clear_buffer(c.buffer, c.offset, Some(RAY_COUNTS_OFFSET));
-            }
-            return;
-        }
-        let slot = self.target_slot(targets);
-        let group = self.query_group(kind, &slot, io);
-        self.record_dispatch(encoder, kind, &group, io.counts.as_ref(), n);
-    }
-
     /// Most rays of one batch of the scene's own queries: every binding and the readback within
     /// the device's buffer limits. [`Error::InvalidInput`] when not even one ray fits.
     fn batch_rays(&self, kind: QueryKind) -> Result<u64> {

@@ -54,7 +54,8 @@ impl Scene {
     /// Errors: [`Error::QueryBuffer`] naming the buffer and the problem
     /// ([`BufferProblem`](crate::BufferProblem)) before anything is recorded, the errors of
     /// [`Scene::cast_rays`], [`Error::InvalidInput`] on the CPU backend, [`Error::Gpu`] when
-    /// wgpu refuses the bind group (a buffer of another device).
+    /// wgpu refuses the bind group (a buffer of another device, or destroyed). Nothing is
+    /// recorded into `encoder` on an error.
     ///
     /// ```no_run
     /// use raycontact::{BodyKind, GpuContext, GpuOutput, GpuRays, Ray, RayHit, Scene, meshes, wgpu};

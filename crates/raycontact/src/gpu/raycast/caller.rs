@@ -6,7 +6,7 @@
 use super::{QueryIo, QueryKind, Region};
 use crate::error::{BufferProblem, Error, Result};
 use crate::gpu::GpuScene;
-use crate::layout::{QueryTarget, Ray};
+use crate::layout::{QueryTarget, RAY_COUNTS_OFFSET, Ray};
 use crate::rays::{GpuOutput, GpuRays};
 
 /// One buffer of a recorded query, before its check.
@@ -19,8 +19,8 @@ struct Asked<'a> {
 }
 
 impl GpuScene {
-    /// Checks `a` on this device: the usage, the offset's alignment, the size, the binding
-    /// limit.
+    /// Checks `a` on this device: the usage, the offset's alignment, the binding limit, the
+    /// size.
     fn check_region<'a>(&self, query: &'static str, a: Asked<'a>) -> Result<Region<'a>> {
         let limits = self.ctx.device().limits();
         let fail = |problem| Err(Error::QueryBuffer { query, buffer: a.name, problem });
@@ -32,22 +32,23 @@ impl GpuScene {
         if !a.offset.is_multiple_of(alignment) {
             return fail(BufferProblem::Misaligned { offset: a.offset, alignment });
         }
-        let size = a.buffer.size();
-        if a.offset.checked_add(a.bytes).is_none_or(|end| end > size) {
-            return fail(BufferProblem::TooSmall { offset: a.offset, needed: a.bytes, size });
-        }
         if a.bytes > limits.max_storage_buffer_binding_size {
             return fail(BufferProblem::OverBindingLimit {
                 bytes: a.bytes,
                 limit: limits.max_storage_buffer_binding_size,
             });
         }
+        let size = a.buffer.size();
+        if a.offset.checked_add(a.bytes).is_none_or(|end| end > size) {
+            return fail(BufferProblem::TooSmall { offset: a.offset, needed: a.bytes, size });
+        }
         Ok(Region { buffer: a.buffer, offset: a.offset, size: a.bytes })
     }
 
     /// Records query `kind` (named `query` in errors) of `rays` against `targets` (not empty)
     /// into `encoder`, writing `hits` and, for all-hits, `counts` (its totals zeroed in the
-    /// encoder first). Nothing is recorded when a buffer is refused.
+    /// encoder first; zero rays record only that). Nothing is recorded when a buffer is refused,
+    /// by this check or by wgpu when it creates the bind group.
     #[allow(clippy::too_many_arguments)]
     pub fn record_rays(
         &mut self,
@@ -115,10 +116,16 @@ impl GpuScene {
             });
         }
         let io = QueryIo { rays: rays_region, hits: hits_region, counts: counts_region };
+        if n == 0 {
+            if let Some(c) = &io.counts {
+                encoder.clear_buffer(c.buffer, c.offset, Some(RAY_COUNTS_OFFSET));
+            }
+            return Ok(());
+        }
+        let slot = self.target_slot(targets);
         let ctx = self.ctx.clone();
-        ctx.scoped("recording a ray query", || {
-            self.record_query(encoder, kind, targets, &io, rays.count);
-            Ok(())
-        })
+        let group = ctx.scoped("recording a ray query", || Ok(self.query_group(kind, &slot, &io)))?;
+        self.record_dispatch(encoder, kind, &group, io.counts.as_ref(), rays.count);
+        Ok(())
     }
 }
