@@ -139,6 +139,7 @@ fn rays(c: &mut Criterion) {
         positions: &positions,
         previous: &positions,
         remember_exit: false,
+        inversions: true,
     };
     group.bench_function(BenchmarkId::new("cpu-rayon", launched), |bench| {
         bench.iter(|| raycontact::internals::cpu::narrow_phase(&cx, &pairs))
@@ -246,6 +247,7 @@ fn walking(c: &mut Criterion) {
         positions: &before,
         previous: &before,
         remember_exit: true,
+        inversions: true,
     };
     let memory = cpu::narrow_phase(&cx0, &pairs);
     let frame1 = FrameData::build(&packing, &after);
@@ -255,6 +257,7 @@ fn walking(c: &mut Criterion) {
         positions: &after,
         previous: &before,
         remember_exit: true,
+        inversions: true,
     };
     // Confidence 2 x a displacement threshold of 0.05.
     let tracer = WalkTracer { fallback: WALK_FALLBACK_DROP, reach: 0.1 };

@@ -25,7 +25,9 @@
 // (`ray_sources` still lists only those within B's box grown by r). What stays local: an
 // inversion is tested only for a hit with t <= r, the hits the bounded trace used to find
 // (a vertex crossing the plane of a far triangle has not crossed the triangle). A cloth pair
-// with r = 0 classifies nothing by L and is traced up to r = 0, for inversions only. The cost
+// with r = 0 classifies nothing by L and is traced up to r = 0, for inversions only; with
+// DETECT_NO_INVERSION set (`Scene::set_inversion_handling(false)`) no hit is tested for an
+// inversion, and every cloth -> cloth hit is classified by L alone. The cost
 // is that a ray that misses B's triangles near v goes on through B's boxes along its line.
 
 // A trace's hit, whether (and in how many steps) a walk found it, and how the walk ended
@@ -303,7 +305,8 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                 hints[other] = hints[side];
             }
             if hits(h) {
-                if h.hit.t <= r && inverted(v, b, h.hit.triangle) {
+                if (params.flags & DETECT_NO_INVERSION) == 0u && h.hit.t <= r
+                    && inverted(v, b, h.hit.triangle) {
                     emit(src, dir, h, true, CONTACT_COLLISION | CONTACT_INVERTED | ray, NONE);
                 } else {
                     let cls = class_of(h.length, ea + eb, predict);

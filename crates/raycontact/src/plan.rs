@@ -64,6 +64,8 @@ pub(crate) struct DetectPlan {
     pub pass: Pass,
     /// Contacts remember their triangles for the next iterative pass (iterative detection is on).
     pub remember: bool,
+    /// Inversion handling ([`crate::Scene::set_inversion_handling`]).
+    pub inversions: bool,
     /// The BVHs are rebuilt this frame: a full pass, or an iterative pass whose failed walks
     /// fall back to the BVH.
     pub rebuild: bool,

@@ -298,6 +298,60 @@ fn a_sheet_that_passed_through_another_is_inverted() {
     }
 }
 
+/// `Scene::set_inversion_handling(false)`: the crossing of `a_sheet_that_passed_through_another_is_inverted`
+/// is classified by length alone, on the GPU as by the CPU twin, in a full pass and in an
+/// iterative pass (the walk kernel shares the classification): no `INVERTED` contact, and the
+/// normals hold each sheet on the side it reached.
+#[test]
+fn without_inversion_handling_a_crossing_is_classified_by_length() {
+    let (e, prediction) = (0.01, 0.2);
+    let lower = meshes::grid_sheet(2.0, 2.0, 16, 16);
+    let above = translated(&lower, Vec3::new(0.013, 0.007, 0.05));
+    let below: Vec<Vec3> = above.positions.iter().map(|p| *p - Vec3::Z * 0.1).collect();
+    for iterative in [false, true] {
+        let what = if iterative { "iterative" } else { "full" };
+        let mut s = scenes(&[(&lower, cloth(e)), (&above, cloth(e))], prediction);
+        for (scene, _) in &mut s {
+            assert!(scene.inversion_handling(), "on by default");
+            scene.set_inversion_handling(false);
+            if iterative {
+                let it = raycontact::Iterative { full_pass_every: 100, ..raycontact::Iterative::new(0.5) };
+                scene.set_iterative(Some(it)).unwrap();
+            }
+        }
+        let before = detect(what, &mut s, Pairs::Overlapping);
+        assert!(!before.is_empty() && before.iter().all(|c| c.is_prediction()), "{what}");
+        for (scene, ids) in &mut s {
+            scene.set_positions(ids[1], &below).unwrap();
+        }
+        let g = s[0].0.detect(Pairs::Overlapping).unwrap();
+        let c = s[1].0.detect(Pairs::Overlapping).unwrap();
+        assert_eq!(g.stats.iterative, iterative, "{what}: pass kind");
+        assert_eq!(c.stats.iterative, iterative, "{what}: pass kind (CPU)");
+        assert_same(what, &g.contacts, &c.contacts);
+        assert!(
+            g.contacts.len() >= before.len() - 40,
+            "{what}: {} after, {} before",
+            g.contacts.len(),
+            before.len()
+        );
+        let upper_id = s[0].1[1];
+        for c in &g.contacts {
+            assert!(c.is_prediction() && !c.is_inverted(), "{what}: {c:?}");
+            let away = if c.source_body == upper_id { -Vec3::Z } else { Vec3::Z };
+            assert!(c.normal.distance(away) < 1e-4, "{what}: {c:?}");
+            assert!((c.depth - (2.0 * e - 0.05)).abs() < 1e-4, "{what}: {c:?}");
+        }
+        // Switched back on, the same crossing (one frame later, so none) and a new one are seen.
+        for (scene, ids) in &mut s {
+            scene.set_inversion_handling(true);
+            scene.set_positions(ids[1], &above.positions).unwrap();
+        }
+        let back = detect(what, &mut s, Pairs::Overlapping);
+        assert!(!back.is_empty() && back.iter().all(|c| c.is_inverted()), "{what}: inversions on again");
+    }
+}
+
 #[test]
 fn a_cloth_vertex_inside_a_body_keeps_only_its_shorter_ray() {
     let e = 0.01;

@@ -201,3 +201,85 @@ fn forces_need_a_complete_detection() {
         assert!(s.contact_forces().unwrap().contacts > 0, "{gpu}");
     }
 }
+
+/// Degenerate (zero-area) triangles, documented as kept out of the BVH (never hit) and as
+/// giving their vertices no normal: on both sides of a sphere pressed into a slab, the forces
+/// are finite, equal on both backends, obey Newton's third law, no contact lands on a
+/// degenerate triangle, and a vertex whose only triangle is degenerate gets no force.
+#[test]
+fn degenerate_triangles_take_no_contact_and_leave_the_forces_sound() {
+    let (mut ball, mut slab) = sphere_on_plane();
+    // The sphere: its lowest vertex's nearest neighbour moved onto it (the two triangles on
+    // their edge collapse), and an extra vertex at the same place whose only triangle is
+    // degenerate.
+    let low = (0..ball.positions.len())
+        .min_by(|&a, &b| ball.positions[a].z.total_cmp(&ball.positions[b].z))
+        .unwrap();
+    let p = ball.positions[low];
+    let near = ball
+        .triangles
+        .iter()
+        .flat_map(|t| if t.contains(&(low as u32)) { t.to_vec() } else { vec![] })
+        .filter(|&i| i as usize != low)
+        .min_by(|&a, &b| {
+            ball.positions[a as usize].distance(p).total_cmp(&ball.positions[b as usize].distance(p))
+        })
+        .unwrap();
+    ball.positions[near as usize] = p;
+    let lone = ball.positions.len() as u32;
+    ball.positions.push(p);
+    ball.triangles.push([lone, low as u32, near]);
+    // The slab: slivers along its top face's diagonal (three collinear vertices each).
+    let top: Vec<u32> =
+        (0..slab.positions.len() as u32).filter(|&i| slab.positions[i as usize].z > -1.0).collect();
+    let (a, c) = (
+        top[0],
+        *top.iter()
+            .max_by(|&&x, &&y| {
+                let d = |i: u32| slab.positions[i as usize].distance(slab.positions[top[0] as usize]);
+                d(x).total_cmp(&d(y))
+            })
+            .unwrap(),
+    );
+    for k in 1..4 {
+        let m = slab.positions[a as usize].lerp(slab.positions[c as usize], k as f32 / 4.0);
+        slab.positions.push(m);
+        slab.triangles.push([a, slab.positions.len() as u32 - 1, c]);
+    }
+    let area = |m: &TriMesh, t: u32| {
+        let [x, y, z] = m.triangles[t as usize].map(|i| m.positions[i as usize]);
+        (y - x).cross(z - x).length()
+    };
+    let mut results = Vec::new();
+    for gpu in [true, false] {
+        let (mut s, ids) = scene(gpu, &[(&ball, BodyKind::Volumetric), (&slab, BodyKind::Volumetric)]);
+        let found = s.detect(Pairs::Overlapping).unwrap();
+        assert!(
+            s.body_state(ids[0]).unwrap().degenerate_count >= 3,
+            "{gpu}: the sphere's degenerate triangles"
+        );
+        assert!(s.body_state(ids[1]).unwrap().degenerate_count >= 3, "{gpu}: the slab's slivers");
+        assert!(found.contacts.len() > 10, "{gpu}: {} contacts", found.contacts.len());
+        for c in &found.contacts {
+            let target = if c.target_body == ids[0] { &ball } else { &slab };
+            assert!(
+                area(target, c.target_triangle) > 1e-6,
+                "{gpu}: a contact on a degenerate triangle: {c:?}"
+            );
+            assert_ne!(
+                (c.source_body, c.source_vertex),
+                (ids[0], lone),
+                "{gpu}: a ray from a vertex without a normal"
+            );
+        }
+        let f = s.contact_forces().unwrap();
+        assert!(f.iter().all(|(_, x)| x.iter().all(|v| v.is_finite())), "{gpu}: finite forces");
+        assert_eq!(f.of(ids[0]).unwrap()[lone as usize], Vec3::ZERO, "{gpu}: no force on the lone vertex");
+        let (force, _, _, _) = net(&s, &f);
+        assert!(force.abs().max_element() < 1e-3, "{gpu}: net force {force}");
+        assert!(f.total(ids[0]).unwrap().z > 0.05, "{gpu}: the sphere is pushed up");
+        results.push(f);
+    }
+    let d = max_difference(&results[0], &results[1]);
+    assert!(d <= 8.0 * Response::default().resolution, "GPU and CPU differ by {d}");
+}

@@ -25,6 +25,7 @@ fn contacts(bodies: &[(&TriMesh, BodyKind)], prediction: f32) -> Vec<ContactGpu>
         positions: &p.positions,
         previous: &p.positions,
         remember_exit: false,
+        inversions: true,
     };
     cpu::narrow_phase(&cx, &[BodyPair { a: 0, b: 1, prediction, pad: 0 }])
 }

@@ -139,8 +139,14 @@ impl Parry {
                     .collect(),
                 None => cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, self.prediction),
             };
-            let cx =
-                Narrow { packing, frame, positions: current, previous: &self.previous, remember_exit: false };
+            let cx = Narrow {
+                packing,
+                frame,
+                positions: current,
+                previous: &self.previous,
+                remember_exit: false,
+                inversions: true,
+            };
             classify_pairs(&cx, &ParryTracer { bvhs: &bvhs }, &pairs)
         })
     }

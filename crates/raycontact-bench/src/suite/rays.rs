@@ -98,6 +98,7 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         positions: &positions,
         previous: &previous,
         remember_exit: false,
+        inversions: true,
     };
     let counters = RayCounters::default();
     let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);

@@ -30,6 +30,7 @@ impl CpuScene {
             positions: &self.current,
             previous: &self.previous,
             remember_exit: plan.remember,
+            inversions: plan.inversions,
         };
         let mut out = Outcome::default();
         let mut full_pairs = None;

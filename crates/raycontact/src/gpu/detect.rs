@@ -8,7 +8,9 @@ use super::buffers::{B, contact_sides};
 use super::timer::{TIMED_STAGES, timed_pass};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
-use crate::layout::{BodyPair, DETECT_REMEMBER_EXIT, DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE};
+use crate::layout::{
+    BodyPair, DETECT_NO_INVERSION, DETECT_REMEMBER_EXIT, DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE,
+};
 use crate::plan::{DetectPlan, Outcome, Pass, on_overflow};
 use crate::stats::{FrameStats, Stage};
 
@@ -134,7 +136,8 @@ impl GpuScene {
             prediction,
             walk_fallback,
             walk_reach,
-            flags: if plan.remember { DETECT_REMEMBER_EXIT } else { 0 },
+            flags: if plan.remember { DETECT_REMEMBER_EXIT } else { 0 }
+                | if plan.inversions { 0 } else { DETECT_NO_INVERSION },
             source_capacity: self.bufs.capacity().sources.min(u32::MAX as u64) as u32,
             vertex_count: self.params.vertex_count,
             tri_count: self.params.tri_count,

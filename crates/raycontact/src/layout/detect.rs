@@ -77,8 +77,9 @@ pub struct DetectParams {
     /// Iterative detection: `confidence × displacement threshold`, the reach of a walk (its
     /// steps are this over the target's [`BodyGpu::mean_size`](super::BodyGpu::mean_size)).
     pub walk_reach: f32,
-    /// Bit 0: trace each volumetric source body to where the ray leaves it (unbounded), so that
-    /// its contacts remember that triangle for the next frames' walks.
+    /// Bit 0 ([`DETECT_REMEMBER_EXIT`]): trace each volumetric source body to where the ray
+    /// leaves it (unbounded), so that its contacts remember that triangle for the next frames'
+    /// walks. Bit 1 ([`DETECT_NO_INVERSION`]): no inversion handling.
     pub flags: u32,
     /// Capacity of the list of source vertices (`ray_sources`).
     pub source_capacity: u32,
@@ -95,6 +96,9 @@ pub struct DetectParams {
 
 /// [`DetectParams::flags`] bit: remember where each ray leaves its source body.
 pub const DETECT_REMEMBER_EXIT: u32 = 1;
+/// [`DetectParams::flags`] bit: no inversion handling (cloth against cloth hits are classified
+/// by their re-projected length alone, never flagged `INVERTED`).
+pub const DETECT_NO_INVERSION: u32 = 2;
 
 /// [`DetectParams::self_collision`] bit: the broad phase adds (C, C) for every cloth C.
 pub const SELF_CLOTH: u32 = 1;

@@ -22,6 +22,7 @@ pub fn wgsl_prelude() -> String {
          const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
          const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
          const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n\
+         const DETECT_NO_INVERSION: u32 = {DETECT_NO_INVERSION}u;\n\
          const RESPONSE_ALONG_NORMAL: u32 = {RESPONSE_ALONG_NORMAL}u;\n\
          const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n\
          const VERTEX_PREVIOUS: u32 = {VERTEX_PREVIOUS}u;\n\

@@ -189,6 +189,7 @@ impl Scene {
             pairs: selection,
             pass,
             remember: self.iterative.is_some(),
+            inversions: self.inversions,
             contact_capacity: self.contact_capacity,
             overflow: self.overflow,
         }

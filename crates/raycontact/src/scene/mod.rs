@@ -87,6 +87,8 @@ pub struct Scene {
     overflow: OverflowPolicy,
     prediction: f32,
     self_collision: SelfCollision,
+    /// Inversion handling (Lehericey et al. 2015, section 3.2), on by default.
+    inversions: bool,
     iterative: Option<crate::walk::Iterative>,
     memory: iterative::Memory,
     /// How contacts become forces, and the pairs whose stiffness differs.
@@ -108,6 +110,7 @@ impl Scene {
             overflow: OverflowPolicy::Grow,
             prediction: 0.0,
             self_collision: SelfCollision::Cloth,
+            inversions: true,
             iterative: None,
             memory: Default::default(),
             response: Default::default(),
@@ -319,6 +322,35 @@ impl Scene {
     /// [`Pairs::List`](crate::Pairs) is tested whatever this says.
     pub fn set_self_collision(&mut self, which: SelfCollision) {
         self.self_collision = which;
+    }
+
+    /// Turns inversion handling (Lehericey et al. 2015, section 3.2) on (the default) or off.
+    /// On, a cloth vertex whose ray hits a cloth triangle (of another cloth or its own) within
+    /// the pair's reach, on the other side of that triangle than at the previous frame's
+    /// positions, gives a collision flagged [`ContactFlags::INVERTED`](crate::ContactFlags)
+    /// whose normal points back across the triangle, whatever its distance. Off, every cloth
+    /// against cloth hit is classified by its re-projected length alone, so a vertex that went
+    /// through a cloth in one frame is held on the side it reached (the cloths stay tangled):
+    /// for comparisons, and for callers that untangle by other means. Volumetric targets are
+    /// unaffected (inversions are tested for cloth against cloth only). The next detection is a
+    /// full pass.
+    ///
+    /// ```
+    /// let mut scene = raycontact::Scene::new_cpu(Some(1)).unwrap();
+    /// assert!(scene.inversion_handling());
+    /// scene.set_inversion_handling(false);
+    /// assert!(!scene.inversion_handling());
+    /// ```
+    pub fn set_inversion_handling(&mut self, on: bool) {
+        if self.inversions != on {
+            self.inversions = on;
+            self.memory.valid = false;
+        }
+    }
+
+    /// Whether inversion handling is on ([`Scene::set_inversion_handling`]).
+    pub fn inversion_handling(&self) -> bool {
+        self.inversions
     }
 }
 

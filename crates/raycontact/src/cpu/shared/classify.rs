@@ -10,7 +10,8 @@
 //! L within the limit, and |cos α| is known only after the hit, so no finite bound is exact.
 //! Every hit whose L is within the limit is thus found (for every vertex `ray_sources` lists);
 //! an inversion is tested only for a hit with t ≤ r; a cloth pair with r = 0 is traced up to 0
-//! (inversions only). The reasons are in the WGSL header.
+//! (inversions only). Without inversion handling ([`Narrow::inversions`] false) no hit is
+//! tested for an inversion. The reasons are in the WGSL header.
 
 use glam::Vec3;
 
@@ -100,6 +101,10 @@ pub struct Narrow<'a> {
     /// Trace each volumetric source body without limit, so that contacts remember where the ray
     /// leaves it ([`crate::layout::DETECT_REMEMBER_EXIT`]).
     pub remember_exit: bool,
+    /// Inversion handling (Lehericey et al. 2015, section 3.2): a cloth vertex that crossed the
+    /// hit triangle since the previous frame gives an `INVERTED` collision. Off: the
+    /// [`crate::layout::DETECT_NO_INVERSION`] bit.
+    pub inversions: bool,
 }
 
 /// One classification's mutable state: the tracer's counters and the contacts found.
@@ -369,7 +374,7 @@ pub fn classify<T: Tracer>(
                 hints[other] = hints[side];
             }
             if h.hits() {
-                if h.hit.t <= reach && cx.inverted(v, b, h.hit.triangle) {
+                if cx.inversions && h.hit.t <= reach && cx.inverted(v, b, h.hit.triangle) {
                     emit(&mut sink, &h, true, COLLISION | INVERTED | ray, NONE);
                 } else {
                     let class = class_of(h.length, ea + eb, predict);

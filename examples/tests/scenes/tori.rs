@@ -6,8 +6,8 @@ use raycontact_examples::tori::{self, RESOLVED, Settings};
 #[test]
 fn the_response_pushes_the_tori_apart_on_both_backends() {
     let settings = Settings { frames: 150, ..Settings::default() };
-    let ctx = raycontact::GpuContext::new().expect("the GPU tests need an adapter");
-    let gpu = tori::run(Some(&ctx), settings, |_, _| {}).unwrap();
+    let ctx = super::ctx();
+    let gpu = tori::run(Some(ctx), settings, |_, _| {}).unwrap();
     let cpu = tori::run(None, settings, |_, _| {}).unwrap();
     for frames in [&gpu, &cpu] {
         assert!(
@@ -18,6 +18,12 @@ fn the_response_pushes_the_tori_apart_on_both_backends() {
         let last = frames.last().unwrap();
         assert!(last.depth <= RESOLVED, "still interpenetrating: {last:?}");
         assert!(last.distance > frames[0].distance + 0.2, "pushed apart: {last:?}");
+        // The contact readback follows the count while it rises in the first frames; then no
+        // buffer is created.
+        assert!(
+            frames[20..].iter().all(|f| f.buffers == last.buffers),
+            "a GPU buffer created after frame 20"
+        );
     }
     // The two backends' frames agree (the forces differ by at most a few fixed-point steps).
     for (g, c) in gpu.iter().zip(&cpu).take(20) {
