@@ -22,7 +22,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         return;
     }
     var ray = rays[r];
-    var best = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, NONE);
+    var best = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, NONE);
     let count = arrayLength(&targets);
     for (var k = 0u; k < count; k++) {
         let h = closest_hit(ray, targets[k].body, target_leaves(k), NONE);

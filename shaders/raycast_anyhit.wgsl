@@ -56,7 +56,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let ray = rays[r];
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
-    var res = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, NONE);
+    var res = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, NONE);
     let count = arrayLength(&targets);
     for (var k = 0u; k < count && res.triangle == NONE; k++) {
         res = any_hit(ray, axes, inv, k, res);

@@ -52,7 +52,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let n = cross(e1, e2);
             let n2 = dot(n, n);
             let l2 = dot(e1, e1) * dot(e2, e2);
-            let finite = all(abs(bmin) <= vec3<f32>(3.4028235e38)) && all(abs(bmax) <= vec3<f32>(3.4028235e38));
+            let finite = all(abs(bmin) <= vec3<f32>(3.4028234663852886e38)) && all(abs(bmax) <= vec3<f32>(3.4028234663852886e38));
             var flags = 0u;
             if !(n2 > DEGENERATE_SIN2 * l2) || !finite {
                 flags = 1u;

@@ -88,7 +88,7 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
         }
         return Traced(hit, false, 0u, outcome);
     }
-    let miss = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
+    let miss = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
     return Traced(miss, false, 0u, outcome);
 }
 
@@ -98,8 +98,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if i >= pairs.state.stored[(params.side + 1u) & 1u] {
         return;
     }
-    atomicAdd(&pairs.state.walked, 1u);
     let m = memory[i];
+    // Edge and untangling contacts are not rays: the intersection stages find them again.
+    if (m.flags & (CONTACT_EDGE | CONTACT_UNTANGLE)) != 0u {
+        return;
+    }
+    atomicAdd(&pairs.state.walked, 1u);
     let pair = pairs.list[m.pair / 2u];
     var sides = 1u;
     var hint_in = m.target_triangle;

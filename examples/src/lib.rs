@@ -6,7 +6,10 @@
 //! - [`cloth_on_ball`]: a cloth with thickness dropped on a ball and a box, predictions used as
 //!   unilateral constraints.
 //! - [`tangled`]: Lehericey et al. 2015's Figure 6, two cloths pushed through each other, with
-//!   and without inversion handling.
+//!   and without inversion handling; or started through each other, untangled by global
+//!   intersection analysis.
+//! - [`untangle`]: two sheets started through each other, detection with global intersection
+//!   analysis and a minimal position-based step of its own.
 //!
 //! The cloths are position-based ([`cloth`], Müller et al. 2007) and stepped by [`world`]:
 //! predict, detect at the prediction, correct, commit, with the contacts as unilateral
@@ -23,4 +26,5 @@ pub mod shape;
 pub mod tangled;
 pub mod tori;
 pub mod unilateral;
+pub mod untangle;
 pub mod world;

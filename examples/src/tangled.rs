@@ -13,6 +13,16 @@
 //!   reached: B's middle stays under A's disc, the cloths stay tangled (Lehericey's "glued
 //!   together").
 //!
+//! **Started tangled** (`start_tangled`, `--start-tangled`; issue 13): A is made with its disc
+//! already up through B (a plateau 9 cm high, its rest shape), and nothing pushes. No previous
+//! frame was untangled, so inversion handling has nothing to undo: alone (`--no-analysis`) it
+//! leaves the cloths tangled. **Global intersection analysis** (`analysis`,
+//! `IntersectionMode::Full`, on by default) finds the contour where they cross and the region of
+//! each cloth on the wrong side (the smaller one, Baraff et al. 2003); its untangling contacts
+//! push those vertices back through the other cloth, its edge contacts push the crossing edges,
+//! and the world drops the constraint rows that would hold a wrong-side vertex where it is: the
+//! cloths separate.
+//!
 //! **Tangled vertices**: a vertex of A whose nearest point of B along the vertical lies on B's
 //! upper side, or a vertex of B whose nearest point of A along the vertical lies on A's lower
 //! side; found with raycontact's own ray casts ([`raycontact::Scene::cast_rays`]) every frame.
@@ -20,7 +30,7 @@
 use glam::{Affine3A, Vec3};
 use rand::{Rng, SeedableRng};
 use raycontact::meshes;
-use raycontact::{BodyId, GpuContext, Ray, Scene};
+use raycontact::{BodyId, ContactFlags, GpuContext, IntersectionMode, Ray, Scene};
 
 use crate::cloth::{Cloth, Material};
 use crate::render::{Camera, Mesh};
@@ -45,6 +55,27 @@ pub struct Settings {
     pub half_thickness: f32,
     /// The stepping (no gravity, no friction).
     pub stepping: Stepping,
+    /// A starts with its disc already through B, and nothing pushes (issue 13).
+    pub start_tangled: bool,
+    /// Global intersection analysis (`IntersectionMode::Full`) on.
+    pub analysis: bool,
+}
+
+impl Settings {
+    /// The issue-13 variant: A started through B, nothing pushing, the analysis on (`analysis`
+    /// false: inversion handling alone). The penalty is half as stiff: both cloths' wrong
+    /// regions are pushed through the other, each with its reaction on the other cloth, which at
+    /// full stiffness moves them four times as far as needed in one step.
+    pub fn started_tangled(analysis: bool) -> Self {
+        let d = Self::default();
+        Self {
+            start_tangled: true,
+            analysis,
+            push_steps: 0,
+            stepping: Stepping { stiffness: 0.5, ..d.stepping },
+            ..d
+        }
+    }
 }
 
 impl Default for Settings {
@@ -63,8 +94,17 @@ impl Default for Settings {
                 prediction: 0.04,
                 ..Stepping::default()
             },
+            start_tangled: false,
+            analysis: false,
         }
     }
+}
+
+/// Height of A's plateau when it starts through B: a disc of radius 0.15 m at 9 cm, down to A's
+/// plane by 0.27 m.
+fn plateau(r: f32) -> f32 {
+    let t = ((r - 0.15) / 0.12).clamp(0.0, 1.0);
+    0.09 * (1.0 - t * t * (3.0 - 2.0 * t))
 }
 
 /// One frame's figures.
@@ -82,6 +122,14 @@ pub struct Frame {
     pub lead: f32,
     /// Every position and velocity is finite.
     pub finite: bool,
+    /// Edge–triangle crossings (with the analysis on).
+    pub crossings: usize,
+    /// Contour loops (with the analysis on).
+    pub loops: usize,
+    /// Vertices on the wrong side of the other cloth (with the analysis on).
+    pub wrong: usize,
+    /// Edge contacts and untangling contacts (with the analysis on).
+    pub intersection_contacts: (usize, usize),
 }
 
 impl Frame {
@@ -112,6 +160,9 @@ impl TangledCloths {
             None => Scene::new_cpu(None)?,
         };
         scene.set_inversion_handling(settings.inversion);
+        if settings.analysis {
+            scene.set_intersections(IntersectionMode::Full);
+        }
         let mut rng = rand_pcg::Pcg64::seed_from_u64(settings.seed);
         let n = settings.size.max(3);
         let cell = 1.0 / (n - 1) as f32;
@@ -121,6 +172,11 @@ impl TangledCloths {
         let mut a = a;
         for p in a.positions.iter_mut().chain(&mut b.positions) {
             p.z += rng.random_range(-0.0005..0.0005);
+        }
+        if settings.start_tangled {
+            for p in &mut a.positions {
+                p.z += plateau(p.truncate().length());
+            }
         }
         let material = Material { bend: 0.2, damping: 0.02, ..Material::default() };
         let (mut ca, mut cb) = (Cloth::new(&a, material), Cloth::new(&b, material));
@@ -171,6 +227,8 @@ impl TangledCloths {
         let [ca, cb] = self.cloths();
         let lead = ca.positions[self.centre].z - cb.positions[self.centre].z;
         let finite = ca.is_finite() && cb.is_finite();
+        let x = &report.intersections;
+        let kind = |f: ContactFlags| report.contacts.iter().filter(|c| c.flags.contains(f)).count();
         Ok(Frame {
             collisions: report.collisions(),
             inverted: report.inverted(),
@@ -178,6 +236,10 @@ impl TangledCloths {
             tangled: self.tangled()?,
             lead,
             finite,
+            crossings: x.crossings.len(),
+            loops: x.loops.len(),
+            wrong: x.counts.wrong_side_vertices as usize,
+            intersection_contacts: (kind(ContactFlags::EDGE), kind(ContactFlags::UNTANGLE)),
         })
     }
 
@@ -261,7 +323,7 @@ pub struct Outcome {
 impl Outcome {
     /// Adds the next frame of a run of `s`.
     pub fn add(&mut self, s: &Settings, f: &Frame) {
-        if self.frames <= s.push_steps && (f.inverted > 0 || f.tangled_total() > 0) {
+        if self.frames <= s.push_steps && (f.inverted > 0 || f.tangled_total() > 0 || f.crossings > 0) {
             self.crossed = true;
         }
         self.most_tangled = self.most_tangled.max(f.tangled_total());
@@ -273,7 +335,9 @@ impl Outcome {
     }
 
     /// Whether the run ended as it should: separated (no tangled vertex) with inversion
-    /// handling, still tangled without it; finite throughout; and the push did cross.
+    /// handling, still tangled without it (started tangled: separated with the analysis, still
+    /// tangled with inversion handling alone); finite throughout; and the push did cross (or the
+    /// cloths started crossed).
     pub fn verdict(&self, s: &Settings) -> Result<(), String> {
         let Some(last) = self.last else { return Err("no frame".into()) };
         if let Some(i) = self.first_non_finite {
@@ -281,6 +345,17 @@ impl Outcome {
         }
         if !self.crossed {
             return Err("the push never crossed the other cloth".into());
+        }
+        if s.start_tangled {
+            return match (s.analysis, last.tangled_total()) {
+                (true, 0) | (false, 1..) => Ok(()),
+                (true, n) => {
+                    Err(format!("with the analysis, still {n} tangled vertices after {} frames", self.frames))
+                }
+                (false, _) => {
+                    Err(format!("inversion handling alone separated them after {} frames", self.frames))
+                }
+            };
         }
         match (s.inversion, last.tangled_total()) {
             (true, 0) | (false, 1..) => Ok(()),

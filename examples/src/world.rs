@@ -25,7 +25,10 @@
 //! moves a lone vertex by its whole depth in one step.
 
 use glam::Vec3;
-use raycontact::{BodyId, BodyKind, Contact, ContactForces, ForceDirection, Pairs, Response, Scene};
+use raycontact::{
+    BodyId, BodyKind, Contact, ContactFlags, ContactForces, ForceDirection, Intersections, Pairs, Response,
+    Scene,
+};
 
 use crate::cloth::Cloth;
 use crate::unilateral::{Friction, Gaps, MIN_WEIGHT, stick};
@@ -76,6 +79,8 @@ pub struct StepReport {
     pub active_rows: u32,
     /// GPU buffers the scene has created so far (0 on the CPU backend).
     pub buffers: u64,
+    /// The detection's intersections (empty unless the scene runs the analysis).
+    pub intersections: Intersections,
 }
 
 impl StepReport {
@@ -164,7 +169,12 @@ impl World {
         let pairs = self.pairs();
         let found = self.scene.detect(Pairs::List(&pairs))?;
         let forces = self.scene.contact_forces()?;
-        self.gaps = Gaps::new(&self.scene, &self.cloths, &found.contacts)?;
+        // With global intersection analysis on (`Scene::set_intersections`), a vertex on the
+        // wrong side of a cloth must go back through it (its untangling contact pushes it): its
+        // vertex rays' contacts with that cloth, which would hold it where it is, make no rows.
+        let rows: Vec<Contact> =
+            found.contacts.iter().filter(|c| !holds_wrong_side(&found.intersections, c)).copied().collect();
+        self.gaps = Gaps::new(&self.scene, &self.cloths, &rows)?;
         self.apply_forces(&forces, &found.contacts)?;
         let after = self.project(s.settle_iterations);
         self.friction(&found.contacts, &inertial);
@@ -178,6 +188,7 @@ impl World {
             forced: forces.contacts,
             active_rows: before + after,
             buffers: self.scene.buffer_allocations(),
+            intersections: found.intersections,
         })
     }
 
@@ -268,4 +279,16 @@ impl World {
     fn cloth_index(&self, id: BodyId) -> Option<usize> {
         self.cloths.iter().position(|(c, _)| *c == id)
     }
+}
+
+/// Whether `c` is a vertex ray's contact of a vertex that the analysis put on the wrong side of
+/// the contact's target (Baraff et al. 2003: such a vertex is not held on its side).
+fn holds_wrong_side(x: &Intersections, c: &Contact) -> bool {
+    if c.flags.intersects(ContactFlags::EDGE | ContactFlags::UNTANGLE) {
+        return false;
+    }
+    x.regions_of(c.source_body).is_some_and(|r| {
+        let region = r.vertex_region[c.source_vertex as usize] as usize;
+        r.regions[region].wrong_side_of == Some(c.target_body)
+    })
 }

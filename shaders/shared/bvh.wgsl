@@ -47,7 +47,7 @@ fn nearer(best: RayHit, h: vec4<f32>, tri: u32) -> RayHit {
 fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> RayHit {
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
-    var best = RayHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
+    var best = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
     var tmax = ray.tmax;
     if leaf_count == 0u {
         return best;

@@ -74,7 +74,7 @@ fn hits(pr: Probe) -> bool {
 fn own_hit(body: u32, origin: vec3<f32>, dir: vec3<f32>, t: f32, v: u32, hint: u32) -> RayHit {
     var tmax = t;
     if (params.flags & DETECT_REMEMBER_EXIT) != 0u {
-        tmax = bitcast<f32>(0x7f800000u);
+        tmax = infinity();
     }
     return trace(body, Ray(origin, 0.0, dir, tmax), v, hint).hit;
 }
@@ -184,7 +184,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
         return;
     }
     let src = Source(a, local, b, k, p, ea, eb);
-    let inf = bitcast<f32>(0x7f800000u);
+    let inf = infinity();
     let inward = CONTACT_INWARD_RAY;
     let outward = CONTACT_OUTWARD_RAY;
     let use_in = (sides & 1u) != 0u;

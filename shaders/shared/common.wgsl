@@ -2,6 +2,15 @@
 // LEAF_BIT, NONE, DEGENERATE_KEY, MAX_GROUPS_X, ...) are prepended by the host from
 // `raycontact::layout` (`layout::wgsl_prelude`), their one source of truth.
 
+// +infinity, made when the shader runs: WGSL makes a constant expression that evaluates to an
+// infinity a shader-creation error (Chrome's Tint rejects `bitcast<f32>(0x7f800000u)`), not a
+// value read from a variable.
+var<private> INFINITY_BITS: u32 = 0x7f800000u;
+
+fn infinity() -> f32 {
+    return bitcast<f32>(INFINITY_BITS);
+}
+
 // Where a body lives in the packed buffers. Mirrors `layout::BodyGpu`.
 struct BodyGpu {
     vertex_offset: u32,
@@ -14,6 +23,8 @@ struct BodyGpu {
     flags: u32,
     half_thickness: f32,
     mean_size: f32,
+    edge_offset: u32,
+    edge_count: u32,
 }
 
 // Per-frame state of a body, rebuilt on the GPU. Mirrors `layout::BodyState`.

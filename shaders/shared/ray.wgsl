@@ -159,7 +159,7 @@ fn safe_inverse(d: vec3<f32>) -> vec3<f32> {
 // included) and never otherwise. Returns (entry distance, 1) on a hit, (0, 0) on a miss.
 fn box_entry(o: vec3<f32>, d: vec3<f32>, inv: vec3<f32>, tmin: f32, tmax: f32, lo: vec3<f32>, hi: vec3<f32>) -> vec2<f32> {
     let parallel = abs(d) < vec3<f32>(1.0e-30);
-    let inside = o >= lo & o <= hi;
+    let inside = (o >= lo) & (o <= hi);
     if any(parallel & !inside) {
         return vec2<f32>(0.0, 0.0);
     }

@@ -13,7 +13,7 @@ struct Tile {
 fn tile_of(wid: vec3<u32>) -> Tile {
     let index = linear_group(wid);
     if index >= params.tile_count {
-        return Tile(NONE, 0u, BodyGpu(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0), 0u);
+        return Tile(NONE, 0u, BodyGpu(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u), 0u);
     }
     let bi = tile_body[index];
     let body = bodies[bi];

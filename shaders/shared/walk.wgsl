@@ -26,7 +26,7 @@ struct WalkHit {
 // The walk of `ray` over `body` from body-local triangle `start` (NONE: no start), crossing at
 // most `max_steps` edges (clamped to MAX_WALK_STEPS). Never consults the BVH (bvh = 0).
 fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
-    var out = WalkHit(bitcast<f32>(0x7f800000u), NONE, 0.0, 0.0, WALK_NO_START, 0u, NONE, 0u);
+    var out = WalkHit(infinity(), NONE, 0.0, 0.0, WALK_NO_START, 0u, NONE, 0u);
     if start >= body.tri_count {
         return out;
     }

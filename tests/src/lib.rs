@@ -3,6 +3,8 @@
 //! that asks for it, with the installation hint), seeded random data, the shipped meshes, and
 //! contact lists compared as multisets.
 
+pub mod intersect;
+
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 

@@ -57,10 +57,14 @@ Implementations, all in the same run, doing the same work every frame:
 
 Figures:
   frame ms       median wall time of a frame (set positions + detect, contacts on the host)
-  stage ms       per stage (normals, bounds, morton, sort, hierarchy, fit, pairs, rays): GPU
-                 timestamp queries when the adapter has them (\"gpu-timestamps\"), the CPU
-                 reference's wall time per stage (\"cpu-wall\"); without timestamps the GPU has
-                 only frame wall time
+  stage ms       per stage (normals, bounds, morton, sort, hierarchy, fit, pairs, rays, and with
+                 --intersections crossings, contour, analysis): GPU timestamp queries when the
+                 adapter has them (\"gpu-timestamps\"), the CPU reference's wall time per stage
+                 (\"cpu-wall\"); without timestamps the GPU has only frame wall time
+  intersections  (--intersections crossings|full) per raycontact implementation: crossings,
+                 contour loops, edge and untangling contacts per frame (mean), and the time of
+                 the crossings stage (and of crossings + contour + analysis) over the rays
+                 stage's; the contact comparisons (differ) leave the intersection contacts out
   contacts       contacts per frame (mean over the timed frames), by class from the contact
                  flags: collision / prediction, inward / outward ray, inverted, walked
   differ         contacts (source body, vertex, target body, inward or outward ray) found by one
@@ -134,6 +138,43 @@ pub struct SuiteArgs {
     /// No progress bar on stderr.
     #[arg(long)]
     pub no_progress: bool,
+    /// The intersection stages every raycontact implementation runs after its vertex rays:
+    /// off, crossings (edge–triangle crossings and their contacts), full (also the contour and
+    /// global intersection analysis).
+    #[arg(long, value_enum, default_value_t = Intersections::Off)]
+    pub intersections: Intersections,
+}
+
+/// `--intersections`: raycontact's [`IntersectionMode`](raycontact::IntersectionMode).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Intersections {
+    /// None.
+    #[default]
+    Off,
+    /// Crossings and their contacts.
+    Crossings,
+    /// Crossings, contour, analysis and their contacts.
+    Full,
+}
+
+impl Intersections {
+    /// The library's mode.
+    pub fn mode(self) -> raycontact::IntersectionMode {
+        match self {
+            Intersections::Off => raycontact::IntersectionMode::Off,
+            Intersections::Crossings => raycontact::IntersectionMode::Crossings,
+            Intersections::Full => raycontact::IntersectionMode::Full,
+        }
+    }
+
+    /// The option's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Intersections::Off => "off",
+            Intersections::Crossings => "crossings",
+            Intersections::Full => "full",
+        }
+    }
 }
 
 impl SuiteArgs {

@@ -54,6 +54,7 @@ struct Generator {
 struct Settings {
     cpu_only: bool,
     frames: Option<usize>,
+    intersections: &'static str,
     parry: bool,
     scenes: Vec<&'static str>,
     seed: u64,
@@ -148,6 +149,7 @@ struct Implementation {
     frame_timing: &'static str,
     gpu: Option<GpuFigures>,
     id: &'static str,
+    intersections: Option<IntersectionsJson>,
     kind: &'static str,
     label: String,
     rays_counted: Option<Vec<u64>>,
@@ -157,6 +159,20 @@ struct Implementation {
     stages_ms: BTreeMap<&'static str, f64>,
     stages_total_ms: Option<f64>,
     walking: Option<Walking>,
+}
+
+/// The intersection stages' counters per timed frame, and their time against the rays stage's.
+#[derive(Serialize)]
+struct IntersectionsJson {
+    all_vs_rays: Option<f64>,
+    crossings_per_frame: Vec<u32>,
+    crossings_vs_rays: Option<f64>,
+    edge_contacts_per_frame: Vec<u32>,
+    edges_traced_per_frame: Vec<u32>,
+    loops_per_frame: Vec<u32>,
+    multi_pass_edges_per_frame: Vec<u32>,
+    untangle_contacts_per_frame: Vec<u32>,
+    wrong_side_vertices_per_frame: Vec<u32>,
 }
 
 /// Contacts per frame.
@@ -309,6 +325,7 @@ pub fn document(result: &SuiteResult) -> Document {
         settings: Settings {
             cpu_only: args.cpu,
             frames: args.frames,
+            intersections: args.intersections.name(),
             parry: !args.no_parry,
             scenes: args.selected_scenes().iter().map(|s| s.name()).collect(),
             seed: args.seed,
@@ -446,6 +463,21 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
         frame_timing: "wall",
         gpu,
         id: i.id,
+        intersections: (!i.intersections.is_empty()).then(|| {
+            let per = |f: fn(&raycontact::IntersectionCounts) -> u32| i.intersections.iter().map(f).collect();
+            let ratios = i.intersection_ratios();
+            IntersectionsJson {
+                all_vs_rays: ratios.map(|r| r.1),
+                crossings_per_frame: per(|c| c.crossings),
+                crossings_vs_rays: ratios.map(|r| r.0),
+                edge_contacts_per_frame: per(|c| c.edge_contacts),
+                edges_traced_per_frame: per(|c| c.edges_traced),
+                loops_per_frame: per(|c| c.loops),
+                multi_pass_edges_per_frame: per(|c| c.multi_pass_edges),
+                untangle_contacts_per_frame: per(|c| c.untangle_contacts),
+                wrong_side_vertices_per_frame: per(|c| c.wrong_side_vertices),
+            }
+        }),
         kind: match i.kind {
             ImplKind::Gpu => "gpu",
             ImplKind::Cpu => "cpu",

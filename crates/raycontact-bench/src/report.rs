@@ -14,7 +14,12 @@ use crate::stats::mean;
 
 /// The lines before the first scene.
 pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneName]) {
-    println!("raycontact-bench: scene suite (size {}, seed {})", args.size.name(), args.seed);
+    println!(
+        "raycontact-bench: scene suite (size {}, seed {}, intersections {})",
+        args.size.name(),
+        args.seed,
+        args.intersections.name()
+    );
     match ctx {
         Some(c) => {
             let i = c.adapter_info();
@@ -140,7 +145,38 @@ pub fn print_instance(r: &InstanceResult) {
     print_walking(r);
     print_gpu_frame(r);
     print_stages(r);
+    print_intersections(r);
     println!();
+}
+
+/// The intersection stages' figures (`--intersections`), one line per raycontact implementation
+/// that ran them: counts per frame (mean), then the crossings stage's median time and the three
+/// stages' together over the rays stage's.
+fn print_intersections(r: &InstanceResult) {
+    let rows: Vec<&ImplResult> = r.ordered().into_iter().filter(|i| !i.intersections.is_empty()).collect();
+    if rows.is_empty() {
+        return;
+    }
+    println!(
+        "{:<12} {:>10} {:>10} {:>8} {:>10} {:>10} {:>11} {:>11}",
+        "intersect", "traced", "crossings", "loops", "edge c.", "untangle", "cross/rays", "all/rays"
+    );
+    for i in rows {
+        let m = |f: fn(&raycontact::IntersectionCounts) -> u32| i.intersection_mean(f).unwrap_or(0.0);
+        let ratio = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.2}x"));
+        let ratios = i.intersection_ratios();
+        println!(
+            "{:<12} {:>10.0} {:>10.1} {:>8.1} {:>10.1} {:>10.1} {:>11} {:>11}",
+            i.id,
+            m(|c| c.edges_traced),
+            m(|c| c.crossings),
+            m(|c| c.loops),
+            m(|c| c.edge_contacts),
+            m(|c| c.untangle_contacts),
+            ratio(ratios.map(|r| r.0)),
+            ratio(ratios.map(|r| r.1)),
+        );
+    }
 }
 
 /// The walking implementations against their full traversals.

@@ -82,8 +82,21 @@ fn arr(t: T) -> T {
     T::Arr(Box::new(t))
 }
 
-const STAGES: &[&str] =
-    &["upload", "normals", "bounds", "morton", "sort", "hierarchy", "fit", "pairs", "rays", "readback"];
+const STAGES: &[&str] = &[
+    "upload",
+    "normals",
+    "bounds",
+    "morton",
+    "sort",
+    "hierarchy",
+    "fit",
+    "pairs",
+    "rays",
+    "crossings",
+    "contour",
+    "analysis",
+    "readback",
+];
 const IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1", "parry-rayon"];
 /// The implementations of every scene.
 const FULL_IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "parry-1", "parry-rayon"];
@@ -118,6 +131,20 @@ fn schema() -> T {
     };
     let implementation = Obj(vec![
         ("id", OneOf(IMPLS)),
+        (
+            "intersections",
+            nullable(Obj(vec![
+                ("all_vs_rays", nullable(Num)),
+                ("crossings_per_frame", arr(Uint)),
+                ("crossings_vs_rays", nullable(Num)),
+                ("edge_contacts_per_frame", arr(Uint)),
+                ("edges_traced_per_frame", arr(Uint)),
+                ("loops_per_frame", arr(Uint)),
+                ("multi_pass_edges_per_frame", arr(Uint)),
+                ("untangle_contacts_per_frame", arr(Uint)),
+                ("wrong_side_vertices_per_frame", arr(Uint)),
+            ])),
+        ),
         ("label", Str),
         ("kind", OneOf(&["gpu", "cpu", "parry"])),
         ("frame_timing", OneOf(&["wall"])),
@@ -239,6 +266,7 @@ fn schema() -> T {
                 ("scenes", arr(OneOf(SCENES))),
                 ("cpu_only", Bool),
                 ("parry", Bool),
+                ("intersections", OneOf(&["off", "crossings", "full"])),
             ]),
         ),
         (
@@ -514,6 +542,34 @@ fn cpu_alone_needs_no_adapter() {
     let inst = &instances(&doc)[0];
     assert!(implementation(inst, "gpu").is_none());
     assert!(implementation(inst, "cpu-1").is_some() && implementation(inst, "parry-1").is_some());
+}
+
+#[test]
+fn intersections_time_their_stages_beside_the_rays() {
+    let dir = TempDir::new("intersections");
+    let (doc, out) = run_json(
+        &dir,
+        &["--no-parry", "--size", "tiny", "--scene", "hermann-tori", "--intersections", "full"],
+    );
+    assert_eq!(doc["settings"]["intersections"], "full");
+    let inst = &instances(&doc)[0];
+    for id in ["gpu", "cpu-1", "cpu-rayon"] {
+        let i = implementation(inst, id).unwrap_or_else(|| panic!("{id}"));
+        for stage in ["rays", "crossings", "contour", "analysis"] {
+            assert!(i["stages_ms"][stage].is_number(), "{id}: {stage}");
+        }
+        let x = &i["intersections"];
+        assert!(x["crossings_vs_rays"].is_number(), "{id}");
+        assert!(
+            x["crossings_per_frame"].as_array().unwrap().iter().all(|c| c.as_u64().unwrap() > 0),
+            "{id}: the tori interpenetrate"
+        );
+    }
+    // The GPU finds what the CPU reference finds, every frame.
+    let (g, c) = (implementation(inst, "gpu").unwrap(), implementation(inst, "cpu-rayon").unwrap());
+    assert_eq!(g["intersections"]["crossings_per_frame"], c["intersections"]["crossings_per_frame"]);
+    assert_eq!(g["intersections"]["loops_per_frame"], c["intersections"]["loops_per_frame"]);
+    assert!(texts(&out).contains("cross/rays"));
 }
 
 #[test]

@@ -14,7 +14,7 @@
 
 use glam::Vec3;
 
-use crate::layout::{BOUNDARY, NON_MANIFOLD};
+use crate::layout::{BOUNDARY, EdgeGpu, NON_MANIFOLD};
 
 /// The two vertices of edge `e` (opposite vertex `e`) of triangle `tri`.
 pub fn edge_vertices(tri: [u32; 3], e: usize) -> (u32, u32) {
@@ -50,6 +50,36 @@ pub fn triangle_adjacency(triangles: &[[u32; 3]]) -> Vec<[u32; 3]> {
         }
     }
     adjacency
+}
+
+/// The unique edges of a body's triangles (the segments that edge–triangle crossings trace), in
+/// order of (lower vertex, higher vertex), each from its lower vertex `a` to its higher `b`,
+/// body-local, with the triangles that use it: `t0` the lowest, `t1` the other one, or
+/// [`BOUNDARY`] when only one triangle uses it, or [`NON_MANIFOLD`] when three or more do (or one
+/// triangle twice). Edges of a degenerate triangle whose two ends are the same vertex are left
+/// out. Deterministic, `O(n log n)`.
+pub fn unique_edges(triangles: &[[u32; 3]]) -> Vec<EdgeGpu> {
+    let mut keys: Vec<(u64, u32)> = Vec::with_capacity(3 * triangles.len());
+    for (t, tri) in triangles.iter().enumerate() {
+        for e in 0..3 {
+            let (a, b) = edge_vertices(*tri, e);
+            if a != b {
+                keys.push(((u64::from(a.min(b)) << 32) | u64::from(a.max(b)), t as u32));
+            }
+        }
+    }
+    keys.sort_unstable();
+    keys.chunk_by(|x, y| x.0 == y.0)
+        .map(|run| {
+            let (a, b) = ((run[0].0 >> 32) as u32, run[0].0 as u32);
+            let t1 = match run {
+                [_] => BOUNDARY,
+                [(_, s0), (_, s1)] if s0 != s1 => *s1,
+                _ => NON_MANIFOLD,
+            };
+            EdgeGpu { a, b, t0: run[0].1, t1 }
+        })
+        .collect()
 }
 
 /// Mean size of a body's triangles, the `averageTrianglesSize` of Eq. 1 of Lehericey et al.
@@ -138,6 +168,26 @@ mod tests {
         let adj = triangle_adjacency(&tris);
         // Edges 0 (0, 1) and 1 (1, 0) are the same edge of the same triangle; edge 2 is (0, 0).
         assert_eq!(adj[0], [NON_MANIFOLD, NON_MANIFOLD, BOUNDARY]);
+    }
+
+    #[test]
+    fn unique_edges_of_closed_and_open_meshes() {
+        // A closed manifold mesh: E = 3F / 2, every edge between two triangles.
+        let m = meshes::icosphere(1.0, 2);
+        let edges = unique_edges(&m.triangles);
+        assert_eq!(edges.len(), 3 * m.triangles.len() / 2);
+        assert!(edges.iter().all(|e| e.a < e.b && e.t0 < e.t1 && e.t1 != BOUNDARY));
+        assert!(edges.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+        // A sheet: its boundary edges border one triangle.
+        let s = meshes::grid_sheet(2.0, 1.0, 7, 5);
+        let edges = unique_edges(&s.triangles);
+        assert_eq!(edges.iter().filter(|e| e.t1 == BOUNDARY).count(), s.boundary_edge_count());
+        assert_eq!(edges.len(), s.positions.len() + s.triangles.len() - 1);
+        // Three fins on one edge, and a degenerate triangle's zero-length edge left out.
+        let fins = unique_edges(&[[0, 1, 2], [1, 0, 3], [0, 1, 4], [5, 5, 6]]);
+        assert_eq!(fins[0], EdgeGpu { a: 0, b: 1, t0: 0, t1: NON_MANIFOLD });
+        assert_eq!(fins.iter().filter(|e| e.a == e.b).count(), 0);
+        assert_eq!(fins.last(), Some(&EdgeGpu { a: 5, b: 6, t0: 3, t1: NON_MANIFOLD }));
     }
 
     #[test]

@@ -49,7 +49,12 @@ pub(crate) struct BodyData {
     pub adjacency: Vec<[u32; 3]>,
     /// Mean triangle size as added ([`crate::internals::adjacency::mean_triangle_size`]).
     pub mean_size: f32,
+    /// Unique edges, body-local ([`crate::internals::adjacency::unique_edges`]).
+    pub edges: Vec<crate::layout::EdgeGpu>,
 }
+
+/// Most unique edges of one body: the contour's canonical keys hold an edge index in 30 bits.
+pub const MAX_EDGES: u64 = 1 << 30;
 
 /// Largest triangle count of one body: leaves must fit below [`crate::layout::LEAF_BIT`].
 pub const MAX_TRIANGLES: u64 = 1 << 30;
@@ -118,6 +123,15 @@ impl BodyData {
                 *slot += 1;
             }
         }
+        let edges = crate::adjacency::unique_edges(triangles);
+        if edges.len() as u64 >= MAX_EDGES {
+            return Err(Error::TooLarge {
+                body,
+                what: "the edge count",
+                value: edges.len() as u64,
+                limit: MAX_EDGES - 1,
+            });
+        }
         Ok(Self {
             kind,
             positions: positions.to_vec(),
@@ -126,6 +140,7 @@ impl BodyData {
             vertex_tris: incident,
             adjacency: crate::adjacency::triangle_adjacency(triangles),
             mean_size: crate::adjacency::mean_triangle_size(positions, triangles),
+            edges,
         })
     }
 }

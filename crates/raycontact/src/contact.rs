@@ -34,15 +34,23 @@ impl ContactFlags {
     pub const INVERTED: Self = Self(contact_flags::INVERTED);
     /// Found by walking the triangle adjacency from the previous hit (iterative detection).
     pub const WALKED: Self = Self(contact_flags::WALKED);
+    /// From an edge–triangle crossing ([`IntersectionMode`](crate::IntersectionMode)): pushes an
+    /// end of the crossing edge out through the crossed triangle.
+    pub const EDGE: Self = Self(contact_flags::EDGE);
+    /// An untangling contact ([`IntersectionMode::Full`](crate::IntersectionMode::Full)): a cloth
+    /// vertex on the wrong side of another cloth (or of itself), pushed back through it.
+    pub const UNTANGLE: Self = Self(contact_flags::UNTANGLE);
 
     /// Every flag with its name, in bit order.
-    pub const NAMED: [(ContactFlags, &'static str); 6] = [
+    pub const NAMED: [(ContactFlags, &'static str); 8] = [
         (Self::COLLISION, "collision"),
         (Self::PREDICTION, "prediction"),
         (Self::INWARD_RAY, "inward_ray"),
         (Self::OUTWARD_RAY, "outward_ray"),
         (Self::INVERTED, "inverted"),
         (Self::WALKED, "walked"),
+        (Self::EDGE, "edge"),
+        (Self::UNTANGLE, "untangle"),
     ];
 
     /// No flag.
@@ -243,23 +251,32 @@ pub enum OverflowPolicy {
 /// The result of a detection.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contacts {
-    /// The contacts, sorted by (source body, target body, source vertex, inward ray before
-    /// outward ray): a deterministic order, the same on the GPU and on the CPU backend.
+    /// The contacts, sorted by (source body, target body, source vertex, the vertex rays'
+    /// contacts before [`ContactFlags::EDGE`] before [`ContactFlags::UNTANGLE`] ones, inward ray
+    /// before outward ray, target triangle): a deterministic order, the same on the GPU and on
+    /// the CPU backend.
     pub contacts: Vec<Contact>,
     /// Pairs of bodies tested (each in both directions).
     pub pairs: u32,
     /// The frame's figures (update and detection).
     pub stats: FrameStats,
+    /// The surfaces' intersections, when
+    /// [`Scene::set_intersections`](crate::Scene::set_intersections) asks for them.
+    pub intersections: crate::Intersections,
 }
 
 /// Sorts contacts into the documented order.
 pub(crate) fn sort_contacts(contacts: &mut [ContactGpu], ids: &[BodyId]) {
+    let class = contact_flags::EDGE | contact_flags::UNTANGLE;
     contacts.sort_by_key(|c| {
         (
             ids[c.source_body as usize],
             ids[c.target_body as usize],
             c.source_vertex,
+            c.flags & class,
             c.flags & contact_flags::OUTWARD_RAY,
+            c.target_triangle,
+            [c.u, c.v, c.depth].map(f32::to_bits),
         )
     });
 }

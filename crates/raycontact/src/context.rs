@@ -1,7 +1,9 @@
 //! The GPU context: a `wgpu::Device` and `Queue`, headless or the caller's.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use crate::kernels::{Pipelines, limits};
 
@@ -43,7 +45,7 @@ impl ContextOptions {
     /// device on it (with [`crate::required_limits`]) and hands it to
     /// [`GpuContext::from_device`]. Errors: [`Error::NoAdapter`].
     pub fn adapter(&self) -> Result<wgpu::Adapter> {
-        pollster::block_on(self.adapter_async())
+        crate::blocking::block_on("ContextOptions::adapter", self.adapter_async())?
     }
 
     /// [`ContextOptions::adapter`], asynchronously.
@@ -108,7 +110,7 @@ impl GpuContext {
     /// adapter falls short of [`crate::required_limits`], [`Error::Gpu`] when a pipeline cannot
     /// be created.
     pub fn new() -> Result<Self> {
-        pollster::block_on(Self::new_async())
+        crate::blocking::block_on("GpuContext::new", Self::new_async())?
     }
 
     /// [`GpuContext::new`], asynchronously.
@@ -127,7 +129,7 @@ impl GpuContext {
     /// }
     /// ```
     pub fn with_options(options: ContextOptions) -> Result<Self> {
-        pollster::block_on(Self::with_options_async(options))
+        crate::blocking::block_on("GpuContext::with_options", Self::with_options_async(options))?
     }
 
     /// [`GpuContext::with_options`], asynchronously.
@@ -171,7 +173,7 @@ impl GpuContext {
             info.driver_info,
             features.contains(wgpu::Features::TIMESTAMP_QUERY)
         );
-        Self::wrap(device, queue, info, threads, warm_up)
+        Self::wrap(device, queue, info, threads, warm_up).await
     }
 
     /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
@@ -191,7 +193,33 @@ impl GpuContext {
         Self::wrap_borrowed(device, queue, adapter_info, Pipelines::default_threads(), false)
     }
 
-    fn wrap(
+    /// [`GpuContext::from_device`] without blocking: the pipelines are created on the calling
+    /// thread, one after the other, and their error scopes awaited. This is the way on the web
+    /// (`wasm32` with the `webgpu` feature), where nothing may block and there are no threads;
+    /// it works natively too.
+    pub async fn from_device_async(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+    ) -> Result<Self> {
+        limits::check(&adapter_info.name, &device.limits(), device.features())?;
+        Self::borrowed_async(device, queue, adapter_info).await
+    }
+
+    /// The context on a device, its pipelines created on the calling thread, without blocking.
+    async fn borrowed_async(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+    ) -> Result<Self> {
+        let start = Instant::now();
+        let pipelines = Pipelines::new_async(&device, None).await?;
+        Ok(Self::assemble(device, queue, info, pipelines, start, false))
+    }
+
+    /// An owned device's context: its uncaptured errors collected, its pipelines created (on
+    /// the web on the calling thread, without blocking or warm-up).
+    async fn wrap(
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
@@ -204,7 +232,13 @@ impl GpuContext {
             log::error!("raycontact: uncaptured GPU error: {e}");
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
         }));
+        #[cfg(not(target_arch = "wasm32"))]
         let mut ctx = Self::wrap_borrowed(device, queue, info, threads, warm_up)?;
+        #[cfg(target_arch = "wasm32")]
+        let mut ctx = {
+            let _ = (threads, warm_up);
+            Self::borrowed_async(device, queue, info).await?
+        };
         ctx.errors = errors;
         Ok(ctx)
     }
@@ -216,12 +250,26 @@ impl GpuContext {
         threads: usize,
         warm_up: bool,
     ) -> Result<Self> {
-        let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let start = Instant::now();
         let pipelines = Pipelines::new(&device, None, threads)?;
         if warm_up {
             pipelines.warm_up(&device, &queue)?;
         }
+        Ok(Self::assemble(device, queue, info, pipelines, start, warm_up))
+    }
+
+    /// The context around its pipelines, whose creation began at `start`.
+    fn assemble(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        pipelines: Pipelines,
+        start: Instant,
+        warm_up: bool,
+    ) -> Self {
+        // Timestamps are read back blocking: not on the web, where nothing may block.
+        let timestamps =
+            device.features().contains(wgpu::Features::TIMESTAMP_QUERY) && !cfg!(target_arch = "wasm32");
         let pipeline_time = start.elapsed();
         log::info!(
             "raycontact: {} pipelines created in {:.3} s on {} thread(s), warmed up: {warm_up}; {:.3} s in all",
@@ -230,7 +278,7 @@ impl GpuContext {
             pipelines.threads(),
             pipeline_time.as_secs_f64()
         );
-        Ok(Self {
+        Self {
             device,
             queue,
             info,
@@ -238,7 +286,7 @@ impl GpuContext {
             errors: Arc::new(Mutex::new(Vec::new())),
             pipelines: Arc::new(pipelines),
             pipeline_time,
-        })
+        }
     }
 
     /// The device.
@@ -266,7 +314,7 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
-    /// Whether GPU timestamps are available.
+    /// Whether GPU timestamps are available (never on the web: they are read back blocking).
     pub fn has_timestamps(&self) -> bool {
         self.timestamps
     }
@@ -321,8 +369,8 @@ impl GpuContext {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let out = f();
-        let v = pollster::block_on(validation.pop());
-        let o = pollster::block_on(oom.pop());
+        let v = crate::blocking::block_on(context, validation.pop())?;
+        let o = crate::blocking::block_on(context, oom.pop())?;
         match v.or(o) {
             Some(e) => Err(Error::Gpu { context, message: e.to_string() }),
             None => out,
@@ -355,7 +403,7 @@ impl GpuContext {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>> {
-        pollster::block_on(self.read_mapped_async(buffer, label, offset, size, true))
+        crate::blocking::block_on(label, self.read_mapped_async(buffer, label, offset, size, true))?
     }
 
     /// [`Self::read_mapped`] as a future. With `blocking`, it waits for the GPU in place (the
@@ -397,6 +445,7 @@ impl GpuContext {
     }
 
     /// Awaits `fut`, polling the device (without blocking) each time the future is polled.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) async fn polled<F: std::future::Future>(&self, fut: F) -> F::Output {
         let mut fut = std::pin::pin!(fut);
         std::future::poll_fn(|cx| {
@@ -410,5 +459,13 @@ impl GpuContext {
             }
         })
         .await
+    }
+
+    /// Awaits `fut`. In the browser the device needs no polling (and must not be spun on: a
+    /// future that woke itself at once would keep the page's event loop from ever delivering
+    /// the buffer mapping it waits for): its own callbacks wake the future.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) async fn polled<F: std::future::Future>(&self, fut: F) -> F::Output {
+        fut.await
     }
 }

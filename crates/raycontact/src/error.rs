@@ -131,6 +131,14 @@ pub enum Error {
         /// The body.
         body: BodyId,
     },
+    /// A blocking call made on the web, where the page's thread must never wait for the GPU:
+    /// the call's asynchronous variant is the one to use there ([`GpuContext::from_device_async`](crate::GpuContext::from_device_async),
+    /// [`Scene::detect_async`](crate::Scene::detect_async)).
+    #[error("`{call}` would block until the GPU is done, which a web page cannot do: use its async variant")]
+    WouldBlock {
+        /// The call, or what it waited for.
+        call: &'static str,
+    },
     /// An argument that is wrong on its face (mismatched lengths, out of range).
     #[error("invalid input: {what}")]
     InvalidInput {
@@ -145,6 +153,17 @@ pub enum Error {
         /// Contacts found.
         needed: u64,
         /// Capacity of the contact buffer.
+        capacity: u64,
+    },
+    /// More edge–triangle crossings than the crossing buffer holds (with
+    /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error)).
+    #[error(
+        "crossing buffer overflow: {needed} crossings found, capacity {capacity} (raise it with Scene::set_crossing_capacity, or use OverflowPolicy::Grow)"
+    )]
+    CrossingOverflow {
+        /// Crossings found.
+        needed: u64,
+        /// Capacity of the crossing buffer.
         capacity: u64,
     },
     /// A query needs the BVH, but the scene changed since the last `update`.

@@ -17,6 +17,9 @@
 //!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]).
 //! - [`Scene::record_update`] and [`Scene::record_detect`] record into your own encoder and
 //!   leave the contacts on the GPU ([`ContactBuffers`]) for a GPU solver.
+//! - [`Scene::set_intersections`]: edge–triangle crossings, the intersection contour and global
+//!   intersection analysis ([`Intersections`], [`IntersectionMode`]) on the same BVHs, with edge
+//!   and untangling contacts for the response.
 //! - Ray queries against one body or several at once ([`RayTargets`]): [`Scene::cast_rays`]
 //!   (closest hit), [`Scene::cast_rays_anyhit`] (occlusion), [`Scene::cast_rays_all`] (every hit
 //!   up to a cap per ray, sorted, overflow counted), each also recorded into your encoder over
@@ -54,6 +57,7 @@
 
 mod adjacency;
 mod backend;
+mod blocking;
 mod body;
 mod contact;
 mod context;
@@ -64,6 +68,7 @@ mod frame;
 mod gpu;
 mod id;
 pub mod internals;
+mod intersection;
 mod kernels;
 mod layout;
 pub mod meshes;
@@ -80,12 +85,16 @@ pub use body::{BodyId, BodyKind};
 pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
 pub use context::{ContextOptions, GpuContext};
 pub use error::{BufferProblem, Error, Result};
-pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort};
+pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort, IntersectionBuffers};
+pub use intersection::{
+    BodyRegions, ContourLoop, Crossing, IntersectionCounts, IntersectionMode, Intersections, LoopSides,
+    Region,
+};
 pub use kernels::limits::{required_features, required_limits};
 pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, WalkCounts, WalkHit};
 pub use rays::{AllHits, GpuOutput, GpuRays, RayTargets};
 pub use response::{ContactForces, ForceDirection, Response};
-pub use scene::{DEFAULT_CONTACT_CAPACITY, Scene};
+pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};
 pub use stats::{FrameStats, Stage, StageStats};
 pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
 

@@ -3,7 +3,7 @@
 
 use crate::body::BodyData;
 use crate::id::BodyId;
-use crate::layout::{BodyGpu, FrameParams, SortSegment, TILE, tiles_for};
+use crate::layout::{BodyGpu, EdgeGpu, FrameParams, SortSegment, TILE, tiles_for};
 
 /// The live bodies packed one after another, as the kernels see them. Rebuilt when a body is
 /// added or removed, never per frame.
@@ -29,12 +29,15 @@ pub struct Packing {
     /// (opposite vertex `i`), or [`BOUNDARY`](crate::layout::BOUNDARY) /
     /// [`NON_MANIFOLD`](crate::layout::NON_MANIFOLD) ([`crate::internals::adjacency`]).
     pub adjacency: Vec<u32>,
+    /// The unique edges of every body, body after body: packed vertex indices, body-local
+    /// triangles ([`crate::internals::adjacency::unique_edges`]).
+    pub edges: Vec<EdgeGpu>,
 }
 
 impl Packing {
     pub(crate) fn build<'a>(bodies: impl Iterator<Item = (BodyId, &'a BodyData)>) -> Self {
         let mut p = Packing::default();
-        let (mut v0, mut t0, mut tile0) = (0u32, 0u32, 0u32);
+        let (mut v0, mut t0, mut tile0, mut e0) = (0u32, 0u32, 0u32, 0u32);
         p.vertex_tri_offsets.push(0);
         for (id, b) in bodies {
             let nv = b.positions.len() as u32;
@@ -53,7 +56,11 @@ impl Packing {
                 flags: b.kind.flags(),
                 half_thickness: b.kind.half_thickness(),
                 mean_size: b.mean_size,
+                edge_offset: e0,
+                edge_count: b.edges.len() as u32,
             });
+            p.edges.extend(b.edges.iter().map(|e| EdgeGpu { a: e.a + v0, b: e.b + v0, ..*e }));
+            e0 += b.edges.len() as u32;
             p.segments.push(SortSegment { offset: t0, count: nt, tile_offset: tile0, tile_count: tiles });
             p.tile_body.extend(std::iter::repeat_n(bi, tiles as usize));
             p.triangles.extend(b.triangles.iter().flat_map(|t| t.map(|i| i + v0)));

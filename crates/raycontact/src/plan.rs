@@ -76,8 +76,19 @@ pub(crate) struct DetectPlan {
     pub source_need: u64,
     /// Most contacts the detection may return.
     pub contact_capacity: u64,
-    /// What happens past `contact_capacity`.
+    /// What happens past `contact_capacity` (and past `intersect.crossing_capacity`).
     pub overflow: OverflowPolicy,
+    /// The intersection stages.
+    pub intersect: IntersectPlan,
+}
+
+/// The intersection stages of a detection.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct IntersectPlan {
+    /// [`crate::IntersectionMode::code`]: 0 when they do not run.
+    pub mode: u32,
+    /// Most crossings the detection may store.
+    pub crossing_capacity: u64,
 }
 
 /// What a detection found, from either backend: its contacts in no particular order (bodies by
@@ -95,6 +106,10 @@ pub(crate) struct Outcome {
     /// The contact capacity after the detection: larger than the plan's when
     /// [`OverflowPolicy::Grow`] grew it.
     pub contact_capacity: u64,
+    /// What the intersection stages produced (mode 0 when they did not run).
+    pub intersections: crate::intersection::RawIntersections,
+    /// The crossing capacity after the detection (grown as the contact capacity).
+    pub crossing_capacity: u64,
 }
 
 /// The capacity a grown contact buffer gets for `needed` contacts: a quarter more and 256, so
@@ -113,4 +128,10 @@ pub(crate) fn on_overflow(policy: OverflowPolicy, found: u64, capacity: u64) -> 
         OverflowPolicy::Error => Err(crate::Error::ContactOverflow { needed: found, capacity }),
         OverflowPolicy::Grow => Ok(grown_capacity(found)),
     }
+}
+
+/// [`on_overflow`] for crossings: the capacity to use, or [`crate::Error::CrossingOverflow`].
+pub(crate) fn on_crossing_overflow(policy: OverflowPolicy, found: u64, capacity: u64) -> crate::Result<u64> {
+    on_overflow(policy, found, capacity)
+        .map_err(|_| crate::Error::CrossingOverflow { needed: found, capacity })
 }

@@ -156,7 +156,7 @@ impl AllHits {
 
 /// Where a recorded ray query finds its rays: `count` [`Ray`](crate::Ray)s (32 bytes each,
 /// `#[repr(C)]`: origin, tmin, dir, tmax as `f32`) in `buffer` from byte `offset`. The buffer
-/// needs `STORAGE` usage; the offset is a multiple of the device's
+/// is one of the scene's device and needs `STORAGE` usage; the offset is a multiple of the device's
 /// `min_storage_buffer_offset_alignment` (256 under WebGPU's defaults). It may not be a buffer
 /// the query writes.
 #[derive(Clone, Copy, Debug)]
@@ -169,9 +169,9 @@ pub struct GpuRays<'a> {
     pub count: u32,
 }
 
-/// Where a recorded ray query writes one of its outputs: `buffer` from byte `offset` (a
-/// multiple of the device's `min_storage_buffer_offset_alignment`, 256 under WebGPU's
-/// defaults). Each query documents the layout, size and usage it needs.
+/// Where a recorded ray query writes one of its outputs: `buffer` (one of the scene's device)
+/// from byte `offset` (a multiple of the device's `min_storage_buffer_offset_alignment`, 256
+/// under WebGPU's defaults). Each query documents the layout, size and usage it needs.
 #[derive(Clone, Copy, Debug)]
 pub struct GpuOutput<'a> {
     /// The buffer.

@@ -25,13 +25,22 @@ pub enum Stage {
     Pairs,
     /// Ray casts: `narrow_phase` (or a ray-cast query).
     Rays,
+    /// Edge–triangle crossings: `edge_tiles`, `edge_sources`, `crossings` (and
+    /// `intersect_args`).
+    Crossings,
+    /// The intersection contour: `crossing_links`, `contour_hook`, `contour_compress`,
+    /// `contour_start`.
+    Contour,
+    /// Global intersection analysis and the contacts of the intersections: `regions_hook`,
+    /// `region_areas`, `wrong_side`, `contour_walk`, `untangle_contacts`, `edge_contacts`.
+    Analysis,
     /// Copies to the host.
     Readback,
 }
 
 impl Stage {
     /// Every stage, in frame order.
-    pub const ALL: [Stage; 10] = [
+    pub const ALL: [Stage; 13] = [
         Stage::Upload,
         Stage::Normals,
         Stage::Bounds,
@@ -41,6 +50,9 @@ impl Stage {
         Stage::Fit,
         Stage::Pairs,
         Stage::Rays,
+        Stage::Crossings,
+        Stage::Contour,
+        Stage::Analysis,
         Stage::Readback,
     ];
 
@@ -56,6 +68,9 @@ impl Stage {
             Stage::Fit => "fit",
             Stage::Pairs => "pairs",
             Stage::Rays => "rays",
+            Stage::Crossings => "crossings",
+            Stage::Contour => "contour",
+            Stage::Analysis => "analysis",
             Stage::Readback => "readback",
         }
     }
@@ -72,6 +87,9 @@ impl Stage {
             Stage::Fit => "raycontact.stage.fit",
             Stage::Pairs => "raycontact.stage.pairs",
             Stage::Rays => "raycontact.stage.rays",
+            Stage::Crossings => "raycontact.stage.crossings",
+            Stage::Contour => "raycontact.stage.contour",
+            Stage::Analysis => "raycontact.stage.analysis",
             Stage::Readback => "raycontact.stage.readback",
         }
     }
@@ -126,6 +144,9 @@ pub struct FrameStats {
     /// Outcomes of the iterative pass's walks (targets and source bodies' own traces) and its
     /// BVH fallback casts.
     pub walk: crate::layout::WalkCounts,
+    /// The intersection stages' counters
+    /// ([`Scene::set_intersections`](crate::Scene::set_intersections); zeros when off).
+    pub intersections: crate::IntersectionCounts,
 }
 
 impl FrameStats {

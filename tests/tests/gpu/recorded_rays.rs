@@ -161,10 +161,6 @@ fn bad_buffers_are_refused_by_name() {
         scene.record_cast_rays_all(&mut enc, a, rays, 0, (&counts).into(), (&big_hits).into()),
         Err(Error::InvalidInput { .. })
     ));
-    // A buffer of another device: wgpu refuses the bind group, reported as a GPU error.
-    let other = raycontact_tests::default_limits_context().unwrap();
-    let foreign = buffer(other.device(), 32 * n as u64, storage);
-    assert!(matches!(scene.record_cast_rays(&mut enc, a, rays, (&foreign).into()), Err(Error::Gpu { .. })));
     // Zero rays record nothing and need no room.
     let none = GpuRays { count: 0, ..rays };
     scene.record_cast_rays(&mut enc, a, none, (&small).into()).unwrap();

@@ -12,6 +12,9 @@ use raycontact::internals::layout::{
     TriBox,
 };
 use raycontact::internals::layout::{
+    ContourGpu, CrossingGpu, EdgeGpu, IntersectParams, IntersectState, LoopGpu, RegionGpu,
+};
+use raycontact::internals::layout::{
     PAIRS_OFFSET, ResponseParams, WALK_HITS_OFFSET, WalkCounts, WalkHit, WalkParams,
 };
 
@@ -138,7 +141,9 @@ fn pod_structs_match_wgsl_layout() {
             tile_count,
             flags,
             half_thickness,
-            mean_size
+            mean_size,
+            edge_offset,
+            edge_count
         ]
     );
     check_struct!("BodyPair", BodyPair, [a, b, prediction, pad]);
@@ -215,6 +220,55 @@ fn pod_structs_match_wgsl_layout() {
         WalkParams,
         [body, ray_count, max_steps, fallback, tri_count, pad0, pad1, pad2]
     );
+    check_struct!("Edge", EdgeGpu, [a, b, t0, t1]);
+    check_struct!(
+        "IntersectParams",
+        IntersectParams,
+        [
+            mode,
+            crossing_capacity,
+            edge_source_capacity,
+            table_mask,
+            edge_count,
+            vertex_count,
+            body_count,
+            contact_capacity,
+            pair_capacity,
+            pad0,
+            pad1,
+            pad2
+        ]
+    );
+    for name in ["IntersectState", "IntersectStateRead"] {
+        let (members, span) = wgsl_layout(name);
+        let rust = [
+            ("pairs", offset_of!(IntersectState, pairs)),
+            ("edge_sources", offset_of!(IntersectState, edge_sources)),
+            ("crossings", offset_of!(IntersectState, crossings)),
+            ("loops", offset_of!(IntersectState, loops)),
+            ("multi_pass", offset_of!(IntersectState, multi_pass)),
+            ("edge_contacts", offset_of!(IntersectState, edge_contacts)),
+            ("pad0", offset_of!(IntersectState, pad0)),
+            ("pad1", offset_of!(IntersectState, pad1)),
+        ];
+        let rust: Vec<(String, u32)> = rust.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
+        assert_eq!(members, rust, "member offsets of {name}");
+        assert_eq!(span as usize, size_of::<IntersectState>(), "size of {name}");
+    }
+    check_struct!(
+        "Crossing",
+        CrossingGpu,
+        [source_body, target_body, edge, triangle, point, t, u, v, inside_t, flags, pair, pad0, pad1, pad2]
+    );
+    check_struct!("ContourNode", ContourGpu, [parent, key_hi, key_lo, links, loop_id, rank, pad]);
+    check_struct!("ContourRead", ContourGpu, [parent, key_hi, key_lo, links, loop_id, rank, pad]);
+    check_struct!(
+        "Loop",
+        LoopGpu,
+        [pair, start, count, flags, length, regions_a, regions_b, pad0, pad1, pad2]
+    );
+    check_struct!("Region", RegionGpu, [parent, other, area_lo, area_hi]);
+    check_struct!("RegionRead", RegionGpu, [parent, other, area_lo, area_hi]);
     check_struct!(
         "ResponseParams",
         ResponseParams,
@@ -257,4 +311,29 @@ fn each_kernel_is_its_file_and_labelled_by_its_stem() {
         assert!(labels.insert(label.clone()), "two kernels labelled {label:?}");
     }
     assert_eq!(stems.len(), Kernel::ALL.len());
+}
+
+/// Chrome's WGSL compiler (Tint) rejects a constant expression that evaluates to an infinity,
+/// which naga accepts: every kernel makes +infinity at run time through `infinity()`
+/// (`shared/common.wgsl`), from the one private variable that holds its bits.
+#[test]
+fn no_kernel_builds_an_infinity_as_a_constant() {
+    for k in Kernel::ALL {
+        let src = k.source();
+        for (i, line) in src.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            assert!(
+                !code.contains("0x7f800000") || code.contains("INFINITY_BITS"),
+                "{} (assembled line {}): an infinity built as a constant, which Chrome rejects; use infinity(): {line}",
+                k.name(),
+                i + 1
+            );
+            assert!(
+                !code.contains("3.4028235e38"),
+                "{} (assembled line {}): a literal above f32::MAX, which Chrome rejects: {line}",
+                k.name(),
+                i + 1
+            );
+        }
+    }
 }

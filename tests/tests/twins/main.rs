@@ -2,6 +2,7 @@
 //! their own: analytic cases and brute force written independently of them. No GPU needed.
 
 mod classify;
+mod intersections;
 mod pairs;
 mod queries;
 mod ray_queries;

@@ -1,8 +1,8 @@
 //! Contacts as the suite compares them: a key per contact and the triangle it hit.
 
-use raycontact::Contacts;
 use raycontact::internals::layout::ContactGpu;
 use raycontact::internals::layout::contact_flags;
+use raycontact::{ContactFlags, Contacts};
 
 use crate::stats::SetDiff;
 
@@ -24,12 +24,15 @@ fn sorted(mut k: FrameKeys) -> FrameKeys {
     k
 }
 
-/// The keys of the contacts a raycontact scene found.
+/// The keys of the contacts a raycontact scene found by its vertex rays (the intersection
+/// stages' edge and untangling contacts, which no peer finds, are left out).
 pub fn keys_of(found: &Contacts) -> FrameKeys {
+    let intersection = ContactFlags::EDGE | ContactFlags::UNTANGLE;
     sorted(
         found
             .contacts
             .iter()
+            .filter(|c| !c.flags.intersects(intersection))
             .map(|c| {
                 let (s, t) = (c.source_body.index(), c.target_body.index());
                 key_of(s, c.source_vertex, t, c.flags.bits(), c.target_triangle)

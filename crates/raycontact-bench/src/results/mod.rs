@@ -10,7 +10,7 @@ pub use classes::Classes;
 pub use keys::{FrameKeys, differ, keys_of, keys_of_packed};
 pub use walk::{WALK_OUTCOMES, WalkDiff, WalkFigures};
 
-use raycontact::{GpuContext, Stage};
+use raycontact::{GpuContext, IntersectionCounts, Stage};
 
 use crate::args::SuiteArgs;
 use crate::scenes::SceneName;
@@ -63,6 +63,9 @@ pub struct ImplResult {
     pub rays: Vec<u64>,
     /// Iterative detection's figures (`gpu-walk`, `cpu-walk`).
     pub walking: Option<WalkFigures>,
+    /// The intersection stages' counters in each timed frame (raycontact with
+    /// `--intersections`; empty otherwise).
+    pub intersections: Vec<IntersectionCounts>,
 }
 
 impl ImplResult {
@@ -84,6 +87,7 @@ impl ImplResult {
             buffers_allocated: None,
             rays: Vec::new(),
             walking: None,
+            intersections: Vec::new(),
         }
     }
 
@@ -109,6 +113,23 @@ impl ImplResult {
             .map(|(_, ms)| *ms)
             .collect();
         median(&v)
+    }
+
+    /// The mean per frame of an intersection counter (`None` without intersection stages).
+    pub fn intersection_mean(&self, f: impl Fn(&IntersectionCounts) -> u32) -> Option<f64> {
+        (!self.intersections.is_empty())
+            .then(|| mean(&self.intersections.iter().map(|c| f64::from(f(c))).collect::<Vec<_>>()))
+    }
+
+    /// The median time of the crossings stage, and of crossings + contour + analysis, over the
+    /// median time of the rays stage (`None` unless all were timed).
+    pub fn intersection_ratios(&self) -> Option<(f64, f64)> {
+        let rays = self.stage_median(Stage::Rays)?;
+        let crossings = self.stage_median(Stage::Crossings)?;
+        let all = crossings
+            + self.stage_median(Stage::Contour).unwrap_or(0.0)
+            + self.stage_median(Stage::Analysis).unwrap_or(0.0);
+        Some((crossings / rays, all / rays))
     }
 
     /// Median time of a stage, ms, when it was timed.

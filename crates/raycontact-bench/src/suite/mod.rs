@@ -11,7 +11,7 @@ mod runner;
 
 use std::time::Instant;
 
-use raycontact::{GpuContext, Scene};
+use raycontact::{GpuContext, IntersectionMode, Scene};
 
 use crate::args::SuiteArgs;
 use crate::peers::{self, Parry};
@@ -55,7 +55,8 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
     for (scene, list) in built {
         let mut results = Vec::new();
         for inst in &list {
-            let r = run_instance(inst, ctx.as_ref(), !args.no_parry, &mut progress)?;
+            let r =
+                run_instance(inst, ctx.as_ref(), !args.no_parry, args.intersections.mode(), &mut progress)?;
             if !scene.is_scaling() {
                 progress.suspend(|| report::print_instance(&r));
             }
@@ -95,12 +96,18 @@ fn run_instance(
     inst: &Instance,
     ctx: Option<&GpuContext>,
     parry: bool,
+    intersections: IntersectionMode,
     progress: &mut Progress,
 ) -> Result<InstanceResult, String> {
+    // Every raycontact implementation runs the intersection stages that --intersections asks.
+    let with = |mut s: Scene| {
+        s.set_intersections(intersections);
+        s
+    };
     let start = Instant::now();
     let threads = rayon::current_num_threads();
     progress.set_message(label(inst, "cpu-rayon"));
-    let cpu = Scene::new_cpu(None).map_err(|e| e.to_string())?;
+    let cpu = with(Scene::new_cpu(None).map_err(|e| e.to_string())?);
     let label_rayon = format!("CPU reference, rayon {threads}");
     let (reference, ref_keys, mut cpu_scene) = runner::run_raycontact(
         cpu,
@@ -129,11 +136,11 @@ fn run_instance(
         progress.set_message(label(inst, "gpu"));
         let label = format!("GPU ({})", c.adapter_name());
         let r = ImplResult::new("gpu", label, ImplKind::Gpu);
-        let (r, keys, _) = runner::run_raycontact(Scene::new(c), inst, r, None, progress)?;
+        let (r, keys, _) = runner::run_raycontact(with(Scene::new(c)), inst, r, None, progress)?;
         push(r, keys, &mut full_keys);
     }
     progress.set_message(label(inst, "cpu-1"));
-    let cpu1 = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
+    let cpu1 = with(Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?);
     let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu);
     let (r, keys, _) = runner::run_raycontact(cpu1, inst, r, None, progress)?;
     push(r, keys, &mut full_keys);
@@ -143,11 +150,12 @@ fn run_instance(
             progress.set_message(label(inst, "gpu-walk"));
             let label = format!("GPU walking ({})", c.adapter_name());
             let r = ImplResult::new("gpu-walk", label, ImplKind::Gpu);
-            let (r, keys, _) = runner::run_raycontact(Scene::new(c), inst, r, Some((it, "gpu")), progress)?;
+            let (r, keys, _) =
+                runner::run_raycontact(with(Scene::new(c)), inst, r, Some((it, "gpu")), progress)?;
             push(r, keys, &mut full_keys);
         }
         progress.set_message(label(inst, "cpu-walk"));
-        let cpu = Scene::new_cpu(None).map_err(|e| e.to_string())?;
+        let cpu = with(Scene::new_cpu(None).map_err(|e| e.to_string())?);
         let r = ImplResult::new("cpu-walk", format!("CPU reference walking, rayon {threads}"), ImplKind::Cpu);
         let (r, keys, _) = runner::run_raycontact(cpu, inst, r, Some((it, "cpu-rayon")), progress)?;
         push(r, keys, &mut full_keys);

@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use raycontact::{BodyId, FrameStats, Iterative, Pairs, Scene, Stage, WalkCounts, WalkFallback};
+use raycontact::{
+    BodyId, FrameStats, IntersectionMode, Iterative, Pairs, Scene, Stage, WalkCounts, WalkFallback,
+};
 
 use crate::progress::Progress;
 use crate::results::{Classes, FrameKeys, ImplKind, ImplResult, WalkFigures, keys_of};
@@ -82,6 +84,9 @@ pub fn run_raycontact(
             }
         }
         result.contacts.push(found.contacts.len());
+        if scene.intersections() != IntersectionMode::Off {
+            result.intersections.push(found.stats.intersections);
+        }
         classes.add(&Classes::of(found.contacts.iter().map(|c| c.flags.bits())));
         if gpu {
             result.dispatches.push(found.stats.dispatches());

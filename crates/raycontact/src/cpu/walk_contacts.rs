@@ -86,9 +86,10 @@ impl Tracer for WalkTracer {
 
 /// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over
 /// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
-/// the full pass does. Returns the contacts (in memory order) and the walk counters. (The kernel
-/// reads how many contacts `memory` holds from the detection state, `stored`, and the pairs
-/// from the list that follows it in the same buffer.)
+/// the full pass does (edge and untangling contacts, [`is_intersection_contact`], are left
+/// out). Returns the contacts (in memory order) and the walk counters. (The kernel reads how
+/// many contacts `memory` holds from the detection state, `stored`, and the pairs from the list
+/// that follows it in the same buffer.)
 pub fn walk_contacts(
     cx: &Narrow<'_>,
     tracer: &WalkTracer,
@@ -98,6 +99,7 @@ pub fn walk_contacts(
     memory
         .par_iter()
         .with_min_len(256)
+        .filter(|m| !is_intersection_contact(m))
         .fold(
             || (Vec::new(), WalkCounts::default()),
             |(mut acc, mut counts), m| {
@@ -123,4 +125,10 @@ pub fn walk_contacts(
                 (x, cx_)
             },
         )
+}
+
+/// Whether a remembered contact came from the intersection stages (an edge or untangling
+/// contact), which iterative detection does not re-cast: they are not rays.
+pub fn is_intersection_contact(c: &ContactGpu) -> bool {
+    c.flags & (contact_flags::EDGE | contact_flags::UNTANGLE) != 0
 }

@@ -3,7 +3,7 @@
 //! [`OverflowPolicy`](crate::OverflowPolicy) applied as on the GPU. The CPU finds every contact
 //! in one run, so growing needs no re-run: the result and the grown capacity equal the GPU's.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use super::CpuScene;
 use crate::cpu::{self, Narrow, WalkTracer};
@@ -42,7 +42,7 @@ impl CpuScene {
                 let (found, counts) = self.pool.install(|| cpu::walk_contacts(&cx, &tracer, pairs, memory));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
                 out.contacts = found;
-                out.walked = memory.len() as u32;
+                out.walked = memory.iter().filter(|m| !cpu::is_intersection_contact(m)).count() as u32;
                 out.walk = counts;
                 out.pairs = pairs.len() as u32;
             }
@@ -62,6 +62,13 @@ impl CpuScene {
                 out.pairs = list.len() as u32;
                 full_pairs = Some(list);
             }
+        }
+        out.crossing_capacity = plan.intersect.crossing_capacity;
+        if plan.intersect.mode != 0 {
+            let pairs = full_pairs.as_deref().unwrap_or(&self.memory_pairs);
+            let (raw, capacity) = self.intersections(packing, plan, pairs, &mut out.contacts, stats)?;
+            out.intersections = raw;
+            out.crossing_capacity = capacity;
         }
         out.contact_capacity = on_overflow(plan.overflow, out.contacts.len() as u64, plan.contact_capacity)?;
         self.last.clone_from(&out.contacts);

@@ -1,7 +1,7 @@
 //! The CPU backend's frame: every per-frame stage's twin in the GPU frame's order, reusing the
 //! frame's vectors.
 
-use std::time::Instant;
+use web_time::Instant;
 
 use glam::Vec3;
 

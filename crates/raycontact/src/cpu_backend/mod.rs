@@ -6,7 +6,7 @@
 use glam::Vec3;
 
 use crate::cpu::ResponseSums;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::frame::FrameData;
 use crate::layout::{BodyPair, ContactGpu, Ray, RayHit, ResponseParams};
 use crate::packing::Packing;
@@ -15,12 +15,48 @@ use crate::walk::{WalkOptions, WalkResult};
 
 mod detect;
 mod frame;
+mod intersect;
 mod queries;
+
+/// Where the CPU backend's parallel work runs: its own rayon pool natively; on the web, where no
+/// thread can be spawned, the calling thread (rayon's global pool falls back to it there).
+#[derive(Debug)]
+struct Pool(#[cfg(not(target_arch = "wasm32"))] rayon::ThreadPool);
+
+impl Pool {
+    #[cfg(not(target_arch = "wasm32"))]
+    fn new(threads: Option<usize>) -> Result<Self> {
+        let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("raycontact-cpu-{i}"));
+        if let Some(t) = threads {
+            b = b.num_threads(t.max(1));
+        }
+        b.build().map(Pool).map_err(|e| crate::Error::InvalidInput { what: format!("rayon pool: {e}") })
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn new(_threads: Option<usize>) -> Result<Self> {
+        Ok(Pool())
+    }
+
+    fn threads(&self) -> usize {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.0.current_num_threads();
+        #[cfg(target_arch = "wasm32")]
+        1
+    }
+
+    fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.0.install(op);
+        #[cfg(target_arch = "wasm32")]
+        op()
+    }
+}
 
 /// A scene on the CPU backend.
 #[derive(Debug)]
 pub(crate) struct CpuScene {
-    pool: rayon::ThreadPool,
+    pool: Pool,
     threads: usize,
     /// What the last frame built.
     frame: FrameData,
@@ -36,14 +72,11 @@ pub(crate) struct CpuScene {
 }
 
 impl CpuScene {
-    /// A scene without bodies on a rayon pool of `threads` workers (`None`: one per core).
+    /// A scene without bodies on a rayon pool of `threads` workers (`None`: one per core; on
+    /// the web, always the calling thread alone).
     pub fn new(threads: Option<usize>) -> Result<Self> {
-        let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("raycontact-cpu-{i}"));
-        if let Some(t) = threads {
-            b = b.num_threads(t.max(1));
-        }
-        let pool = b.build().map_err(|e| Error::InvalidInput { what: format!("rayon pool: {e}") })?;
-        let threads = pool.current_num_threads();
+        let pool = Pool::new(threads)?;
+        let threads = pool.threads();
         Ok(Self {
             pool,
             threads,

@@ -309,6 +309,20 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::SourceArgs => vec![DetectParams, Pairs, Dispatch],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
         Kernel::Response => unreachable!("the response has its own bind groups"),
+        Kernel::EdgeTiles
+        | Kernel::EdgeSources
+        | Kernel::IntersectArgs
+        | Kernel::Crossings
+        | Kernel::CrossingLinks
+        | Kernel::ContourHook
+        | Kernel::ContourCompress
+        | Kernel::ContourStart
+        | Kernel::RegionsHook
+        | Kernel::RegionAreas
+        | Kernel::WrongSide
+        | Kernel::ContourWalk
+        | Kernel::EdgeContacts
+        | Kernel::UntangleContacts => unreachable!("the intersection stages have their own bind groups"),
         Kernel::WalkContacts => {
             vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, prev, Pairs, cur]
         }
@@ -423,7 +437,8 @@ impl Buffers {
                     | Kernel::RaycastAll
                     | Kernel::Walk
                     | Kernel::Response
-            ) {
+            ) || Kernel::INTERSECTION.contains(&k)
+            {
                 continue;
             }
             let passes = if two_sided(k) { 2 } else { 1 };
@@ -501,7 +516,7 @@ mod tests {
                     | Kernel::RaycastAll
                     | Kernel::Walk
                     | Kernel::Response
-            )
+            ) && !Kernel::INTERSECTION.contains(k)
         })
     }
 

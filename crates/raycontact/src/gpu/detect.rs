@@ -11,12 +11,13 @@ use crate::kernels::Kernel;
 use crate::layout::{
     BodyPair, DETECT_NO_INVERSION, DETECT_REMEMBER_EXIT, DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE,
 };
-use crate::plan::{DetectPlan, Outcome, Pass, on_overflow};
+use crate::plan::{DetectPlan, Outcome, Pass, on_crossing_overflow, on_overflow};
 use crate::stats::{FrameStats, Stage};
 
-/// Attempts of one detection: the first, a re-run with a longer source list, one with a larger
-/// contact buffer. More means the counts changed between identical runs, which is a bug.
-const MAX_ATTEMPTS: u32 = 3;
+/// Attempts of one detection: the first, a re-run with a longer source list and edge list, one
+/// with a larger crossing buffer, one with a larger contact buffer. More means the counts
+/// changed between identical runs, which is a bug.
+const MAX_ATTEMPTS: u32 = 4;
 
 /// The first counter of [`DetectState`] an iterative pass resets (the pair count stays).
 const COUNTERS_START: u64 = std::mem::offset_of!(DetectState, sources) as u64;
@@ -27,13 +28,24 @@ pub(crate) struct GpuDetection {
     side: u32,
     contacts: u64,
     sources: u64,
+    /// The intersection stages: mode, crossing capacity, edge-list capacity.
+    intersect: super::IntersectRun,
 }
 
 impl GpuScene {
     /// Starts a detection of `plan`: the contacts go to the other ping-pong side than last
     /// frame's (which an iterative pass reads).
     fn begin(&self, plan: &DetectPlan) -> GpuDetection {
-        GpuDetection { side: self.side ^ 1, contacts: plan.contact_capacity, sources: plan.source_need }
+        GpuDetection {
+            side: self.side ^ 1,
+            contacts: plan.contact_capacity,
+            sources: plan.source_need,
+            intersect: super::IntersectRun {
+                mode: plan.intersect.mode,
+                crossings: plan.intersect.crossing_capacity,
+                list: 0,
+            },
+        }
     }
 
     /// Grows the detection's buffers to `d`'s capacities. An iterative pass reads last frame's
@@ -75,17 +87,37 @@ impl GpuScene {
         let mut d = self.begin(plan);
         for _ in 0..MAX_ATTEMPTS {
             self.reserve(&mut encoder, plan, &d);
-            let copied = self.record_detect(&mut encoder, plan, &d, true, stats);
+            let (copied, copied_crossings) = self.record_detect(&mut encoder, plan, &d, true, stats);
             self.ctx.queue().submit([encoder.finish()]);
             let (state, contacts) = self.read_detect(copied, d.contacts, stats, blocking).await?;
+            let mode = d.intersect.mode;
+            let intersections = self.read_intersections(mode, copied_crossings, stats, blocking).await?;
             encoder = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("raycontact.detect.rerun"),
             });
+            let mut short = false;
             if plan.pass == Pass::Full && state.sources as u64 > self.source_capacity() {
                 // More source vertices within reach than the list holds (an internal buffer,
                 // grown whatever the overflow policy).
                 d.sources = state.sources as u64;
+                short = true;
+            }
+            let listed = intersections.state.edge_sources as u64;
+            if mode != 0 && listed > self.edge_list_capacity() {
+                // The same for the edges the crossings trace.
+                d.intersect.list = listed;
+                short = true;
+            }
+            if short {
                 continue;
+            }
+            if mode != 0 {
+                let found = intersections.state.crossings as u64;
+                let capacity = on_crossing_overflow(plan.overflow, found, d.intersect.crossings)?;
+                if capacity != d.intersect.crossings {
+                    d.intersect.crossings = capacity;
+                    continue;
+                }
             }
             let capacity = on_overflow(plan.overflow, state.contact_count as u64, d.contacts)?;
             if capacity != d.contacts {
@@ -98,6 +130,8 @@ impl GpuScene {
                 walked: state.walked,
                 walk: state.walk,
                 contact_capacity: d.contacts,
+                intersections,
+                crossing_capacity: d.intersect.crossings,
             });
         }
         Err(Error::Gpu {
@@ -113,7 +147,8 @@ impl GpuScene {
     /// pass). With `plan.remember` or without `readback`, `contact_args` records the indirect
     /// arguments over the contacts (for the next frame's walks, or a GPU consumer). With
     /// `readback`, the counters and the first contacts are copied for readback; returns how many
-    /// contacts that copy holds.
+    /// contacts that copy holds. The intersection stages follow the rays (`contact_args` then
+    /// comes after their contacts), with their own copy: returns how many crossings it holds.
     fn record_detect(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -121,7 +156,7 @@ impl GpuScene {
         d: &GpuDetection,
         readback: bool,
         stats: &mut FrameStats,
-    ) -> u64 {
+    ) -> (u64, u64) {
         let q = self.ctx.queue().clone();
         let (walk_fallback, walk_reach) = match plan.pass {
             Pass::Full => (0, 0.0),
@@ -187,19 +222,21 @@ impl GpuScene {
                     self.dispatch_indirect(&mut pass, Kernel::WalkContacts, d.side, prev_args, st)
                 }
             }
-            if plan.remember || !readback {
+            if (plan.remember || !readback) && d.intersect.mode == 0 {
                 self.dispatch(&mut pass, Kernel::ContactArgs, d.side, 1, st);
             }
         }
+        let contact_args = plan.remember || !readback;
+        self.record_intersections(encoder, &d.intersect, d.side, d.contacts, contact_args, stats);
         if let Some(t) = &self.timer {
             t.resolve(encoder, TIMED_STAGES.len());
         }
         self.side = d.side;
         if !readback {
-            return 0;
+            return (0, 0);
         }
         let k = self.readback_contacts(d.contacts);
         self.record_contact_copy(encoder, cur, k, stats);
-        k
+        (k, self.record_intersection_copy(encoder, d.intersect.mode, stats))
     }
 }

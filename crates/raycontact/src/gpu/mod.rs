@@ -8,6 +8,7 @@
 //! | `traffic.rs` | the bytes each frame kernel's dispatch reads and writes |
 //! | `frame.rs` | positions upload and the per-frame rebuild (normals to fit) |
 //! | `detect.rs` | a detection plan recorded, submitted, read back, grown and re-run |
+//! | `intersect/` | the intersection stages: their buffers, recording and readback |
 //! | `readback.rs` | contact readback sized by the last frame, debugging reads |
 //! | `raycast.rs` (`raycast/`) | the ray queries (closest, any and all hits): the target arena, the caller's buffers checked |
 //! | `walk.rs` | the walk query |
@@ -28,6 +29,7 @@ use crate::stats::StageStats;
 mod buffers;
 mod detect;
 mod frame;
+mod intersect;
 mod raycast;
 mod readback;
 mod response;
@@ -37,6 +39,8 @@ mod traffic;
 mod walk;
 
 pub(crate) use buffers::{B, check_fits};
+pub(crate) use intersect::IntersectRun;
+pub use intersect::IntersectionBuffers;
 pub(crate) use raycast::QueryKind;
 pub use response::ForceBuffers;
 pub use sort::GpuRadixSort;
@@ -81,6 +85,16 @@ pub(crate) struct GpuScene {
     last_contact_count: u64,
     /// The ping-pong side of the contacts of the last recorded detection.
     side: u32,
+    /// The packed edges of the current packing (uploaded to the intersection stages' buffers).
+    edges: Vec<crate::layout::EdgeGpu>,
+    /// Packings applied so far (the intersection stages re-upload the edges when it changes).
+    packing_epoch: u64,
+    /// The intersection stages' buffers, created when a detection first runs them.
+    intersect: Option<intersect::IntersectBuffers>,
+    /// Readback of the intersection stages, and its size in bytes.
+    intersect_read: Option<(wgpu::Buffer, u64)>,
+    /// Crossings of the last detection, to size the next readback.
+    last_crossing_count: u64,
 }
 
 impl GpuScene {
@@ -102,6 +116,11 @@ impl GpuScene {
             contact_read: None,
             last_contact_count: 0,
             side: 0,
+            edges: Vec::new(),
+            packing_epoch: 0,
+            intersect: None,
+            intersect_read: None,
+            last_crossing_count: 0,
         }
     }
 
@@ -146,6 +165,8 @@ impl GpuScene {
         w(B::Vertices, bytemuck::cast_slice(positions));
         at(B::Vertices, self.vertex_region(VERTEX_PREVIOUS), bytemuck::cast_slice(previous));
         w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count));
+        self.edges.clone_from(&p.edges);
+        self.packing_epoch += 1;
     }
 
     /// Byte offset of region `region` of the vertex buffer

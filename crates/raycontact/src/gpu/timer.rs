@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::stats::Stage;
 
 /// Stages of a frame that run in compute passes, in order: the update's, then the detection's.
-pub(crate) const TIMED_STAGES: [Stage; 8] = [
+pub(crate) const TIMED_STAGES: [Stage; 11] = [
     Stage::Normals,
     Stage::Bounds,
     Stage::Morton,
@@ -15,6 +15,9 @@ pub(crate) const TIMED_STAGES: [Stage; 8] = [
     Stage::Fit,
     Stage::Pairs,
     Stage::Rays,
+    Stage::Crossings,
+    Stage::Contour,
+    Stage::Analysis,
 ];
 /// Timed stages of an update alone.
 pub(crate) const UPDATE_STAGES: usize = 6;

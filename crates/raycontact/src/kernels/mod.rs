@@ -81,13 +81,41 @@ pub enum Kernel {
     WalkContacts,
     /// Contact response: penalty forces of the contacts, summed per vertex in fixed point.
     Response,
+    /// Workgroup layout of the (directed pair, edge) invocations of `edge_sources`, and their dispatch.
+    EdgeTiles,
+    /// The edges within the other body's box, listed for `crossings`.
+    EdgeSources,
+    /// Indirect dispatches of the intersection stages from their counters.
+    IntersectArgs,
+    /// Edge–triangle crossings: every crossing of each listed edge with the other body.
+    Crossings,
+    /// The contour's links between crossings of the same triangle pair; crossed edges marked.
+    CrossingLinks,
+    /// Union-find of the linked crossings into loops.
+    ContourHook,
+    /// Loop roots, and the high words of the loops' least keys.
+    ContourCompress,
+    /// The low words of the loops' least keys: each loop's start.
+    ContourStart,
+    /// Flood fill: union-find of the vertices over the edges no surface crosses.
+    RegionsHook,
+    /// Region roots of the vertices and the regions' areas in fixed point.
+    RegionAreas,
+    /// The regions on the wrong side of another body, from each crossing.
+    WrongSide,
+    /// Each loop walked from its start: ranks, count, length, regions.
+    ContourWalk,
+    /// Contacts from edge–triangle crossings.
+    EdgeContacts,
+    /// Untangling contacts of cloth vertices on the wrong side.
+    UntangleContacts,
 }
 
 use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD};
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 20] = [
+    pub const ALL: [Kernel; 34] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -106,6 +134,20 @@ impl Kernel {
         Kernel::Walk,
         Kernel::WalkContacts,
         Kernel::Response,
+        Kernel::EdgeTiles,
+        Kernel::EdgeSources,
+        Kernel::IntersectArgs,
+        Kernel::Crossings,
+        Kernel::CrossingLinks,
+        Kernel::ContourHook,
+        Kernel::ContourCompress,
+        Kernel::ContourStart,
+        Kernel::RegionsHook,
+        Kernel::RegionAreas,
+        Kernel::WrongSide,
+        Kernel::ContourWalk,
+        Kernel::EdgeContacts,
+        Kernel::UntangleContacts,
         Kernel::RaycastAnyhit,
         Kernel::RaycastAll,
     ];
@@ -134,8 +176,41 @@ impl Kernel {
             Kernel::Walk => "walk",
             Kernel::WalkContacts => "walk_contacts",
             Kernel::Response => "response",
+            Kernel::EdgeTiles => "edge_tiles",
+            Kernel::EdgeSources => "edge_sources",
+            Kernel::IntersectArgs => "intersect_args",
+            Kernel::Crossings => "crossings",
+            Kernel::CrossingLinks => "crossing_links",
+            Kernel::ContourHook => "contour_hook",
+            Kernel::ContourCompress => "contour_compress",
+            Kernel::ContourStart => "contour_start",
+            Kernel::RegionsHook => "regions_hook",
+            Kernel::RegionAreas => "region_areas",
+            Kernel::WrongSide => "wrong_side",
+            Kernel::ContourWalk => "contour_walk",
+            Kernel::EdgeContacts => "edge_contacts",
+            Kernel::UntangleContacts => "untangle_contacts",
         }
     }
+
+    /// The kernels of the intersection stages (edge–triangle crossings, their contour and the
+    /// global intersection analysis), whose bind groups `gpu::intersect` keeps.
+    pub const INTERSECTION: [Kernel; 14] = [
+        Kernel::EdgeTiles,
+        Kernel::EdgeSources,
+        Kernel::IntersectArgs,
+        Kernel::Crossings,
+        Kernel::CrossingLinks,
+        Kernel::ContourHook,
+        Kernel::ContourCompress,
+        Kernel::ContourStart,
+        Kernel::RegionsHook,
+        Kernel::RegionAreas,
+        Kernel::WrongSide,
+        Kernel::ContourWalk,
+        Kernel::EdgeContacts,
+        Kernel::UntangleContacts,
+    ];
 
     /// The pipeline label, `raycontact.<name>`.
     pub fn label(self) -> String {
@@ -193,6 +268,34 @@ impl Kernel {
             Kernel::WalkContacts => &[U, R, R, R, R, R, R, W, W],
             // params, bodies, triangles, vertices, stiffness, contacts, args, forces, state
             Kernel::Response => &[U, R, R, R, R, R, R, W, W],
+            // params, bodies, pairs, state, tile_offsets, args
+            Kernel::EdgeTiles => &[U, R, R, W, W, W],
+            // params, bodies, body_state, vertices, edges, pairs, tile_offsets, state, list
+            Kernel::EdgeSources => &[U, R, R, R, R, R, R, W, W],
+            // params, state, args
+            Kernel::IntersectArgs => &[U, R, W],
+            // params, bodies, vertices, triangles, nodes, edges, list, state, crossings
+            Kernel::Crossings => &[U, R, R, R, R, R, R, W, W],
+            // params, bodies, edges, state, crossings, contour, table, marks
+            Kernel::CrossingLinks => &[U, R, R, R, R, W, W, W],
+            // params, state, contour
+            Kernel::ContourHook => &[U, R, W],
+            // params, state, crossings, contour
+            Kernel::ContourCompress => &[U, R, R, W],
+            // params, state, crossings, contour
+            Kernel::ContourStart => &[U, R, R, W],
+            // params, edges, marks, regions
+            Kernel::RegionsHook => &[U, R, R, W],
+            // params, bodies, vertices, triangles, vertex_tri_offsets, vertex_tris, regions
+            Kernel::RegionAreas => &[U, R, R, R, R, R, W],
+            // params, bodies, edges, state, crossings, regions
+            Kernel::WrongSide => &[U, R, R, R, W, W],
+            // params, bodies, edges, state, crossings, contour, loops, regions
+            Kernel::ContourWalk => &[U, R, R, W, R, W, W, R],
+            // params, bodies, vertices, triangles, edges, crossings, state, pairs, contacts
+            Kernel::EdgeContacts => &[U, R, R, R, R, R, W, W, W],
+            // params, bodies, vertices, triangles, nodes, regions, pairs, contacts
+            Kernel::UntangleContacts => &[U, R, R, R, R, R, W, W],
         }
     }
 
@@ -209,7 +312,7 @@ impl Kernel {
             // the digit histogram
             Kernel::RadixCount => var(layout::RADIX_BUCKETS * 4),
             // workgroup_exclusive_scan
-            Kernel::RadixScan | Kernel::PairTiles => layout::SCAN_WORKGROUP_BYTES,
+            Kernel::RadixScan | Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
             Kernel::RadixScatter => layout::RADIX_SCATTER_WORKGROUP_BYTES,
             // the outcome counts, fallback casts and fallback hits of the workgroup
             Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
@@ -239,6 +342,20 @@ impl Kernel {
             | Kernel::NarrowPhase
             | Kernel::ContactArgs
             | Kernel::WalkContacts => size_of::<layout::DetectParams>(),
+            Kernel::EdgeTiles
+            | Kernel::EdgeSources
+            | Kernel::IntersectArgs
+            | Kernel::Crossings
+            | Kernel::CrossingLinks
+            | Kernel::ContourHook
+            | Kernel::ContourCompress
+            | Kernel::ContourStart
+            | Kernel::RegionsHook
+            | Kernel::RegionAreas
+            | Kernel::WrongSide
+            | Kernel::ContourWalk
+            | Kernel::EdgeContacts
+            | Kernel::UntangleContacts => size_of::<layout::IntersectParams>(),
         };
         size as u32
     }
@@ -266,6 +383,20 @@ impl Kernel {
             Kernel::Walk => shader!("walk.wgsl"),
             Kernel::WalkContacts => shader!("walk_contacts.wgsl"),
             Kernel::Response => shader!("response.wgsl"),
+            Kernel::EdgeTiles => shader!("edge_tiles.wgsl"),
+            Kernel::EdgeSources => shader!("edge_sources.wgsl"),
+            Kernel::IntersectArgs => shader!("intersect_args.wgsl"),
+            Kernel::Crossings => shader!("crossings.wgsl"),
+            Kernel::CrossingLinks => shader!("crossing_links.wgsl"),
+            Kernel::ContourHook => shader!("contour_hook.wgsl"),
+            Kernel::ContourCompress => shader!("contour_compress.wgsl"),
+            Kernel::ContourStart => shader!("contour_start.wgsl"),
+            Kernel::RegionsHook => shader!("regions_hook.wgsl"),
+            Kernel::RegionAreas => shader!("region_areas.wgsl"),
+            Kernel::WrongSide => shader!("wrong_side.wgsl"),
+            Kernel::ContourWalk => shader!("contour_walk.wgsl"),
+            Kernel::EdgeContacts => shader!("edge_contacts.wgsl"),
+            Kernel::UntangleContacts => shader!("untangle_contacts.wgsl"),
         }
     }
 
@@ -289,7 +420,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 10] = [
+pub const SHARED: [(&str, &str); 11] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -298,6 +429,7 @@ pub const SHARED: [(&str, &str); 10] = [
     ("shared/tiles.wgsl", shader!("shared/tiles.wgsl")),
     ("shared/walk.wgsl", shader!("shared/walk.wgsl")),
     ("shared/classify.wgsl", shader!("shared/classify.wgsl")),
+    ("shared/intersect.wgsl", shader!("shared/intersect.wgsl")),
     ("shared/vertices.wgsl", shader!("shared/vertices.wgsl")),
     ("shared/targets.wgsl", shader!("shared/targets.wgsl")),
 ];

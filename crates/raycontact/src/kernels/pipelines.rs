@@ -3,7 +3,9 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use super::{Binding, Kernel};
 use crate::error::{Error, Result};
@@ -46,6 +48,15 @@ type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline);
 /// Compiles kernel `k` on `device`, inside a validation error scope of the calling thread (wgpu's
 /// error scopes are per thread), so that a bad kernel comes back as [`Error::Gpu`].
 fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel) -> Result<Compiled> {
+    crate::blocking::block_on("pipeline creation", compile_async(device, cache, k))?
+}
+
+/// [`compile`], its error scope popped asynchronously (on the web, where nothing may block).
+async fn compile_async(
+    device: &wgpu::Device,
+    cache: Option<&wgpu::PipelineCache>,
+    k: Kernel,
+) -> Result<Compiled> {
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let label = k.label();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -71,10 +82,34 @@ fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel
         compilation_options: Default::default(),
         cache,
     });
-    match pollster::block_on(scope.pop()) {
+    match scope.pop().await {
         Some(e) => Err(Error::Gpu { context: "pipeline creation", message: format!("{label}: {e}") }),
         None => Ok((bgl, pipeline)),
     }
+}
+
+/// Runs `work` on `threads` threads at once (on the calling thread when 1); returns the
+/// threads used.
+#[cfg(not(target_arch = "wasm32"))]
+fn run_on(threads: usize, work: impl Fn() + Sync) -> usize {
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(&work);
+            }
+        });
+    }
+    threads
+}
+
+/// On the web, `work` runs on the calling thread: there are no threads to spawn, and wgpu's
+/// handles are not `Send` there.
+#[cfg(target_arch = "wasm32")]
+fn run_on(_threads: usize, work: impl Fn()) -> usize {
+    work();
+    1
 }
 
 impl Pipelines {
@@ -100,16 +135,23 @@ impl Pipelines {
                 done.lock().unwrap_or_else(|p| p.into_inner()).push((k, r));
             }
         };
-        if threads == 1 {
-            work();
-        } else {
-            std::thread::scope(|s| {
-                for _ in 0..threads {
-                    s.spawn(work);
-                }
-            });
+        let threads = run_on(threads, work);
+        Self::collect(done.into_inner().unwrap_or_else(|p| p.into_inner()), start, threads)
+    }
+
+    /// [`Pipelines::new`] without blocking or threads (the web's way): every kernel compiled on
+    /// the calling thread, each error scope awaited.
+    pub async fn new_async(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>) -> Result<Self> {
+        let start = Instant::now();
+        let mut done = Vec::with_capacity(Kernel::ALL.len());
+        for k in Kernel::ALL {
+            done.push((k, compile_async(device, cache, k).await));
         }
-        let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+        Self::collect(done, start, 1)
+    }
+
+    /// The set, in kernel order, from what was compiled (the first error, if any).
+    fn collect(mut done: Vec<(Kernel, Result<Compiled>)>, start: Instant, threads: usize) -> Result<Self> {
         done.sort_by_key(|(k, _)| Kernel::ALL.iter().position(|a| a == k));
         let mut entries = Vec::with_capacity(done.len());
         for (k, r) in done {
@@ -159,7 +201,7 @@ impl Pipelines {
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })?;
-        match pollster::block_on(scope.pop()) {
+        match crate::blocking::block_on("pipeline warm-up", scope.pop())? {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
             None => Ok(()),
         }

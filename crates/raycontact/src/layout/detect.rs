@@ -121,6 +121,12 @@ pub mod contact_flags {
     pub const INVERTED: u32 = 16;
     /// Found by walking the triangle adjacency from the previous hit (iterative detection).
     pub const WALKED: u32 = 32;
+    /// From an edge–triangle crossing (the intersection analysis): pushes an end of the
+    /// crossing edge out through the crossed triangle.
+    pub const EDGE: u32 = 64;
+    /// An untangling contact (full intersection analysis): a cloth vertex on the wrong side of
+    /// another cloth (or of itself) pushed back through it.
+    pub const UNTANGLE: u32 = 128;
 }
 
 /// A contact as the GPU writes it (WGSL `Contact`), 96 bytes: a ray from `source_vertex` of

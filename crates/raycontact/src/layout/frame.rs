@@ -85,6 +85,10 @@ pub struct BodyGpu {
     /// [`crate::internals::adjacency::mean_triangle_size`]): iterative detection's walks over it cross at
     /// most `ceil(confidence × threshold / mean_size)` edges (Eq. 1 of Lehericey et al. 2013).
     pub mean_size: f32,
+    /// First edge of the body in the packed edge list ([`EdgeGpu`](super::EdgeGpu)).
+    pub edge_offset: u32,
+    /// Unique edges of the body.
+    pub edge_count: u32,
 }
 
 /// [`BodyGpu::flags`] bit of a cloth (WGSL `BODY_CLOTH`).

@@ -9,16 +9,19 @@
 //! - `frame`: the per-frame scene data (bodies, triangle boxes, BVH nodes, the radix sort);
 //! - `query`: ray casts and walks over the triangle adjacency;
 //! - `detect`: pairs, detection counters and parameters, contacts;
+//! - `intersect`: edges, crossings, the contour, regions (the intersection analysis);
 //! - `prelude`: the WGSL source of the constants, [`wgsl_prelude`].
 
 mod detect;
 mod frame;
+mod intersect;
 mod prelude;
 mod query;
 mod response;
 
 pub use detect::*;
 pub use frame::*;
+pub use intersect::*;
 pub use prelude::wgsl_prelude;
 pub use query::*;
 pub use response::*;

@@ -27,11 +27,31 @@ pub fn wgsl_prelude() -> String {
          const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n\
          const VERTEX_PREVIOUS: u32 = {VERTEX_PREVIOUS}u;\n\
          const VERTEX_NORMALS: u32 = {VERTEX_NORMALS}u;\n\
-         const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n{walk}",
+         const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n{walk}{intersect}",
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
         walk = walk_prelude(),
+        intersect = intersect_prelude(),
+    )
+}
+
+/// WGSL source of the intersection stages' constants, part of [`wgsl_prelude`].
+fn intersect_prelude() -> String {
+    format!(
+        "const MAX_EDGE_HITS: u32 = {MAX_EDGE_HITS}u;\n\
+         const INTERSECT_CROSSINGS: u32 = {INTERSECT_CROSSINGS}u;\n\
+         const INTERSECT_FULL: u32 = {INTERSECT_FULL}u;\n\
+         const CROSSING_FORWARD: u32 = {CROSSING_FORWARD}u;\n\
+         const CROSSING_FIRST: u32 = {CROSSING_FIRST}u;\n\
+         const CROSSING_LAST: u32 = {CROSSING_LAST}u;\n\
+         const CROSSING_WRONG_A: u32 = {CROSSING_WRONG_A}u;\n\
+         const CROSSING_WRONG_B: u32 = {CROSSING_WRONG_B}u;\n\
+         const LOOP_CLOSED: u32 = {LOOP_CLOSED}u;\n\
+         const CROSSING_PARALLEL_SIN2: f32 = {parallel};\n\
+         const AREA_UNIT_SCALE: f32 = {scale};\n",
+        scale = bits_literal(AREA_UNIT_SCALE),
+        parallel = bits_literal(CROSSING_PARALLEL_SIN2),
     )
 }
 

@@ -10,7 +10,7 @@ use crate::contact::{Contact, Contacts, Pairs, SelfCollision, sort_contacts};
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
-use crate::stats::FrameStats;
+use crate::stats::{FrameStats, Stage};
 
 impl Scene {
     /// One frame of collision detection, blocking: rebuilds every body's normals and BVH for
@@ -20,7 +20,8 @@ impl Scene {
     /// (plus a margin), and a second copy-only submission fetches the rest when there are more.
     ///
     /// Errors: [`Error::UnknownBody`] for a pair naming a removed body, [`Error::InvalidInput`]
-    /// for a bad prediction distance, [`Error::ContactOverflow`] with
+    /// for a bad prediction distance, [`Error::ContactOverflow`] (and, with
+    /// [`Scene::set_intersections`], [`Error::CrossingOverflow`]) with
     /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error), [`Error::Gpu`].
     ///
     /// ```no_run
@@ -37,7 +38,7 @@ impl Scene {
     /// # Ok::<(), raycontact::Error>(())
     /// ```
     pub fn detect(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
-        pollster::block_on(self.run_detect(pairs, true))
+        crate::blocking::block_on("Scene::detect", self.run_detect(pairs, true))?
     }
 
     /// [`Scene::detect`] as a future that never blocks the thread: it records and submits the
@@ -86,6 +87,9 @@ impl Scene {
         stats.walked = found.walked;
         stats.walk = found.walk;
         self.contact_capacity = found.contact_capacity;
+        if plan.intersect.mode != 0 {
+            self.crossing_capacity = found.crossing_capacity;
+        }
         self.detected = true;
         self.after_detect(&plan);
         Ok(self.contacts(found, stats))
@@ -108,7 +112,11 @@ impl Scene {
         let before = g.allocations();
         let found = g.detect(enc, plan, stats, blocking).await?;
         if let Some(times) = g.read_timings(true)? {
-            for (s, ns) in times {
+            // The intersection stages' passes are recorded (empty) when they do not run: no time.
+            let ran = |s: Stage| {
+                plan.intersect.mode != 0 || !matches!(s, Stage::Crossings | Stage::Contour | Stage::Analysis)
+            };
+            for (s, ns) in times.into_iter().filter(|(s, _)| ran(*s)) {
                 stats.stage(s).gpu_ns = Some(ns);
             }
         }
@@ -175,6 +183,10 @@ impl Scene {
         };
         let n = self.packing.params.body_count as u64;
         let vertices = |b: u32| self.packing.bodies[b as usize].vertex_count as u64;
+        let rebuild = match pass {
+            Pass::Full => true,
+            Pass::Iterative { fallback, .. } => fallback == WALK_FALLBACK_BVH,
+        };
         DetectPlan {
             pair_capacity: selection.list().map_or(n * (n + 1) / 2, |l| l.len() as u64),
             // Every vertex of every directed pair of a list; none asked for overlapping pairs
@@ -182,16 +194,14 @@ impl Scene {
             source_need: selection.list().map_or(0, |l| {
                 l.iter().map(|p| if p.a == p.b { vertices(p.a) } else { vertices(p.a) + vertices(p.b) }).sum()
             }),
-            rebuild: match pass {
-                Pass::Full => true,
-                Pass::Iterative { fallback, .. } => fallback == WALK_FALLBACK_BVH,
-            },
+            rebuild,
             pairs: selection,
             pass,
             remember: self.iterative.is_some(),
             inversions: self.inversions,
             contact_capacity: self.contact_capacity,
             overflow: self.overflow,
+            intersect: self.intersect_plan(rebuild),
         }
     }
 
@@ -222,9 +232,14 @@ impl Scene {
     }
 
     /// The contacts in their documented order, bodies by id.
-    fn contacts(&self, mut found: Outcome, stats: FrameStats) -> Contacts {
+    fn contacts(&self, mut found: Outcome, mut stats: FrameStats) -> Contacts {
         sort_contacts(&mut found.contacts, &self.packing.ids);
-        let contacts = found.contacts.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
-        Contacts { contacts, pairs: found.pairs, stats }
+        let contacts: Vec<Contact> =
+            found.contacts.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
+        let untangle = contacts.iter().filter(|c| c.flags.contains(crate::ContactFlags::UNTANGLE)).count();
+        let intersections =
+            crate::intersection::canonical(&found.intersections, &self.packing, untangle as u32);
+        stats.intersections = intersections.counts;
+        Contacts { contacts, pairs: found.pairs, stats, intersections }
     }
 }

@@ -17,6 +17,7 @@ use crate::packing::Packing;
 
 mod detect;
 mod frame;
+mod intersection;
 mod iterative;
 mod queries;
 mod rays;
@@ -26,6 +27,8 @@ mod walk;
 
 /// Contact capacity of a new scene.
 pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
+/// Crossing capacity of a new scene ([`Scene::set_crossing_capacity`]).
+pub const DEFAULT_CROSSING_CAPACITY: u64 = 1 << 16;
 
 #[derive(Debug)]
 struct Slot {
@@ -96,6 +99,10 @@ pub struct Scene {
     pair_stiffness: Vec<(BodyId, BodyId, f32)>,
     /// The last detection completed for the current bodies: the response may act on it.
     detected: bool,
+    /// Which intersection stages a detection runs.
+    intersections: crate::IntersectionMode,
+    /// Most crossings a detection may store (the one owner of this number, as for contacts).
+    crossing_capacity: u64,
 }
 
 impl Scene {
@@ -116,6 +123,8 @@ impl Scene {
             response: Default::default(),
             pair_stiffness: Vec::new(),
             detected: false,
+            intersections: crate::IntersectionMode::Off,
+            crossing_capacity: DEFAULT_CROSSING_CAPACITY,
         }
     }
 
@@ -125,7 +134,8 @@ impl Scene {
     }
 
     /// An empty scene on the CPU backend: the kernels' CPU twins on a rayon pool of `threads`
-    /// workers (`None`: one per core; `Some(1)`: single-threaded). Every figure it reports is
+    /// workers (`None`: one per core; `Some(1)`: single-threaded; on the web, where no thread
+    /// can be spawned, always the calling thread alone). Every figure it reports is
     /// labelled with [`Backend::Cpu`]. It honours the contact capacity and the
     /// [`OverflowPolicy`] as the GPU does (it finds every contact in one run, so growing costs
     /// it no second run).

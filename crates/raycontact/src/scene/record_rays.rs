@@ -54,8 +54,9 @@ impl Scene {
     /// Errors: [`Error::QueryBuffer`] naming the buffer and the problem
     /// ([`BufferProblem`](crate::BufferProblem)) before anything is recorded, the errors of
     /// [`Scene::cast_rays`], [`Error::InvalidInput`] on the CPU backend, [`Error::Gpu`] when
-    /// wgpu refuses the bind group (a buffer of another device, or destroyed). Nothing is
-    /// recorded into `encoder` on an error.
+    /// wgpu refuses the bind group. Nothing is recorded into `encoder` on an error. The buffers
+    /// and `encoder` belong to the scene's device: wgpu cannot check a buffer of another
+    /// instance's device (their ids collide, and wgpu-core panics).
     ///
     /// ```no_run
     /// use raycontact::{BodyKind, GpuContext, GpuOutput, GpuRays, Ray, RayHit, Scene, meshes, wgpu};

@@ -5,6 +5,7 @@
 pub mod bvh;
 pub mod classify;
 pub mod common;
+pub mod intersect;
 pub mod ray;
 pub mod targets;
 pub mod walk;
