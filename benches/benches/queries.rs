@@ -2,9 +2,11 @@
 //! through its tube: 100k rays from above, closest hit against the torus and against both
 //! bodies, any hit (occlusion) against both, and all hits (up to 8 a ray) against both; on the
 //! GPU (each query one submission and one readback, the device polled to completion inside the
-//! timed part) and on the CPU backend (one thread and rayon). Before timing, the machine-independent
-//! figures of each query: nodes visited and triangles tested per ray, hits found per ray, and the
-//! bytes read back.
+//! timed part) and on the CPU backend (one thread and rayon), beside parry3d's `TriMesh` doing
+//! the same closest-hit and any-hit work (`cast_local_ray`, `intersects_local_ray`; one thread and
+//! rayon; parry has no all-hits query on a mesh). Before timing, the machine-independent figures
+//! of each query: nodes visited and triangles tested per ray, hits found per ray, and the bytes
+//! read back; and the rays that parry hits, which must be those the scene hits.
 //!
 //! Run with `scripts/with-gpu cargo bench -p raycontact-benches --bench queries`.
 
@@ -12,9 +14,11 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Vec3};
+use parry3d::query::{Ray as ParryRay, RayCast};
 use rand::{Rng, SeedableRng};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, GpuContext, Ray, Scene};
+use rayon::prelude::*;
 
 const RAYS: usize = 100_000;
 const MAX_HITS: u32 = 8;
@@ -90,6 +94,43 @@ fn figures(scene: &mut Scene, bodies: &[BodyId], rays: &[Ray]) {
     );
 }
 
+/// parry3d's meshes of the bodies.
+fn parry_meshes(ms: &[TriMesh]) -> Vec<parry3d::shape::TriMesh> {
+    ms.iter()
+        .map(|m| parry3d::shape::TriMesh::new(m.positions.clone(), m.triangles.clone()).expect("parry mesh"))
+        .collect()
+}
+
+/// parry3d's closest hit of `r` on `meshes` (`t`), as `Scene::cast_rays` over the same list.
+fn parry_closest(meshes: &[parry3d::shape::TriMesh], r: &Ray) -> Option<f32> {
+    let ray = ParryRay::new(r.origin, r.dir);
+    meshes.iter().filter_map(|m| m.cast_local_ray(&ray, r.tmax, false)).min_by(f32::total_cmp)
+}
+
+/// parry3d's occlusion test of `r` on `meshes`, as `Scene::cast_rays_anyhit`.
+fn parry_any(meshes: &[parry3d::shape::TriMesh], r: &Ray) -> bool {
+    let ray = ParryRay::new(r.origin, r.dir);
+    meshes.iter().any(|m| m.intersects_local_ray(&ray, r.tmax))
+}
+
+/// The parry3d peer's queries: name, and what it runs on the meshes (one thread or rayon).
+type ParryQuery = (&'static str, fn(&[parry3d::shape::TriMesh], &[Ray], bool) -> usize);
+
+const PARRY: [ParryQuery; 3] = [
+    ("closest-1", |m, r, par| run_parry(r, par, |r| parry_closest(&m[..1], r).is_some())),
+    ("closest-2", |m, r, par| run_parry(r, par, |r| parry_closest(m, r).is_some())),
+    ("anyhit-2", |m, r, par| run_parry(r, par, |r| parry_any(m, r))),
+];
+
+/// Rays for which `hit` holds, on one thread or on rayon's pool.
+fn run_parry(rays: &[Ray], par: bool, hit: impl Fn(&Ray) -> bool + Sync) -> usize {
+    if par {
+        rays.par_iter().with_min_len(64).filter(|r| hit(r)).count()
+    } else {
+        rays.iter().filter(|r| hit(r)).count()
+    }
+}
+
 fn queries(c: &mut Criterion) {
     let ms = meshes();
     let rays = rays();
@@ -103,10 +144,25 @@ fn queries(c: &mut Criterion) {
         scene.update().expect("update");
         eprintln!("{backend} ({}):", scene.backend());
         figures(&mut scene, &bodies, &rays);
+        let hit = |h: Vec<raycontact::RayHit>| h.iter().filter(|h| h.is_hit()).count();
+        let ours = [
+            hit(scene.cast_rays(bodies[0], &rays).expect("closest")),
+            hit(scene.cast_rays(&bodies, &rays).expect("closest")),
+            hit(scene.cast_rays_anyhit(&bodies, &rays).expect("any")),
+        ];
+        eprintln!("  rays hit (closest-1, closest-2, anyhit-2): {ours:?}");
         for (name, run) in QUERIES {
             group.bench_function(BenchmarkId::new(name, backend), |b| {
                 b.iter(|| run(&mut scene, &bodies, &rays))
             });
+        }
+    }
+    let parry = parry_meshes(&ms);
+    let theirs: Vec<usize> = PARRY.iter().map(|(_, run)| run(&parry, &rays, true)).collect();
+    eprintln!("parry3d: rays hit (closest-1, closest-2, anyhit-2): {theirs:?}");
+    for (name, run) in PARRY {
+        for (backend, par) in [("parry-1", false), ("parry-rayon", true)] {
+            group.bench_function(BenchmarkId::new(name, backend), |b| b.iter(|| run(&parry, &rays, par)));
         }
     }
     group.finish();
