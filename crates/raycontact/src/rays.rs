@@ -13,7 +13,8 @@ use crate::layout::{RayHitCount, RayHitTotals, RayIntersection};
 /// # use raycontact::{BodyId, RayTargets};
 /// fn bodies(a: BodyId, b: BodyId) {
 ///     let one: RayTargets = a.into();
-///     let both: RayTargets = (&[a, b]).into();
+///     let list = [a, b];
+///     let both: RayTargets = (&list).into();
 ///     assert_eq!(both.get(1), Some(b));
 ///     assert_eq!(one.ids(), &[a]);
 /// }
