@@ -34,8 +34,8 @@ fn half_key(h: u32) -> vec4<u32> {
 }
 
 fn hash(k: vec4<u32>) -> u32 {
-    var h = k.x * 0x9e3779b1u ^ k.y;
-    h = (h ^ (h >> 16u)) * 0x85ebca6bu ^ k.z;
+    var h = (k.x * 0x9e3779b1u) ^ k.y;
+    h = ((h ^ (h >> 16u)) * 0x85ebca6bu) ^ k.z;
     h = (h ^ (h >> 13u)) * 0xc2b2ae35u;
     return h ^ (h >> 16u);
 }

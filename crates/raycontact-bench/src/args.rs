@@ -41,8 +41,12 @@ implementation, the other scenes with none; cloth self pairs (C, C) are tested (
 Implementations, all in the same run, doing the same work every frame:
   gpu            raycontact on the GPU adapter (Scene::detect: BVH rebuild, broad phase, rays,
                  readback; one submission)
-  cpu-1          raycontact's CPU reference (the kernels' CPU twins), single-threaded
-  cpu-rayon      the CPU reference with rayon over all cores (the contacts' reference)
+  gpu-refit      the same with BvhUpdate::Refit: the BVHs refitted (normals, bounds, fit; no
+                 Morton codes, sort or hierarchy), rebuilt only at the first frame
+  cpu-1          raycontact's CPU backend (the kernels' CPU twins; rays through its 4-wide
+                 BVHs), single-threaded
+  cpu-rayon      the CPU backend with rayon over all cores (the contacts' reference)
+  cpu-refit      cpu-rayon with BvhUpdate::Refit
   gpu-walk       (resting-pile, slow-pair) gpu with iterative detection (Lehericey et al. 2013):
                  full passes and iterative passes that re-cast last frame's contacts by walking
                  the triangle adjacency; threshold 2 frames of the fastest vertex's motion per
@@ -53,10 +57,15 @@ Implementations, all in the same run, doing the same work every frame:
                  (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)
                  cast through it, classified by raycontact's rules (cpu::classify)
   parry-rayon    the same with rayon over all cores
+  parry-refit-1  parry3d's deformable path, one thread: a TriMesh per body with
+                 TriMeshFlags::DEFORMABLE, built once, TriMesh::set_vertices every frame (which
+                 refits its BVH), the same rays and rules
+  parry-refit-rayon  the same with rayon over all cores (the bodies refitted in parallel)
 --cpu leaves the GPU out (no adapter needed).
 
 Figures:
   frame ms       median wall time of a frame (set positions + detect, contacts on the host)
+  worst ms       the slowest timed frame
   stage ms       per stage (normals, bounds, morton, sort, hierarchy, fit, pairs, rays, and with
                  --intersections crossings, contour, analysis): GPU timestamp queries when the
                  adapter has them (\"gpu-timestamps\"), the CPU reference's wall time per stage
@@ -74,10 +83,16 @@ Figures:
                  every tested pair (the CPU reference's full pass, replayed with counting):
                  inward and outward rays to the target, plus the own-body traces
   Mrays/s        rays per frame / frame time
+  ray/core       the CPU implementations' ray stage alone: rays per frame / median rays-stage time
+                 / threads, Mrays/s per core
   nodes/ray      BVH nodes whose box was tested per ray, for the GPU's traversal (short stack,
-                 counted by its CPU twin) and for the CPU reference's ordered traversal
+                 counted by its CPU twin) and for the CPU backend's (its 4-wide trees: every
+                 lane of every wide node visited)
+  BVH            per refitting implementation: frames rebuilt / refitted, and the trees' SAH
+                 cost over their cost at the last rebuild (measured on the CPU backend)
   dispatches     compute dispatches per GPU frame; read back: bytes copied to the host per frame
-  vs X           speed-up: X's frame time / this implementation's frame time
+  vs X           speed-up: X's frame time / this implementation's frame time (p-1 parry-1,
+                 p-ray parry-rayon, pr-ray parry-refit-rayon)
   walking        per walking implementation: passes (iterative / full), median frame time of
                  its iterative passes and speed-up against its full traversal's median frame
                  (gpu-walk vs gpu, cpu-walk vs cpu-rayon), the speed-up of the mean frame (full
@@ -86,7 +101,7 @@ Figures:
                  a percentage of its contacts, and the walk outcomes
 
 Output: a table on stdout; --json PATH writes every figure with the adapter, driver and CPU
-(schema \"raycontact.bench/2\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
+(schema \"raycontact.bench/3\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
 (frame time against N or size, one line per implementation); a progress bar on stderr for runs
 longer than a few seconds (--no-progress hides it).";
 
@@ -128,7 +143,7 @@ pub struct SuiteArgs {
     /// Leave parry3d out.
     #[arg(long)]
     pub no_parry: bool,
-    /// Write every figure as JSON (schema raycontact.bench/2, docs/bench-json.md).
+    /// Write every figure as JSON (schema raycontact.bench/3, docs/bench-json.md).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Draw the scaling scenes as SVG (frame time against N or size, one line per

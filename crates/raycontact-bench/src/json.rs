@@ -1,14 +1,14 @@
-//! The suite's JSON document (schema `raycontact.bench/2`, `docs/bench-json.md`), serialised by
+//! The suite's JSON document (schema `raycontact.bench/3`, `docs/bench-json.md`), serialised by
 //! derive from the structs below, built from the run's [`SuiteResult`].
 //!
-//! Two conventions keep the document as schema 2 has always written it: the fields of every
+//! Two conventions keep the document as schemas 2 and 3 have always written it: the fields of every
 //! struct are in alphabetical order (the document's key order), and `f32` figures are written
 //! widened to `f64` (e.g. `0.004000000189989805` for `0.004f32`). Non-finite numbers are
 //! written as `null` by serde_json.
 
 use std::collections::BTreeMap;
 
-use raycontact::{BodyKind, WalkFallback};
+use raycontact::{BodyKind, BvhAction, BvhStats, WalkFallback};
 use serde::Serialize;
 
 use crate::machine::{cpu_model, logical_cores};
@@ -19,7 +19,7 @@ use crate::scenes::SceneName;
 use crate::stats::{mean, median};
 
 /// The schema identifier written as the document's `schema` field.
-pub const SCHEMA: &str = "raycontact.bench/2";
+pub const SCHEMA: &str = "raycontact.bench/3";
 
 /// The whole document.
 #[derive(Serialize)]
@@ -143,6 +143,7 @@ struct Rays {
 /// One implementation on one instance.
 #[derive(Serialize)]
 struct Implementation {
+    bvh: Option<BvhJson>,
     contacts: ContactCounts,
     differ_from_reference: DifferFromReference,
     frame_ms: Times,
@@ -152,13 +153,29 @@ struct Implementation {
     intersections: Option<IntersectionsJson>,
     kind: &'static str,
     label: String,
+    ray_stage_rays_per_s_per_core: Option<f64>,
     rays_counted: Option<Vec<u64>>,
     rays_per_s: f64,
     speedup: Speedup,
     stage_timing: &'static str,
     stages_ms: BTreeMap<&'static str, f64>,
     stages_total_ms: Option<f64>,
+    threads: Option<usize>,
     walking: Option<Walking>,
+}
+
+/// What raycontact's frames did to the BVHs under its update policy.
+#[derive(Serialize)]
+struct BvhJson {
+    degenerate_changed_frames: usize,
+    degradation_max: Option<f64>,
+    degradation_median: Option<f64>,
+    degradation_per_frame: Vec<Option<f64>>,
+    kept: usize,
+    per_frame: Vec<&'static str>,
+    policy: &'static str,
+    rebuilt: usize,
+    refitted: usize,
 }
 
 /// The intersection stages' counters per timed frame, and their time against the rays stage's.
@@ -231,6 +248,8 @@ struct Speedup {
     vs_gpu: Option<f64>,
     vs_parry_1: Option<f64>,
     vs_parry_rayon: Option<f64>,
+    vs_parry_refit_1: Option<f64>,
+    vs_parry_refit_rayon: Option<f64>,
 }
 
 /// Iterative detection against the full traversal.
@@ -287,7 +306,7 @@ struct Point {
     variant: String,
 }
 
-/// The whole run as a `raycontact.bench/2` document.
+/// The whole run as a `raycontact.bench/3` document.
 pub fn document(result: &SuiteResult) -> Document {
     let args = &result.args;
     let (frames_compared, count_mismatches, max_set_difference) = result.agreement();
@@ -450,6 +469,7 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
         }
     });
     Implementation {
+        bvh: i.bvh.as_ref().map(|(policy, frames)| bvh(policy, frames)),
         contacts: ContactCounts {
             by_class: by_class(&i.classes),
             mean: i.mean_contacts(),
@@ -484,6 +504,7 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
             ImplKind::Parry => "parry",
         },
         label: i.label.clone(),
+        ray_stage_rays_per_s_per_core: i.ray_rate_per_core(r.rays.rays()),
         rays_counted: (!i.rays.is_empty()).then(|| i.rays.clone()),
         rays_per_s: r.rays.rays() as f64 / (ms / 1e3),
         speedup: Speedup {
@@ -492,11 +513,31 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
             vs_gpu: vs("gpu"),
             vs_parry_1: vs("parry-1"),
             vs_parry_rayon: vs("parry-rayon"),
+            vs_parry_refit_1: vs("parry-refit-1"),
+            vs_parry_refit_rayon: vs("parry-refit-rayon"),
         },
         stage_timing: i.stage_timing,
         stages_ms: i.stage_ms.iter().map(|(s, v)| (s.name(), median(v))).collect(),
         stages_total_ms: i.stages_total_ms(),
+        threads: i.threads,
         walking: walking(i, r),
+    }
+}
+
+/// The BVH figures of a raycontact implementation.
+fn bvh(policy: &'static str, frames: &[BvhStats]) -> BvhJson {
+    let count = |a: BvhAction| frames.iter().filter(|s| s.action == a).count();
+    let d: Vec<f64> = frames.iter().filter_map(|s| s.degradation.map(f64::from)).collect();
+    BvhJson {
+        degenerate_changed_frames: frames.iter().filter(|s| s.degenerate_changed).count(),
+        degradation_max: d.iter().copied().reduce(f64::max),
+        degradation_median: (!d.is_empty()).then(|| median(&d)),
+        degradation_per_frame: frames.iter().map(|s| s.degradation.map(f64::from)).collect(),
+        kept: count(BvhAction::Kept),
+        per_frame: frames.iter().map(|s| s.action.name()).collect(),
+        policy,
+        rebuilt: count(BvhAction::Rebuilt),
+        refitted: count(BvhAction::Refitted),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The suite's tables on stdout: the header, one table per instance (or per scaling scene) as
 //! the run goes, and the footer.
 
-use raycontact::{BodyKind, GpuContext, Stage};
+use raycontact::{BodyKind, BvhAction, GpuContext, Stage};
 
 use crate::args::SuiteArgs;
 use crate::fmt::{fmt_bytes, fmt_ms};
@@ -10,7 +10,7 @@ use crate::results::{
     ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WALK_OUTCOMES, WalkFigures, exponents,
 };
 use crate::scenes::SceneName;
-use crate::stats::mean;
+use crate::stats::{mean, median};
 
 /// The lines before the first scene.
 pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneName]) {
@@ -55,7 +55,7 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
         if args.no_parry {
             "none (--no-parry)"
         } else {
-            "parry3d 0.31 (BVH rebuilt every frame, the same rays classified by the same rules)"
+            "parry3d 0.31 (BVH rebuilt every frame, or its deformable TriMesh refitted; the same rays classified by the same rules)"
         }
     );
     println!("scenes: {}", scenes.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
@@ -113,40 +113,84 @@ pub fn print_instance(r: &InstanceResult) {
         f.triangles_per_ray
     );
     println!(
-        "{:<42} {:>9} {:>8} {:>9} {:>7} {:>9} {:>9} {:>10}",
-        "implementation", "frame ms", "Mrays/s", "contacts", "differ", "vs cpu-1", "vs rayon", "vs parry-1"
+        "{:<38} {:>9} {:>9} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "implementation",
+        "frame ms",
+        "worst ms",
+        "Mrays/s",
+        "ray/core",
+        "contacts",
+        "differ",
+        "vs cpu-1",
+        "vs rayon",
+        "vs p-1",
+        "vs p-ray",
+        "vs pr-ray"
     );
     let (c1, cr, p1) = (r.get("cpu-1"), r.get("cpu-rayon"), r.get("parry-1"));
+    let (pr, prr) = (r.get("parry-rayon"), r.get("parry-refit-rayon"));
     for i in r.ordered() {
         let ms = i.median_ms();
+        let per_core = i.ray_rate_per_core(f.rays()).map_or("-".into(), |x| format!("{:.3}", x / 1e6));
         println!(
-            "{:<42} {:>9.2} {:>8.3} {:>9.1} {:>7} {:>9} {:>9} {:>10}",
+            "{:<38} {:>9.2} {:>9.2} {:>8.3} {:>8} {:>9.1} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}",
             i.label,
             ms,
+            i.worst_ms(),
             f.rays() as f64 / ms / 1e3,
+            per_core,
             i.mean_contacts(),
             i.differ.iter().max().copied().unwrap_or(0),
             speedup(c1, i),
             speedup(cr, i),
             speedup(p1, i),
+            speedup(pr, i),
+            speedup(prr, i),
         );
     }
     println!(
-        "{:<12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "{:<17} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "by class", "collision", "prediction", "inward", "outward", "inverted", "walked"
     );
     for i in r.ordered() {
         let c = &i.classes;
         println!(
-            "{:<12} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            "{:<17} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
             i.id, c.collision, c.prediction, c.inward, c.outward, c.inverted, c.walked
         );
     }
     print_walking(r);
+    print_bvh(r);
     print_gpu_frame(r);
     print_stages(r);
     print_intersections(r);
     println!();
+}
+
+/// What the refitting implementations did to their BVHs.
+fn print_bvh(r: &InstanceResult) {
+    for i in r.ordered() {
+        let Some((policy, frames)) = &i.bvh else { continue };
+        if *policy == "rebuild" {
+            continue;
+        }
+        let count = |a: BvhAction| frames.iter().filter(|s| s.action == a).count();
+        let d: Vec<f64> = frames.iter().filter_map(|s| s.degradation.map(f64::from)).collect();
+        let degradation = if d.is_empty() {
+            "not measured (GPU refit)".to_string()
+        } else {
+            let max = d.iter().copied().fold(f64::MIN, f64::max);
+            format!("median {:.3}, max {max:.3}", median(&d))
+        };
+        println!(
+            "BVH {:<10} {policy}: {} rebuilt, {} refitted, {} kept of {} timed frames; SAH cost over the last rebuild's: {degradation}",
+            i.id,
+            count(BvhAction::Rebuilt),
+            count(BvhAction::Refitted),
+            count(BvhAction::Kept),
+            frames.len()
+        );
+    }
 }
 
 /// The intersection stages' figures (`--intersections`), one line per raycontact implementation
@@ -233,19 +277,21 @@ fn print_walking(r: &InstanceResult) {
     }
 }
 
-/// The GPU frame's dispatches and bytes.
+/// The GPU frames' dispatches and bytes (rebuilding and refitting).
 fn print_gpu_frame(r: &InstanceResult) {
-    let Some(g) = r.get("gpu") else { return };
-    let dispatches = mean(&g.dispatches.iter().map(|&d| d as f64).collect::<Vec<_>>());
-    let back = mean(&g.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>());
-    let (read, written) = g.bytes_bound.unwrap_or((0, 0));
-    println!(
-        "GPU frame: {dispatches:.0} dispatches, {} read back, {} bound for reading, {} for writing, {} buffers allocated over the timed frames",
-        fmt_bytes(back),
-        fmt_bytes(read as f64),
-        fmt_bytes(written as f64),
-        g.buffers_allocated.unwrap_or(0)
-    );
+    for (id, what) in [("gpu", "GPU frame"), ("gpu-refit", "GPU refit frame")] {
+        let Some(g) = r.get(id) else { continue };
+        let dispatches = mean(&g.dispatches.iter().map(|&d| d as f64).collect::<Vec<_>>());
+        let back = mean(&g.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>());
+        let (read, written) = g.bytes_bound.unwrap_or((0, 0));
+        println!(
+            "{what}: {dispatches:.0} dispatches, {} read back, {} bound for reading, {} for writing, {} buffers allocated over the timed frames",
+            fmt_bytes(back),
+            fmt_bytes(read as f64),
+            fmt_bytes(written as f64),
+            g.buffers_allocated.unwrap_or(0)
+        );
+    }
 }
 
 /// The median time of each stage, one column per implementation with stage times.
@@ -258,6 +304,7 @@ fn print_stages(r: &InstanceResult) {
         .iter()
         .map(|i| match i.id {
             "gpu" => "GPU ts".to_string(),
+            "gpu-refit" => "refit ts".to_string(),
             id => id.to_string(),
         })
         .collect();

@@ -1,5 +1,5 @@
 //! The scene suite, run as a process: every scene for one or two frames at the tiny size, the
-//! JSON checked against the `raycontact.bench/2` schema (written out below, strictly: a field
+//! JSON checked against the `raycontact.bench/3` schema (written out below, strictly: a field
 //! missing, of the wrong type or not in the schema fails), GPU and CPU reference contact counts
 //! compared frame by frame, the plot, `--cpu`, `--help` and bad options.
 
@@ -97,9 +97,31 @@ const STAGES: &[&str] = &[
     "analysis",
     "readback",
 ];
-const IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1", "parry-rayon"];
+const IMPLS: &[&str] = &[
+    "gpu",
+    "gpu-refit",
+    "cpu-1",
+    "cpu-rayon",
+    "cpu-refit",
+    "gpu-walk",
+    "cpu-walk",
+    "parry-1",
+    "parry-rayon",
+    "parry-refit-1",
+    "parry-refit-rayon",
+];
 /// The implementations of every scene.
-const FULL_IMPLS: &[&str] = &["gpu", "cpu-1", "cpu-rayon", "parry-1", "parry-rayon"];
+const FULL_IMPLS: &[&str] = &[
+    "gpu",
+    "gpu-refit",
+    "cpu-1",
+    "cpu-rayon",
+    "cpu-refit",
+    "parry-1",
+    "parry-rayon",
+    "parry-refit-1",
+    "parry-refit-rayon",
+];
 /// The scenes that compare walking with full traversal.
 const WALK_SCENES: &[&str] = &["resting-pile", "slow-pair"];
 const OUTCOMES: &[&str] = &["hit", "boundary", "loop", "steps", "range", "parallel", "no_start"];
@@ -114,7 +136,7 @@ const SCENES: &[&str] = &[
     "files",
 ];
 
-/// The `raycontact.bench/2` schema, as docs/bench-json.md describes it.
+/// The `raycontact.bench/3` schema, as docs/bench-json.md describes it.
 fn schema() -> T {
     use T::*;
     let ms =
@@ -156,6 +178,22 @@ fn schema() -> T {
         ("contacts", Obj(vec![("mean", Num), ("per_frame", arr(Uint)), ("by_class", classes())])),
         ("differ_from_reference", Obj(vec![("max", Uint), ("per_frame", arr(Uint))])),
         ("rays_counted", nullable(arr(Uint))),
+        ("threads", nullable(Uint)),
+        ("ray_stage_rays_per_s_per_core", nullable(Num)),
+        (
+            "bvh",
+            nullable(Obj(vec![
+                ("policy", OneOf(&["rebuild", "refit", "auto"])),
+                ("rebuilt", Uint),
+                ("refitted", Uint),
+                ("kept", Uint),
+                ("per_frame", arr(OneOf(&["none", "rebuilt", "refitted", "kept"]))),
+                ("degradation_median", nullable(Num)),
+                ("degradation_max", nullable(Num)),
+                ("degradation_per_frame", arr(nullable(Num))),
+                ("degenerate_changed_frames", Uint),
+            ])),
+        ),
         (
             "walking",
             nullable(Obj(vec![
@@ -212,6 +250,8 @@ fn schema() -> T {
                 ("vs_cpu_rayon", nullable(Num)),
                 ("vs_parry_1", nullable(Num)),
                 ("vs_parry_rayon", nullable(Num)),
+                ("vs_parry_refit_1", nullable(Num)),
+                ("vs_parry_refit_rayon", nullable(Num)),
             ]),
         ),
     ]);
@@ -255,7 +295,7 @@ fn schema() -> T {
         ("implementations", arr(implementation)),
     ]);
     Obj(vec![
-        ("schema", OneOf(&["raycontact.bench/2"])),
+        ("schema", OneOf(&["raycontact.bench/3"])),
         ("generator", Obj(vec![("name", OneOf(&["raycontact-bench"])), ("version", Str)])),
         (
             "settings",
@@ -396,7 +436,7 @@ fn run_json(dir: &TempDir, args: &[&str]) -> (Value, Output) {
     assert!(out.status.success(), "{}", texts(&out));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     if let Err(e) = check(&doc, &schema(), "$") {
-        panic!("the JSON does not match raycontact.bench/2: {e}\n{}", texts(&out));
+        panic!("the JSON does not match raycontact.bench/3: {e}\n{}", texts(&out));
     }
     (doc, out)
 }
@@ -478,7 +518,7 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
         }
         // parry3d casts the same rays, classified by the same rules: the same contacts but for
         // rays through an edge or a vertex (its ray-triangle test is not watertight).
-        for id in ["parry-1", "parry-rayon"] {
+        for id in ["parry-1", "parry-rayon", "parry-refit-1", "parry-refit-rayon"] {
             let p = implementation(inst, id).unwrap();
             let allowed = 2.0f64.max(0.01 * cpu["contacts"]["mean"].as_f64().unwrap());
             let differ = p["differ_from_reference"]["max"].as_f64().unwrap();
@@ -500,6 +540,19 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
             assert!(cw["walking"]["iterative_frames"].as_u64().unwrap() > 0, "{name}: no iterative pass");
             assert!(cw["contacts"]["by_class"]["walked"].as_f64().unwrap() > 0.0, "{name}: nothing walked");
         }
+        // Refitted trees find a rebuild's contacts, on both backends; the refits are reported.
+        for id in ["gpu-refit", "cpu-refit"] {
+            let r = implementation(inst, id).unwrap();
+            assert_eq!(r["differ_from_reference"]["max"], 0, "{name}: {id} contact set");
+            assert_eq!(r["bvh"]["policy"], "refit", "{name}: {id}");
+            assert_eq!(r["bvh"]["refitted"], 2, "{name}: {id} refits every timed frame");
+        }
+        assert_eq!(cpu["bvh"]["rebuilt"], 2, "{name}");
+        assert!(
+            implementation(inst, "cpu-refit").unwrap()["bvh"]["degradation_max"].as_f64().unwrap() >= 0.5
+        );
+        assert!(cpu["ray_stage_rays_per_s_per_core"].is_number(), "{name}");
+        assert!(implementation(inst, "parry-1").unwrap()["bvh"].is_null(), "{name}");
         assert_eq!(gpu["contacts"]["per_frame"], cpu["contacts"]["per_frame"], "{name}: GPU vs CPU counts");
         assert_eq!(cpu1["contacts"]["per_frame"], cpu["contacts"]["per_frame"], "{name}: 1 thread vs rayon");
         assert_eq!(gpu["differ_from_reference"]["max"], 0, "{name}: GPU contact set");

@@ -50,6 +50,14 @@ impl ContextOptions {
 
     /// [`ContextOptions::adapter`], asynchronously.
     pub async fn adapter_async(&self) -> Result<wgpu::Adapter> {
+        if wgpu::Instance::enabled_backend_features().is_empty() {
+            // wgpu::Instance::new panics in this build: say so as the typed error instead.
+            return Err(Error::NoAdapter {
+                detail: " (raycontact was built without a wgpu backend: enable one of its features \
+                         `vulkan`, `metal`, `dx12`, `gl` or `webgpu`)"
+                    .into(),
+            });
+        }
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         let backends = self.backends.unwrap_or(wgpu::Backends::all());
         desc.backends = backends;

@@ -1,11 +1,12 @@
 //! [`FrameData`]: everything one frame builds, in the packed layout: what the GPU frame leaves
 //! in its buffers (read back by [`crate::Scene::frame_data`]) and what the CPU backend builds
-//! (`FrameData::build`, in `crate::cpu_backend`).
+//! (`FrameData::build`, in `crate::cpu_backend`), which adds its wide trees.
 
 use glam::Vec3;
 
 use crate::layout::{BodyState, Node, TriBox};
 use crate::packing::Packing;
+use crate::wide_bvh::{WideBvh, WideTree};
 
 /// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -25,6 +26,12 @@ pub struct FrameData {
     pub nodes: Vec<Node>,
     /// Parent of each node (body-local), [`NONE`](crate::layout::NONE) for a root.
     pub parents: Vec<u32>,
+    /// `cross(b - a, c - a)` of each packed triangle, as the CPU backend computes the normals
+    /// from them (empty in a frame read back from the GPU).
+    pub faces: Vec<Vec3>,
+    /// The CPU backend's 4-wide trees, collapsed from `nodes` after the fit and refitted with
+    /// them (empty in a frame read back from the GPU: its rays walk `nodes`).
+    pub wide: WideBvh,
 }
 
 impl FrameData {
@@ -33,6 +40,11 @@ impl FrameData {
     pub fn body_nodes(&self, packing: &Packing, b: usize) -> &[Node] {
         let off = packing.bodies[b].node_offset as usize;
         &self.nodes[off..off + used_nodes(self.body_state[b].leaf_count)]
+    }
+
+    /// The wide tree of packed body `b`, when this frame has one for every body.
+    pub fn body_wide(&self, b: usize) -> Option<&WideTree> {
+        (self.wide.trees.len() == self.body_state.len()).then(|| self.wide.tree(b)).flatten()
     }
 
     /// The used parent links of packed body `b`, as [`Self::body_nodes`].

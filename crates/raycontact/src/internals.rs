@@ -9,6 +9,7 @@
 //!   GPU tests; with rayon, the CPU backend).
 //! - [`Packing`] and [`FrameData`]: the packed scene and what one frame builds from it.
 //! - [`adjacency`]: the triangle adjacency that iterative detection walks.
+//! - [`wide_bvh`]: the CPU backend's 4-wide BVH, collapsed from the binary one.
 
 /// The constants and `#[repr(C)]` structs shared with the WGSL kernels.
 pub mod layout {
@@ -29,6 +30,11 @@ pub mod cpu {
 /// The triangle adjacency of a body.
 pub mod adjacency {
     pub use crate::adjacency::*;
+}
+
+/// The CPU backend's 4-wide BVH.
+pub mod wide_bvh {
+    pub use crate::wide_bvh::*;
 }
 
 pub use crate::frame::FrameData;

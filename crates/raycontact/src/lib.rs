@@ -14,7 +14,8 @@
 //!   normals and BVHs rebuilt on the GPU, then rays from every source vertex of each tested pair
 //!   ([`Pairs`]) classified into [`Contacts`] (collisions and predictions, with points, normal,
 //!   depth and Hermann's `cos α` weight). [`Scene::new_cpu`] runs the same on the CPU backend.
-//!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]).
+//!   [`Scene::set_iterative`] turns on iterative detection ([`Iterative`]);
+//!   [`Scene::set_bvh_update`] refits the BVHs instead of rebuilding them ([`BvhUpdate`]).
 //! - [`Scene::record_update`] and [`Scene::record_detect`] record into your own encoder and
 //!   leave the contacts on the GPU ([`ContactBuffers`]) for a GPU solver.
 //! - [`Scene::set_intersections`]: edge–triangle crossings, the intersection contour and global
@@ -59,6 +60,7 @@ mod adjacency;
 mod backend;
 mod blocking;
 mod body;
+mod bvh_update;
 mod contact;
 mod context;
 mod cpu;
@@ -79,9 +81,11 @@ mod response;
 mod scene;
 mod stats;
 pub mod walk;
+mod wide_bvh;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};
+pub use bvh_update::{BvhUpdate, sah_cost};
 pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
 pub use context::{ContextOptions, GpuContext};
 pub use error::{BufferProblem, Error, Result};
@@ -95,7 +99,7 @@ pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, WalkCo
 pub use rays::{AllHits, GpuOutput, GpuRays, RayTargets};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};
-pub use stats::{FrameStats, Stage, StageStats};
+pub use stats::{BvhAction, BvhStats, FrameStats, Stage, StageStats};
 pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
 
 /// The wgpu that raycontact is built on, so that an application's devices, buffers and encoders

@@ -66,9 +66,10 @@ pub(crate) struct DetectPlan {
     pub remember: bool,
     /// Inversion handling ([`crate::Scene::set_inversion_handling`]).
     pub inversions: bool,
-    /// The BVHs are rebuilt this frame: a full pass, or an iterative pass whose failed walks
-    /// fall back to the BVH.
-    pub rebuild: bool,
+    /// The BVHs are brought up to date this frame (rebuilt or refitted, as the scene's
+    /// [`BvhUpdate`](crate::BvhUpdate) says): a full pass, or an iterative pass whose failed
+    /// walks fall back to the BVH.
+    pub bvh: bool,
     /// Most pairs a full pass may test (the list's length, or every pair and self pair).
     pub pair_capacity: u64,
     /// Source vertices a listed full pass may cast from (0 for overlapping pairs: the list

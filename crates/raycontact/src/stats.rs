@@ -19,7 +19,8 @@ pub enum Stage {
     Sort,
     /// `hierarchy`.
     Hierarchy,
-    /// `fit`.
+    /// `fit` (on the CPU backend also the collapse, or refit, of its 4-wide trees, and the
+    /// trees' SAH costs when its update policy refits).
     Fit,
     /// `broad_phase` and `pair_tiles`: the pairs to test and the narrow phase's layout.
     Pairs,
@@ -125,6 +126,60 @@ impl StageStats {
         self.bytes_read += bytes;
         self.bytes_written += bytes;
     }
+
+    pub(crate) fn add_clear(&mut self, bytes: u64) {
+        self.copies += 1;
+        self.bytes_written += bytes;
+    }
+}
+
+/// What a frame did to the BVHs ([`FrameStats::bvh`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BvhAction {
+    /// No frame ran (no bodies, or a detection recorded without its frame).
+    #[default]
+    None,
+    /// Rebuilt: Morton codes, sort, hierarchy and fit.
+    Rebuilt,
+    /// Refitted: the fit alone, on the tree of the last rebuild.
+    Refitted,
+    /// Left as they were: the frame computed the vertex normals alone (an iterative pass that
+    /// needs no BVH), so ray queries wait for the next update.
+    Kept,
+}
+
+impl BvhAction {
+    /// A short name: "none", "rebuilt", "refitted" or "kept".
+    pub fn name(self) -> &'static str {
+        match self {
+            BvhAction::None => "none",
+            BvhAction::Rebuilt => "rebuilt",
+            BvhAction::Refitted => "refitted",
+            BvhAction::Kept => "kept",
+        }
+    }
+}
+
+/// What a frame did to the BVHs under the scene's [`BvhUpdate`](crate::BvhUpdate), and the
+/// trees' quality.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BvhStats {
+    /// Rebuilt, refitted or kept.
+    pub action: BvhAction,
+    /// The largest ratio over the bodies of a tree's SAH cost
+    /// ([`sah_cost`](crate::sah_cost)) after this frame's refit to its cost right after the
+    /// last rebuild (1 on a rebuild; for `Auto`, the ratio measured before it decided), when it
+    /// was measured: always on the CPU backend, with [`BvhUpdate::Auto`](crate::BvhUpdate) on
+    /// the GPU.
+    pub degradation: Option<f32>,
+    /// The refit found a body whose degenerate triangles are not those its tree was built with
+    /// (measured where `degradation` is): `Auto` then rebuilt; `Refit` kept the tree, whose
+    /// contacts may then differ from a rebuild's.
+    pub degenerate_changed: bool,
+    /// Host time of `Auto`'s measure on the GPU backend (the CPU twins of bounds and fit, and
+    /// of the rebuild when it rebuilt), in nanoseconds.
+    pub host_ns: Option<f64>,
 }
 
 /// Figures of one frame, by stage.
@@ -144,6 +199,8 @@ pub struct FrameStats {
     /// Outcomes of the iterative pass's walks (targets and source bodies' own traces) and its
     /// BVH fallback casts.
     pub walk: crate::layout::WalkCounts,
+    /// What the frame did to the BVHs, and their quality.
+    pub bvh: BvhStats,
     /// The intersection stages' counters
     /// ([`Scene::set_intersections`](crate::Scene::set_intersections); zeros when off).
     pub intersections: crate::IntersectionCounts,

@@ -32,7 +32,7 @@ fn exit_distance(p: Vec3, d: Vec3, c: Vec3, r: f32) -> f32 {
 /// ray side): each backend finds every key at most once; the keys agree but for rays that
 /// graze a triangle edge (the GPU's normals differ from the CPU's by up to 1e-5); and for each
 /// common key the same triangle or the same depth. Returns how many keys differ.
-fn assert_same(what: &str, gpu: &[Contact], cpu: &[Contact]) -> usize {
+pub(crate) fn assert_same(what: &str, gpu: &[Contact], cpu: &[Contact]) -> usize {
     assert_unique_keys(&format!("{what} (GPU)"), gpu);
     assert_unique_keys(&format!("{what} (CPU)"), cpu);
     let (only_gpu, only_cpu) = key_surplus(gpu, cpu);

@@ -9,3 +9,5 @@ mod ray_queries;
 mod ray_triangle;
 mod rebuild;
 mod reference;
+mod refit;
+mod wide;

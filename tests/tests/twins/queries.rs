@@ -1,5 +1,6 @@
 //! The ray queries (`cpu::raycast`, the GPU's traversal; `cpu::raycast_ordered`, the CPU
-//! backend's; `cpu::closest_hit` with an ignored vertex) against the f64 brute force of
+//! backend's, through its wide trees; `cpu::closest_hit`, `closest_hit_ordered` and
+//! `closest_hit_wide` with an ignored vertex) against the f64 brute force of
 //! `reference`, on random meshes. Rays whose answer is not clear in f64 (an edge within 1e-4,
 //! two hits within 1e-4 relative, grazing) are skipped; on the others the triangle must be the
 //! same and `t` within 1e-5 relative.
@@ -148,8 +149,20 @@ fn closest_hit_skips_the_triangles_of_the_ignored_vertex() {
             cpu::closest_hit_ordered(body, nodes, &p.positions, &p.packing.triangles, ray, v.unwrap())
         })
         .collect();
+    let wide: Vec<RayHit> = rays
+        .iter()
+        .zip(&ignore)
+        .map(|(ray, v)| {
+            let tree = p.frame.body_wide(0).expect("a wide tree");
+            cpu::closest_hit_wide(body, nodes, tree, &p.positions, &p.packing.triangles, ray, v.unwrap())
+        })
+        .collect();
     let n = compare("closest_hit", &mesh, &rays, &got, &ignore);
     compare("closest_hit_ordered", &mesh, &rays, &ordered, &ignore);
+    compare("closest_hit_wide", &mesh, &rays, &wide, &ignore);
+    for (a, b) in got.iter().zip(&wide) {
+        assert_eq!((a.triangle, a.t, a.u, a.v), (b.triangle, b.t, b.u, b.v), "the wide walk, hit for hit");
+    }
     assert!(n > mesh.positions.len() / 2, "{n} clear rays");
     assert!(got.iter().filter(|h| h.is_hit()).count() > mesh.positions.len() / 2, "inward rays hit");
 }

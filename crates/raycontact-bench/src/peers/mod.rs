@@ -2,8 +2,9 @@
 //!
 //! In the suite, parry3d casts the same rays as raycontact, classified by the same rules.
 //! Every frame the peer computes the vertex normals and body boxes with raycontact's CPU twins
-//! (`cpu::vertex_normals`, `cpu::triangle_bounds`), rebuilds every body's parry3d BVH from the
-//! triangle boxes (binned SAH), takes the same pairs (`cpu::broad_phase`, self pairs of every
+//! (`cpu::vertex_normals`, `cpu::triangle_bounds`), brings every body's parry3d BVH up to date
+//! ([`ParryMode`]: rebuilt from the triangle boxes, binned SAH; or parry3d's deformable
+//! `TriMesh` refitted by `set_vertices`), takes the same pairs (`cpu::broad_phase`, self pairs of every
 //! cloth included, or the scene's list) and runs raycontact's classification
 //! (`cpu::classify`, every case of Lehericey et al. 2015: inward and outward rays, predictions,
 //! inversions) with a [`ParryTracer`]: each trace is a closest-hit cast through parry3d's BVH
@@ -26,6 +27,7 @@ pub use tracer::ParryTracer;
 use glam::Vec3;
 use parry3d::bounding_volume::Aabb;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy as Strategy};
+use parry3d::shape::{TriMesh, TriMeshFlags};
 use raycontact::Scene;
 use raycontact::internals::Packing;
 use raycontact::internals::layout::{BodyPair, BodyState, ContactGpu, SELF_CLOTH};
@@ -45,8 +47,23 @@ pub struct ParryFrame {
     pub rays: u64,
 }
 
+/// How the peer's BVHs follow the bodies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParryMode {
+    /// Every body's `Bvh` rebuilt from its triangle boxes every frame (`Bvh::from_leaves`,
+    /// binned SAH).
+    Rebuild,
+    /// One `TriMesh` per body with `TriMeshFlags::DEFORMABLE`, built once, its vertices set every
+    /// frame (`TriMesh::set_vertices`, which refits its BVH: parry3d's deformable path), the
+    /// bodies in parallel.
+    Refit,
+}
+
 /// parry3d set up for an instance, on its own rayon pool.
 pub struct Parry {
+    mode: ParryMode,
+    /// The deformable meshes of [`ParryMode::Refit`], one per body.
+    meshes: Vec<TriMesh>,
     packing: Packing,
     pairs: Option<Vec<(usize, usize)>>,
     prediction: f32,
@@ -60,7 +77,7 @@ impl Parry {
     /// parry3d for the bodies of `inst`, on `threads` threads (`None`: one per core). The packed
     /// layout (topology, adjacency, kinds, half-thicknesses) is taken from a raycontact CPU
     /// scene holding the same bodies, so packed body `i` is the instance's body `i`.
-    pub fn new(inst: &Instance, threads: Option<usize>) -> Result<Self, String> {
+    pub fn new(inst: &Instance, threads: Option<usize>, mode: ParryMode) -> Result<Self, String> {
         let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("parry-{i}"));
         if let Some(t) = threads {
             b = b.num_threads(t);
@@ -72,7 +89,22 @@ impl Parry {
                 .map_err(|e| e.to_string())?;
         }
         scene.update().map_err(|e| e.to_string())?;
+        let meshes = match mode {
+            ParryMode::Rebuild => Vec::new(),
+            ParryMode::Refit => inst
+                .bodies
+                .iter()
+                .enumerate()
+                .map(|(i, body)| {
+                    let (p, t) = (inst.positions_at(0, i).to_vec(), body.mesh.triangles.clone());
+                    TriMesh::with_flags(p, t, TriMeshFlags::DEFORMABLE)
+                        .map_err(|e| format!("parry3d TriMesh: {e:?}"))
+                })
+                .collect::<Result<_, _>>()?,
+        };
         Ok(Parry {
+            mode,
+            meshes,
             packing: scene.packing().clone(),
             pairs: inst.pairs.clone(),
             prediction: inst.prediction,
@@ -89,8 +121,8 @@ impl Parry {
     }
 
     /// One frame: normals and boxes (raycontact's CPU twins), every parry3d BVH rebuilt from the
-    /// triangle boxes (binned SAH), the pairs, then raycontact's classification of every source
-    /// vertex of every directed pair with a [`ParryTracer`].
+    /// triangle boxes (binned SAH) or refitted ([`ParryMode`]), the pairs, then raycontact's
+    /// classification of every source vertex of every directed pair with a [`ParryTracer`].
     pub fn frame(&mut self, positions: &[&[Vec3]]) -> ParryFrame {
         std::mem::swap(&mut self.previous, &mut self.current);
         self.current.clear();
@@ -101,6 +133,7 @@ impl Parry {
             self.previous.clone_from(&self.current);
         }
         let pool = &self.pool;
+        let (mode, meshes) = (self.mode, &mut self.meshes);
         pool.install(|| {
             let (packing, current, frame) = (&self.packing, &self.current, &mut self.frame);
             frame.normals.resize(current.len(), Vec3::ZERO);
@@ -122,16 +155,26 @@ impl Parry {
                 state.leaf_count = frame.tri_boxes[range].iter().filter(|t| t.flags & 1 == 0).count() as u32;
                 state.degenerate_count = b.tri_count - state.leaf_count;
             }
-            let bvhs: Vec<Bvh> = packing
-                .bodies
-                .par_iter()
-                .map(|b| {
-                    let range = b.tri_offset as usize..(b.tri_offset + b.tri_count) as usize;
-                    let boxes: Vec<Aabb> =
-                        frame.tri_boxes[range].iter().map(|t| Aabb::new(t.min, t.max)).collect();
-                    Bvh::from_leaves(Strategy::Binned, &boxes)
-                })
-                .collect();
+            let built: Vec<Bvh> = match mode {
+                ParryMode::Rebuild => packing
+                    .bodies
+                    .par_iter()
+                    .map(|b| {
+                        let range = b.tri_offset as usize..(b.tri_offset + b.tri_count) as usize;
+                        let boxes: Vec<Aabb> =
+                            frame.tri_boxes[range].iter().map(|t| Aabb::new(t.min, t.max)).collect();
+                        Bvh::from_leaves(Strategy::Binned, &boxes)
+                    })
+                    .collect(),
+                ParryMode::Refit => {
+                    meshes.par_iter_mut().zip(positions).for_each(|(m, p)| m.set_vertices(p));
+                    Vec::new()
+                }
+            };
+            let bvhs: Vec<&Bvh> = match mode {
+                ParryMode::Rebuild => built.iter().collect(),
+                ParryMode::Refit => meshes.iter().map(|m| m.bvh()).collect(),
+            };
             let pairs: Vec<BodyPair> = match &self.pairs {
                 Some(p) => p
                     .iter()

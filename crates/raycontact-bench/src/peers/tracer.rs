@@ -26,7 +26,7 @@ fn barycentric(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (f32, f32) {
 /// and its hits in `fallback_hits`: the classification returns them per source vertex.
 pub struct ParryTracer<'a> {
     /// One parry3d BVH per packed body, leaf = body-local triangle.
-    pub bvhs: &'a [Bvh],
+    pub bvhs: &'a [&'a Bvh],
 }
 
 impl Tracer for ParryTracer<'_> {

@@ -10,14 +10,26 @@ pub use classes::Classes;
 pub use keys::{FrameKeys, differ, keys_of, keys_of_packed};
 pub use walk::{WALK_OUTCOMES, WalkDiff, WalkFigures};
 
-use raycontact::{GpuContext, IntersectionCounts, Stage};
+use raycontact::{BvhStats, GpuContext, IntersectionCounts, Stage};
 
 use crate::args::SuiteArgs;
 use crate::scenes::SceneName;
 use crate::stats::{fitted_exponent, mean, median};
 
 /// Implementation ids in table order.
-pub const ORDER: [&str; 7] = ["gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1", "parry-rayon"];
+pub const ORDER: [&str; 11] = [
+    "gpu",
+    "gpu-refit",
+    "cpu-1",
+    "cpu-rayon",
+    "cpu-refit",
+    "gpu-walk",
+    "cpu-walk",
+    "parry-1",
+    "parry-rayon",
+    "parry-refit-1",
+    "parry-refit-rayon",
+];
 
 /// Which implementation a result is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +45,7 @@ pub enum ImplKind {
 /// One implementation's figures on one instance.
 #[derive(Clone, Debug)]
 pub struct ImplResult {
-    /// "gpu", "cpu-1", "cpu-rayon", "gpu-walk", "cpu-walk", "parry-1" or "parry-rayon".
+    /// One of [`ORDER`].
     pub id: &'static str,
     /// A readable label (adapter name, thread count).
     pub label: String,
@@ -63,6 +75,11 @@ pub struct ImplResult {
     pub rays: Vec<u64>,
     /// Iterative detection's figures (`gpu-walk`, `cpu-walk`).
     pub walking: Option<WalkFigures>,
+    /// CPU threads it ran on (`None` on the GPU).
+    pub threads: Option<usize>,
+    /// raycontact's BVH update policy ("rebuild", "refit", "auto"), and what each timed frame
+    /// did to the BVHs (`None` for parry3d).
+    pub bvh: Option<(&'static str, Vec<BvhStats>)>,
     /// The intersection stages' counters in each timed frame (raycontact with
     /// `--intersections`; empty otherwise).
     pub intersections: Vec<IntersectionCounts>,
@@ -87,13 +104,33 @@ impl ImplResult {
             buffers_allocated: None,
             rays: Vec::new(),
             walking: None,
+            threads: None,
+            bvh: None,
             intersections: Vec::new(),
         }
+    }
+
+    /// The same, on `threads` CPU threads.
+    pub fn on_threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// The ray stage's rays per second per core for `rays` rays per frame (median stage time,
+    /// CPU implementations with stage times).
+    pub fn ray_rate_per_core(&self, rays: u64) -> Option<f64> {
+        let ms = self.stage_median(Stage::Rays).filter(|&ms| self.stage_timing == "cpu-wall" && ms > 0.0)?;
+        Some(rays as f64 / (ms / 1e3) / self.threads? as f64)
     }
 
     /// Median frame time, ms.
     pub fn median_ms(&self) -> f64 {
         median(&self.frame_ms)
+    }
+
+    /// Slowest timed frame, ms.
+    pub fn worst_ms(&self) -> f64 {
+        self.frame_ms.iter().copied().fold(f64::NAN, f64::max)
     }
 
     /// Mean frame time, ms.
@@ -165,7 +202,8 @@ pub struct RayFigures {
     pub check_rays: u64,
     /// Nodes visited per ray by the GPU's traversal (short stack, its CPU twin).
     pub nodes_per_ray_gpu_walk: f64,
-    /// Nodes visited per ray by the CPU reference's ordered traversal.
+    /// Boxes tested per ray by the CPU backend's traversal (its 4-wide trees: every lane of
+    /// every wide node visited, plus the root).
     pub nodes_per_ray_cpu_walk: f64,
     /// Triangles tested per ray (GPU traversal).
     pub triangles_per_ray: f64,

@@ -11,10 +11,10 @@ mod runner;
 
 use std::time::Instant;
 
-use raycontact::{GpuContext, IntersectionMode, Scene};
+use raycontact::{BvhUpdate, GpuContext, IntersectionMode, Scene};
 
 use crate::args::SuiteArgs;
-use crate::peers::{self, Parry};
+use crate::peers::{self, Parry, ParryMode};
 use crate::progress::Progress;
 use crate::results::{FrameKeys, ImplKind, ImplResult, InstanceResult, SuiteResult, WalkDiff, differ};
 use crate::scenes::{self, Instance, SceneName};
@@ -99,20 +99,27 @@ fn run_instance(
     intersections: IntersectionMode,
     progress: &mut Progress,
 ) -> Result<InstanceResult, String> {
-    // Every raycontact implementation runs the intersection stages that --intersections asks.
-    let with = |mut s: Scene| {
-        s.set_intersections(intersections);
-        s
-    };
     let start = Instant::now();
     let threads = rayon::current_num_threads();
+    // Every raycontact implementation runs the intersection stages that --intersections asks.
+    let cpu = |t: Option<usize>, policy: BvhUpdate| -> Result<Scene, String> {
+        let mut s = Scene::new_cpu(t).map_err(|e| e.to_string())?;
+        s.set_bvh_update(policy).map_err(|e| e.to_string())?;
+        s.set_intersections(intersections);
+        Ok(s)
+    };
+    let gpu = |c: &GpuContext, policy: BvhUpdate| -> Result<Scene, String> {
+        let mut s = Scene::new(c);
+        s.set_bvh_update(policy).map_err(|e| e.to_string())?;
+        s.set_intersections(intersections);
+        Ok(s)
+    };
     progress.set_message(label(inst, "cpu-rayon"));
-    let cpu = with(Scene::new_cpu(None).map_err(|e| e.to_string())?);
     let label_rayon = format!("CPU reference, rayon {threads}");
     let (reference, ref_keys, mut cpu_scene) = runner::run_raycontact(
-        cpu,
+        cpu(None, BvhUpdate::Rebuild)?,
         inst,
-        ImplResult::new("cpu-rayon", label_rayon, ImplKind::Cpu),
+        ImplResult::new("cpu-rayon", label_rayon, ImplKind::Cpu).on_threads(threads),
         None,
         progress,
     )?;
@@ -133,16 +140,23 @@ fn run_instance(
             impls.push(r);
         };
     if let Some(c) = ctx {
-        progress.set_message(label(inst, "gpu"));
-        let label = format!("GPU ({})", c.adapter_name());
-        let r = ImplResult::new("gpu", label, ImplKind::Gpu);
-        let (r, keys, _) = runner::run_raycontact(with(Scene::new(c)), inst, r, None, progress)?;
-        push(r, keys, &mut full_keys);
+        for (id, policy, what) in
+            [("gpu", BvhUpdate::Rebuild, "GPU"), ("gpu-refit", BvhUpdate::Refit, "GPU refit")]
+        {
+            progress.set_message(label(inst, id));
+            let r = ImplResult::new(id, format!("{what} ({})", c.adapter_name()), ImplKind::Gpu);
+            let (r, keys, _) = runner::run_raycontact(gpu(c, policy)?, inst, r, None, progress)?;
+            push(r, keys, &mut full_keys);
+        }
     }
     progress.set_message(label(inst, "cpu-1"));
-    let cpu1 = with(Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?);
-    let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu);
-    let (r, keys, _) = runner::run_raycontact(cpu1, inst, r, None, progress)?;
+    let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu).on_threads(1);
+    let (r, keys, _) = runner::run_raycontact(cpu(Some(1), BvhUpdate::Rebuild)?, inst, r, None, progress)?;
+    push(r, keys, &mut full_keys);
+    progress.set_message(label(inst, "cpu-refit"));
+    let r = ImplResult::new("cpu-refit", format!("CPU refit, rayon {threads}"), ImplKind::Cpu)
+        .on_threads(threads);
+    let (r, keys, _) = runner::run_raycontact(cpu(None, BvhUpdate::Refit)?, inst, r, None, progress)?;
     push(r, keys, &mut full_keys);
     if let Some(setup) = &inst.walking {
         let it = runner::iterative_of(setup);
@@ -150,27 +164,34 @@ fn run_instance(
             progress.set_message(label(inst, "gpu-walk"));
             let label = format!("GPU walking ({})", c.adapter_name());
             let r = ImplResult::new("gpu-walk", label, ImplKind::Gpu);
-            let (r, keys, _) =
-                runner::run_raycontact(with(Scene::new(c)), inst, r, Some((it, "gpu")), progress)?;
+            let scene = gpu(c, BvhUpdate::Rebuild)?;
+            let (r, keys, _) = runner::run_raycontact(scene, inst, r, Some((it, "gpu")), progress)?;
             push(r, keys, &mut full_keys);
         }
         progress.set_message(label(inst, "cpu-walk"));
-        let cpu = with(Scene::new_cpu(None).map_err(|e| e.to_string())?);
-        let r = ImplResult::new("cpu-walk", format!("CPU reference walking, rayon {threads}"), ImplKind::Cpu);
-        let (r, keys, _) = runner::run_raycontact(cpu, inst, r, Some((it, "cpu-rayon")), progress)?;
+        let label = format!("CPU reference walking, rayon {threads}");
+        let r = ImplResult::new("cpu-walk", label, ImplKind::Cpu).on_threads(threads);
+        let scene = cpu(None, BvhUpdate::Rebuild)?;
+        let (r, keys, _) = runner::run_raycontact(scene, inst, r, Some((it, "cpu-rayon")), progress)?;
         push(r, keys, &mut full_keys);
     }
     if parry {
-        for (id, threads) in [("parry-1", Some(1)), ("parry-rayon", None)] {
+        let peers = [
+            ("parry-1", Some(1), ParryMode::Rebuild),
+            ("parry-rayon", None, ParryMode::Rebuild),
+            ("parry-refit-1", Some(1), ParryMode::Refit),
+            ("parry-refit-rayon", None, ParryMode::Refit),
+        ];
+        for (id, threads, mode) in peers {
             progress.set_message(label(inst, id));
-            let mut p = Parry::new(inst, threads)?;
-            let label = if threads == Some(1) {
-                "parry3d, 1 thread".to_string()
-            } else {
-                format!("parry3d, rayon {}", p.threads())
+            let mut p = Parry::new(inst, threads, mode)?;
+            let what = if mode == ParryMode::Refit { "parry3d refit" } else { "parry3d" };
+            let label = match threads {
+                Some(1) => format!("{what}, 1 thread"),
+                _ => format!("{what}, rayon {}", p.threads()),
             };
-            let (r, keys) =
-                peers::run_parry(&mut p, inst, ImplResult::new(id, label, ImplKind::Parry), progress);
+            let r = ImplResult::new(id, label, ImplKind::Parry).on_threads(p.threads());
+            let (r, keys) = peers::run_parry(&mut p, inst, r, progress);
             push(r, keys, &mut full_keys);
         }
     }
@@ -194,7 +215,7 @@ fn run_instance(
 /// Implementations that run on an instance.
 fn impl_count(inst: &Instance, gpu: bool, parry: bool) -> usize {
     let walk = if inst.walking.is_some() { 1 + usize::from(gpu) } else { 0 };
-    2 + usize::from(gpu) + walk + if parry { 2 } else { 0 }
+    3 + 2 * usize::from(gpu) + walk + if parry { 4 } else { 0 }
 }
 
 /// The progress bar's message for an implementation running an instance.

@@ -27,9 +27,8 @@ struct RayCounters {
 }
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
-/// (`cpu::closest_hit`, whose hit it returns) and with the CPU reference's
-/// (`cpu::closest_hit_ordered`), counting rays by kind, nodes and triangles. One per source
-/// vertex.
+/// (`cpu::closest_hit`, whose hit it returns) and with the CPU backend's (`cpu::closest_hit_wide`
+/// over its 4-wide trees), counting rays by kind, nodes and triangles. One per source vertex.
 struct CountingTracer<'a> {
     counters: &'a RayCounters,
     /// The source body and whether the pair is a self pair.
@@ -47,7 +46,10 @@ impl Tracer for CountingTracer<'_> {
         let nodes = cx.frame.body_nodes(cx.packing, b);
         let tris = &cx.packing.triangles;
         let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
-        let ordered = cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore);
+        let ordered = match cx.frame.body_wide(b) {
+            Some(w) => cpu::closest_hit_wide(body, nodes, w, cx.positions, tris, ray, ignore),
+            None => cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore),
+        };
         let c = self.counters;
         let kind = if b == self.source && !self.self_pair {
             &c.check

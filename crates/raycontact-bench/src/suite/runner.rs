@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use raycontact::{
-    BodyId, FrameStats, IntersectionMode, Iterative, Pairs, Scene, Stage, WalkCounts, WalkFallback,
+    BodyId, BvhUpdate, FrameStats, IntersectionMode, Iterative, Pairs, Scene, Stage, WalkCounts, WalkFallback,
 };
 
 use crate::progress::Progress;
@@ -61,6 +61,12 @@ pub fn run_raycontact(
     let mut classes = Classes::default();
     let mut stage_ms: Vec<(Stage, Vec<f64>)> = Vec::new();
     let mut last_stats = FrameStats::default();
+    let policy = match scene.bvh_update() {
+        BvhUpdate::Rebuild => "rebuild",
+        BvhUpdate::Refit => "refit",
+        _ => "auto",
+    };
+    let mut bvh = Vec::new();
     // Warm-up frame: layout, pipelines, first buffers.
     scene.detect(pairs_arg()).map_err(err)?;
     progress.inc();
@@ -97,6 +103,7 @@ pub fn run_raycontact(
             w.walked.push(found.stats.walked);
             w.counts.add_counts(&found.stats.walk);
         }
+        bvh.push(found.stats.bvh);
         keys.push(keys_of(&found));
         last_stats = found.stats;
         progress.inc();
@@ -110,6 +117,7 @@ pub fn run_raycontact(
     result.stage_ms = stage_ms;
     result.classes = classes.scaled(1.0 / inst.timed_frames().max(1) as f64);
     result.walking = walking;
+    result.bvh = Some((policy, bvh));
     if gpu {
         result.bytes_bound = Some((last_stats.bytes_read(), last_stats.bytes_written()));
         result.buffers_allocated = Some(scene.buffer_allocations() - allocated_before);

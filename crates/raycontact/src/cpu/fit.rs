@@ -41,6 +41,9 @@ fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], dept
         as usize;
     // First leaf of the right child (g + 1): an internal right child has index g + 1.
     let split = if right >= n_internal { right - n_internal } else { right };
+    // Fitted in parallel near the root of large trees only: a join costs more than fitting a
+    // few thousand nodes.
+    let parallel = depth < 8 && window.len() >= 4096;
     let (lw, rw) = window.split_at_mut(split - base);
     let sub = |w: &mut [Node], b: usize, c: usize| -> (Vec3, Vec3) {
         if c >= n_internal {
@@ -50,7 +53,7 @@ fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], dept
             fit_node(w, b, c, leaves, depth + 1)
         }
     };
-    let (lb, rb) = if depth < 8 {
+    let (lb, rb) = if parallel {
         rayon::join(|| sub(lw, base, left), || sub(rw, split, right))
     } else {
         (sub(lw, base, left), sub(rw, split, right))

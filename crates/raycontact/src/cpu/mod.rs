@@ -6,8 +6,9 @@
 //! The files mirror `shaders/`: the twin of kernel `shaders/k.wgsl` is in `cpu/k.rs` (the radix
 //! sort's three kernels share `cpu/radix_sort.rs`), and the twin of an include
 //! `shaders/shared/i.wgsl` in `cpu/shared/i.rs`. Two files are not twins: `cpu/traverse.rs`,
-//! the CPU backend's own BVH traversal ([`closest_hit_ordered`], [`raycast_ordered`]), which
-//! finds the same closest hit as the GPU's by another walk, and `cpu/reference.rs`, the
+//! the CPU backend's own BVH traversals ([`closest_hit_wide`] over its 4-wide trees,
+//! [`closest_hit_ordered`], [`raycast_ordered`]), which find the same closest hit as the GPU's
+//! by another walk, and `cpu/reference.rs`, the
 //! references only the tests and benchmarks use ([`raycast_brute_force`]). Every public item
 //! is re-exported here, as `raycontact::internals::cpu::<name>`.
 //!
@@ -86,7 +87,7 @@ pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inver
 pub use shared::targets::{QueryScene, query_targets};
 pub use shared::walk::{edge_functions, walk_ray};
 pub use source_args::source_args;
-pub use traverse::{closest_hit_ordered, raycast_ordered};
+pub use traverse::{closest_hit_ordered, closest_hit_wide, raycast_ordered};
 pub use triangle_bounds::{triangle_bounds, triangle_box};
 pub use untangle_contacts::untangle_contacts;
 pub use vertex_normals::vertex_normals;

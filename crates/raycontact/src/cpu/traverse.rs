@@ -1,22 +1,36 @@
-//! The CPU backend's own BVH traversal: not a twin of any kernel. It finds the same closest hit
-//! as [`closest_hit`](super::shared::bvh::closest_hit) (the twin of `shaders/shared/bvh.wgsl`)
-//! but walks the tree the CPU's way (an unbounded stack that remembers entry distances), so its
-//! counters (`nodes_visited`, `triangles_tested`, `fallback`) are its own, not the GPU's. The
-//! CPU backend's ray casts and both tracers of the narrow phase ([`Narrow`]'s BVH trace) use
-//! it.
+//! The CPU backend's own BVH traversals: not twins of any kernel. They find the same closest
+//! hit as [`closest_hit`](super::shared::bvh::closest_hit) (the twin of
+//! `shaders/shared/bvh.wgsl`) but walk the tree the CPU's way, so their counters
+//! (`nodes_visited`, `triangles_tested`, `fallback`) are their own, not the GPU's:
+//!
+//! - [`closest_hit_wide`], the CPU backend's: the 4-wide tree of [`crate::wide_bvh`], all four
+//!   children's boxes tested by one SIMD slab test, the hit children visited nearest first
+//!   (leaves tested at once), an unbounded stack that remembers entry distances;
+//! - [`closest_hit_ordered`]: the same walk over the binary tree, two children at a time (the
+//!   walk of a frame without a wide tree, e.g. one read back from the GPU).
+//!
+//! The closest hit with the lowest triangle index on ties does not depend on the walk: every
+//! box test is the widened slab test of `box_entry` (`shaders/shared/ray.wgsl`), the same float
+//! operations lane by lane, and a node is pruned only when that test rejects it, so each walk
+//! tests every triangle the others could find. The CPU backend's ray casts and both tracers of
+//! the narrow phase ([`Narrow`]'s BVH trace) use [`closest_hit_wide`].
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::shared::bvh::Leaf;
 use super::shared::classify::Narrow;
-use super::shared::ray::{box_entry, ray_axes, safe_inverse};
+use super::shared::ray::{box_entry, intersect_triangle, ray_axes, safe_inverse};
 use crate::frame::FrameData;
 use crate::layout::{BodyGpu, LEAF_BIT, NONE, Node, Ray, RayHit};
 use crate::packing::Packing;
+use crate::wide_bvh::{TriRecord, WideNode, WideTree};
+
+/// The widening of `box_entry`'s slab test (relative).
+const WIDEN: f32 = 2.0e-6;
 
 /// The CPU backend's ray casts: [`raycast`](crate::cpu::raycast)'s results through
-/// [`closest_hit_ordered`].
+/// [`closest_hit_wide`] (through [`closest_hit_ordered`] when the frame has no wide tree).
 pub fn raycast_ordered(
     packing: &Packing,
     frame: &FrameData,
@@ -26,10 +40,232 @@ pub fn raycast_ordered(
 ) -> Vec<RayHit> {
     let body = &packing.bodies[b];
     let nodes = frame.body_nodes(packing, b);
+    let wide = frame.body_wide(b);
     rays.par_iter()
         .with_min_len(64)
-        .map(|r| closest_hit_ordered(body, nodes, positions, &packing.triangles, r, NONE))
+        .map(|r| match wide {
+            Some(w) => closest_hit_wide(body, nodes, w, positions, &packing.triangles, r, NONE),
+            None => closest_hit_ordered(body, nodes, positions, &packing.triangles, r, NONE),
+        })
         .collect()
+}
+
+/// A ray's constants for the 4-wide slab test, computed once per ray.
+struct WideRay {
+    /// The origin, each axis splat.
+    o: [Vec4; 3],
+    /// `safe_inverse` of the direction, each axis splat.
+    inv: [Vec4; 3],
+    tmin: Vec4,
+    /// Axes the ray is parallel to (`|d| < 1e-30`): their slab is decided by the origin alone.
+    parallel: [bool; 3],
+    any_parallel: bool,
+}
+
+impl WideRay {
+    fn new(ray: &Ray, inv: Vec3) -> Self {
+        let parallel = ray.dir.abs().cmplt(Vec3::splat(1.0e-30));
+        let parallel = [parallel.test(0), parallel.test(1), parallel.test(2)];
+        WideRay {
+            o: [0, 1, 2].map(|a| Vec4::splat(ray.origin[a])),
+            inv: [0, 1, 2].map(|a| Vec4::splat(inv[a])),
+            tmin: Vec4::splat(ray.tmin),
+            parallel,
+            any_parallel: parallel.contains(&true),
+        }
+    }
+
+    /// `box_entry` of the four children of `n` at once: the mask of the children hit (bit i:
+    /// lane i) and their entry distances. The same float operations as `box_entry`, lane by
+    /// lane, with its NaN cases made explicit (an entry that is NaN is `tmin`, an exit that is
+    /// NaN is `tmax`, as `f32::max` and `f32::min` give them).
+    #[inline(always)]
+    fn test(&self, n: &WideNode, tmax: f32) -> (u32, Vec4) {
+        let mut near = [Vec4::ZERO; 3];
+        let mut far = [Vec4::ZERO; 3];
+        for a in 0..3 {
+            let t0 = (n.lo[a] - self.o[a]) * self.inv[a];
+            let t1 = (n.hi[a] - self.o[a]) * self.inv[a];
+            near[a] = t0.min(t1);
+            far[a] = t0.max(t1);
+        }
+        let mut lanes = (1u32 << n.count) - 1;
+        if self.any_parallel {
+            for a in (0..3).filter(|&a| self.parallel[a]) {
+                near[a] = Vec4::splat(-3.0e38);
+                far[a] = Vec4::splat(3.0e38);
+                lanes &= (self.o[a].cmpge(n.lo[a]) & self.o[a].cmple(n.hi[a])).bitmask();
+            }
+        }
+        let tn = near[0].max(near[1].max(near[2]));
+        let tf = far[0].min(far[1].min(far[2]));
+        let e = tn - tn.abs() * WIDEN;
+        let enter = Vec4::select(e.cmpge(self.tmin), e, self.tmin);
+        let x = tf + tf.abs() * WIDEN;
+        let tmax4 = Vec4::splat(tmax);
+        let exit = Vec4::select(x.cmple(tmax4), x, tmax4);
+        (enter.cmple(exit).bitmask() & lanes, enter)
+    }
+}
+
+/// The leaf test of `Leaf::test` (`shaders/shared/bvh.wgsl`'s `leaf_hit` and `nearer`) on a
+/// triangle record: skipped when it uses the ignored vertex, kept when nearer, or as near with a
+/// lower index; `tmax` shrinks to it.
+#[inline(always)]
+fn record_test(r: &TriRecord, ray: &Ray, axes: [usize; 3], ignore: u32, best: &mut RayHit, tmax: &mut f32) {
+    if r.vertices.contains(&ignore) {
+        return;
+    }
+    best.triangles_tested += 1;
+    let [a, b, c] = r.corners;
+    if let Some((t, u, v)) = intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, *tmax, a, b, c) {
+        if t < best.t || (t == best.t && r.triangle < best.triangle) {
+            *best = RayHit { t, triangle: r.triangle, u, v, ..*best };
+            *tmax = t;
+        }
+    }
+}
+
+/// Whether a subtree entered at `t` may still hold a hit as near as `tmax` (the ordered walks'
+/// pruning of a popped entry).
+#[inline(always)]
+fn within(t: f32, tmax: f32) -> bool {
+    t <= tmax + tmax.abs() * WIDEN
+}
+
+/// The walk's stack of (wide node, entry distance): 64 entries inline, then on the heap.
+struct WideStack {
+    inline: [(u32, f32); 64],
+    len: usize,
+    spill: Vec<(u32, f32)>,
+}
+
+impl WideStack {
+    #[inline(always)]
+    fn push(&mut self, e: (u32, f32)) {
+        if self.len < self.inline.len() && self.spill.is_empty() {
+            self.inline[self.len] = e;
+            self.len += 1;
+        } else {
+            self.spill.push(e);
+        }
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<(u32, f32)> {
+        if let Some(e) = self.spill.pop() {
+            return Some(e);
+        }
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.inline[self.len])
+    }
+}
+
+/// The closest hit through `tree` (the 4-wide BVH of a body whose binary nodes are `nodes`),
+/// skipping the triangles of packed vertex `ignore_vertex`:
+/// [`closest_hit`](super::shared::bvh::closest_hit)'s result, walked four children at a time. `nodes_visited` counts
+/// the boxes tested (the binary root, then every lane of every wide node visited).
+pub fn closest_hit_wide(
+    body: &BodyGpu,
+    nodes: &[Node],
+    tree: &WideTree,
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+) -> RayHit {
+    if tree.nodes.is_empty() {
+        return closest_hit_ordered(body, nodes, positions, triangles, ray, ignore_vertex);
+    }
+    let mut best = RayHit::MISS;
+    let inv = safe_inverse(ray.dir);
+    best.nodes_visited += 1;
+    let root = &nodes[0];
+    if box_entry(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, root.min, root.max).is_none() {
+        return best;
+    }
+    let wray = WideRay::new(ray, inv);
+    let axes = ray_axes(ray.dir);
+    let mut tmax = ray.tmax;
+    let mut stack = WideStack { inline: [(0, 0.0); 64], len: 0, spill: Vec::new() };
+    let mut node = 0u32;
+    loop {
+        let n = &tree.nodes[node as usize];
+        let (mask, enter) = wray.test(n, tmax);
+        best.nodes_visited += n.count;
+        let t = enter.to_array();
+        // The leaves hit first (each shrinks tmax), then the nearest inner child, the others
+        // on the stack, farthest first.
+        let mut leaves = mask & n.leaves;
+        while leaves != 0 {
+            let i = leaves.trailing_zeros() as usize;
+            leaves &= leaves - 1;
+            if within(t[i], tmax) {
+                let r = &tree.tris[(n.child[i] & !LEAF_BIT) as usize];
+                record_test(r, ray, axes, ignore_vertex, &mut best, &mut tmax);
+            }
+        }
+        let inner = mask & !n.leaves;
+        let next = match inner.count_ones() {
+            0 => None,
+            1 => {
+                let i = inner.trailing_zeros() as usize;
+                within(t[i], tmax).then_some(n.child[i])
+            }
+            2 => {
+                let i = inner.trailing_zeros() as usize;
+                let j = (inner & (inner - 1)).trailing_zeros() as usize;
+                let (near, far) = if t[j] < t[i] { (j, i) } else { (i, j) };
+                if within(t[near], tmax) {
+                    stack.push((n.child[far], t[far]));
+                    Some(n.child[near])
+                } else {
+                    None
+                }
+            }
+            _ => {
+                let mut order = [(0u32, 0f32); 4];
+                let mut k = 0;
+                let mut bits = inner;
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let mut j = k;
+                    while j > 0 && order[j - 1].1 > t[i] {
+                        order[j] = order[j - 1];
+                        j -= 1;
+                    }
+                    order[j] = (n.child[i], t[i]);
+                    k += 1;
+                }
+                if within(order[0].1, tmax) {
+                    for &e in order[1..k].iter().rev() {
+                        stack.push(e);
+                    }
+                    Some(order[0].0)
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(c) = next {
+            node = c;
+            continue;
+        }
+        loop {
+            match stack.pop() {
+                Some((c, tc)) if within(tc, tmax) => {
+                    node = c;
+                    break;
+                }
+                Some(_) => continue,
+                None => return best,
+            }
+        }
+    }
 }
 
 /// [`closest_hit`](super::shared::bvh::closest_hit)'s result, walked the CPU's way: nearer
@@ -113,10 +349,15 @@ pub fn closest_hit_ordered(
 
 impl Narrow<'_> {
     /// The closest hit of `ray` on packed body `b` through its BVH, skipping the triangles of
-    /// packed vertex `ignore`: both tracers' BVH trace, [`closest_hit_ordered`]'s way.
+    /// packed vertex `ignore`: both tracers' BVH trace, through the frame's wide tree
+    /// ([`closest_hit_wide`]), or its binary one ([`closest_hit_ordered`]) when it has none.
     pub(crate) fn bvh_hit(&self, b: usize, ray: &Ray, ignore: u32) -> RayHit {
         let body = &self.packing.bodies[b];
         let nodes = self.frame.body_nodes(self.packing, b);
-        closest_hit_ordered(body, nodes, self.positions, &self.packing.triangles, ray, ignore)
+        let (positions, triangles) = (self.positions, &self.packing.triangles);
+        match self.frame.body_wide(b) {
+            Some(w) => closest_hit_wide(body, nodes, w, positions, triangles, ray, ignore),
+            None => closest_hit_ordered(body, nodes, positions, triangles, ray, ignore),
+        }
     }
 }

@@ -57,7 +57,7 @@ impl CpuScene {
                 };
                 stats.stage(Stage::Pairs).cpu_ns = elapsed_ns(start);
                 let start = Instant::now();
-                out.contacts = self.pool.install(|| cpu::narrow_phase(&cx, &list));
+                out.contacts = self.pool.install(|| super::narrow::full_pass(&cx, &list, &self.order));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
                 out.pairs = list.len() as u32;
                 full_pairs = Some(list);

@@ -1,49 +1,163 @@
 //! The CPU backend's frame: every per-frame stage's twin in the GPU frame's order, reusing the
-//! frame's vectors.
+//! frame's vectors, with the BVH update policy applied ([`BvhUpdate`]: rebuild, refit, or
+//! refit and measure, rebuilding when the trees degraded), then the wide trees built or
+//! refitted. The GPU scene's `Auto` measure runs the same code on a mirror of its trees
+//! (without normals and wide trees), so both backends decide alike.
 
 use web_time::Instant;
 
 use glam::Vec3;
+use rayon::prelude::*;
 
+use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
 use crate::cpu;
-use crate::frame::FrameData;
-use crate::layout::{BodyState, NONE};
+use crate::frame::{FrameData, used_nodes};
+use crate::layout::{BodyState, LEAF_BIT, NONE};
 use crate::packing::Packing;
-use crate::stats::Stage;
+use crate::stats::{BvhAction, BvhStats, Stage};
+
+/// Which bodies' positions changed since their trees were last brought up to date, and how that
+/// was (the wide trees of the others are kept when this frame updates the same way: a rebuild
+/// or a refit of the same positions gives the same trees).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Changes {
+    /// Per packed body: its positions changed since the last update of the trees (all true
+    /// after a new packing).
+    pub moved: Vec<bool>,
+    /// What the last update of the trees was ([`BvhAction::None`]: none yet).
+    pub last: BvhAction,
+}
+
+impl Changes {
+    /// Per body, whether its wide tree stays as it is when this frame's update is `action`.
+    fn keep(&self, action: BvhAction) -> Vec<bool> {
+        self.moved.iter().map(|&m| !m && action == self.last).collect()
+    }
+
+    /// The trees were brought up to date by `action` (or kept).
+    fn updated(&mut self, action: BvhAction) {
+        if matches!(action, BvhAction::Rebuilt | BvhAction::Refitted) {
+            self.moved.iter_mut().for_each(|m| *m = false);
+            self.last = action;
+        }
+    }
+}
+
+/// What a frame asks of the BVHs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum TreeWork {
+    /// The vertex normals alone: the trees are kept as they are (an iterative pass that needs
+    /// no BVH).
+    NormalsOnly,
+    /// The trees brought up to date as `policy` says, or rebuilt whatever it says when `force`
+    /// (a new packing).
+    Update {
+        /// The scene's policy.
+        policy: BvhUpdate,
+        /// Rebuild whatever the policy.
+        force: bool,
+    },
+}
 
 impl FrameData {
-    /// Runs every per-frame stage on the CPU, as the GPU frame does.
+    /// Runs every per-frame stage on the CPU, as the GPU frame does (a rebuild), and builds the
+    /// wide trees.
     pub fn build(packing: &Packing, positions: &[Vec3]) -> Self {
         let mut f = FrameData::default();
-        f.rebuild(packing, positions, |_, _| {});
+        let work = TreeWork::Update { policy: BvhUpdate::Rebuild, force: true };
+        f.update(packing, positions, work, &mut Quality::default(), Some(&mut Changes::default()), |_, _| {});
         f
     }
 
-    /// Rebuilds the frame in place (reusing the vectors), reporting each stage's wall time.
-    pub(crate) fn rebuild(
+    /// One frame in place (reusing the vectors): the vertex normals and the wide trees when
+    /// `changes` are given (the CPU backend, whose bodies' changes they track; the GPU's `Auto`
+    /// mirror needs neither), then the trees as `work` asks, with `quality` the costs at the
+    /// last rebuild. Reports each stage's wall time to `time` (a stage may be reported twice:
+    /// `Auto`'s refit, then its rebuild).
+    pub(crate) fn update(
         &mut self,
         packing: &Packing,
         positions: &[Vec3],
+        work: TreeWork,
+        quality: &mut Quality,
+        mut changes: Option<&mut Changes>,
         mut time: impl FnMut(Stage, f64),
-    ) {
-        let t = packing.params.tri_count as usize;
-        self.tri_boxes.resize(t, Default::default());
-        self.body_state.clear();
-        self.body_state.resize(packing.bodies.len(), BodyState::default());
-        self.keys.resize(t, 0);
-        self.values.resize(t, 0);
-        self.nodes.resize(2 * t, Default::default());
-        self.parents.resize(2 * t, NONE);
+    ) -> BvhStats {
+        let for_rays = changes.is_some();
         let mut clock = Instant::now();
         let mut lap = |s: Stage| {
             let now = Instant::now();
             time(s, (now - clock).as_nanos() as f64);
             clock = now;
         };
-        self.compute_normals(packing, positions);
-        lap(Stage::Normals);
+        if for_rays {
+            self.compute_normals(packing, positions);
+            lap(Stage::Normals);
+        }
+        let TreeWork::Update { policy, force } = work else {
+            return BvhStats { action: BvhAction::Kept, ..BvhStats::default() };
+        };
+        if force {
+            if let Some(c) = changes.as_deref_mut() {
+                *c = Changes { moved: vec![true; packing.bodies.len()], last: BvhAction::None };
+            }
+        }
+        let bodies = packing.bodies.len();
+        // A refit needs the tree of a rebuild of this packing, measured when the policy watches.
+        let refit =
+            !force && policy.refits() && self.body_state.len() == bodies && quality.bodies() == bodies;
+        let t = packing.params.tri_count as usize;
+        self.tri_boxes.resize(t, Default::default());
+        if !refit {
+            self.body_state.clear();
+            self.body_state.resize(bodies, BodyState::default());
+        }
         cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state);
         lap(Stage::Bounds);
+        let mut stats = BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() };
+        if refit {
+            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes);
+            stats.degenerate_changed = !self.leaves_match(packing);
+            stats.degradation = Some(quality.degradation(&sah_costs(packing, &self.body_state, &self.nodes)));
+            lap(Stage::Fit);
+            let rebuild = match policy {
+                BvhUpdate::Auto { max_degradation } => {
+                    stats.degenerate_changed || stats.degradation.is_some_and(|d| d > max_degradation)
+                }
+                _ => false,
+            };
+            if !rebuild {
+                if let Some(c) = changes {
+                    let keep = c.keep(BvhAction::Refitted);
+                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &keep);
+                    c.updated(BvhAction::Refitted);
+                    lap(Stage::Fit);
+                }
+                stats.action = BvhAction::Refitted;
+                return stats;
+            }
+        }
+        self.rebuild_tree(packing, positions, &mut lap);
+        if policy.refits() {
+            quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes));
+        }
+        stats.degradation = stats.degradation.or(Some(1.0));
+        if let Some(c) = changes {
+            let keep = c.keep(BvhAction::Rebuilt);
+            self.wide.build(packing, &self.body_state, &self.nodes, positions, &keep);
+            c.updated(BvhAction::Rebuilt);
+        }
+        lap(Stage::Fit);
+        stats
+    }
+
+    /// Morton codes, sort, hierarchy and fit (the boxes computed): a new binary tree.
+    fn rebuild_tree(&mut self, packing: &Packing, positions: &[Vec3], lap: &mut impl FnMut(Stage)) {
+        let t = packing.params.tri_count as usize;
+        self.keys.resize(t, 0);
+        self.values.resize(t, 0);
+        self.nodes.resize(2 * t, Default::default());
+        self.parents.resize(2 * t, NONE);
         cpu::morton(
             packing,
             positions,
@@ -65,30 +179,43 @@ impl FrameData {
         );
         lap(Stage::Hierarchy);
         cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes);
-        lap(Stage::Fit);
     }
 
-    /// The vertex normals alone (an iterative pass that needs no BVH); the rest stays last
-    /// frame's.
-    pub(crate) fn normals_only(
-        &mut self,
-        packing: &Packing,
-        positions: &[Vec3],
-        mut time: impl FnMut(Stage, f64),
-    ) {
-        let start = Instant::now();
-        self.compute_normals(packing, positions);
-        time(Stage::Normals, start.elapsed().as_nanos() as f64);
+    /// Whether every body's tree holds exactly its triangles that are not degenerate now: its
+    /// leaves are all non-degenerate and as many as those.
+    fn leaves_match(&self, packing: &Packing) -> bool {
+        packing.bodies.par_iter().zip(&self.body_state).all(|(body, state)| {
+            let boxes =
+                &self.tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+            let live = boxes.iter().filter(|b| b.flags & 1 == 0).count();
+            let n = state.leaf_count as usize;
+            let off = body.node_offset as usize;
+            let leaves = &self.nodes[off..off + used_nodes(state.leaf_count)][n.saturating_sub(1)..];
+            live == n && leaves.iter().all(|l| boxes[(l.child & !LEAF_BIT) as usize].flags & 1 == 0)
+        })
     }
 
+    /// The vertex normals, bit for bit those of [`cpu::vertex_normals`] (the same cross
+    /// products summed in the same order), with each triangle's cross product computed once
+    /// (in `faces`) instead of once per corner.
     fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3]) {
+        let mut faces = std::mem::take(&mut self.faces);
+        faces.resize(packing.params.tri_count as usize, Vec3::ZERO);
+        let tris = &packing.triangles;
+        faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(t, f)| {
+            let [a, b, c] = [tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]].map(|v| positions[v as usize]);
+            *f = (b - a).cross(c - a);
+        });
         self.normals.resize(positions.len(), Vec3::ZERO);
-        cpu::vertex_normals(
-            positions,
-            &packing.triangles,
-            &packing.vertex_tri_offsets,
-            &packing.vertex_tris,
-            &mut self.normals,
-        );
+        let (offsets, incident) = (&packing.vertex_tri_offsets, &packing.vertex_tris);
+        self.normals.par_iter_mut().enumerate().with_min_len(2048).for_each(|(v, out)| {
+            let mut n = Vec3::ZERO;
+            for &t in &incident[offsets[v] as usize..offsets[v + 1] as usize] {
+                n += faces[t as usize];
+            }
+            let len = n.length();
+            *out = if len > 0.0 { n / len } else { n };
+        });
+        self.faces = faces;
     }
 }

@@ -5,6 +5,7 @@
 
 use glam::Vec3;
 
+use crate::bvh_update::Quality;
 use crate::cpu::ResponseSums;
 use crate::error::Result;
 use crate::frame::FrameData;
@@ -16,7 +17,11 @@ use crate::walk::{WalkOptions, WalkResult};
 mod detect;
 mod frame;
 mod intersect;
+mod narrow;
 mod queries;
+
+use frame::Changes;
+pub(crate) use frame::TreeWork;
 
 /// Where the CPU backend's parallel work runs: its own rayon pool natively; on the web, where no
 /// thread can be spawned, the calling thread (rayon's global pool falls back to it there).
@@ -60,9 +65,15 @@ pub(crate) struct CpuScene {
     threads: usize,
     /// What the last frame built.
     frame: FrameData,
+    /// The trees' costs at their last rebuild (what `BvhUpdate::Auto` compares against).
+    quality: Quality,
+    /// The bodies moved since the trees' last update (whose wide trees must follow).
+    changes: Changes,
     /// Packed positions of this frame and the previous one.
     current: Vec<Vec3>,
     previous: Vec<Vec3>,
+    /// Each body's vertices in Morton order (as packed): the order the full pass casts in.
+    order: Vec<u32>,
     /// The pair list of the last full pass and the last detection's contacts (what an iterative
     /// pass re-casts), kept when iterative detection is on.
     memory_pairs: Vec<BodyPair>,
@@ -81,8 +92,11 @@ impl CpuScene {
             pool,
             threads,
             frame: FrameData::default(),
+            quality: Quality::default(),
+            changes: Changes::default(),
             current: Vec::new(),
             previous: Vec::new(),
+            order: Vec::new(),
             memory_pairs: Vec::new(),
             memory: Vec::new(),
             last: Vec::new(),
@@ -95,34 +109,36 @@ impl CpuScene {
     }
 
     /// A new packing: its current and previous positions.
-    pub fn set_packing(&mut self, current: Vec<Vec3>, previous: Vec<Vec3>) {
+    pub fn set_packing(&mut self, packing: &Packing, current: Vec<Vec3>, previous: Vec<Vec3>) {
+        self.order = self.pool.install(|| narrow::vertex_order(packing, &current));
         self.current = current;
         self.previous = previous;
     }
 
     /// Starts a frame: the current positions become the previous ones, and `moved` bodies
-    /// (packed vertex offset, positions) get their new positions.
-    pub fn begin_frame<'a>(&mut self, moved: impl Iterator<Item = (u32, &'a [Vec3])>) {
+    /// (packed body, its vertex offset, positions) get their new positions.
+    pub fn begin_frame<'a>(&mut self, moved: impl Iterator<Item = (usize, u32, &'a [Vec3])>) {
         self.previous.copy_from_slice(&self.current);
-        for (offset, positions) in moved {
+        for (body, offset, positions) in moved {
             let off = offset as usize;
             self.current[off..off + positions.len()].copy_from_slice(positions);
+            if let Some(m) = self.changes.moved.get_mut(body) {
+                *m = true;
+            }
         }
     }
 
-    /// Rebuilds the frame (every stage with `rebuild`, else the vertex normals alone), with each
-    /// stage's wall time in `stats`.
-    pub fn update(&mut self, packing: &Packing, rebuild: bool) -> FrameStats {
+    /// The frame: the vertex normals, then the trees as `work` asks (rebuilt, refitted or
+    /// kept), with each stage's wall time in `stats`.
+    pub fn update(&mut self, packing: &Packing, work: TreeWork) -> FrameStats {
         let mut stats = FrameStats::default();
-        let (frame, current) = (&mut self.frame, &self.current);
-        self.pool.install(|| {
-            let time = |stage, ns| stats.stage(stage).cpu_ns = Some(ns);
-            if rebuild {
-                frame.rebuild(packing, current, time)
-            } else {
-                frame.normals_only(packing, current, time)
-            }
+        let (frame, current, quality) = (&mut self.frame, &self.current, &mut self.quality);
+        let changes = &mut self.changes;
+        let bvh = self.pool.install(|| {
+            let time = |stage, ns| *stats.stage(stage).cpu_ns.get_or_insert(0.0) += ns;
+            frame.update(packing, current, work, quality, Some(changes), time)
         });
+        stats.bvh = bvh;
         stats
     }
 

@@ -1,12 +1,13 @@
 //! The CPU backend's ray queries, on its rayon pool: closest hits through the backend's own
-//! traversal ([`crate::cpu::closest_hit_ordered`], each body searched up to the nearest hit so
-//! far, as `raycast.wgsl` does), any and all hits through the kernels' twins
+//! traversal ([`crate::cpu::closest_hit_wide`] over the body's 4-wide tree,
+//! [`crate::cpu::closest_hit_ordered`] where the frame has none; each body searched up to the
+//! nearest hit so far, as `raycast.wgsl` does), any and all hits through the kernels' twins
 //! ([`crate::cpu::raycast_anyhit`], [`crate::cpu::raycast_all`]).
 
 use rayon::prelude::*;
 
 use super::CpuScene;
-use crate::cpu::{QueryScene, closest_hit_ordered};
+use crate::cpu::{QueryScene, closest_hit_ordered, closest_hit_wide};
 use crate::layout::{NONE, Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection};
 use crate::packing::Packing;
 
@@ -33,7 +34,11 @@ impl CpuScene {
             for (k, &b) in targets.iter().enumerate() {
                 let nodes = scene.frame.body_nodes(packing, b as usize);
                 let body = &packing.bodies[b as usize];
-                let h = closest_hit_ordered(body, nodes, scene.positions, &packing.triangles, &ray, NONE);
+                let tris = &packing.triangles;
+                let h = match scene.frame.body_wide(b as usize) {
+                    Some(w) => closest_hit_wide(body, nodes, w, scene.positions, tris, &ray, NONE),
+                    None => closest_hit_ordered(body, nodes, scene.positions, tris, &ray, NONE),
+                };
                 best.nodes_visited += h.nodes_visited;
                 best.triangles_tested += h.triangles_tested;
                 best.fallback |= h.fallback;

@@ -1,26 +1,28 @@
 //! One frame on the GPU: the previous positions kept, the staged positions uploaded, then
 //! normals, bounds, Morton codes, sort, hierarchy and fit for all bodies, one compute pass per
-//! stage.
+//! stage (a refit skips Morton codes, sort and hierarchy).
 
 use super::GpuScene;
 use super::buffers::B;
 use super::sort::record_sort;
 use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
-use crate::layout::{VERTEX_PREVIOUS, WG_SIZE};
-use crate::stats::{FrameStats, Stage};
+use crate::layout::{BodyState, VERTEX_PREVIOUS, WG_SIZE};
+use crate::stats::{BvhAction, FrameStats, Stage};
 
 impl GpuScene {
     /// Records one frame into `encoder` without submitting it: the current positions become the
     /// previous ones (`copy_previous`), the staged uploads are copied in, and the per-frame
-    /// stages run. Without `rebuild` only the vertex normals are computed (an iterative pass
-    /// that needs no BVH); the other stages' passes stay, empty, so that every timestamp pair
-    /// is written.
+    /// stages run as `bvh` says: all of them ([`BvhAction::Rebuilt`]); normals, bounds and fit
+    /// on the last rebuild's tree ([`BvhAction::Refitted`]: its leaf and degenerate counts are
+    /// kept, the body boxes cleared); or the vertex normals alone ([`BvhAction::Kept`], an
+    /// iterative pass that needs no BVH). The passes of the stages that do not run stay, empty,
+    /// so that every timestamp pair is written.
     pub fn record_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         copy_previous: bool,
-        rebuild: bool,
+        bvh: BvhAction,
         stats: &mut FrameStats,
     ) {
         let uploads = std::mem::take(&mut self.uploads);
@@ -55,17 +57,39 @@ impl GpuScene {
             );
             stats.stage(Stage::Upload).add_copy(size);
         }
-        // Per-frame accumulators start from zero when the BVH is rebuilt (otherwise the last
-        // one, boxes included, stays).
-        for b in [B::BodyState, B::Visits].into_iter().filter(|_| rebuild) {
+        // Per-frame accumulators start from zero when the BVH is rebuilt; a refit clears the
+        // body boxes alone (the leaf and degenerate counts are the tree's); otherwise the last
+        // frame's, boxes included, stay.
+        let rebuild = bvh == BvhAction::Rebuilt;
+        let clear = match bvh {
+            BvhAction::Rebuilt => &[B::BodyState, B::Visits][..],
+            BvhAction::Refitted => &[B::Visits][..],
+            _ => &[][..],
+        };
+        for &b in clear {
             encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
             stats.stage(Stage::Bounds).bytes_written += self.bufs.used(b);
+        }
+        if bvh == BvhAction::Refitted {
+            // `min_key` (bytes 0..12) and `max_key` (16..28) of each body.
+            let stride = size_of::<BodyState>() as u64;
+            for body in 0..p.body_count as u64 {
+                for key in [0, 16] {
+                    encoder.clear_buffer(self.bufs.get(B::BodyState), body * stride + key, Some(12));
+                    stats.stage(Stage::Bounds).add_clear(12);
+                }
+            }
         }
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
         let tiles = p.tile_count;
         for stage in &TIMED_STAGES[..UPDATE_STAGES] {
             let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
-            if !rebuild && *stage != Stage::Normals {
+            let runs = match stage {
+                Stage::Normals => bvh != BvhAction::None,
+                Stage::Bounds | Stage::Fit => rebuild || bvh == BvhAction::Refitted,
+                _ => rebuild,
+            };
+            if !runs {
                 continue;
             }
             let st = stats.stage(*stage);

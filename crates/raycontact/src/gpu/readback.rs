@@ -165,6 +165,9 @@ impl GpuScene {
             values: self.read::<u32>(B::Values0, 0, t)?,
             nodes: self.read::<Node>(B::Nodes, 0, 2 * t)?,
             parents: self.read::<u32>(B::Parents, 0, 2 * t)?,
+            // The CPU backend's own: the GPU walks its binary trees.
+            faces: Vec::new(),
+            wide: Default::default(),
         })
     }
 }

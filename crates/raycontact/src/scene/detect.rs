@@ -68,7 +68,7 @@ impl Scene {
                 ctx.scoped_async("detect", self.run_gpu(&ctx, &plan, first, &mut stats, blocking)).await
             }
             Engine::Cpu(_) => {
-                stats = self.run_cpu_frame(first, plan.rebuild);
+                stats = self.run_cpu_frame(self.tree_work(first, plan.bvh));
                 let Engine::Cpu(c) = &mut self.engine else { unreachable!("matched above") };
                 c.detect(&self.packing, &plan, &mut stats)
             }
@@ -107,7 +107,8 @@ impl Scene {
         let mut enc = ctx
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.detect") });
-        *stats = self.record_gpu_frame(&mut enc, first, plan.rebuild);
+        let work = self.tree_work(first, plan.bvh);
+        *stats = self.record_gpu_frame(&mut enc, first, work);
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();
         let found = g.detect(enc, plan, stats, blocking).await?;
@@ -194,7 +195,7 @@ impl Scene {
             source_need: selection.list().map_or(0, |l| {
                 l.iter().map(|p| if p.a == p.b { vertices(p.a) } else { vertices(p.a) + vertices(p.b) }).sum()
             }),
-            rebuild,
+            bvh: rebuild,
             pairs: selection,
             pass,
             remember: self.iterative.is_some(),

@@ -6,14 +6,16 @@ use glam::Vec3;
 use super::Scene;
 use crate::backend::Engine;
 use crate::body::BodyId;
+use crate::cpu_backend::TreeWork;
 use crate::error::{Error, Result};
 use crate::packing::Packing;
-use crate::stats::FrameStats;
+use crate::stats::{BvhAction, FrameStats};
 
 impl Scene {
-    /// Rebuilds normals, boxes and BVHs of all bodies for the positions set since the last
-    /// update, and waits for it: on the GPU, one submission. Returns the frame's figures (GPU
-    /// stage times when the adapter has timestamps; stage wall times on the CPU backend).
+    /// Computes normals and boxes and rebuilds (or refits, as [`Scene::set_bvh_update`] says)
+    /// the BVHs of all bodies for the positions set since the last update, and waits for it: on
+    /// the GPU, one submission. Returns the frame's figures (GPU stage times when the adapter has
+    /// timestamps; stage wall times on the CPU backend; what it did to the BVHs).
     pub fn update(&mut self) -> Result<FrameStats> {
         if let Engine::Gpu(g) = &self.engine {
             let ctx = g.ctx().clone();
@@ -35,7 +37,7 @@ impl Scene {
             });
         }
         let first = self.prepare_layout();
-        let stats = self.run_cpu_frame(first, true);
+        let stats = self.run_cpu_frame(self.tree_work(first, true));
         Ok(stats)
     }
 
@@ -48,7 +50,8 @@ impl Scene {
             return Err(Error::InvalidInput { what: "record_update needs a GPU scene".into() });
         }
         let first = self.prepare_layout();
-        Ok(self.record_gpu_frame(encoder, first, true))
+        let work = self.tree_work(first, true);
+        Ok(self.record_gpu_frame(encoder, first, work))
     }
 
     /// Applies a new packing when bodies were added or removed since the last frame; returns
@@ -64,7 +67,7 @@ impl Scene {
             let previous = self.packed_positions(true);
             match &mut self.engine {
                 Engine::Gpu(g) => g.set_packing(&self.packing, &current, &previous, self.contact_capacity),
-                Engine::Cpu(c) => c.set_packing(current, previous),
+                Engine::Cpu(c) => c.set_packing(&self.packing, current, previous),
             }
         }
         first
@@ -79,48 +82,53 @@ impl Scene {
         out
     }
 
-    /// Records the GPU frame (the BVHs rebuilt unless `rebuild` is false and the packing is not
-    /// new) and marks the bodies' positions as the frame's. GPU scenes only.
+    /// Records the GPU frame (the trees as `work` asks, after a new packing when `first`) and
+    /// marks the bodies' positions as the frame's. GPU scenes only.
     pub(super) fn record_gpu_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         first: bool,
-        rebuild: bool,
+        work: TreeWork,
     ) -> FrameStats {
+        let bvh = self.gpu_tree_action(work);
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();
         let mut stats = FrameStats::default();
-        g.record_frame(encoder, !first, rebuild || first, &mut stats);
+        g.record_frame(encoder, !first, bvh.action, &mut stats);
         stats.buffers_allocated = g.allocations() - before;
-        self.finish_frame(rebuild || first);
+        stats.bvh = bvh;
+        self.finish_frame(bvh.action != BvhAction::Kept);
         stats
     }
 
-    /// Runs the CPU backend's frame: the moved bodies' positions, then every stage (or the
-    /// normals alone without `rebuild`). CPU scenes only.
-    pub(super) fn run_cpu_frame(&mut self, first: bool, rebuild: bool) -> FrameStats {
+    /// Runs the CPU backend's frame: the moved bodies' positions, then every stage, with the
+    /// trees as `work` asks. CPU scenes only.
+    pub(super) fn run_cpu_frame(&mut self, work: TreeWork) -> FrameStats {
+        let first = matches!(work, TreeWork::Update { force: true, .. });
         let Engine::Cpu(c) = &mut self.engine else { unreachable!("a CPU scene") };
         if !first {
-            let moved = self.packing.ids.iter().zip(&self.packing.bodies).filter_map(|(id, packed)| {
-                let body = self.slots[id.index as usize].body.as_ref().filter(|b| b.moved)?;
-                Some((packed.vertex_offset, body.data.positions.as_slice()))
-            });
+            let moved = self.packing.ids.iter().zip(&self.packing.bodies).enumerate().filter_map(
+                |(b, (id, packed))| {
+                    let body = self.slots[id.index as usize].body.as_ref().filter(|b| b.moved)?;
+                    Some((b, packed.vertex_offset, body.data.positions.as_slice()))
+                },
+            );
             c.begin_frame(moved);
         }
-        let stats = c.update(&self.packing, rebuild || first);
-        self.finish_frame(rebuild || first);
+        let stats = c.update(&self.packing, work);
+        self.finish_frame(stats.bvh.action != BvhAction::Kept);
         stats
     }
 
-    fn finish_frame(&mut self, rebuilt: bool) {
+    fn finish_frame(&mut self, updated: bool) {
         for slot in &mut self.slots {
             if let Some(b) = slot.body.as_mut().filter(|b| b.moved) {
                 b.frame_positions.copy_from_slice(&b.data.positions);
                 b.moved = false;
             }
         }
-        // Without a rebuild the BVHs are last frame's: ray queries must wait for an update.
-        self.fresh = rebuilt;
+        // Without an update the BVHs are last frame's: ray queries must wait for one.
+        self.fresh = updated;
     }
 
     pub(super) fn require_fresh(&self) -> Result<()> {

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::gpu::GpuScene;
 use crate::packing::Packing;
 
+mod bvh;
 mod detect;
 mod frame;
 mod intersection;
@@ -51,7 +52,8 @@ struct Body {
     reference: iterative::Reference,
 }
 
-/// A set of bodies whose BVHs are rebuilt every frame, on the GPU or on the CPU backend.
+/// A set of bodies whose BVHs are rebuilt (or refitted, [`Scene::set_bvh_update`]) every frame,
+/// on the GPU or on the CPU backend.
 ///
 /// Per frame: [`set_positions`](Scene::set_positions) of the moving bodies, then one
 /// [`detect`](Scene::detect) (or [`update`](Scene::update) for the BVHs alone, or
@@ -99,6 +101,10 @@ pub struct Scene {
     pair_stiffness: Vec<(BodyId, BodyId, f32)>,
     /// The last detection completed for the current bodies: the response may act on it.
     detected: bool,
+    /// How the BVHs follow the bodies.
+    bvh_update: crate::BvhUpdate,
+    /// `Auto`'s mirror of the GPU's trees (GPU scenes with `Auto` only).
+    gpu_mirror: Option<Box<bvh::GpuMirror>>,
     /// Which intersection stages a detection runs.
     intersections: crate::IntersectionMode,
     /// Most crossings a detection may store (the one owner of this number, as for contacts).
@@ -123,6 +129,8 @@ impl Scene {
             response: Default::default(),
             pair_stiffness: Vec::new(),
             detected: false,
+            bvh_update: crate::BvhUpdate::Rebuild,
+            gpu_mirror: None,
             intersections: crate::IntersectionMode::Off,
             crossing_capacity: DEFAULT_CROSSING_CAPACITY,
         }

@@ -1,0 +1,110 @@
+//! Criterion benchmarks of the CPU backend's BVHs on one thread, on the interpenetrating tori of
+//! `stages` (12.8k triangles each) with B's vertices in random order (as a scanned mesh's often
+//! are, e.g. the armadillo of CGAL's demo data):
+//!
+//! - `wide-collapse`: the fitted binary trees collapsed into the 4-wide trees, triangle records
+//!   included (`WideBvh::build`), per frame of a rebuild;
+//! - `rays`: the narrow phase's full pass (`cpu::narrow_phase`, every ray of both directions)
+//!   through the wide trees (`wide`) and through the binary trees (`binary`, the frame without
+//!   its wide trees: `cpu::closest_hit_ordered`), and through the wide trees on every core
+//!   (`wide-rayonN`);
+//! - `update`: a frame's normals and trees with `BvhUpdate::Rebuild` and `BvhUpdate::Refit`
+//!   (`Scene::update` on the CPU backend).
+//!
+//! Run with `cargo bench -p raycontact-benches --bench cpu_bvh`.
+
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use glam::{Affine3A, Quat, Vec3};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use raycontact::internals::cpu::{self, FrameData, Narrow};
+use raycontact::internals::layout::{BodyPair, SELF_CLOTH};
+use raycontact::internals::wide_bvh::WideBvh;
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyKind, BvhUpdate, Scene};
+
+/// The pair of `stages`, B's vertices shuffled.
+fn tori() -> (TriMesh, TriMesh) {
+    let a = meshes::torus(1.0, 0.35, 160, 40);
+    let mut b = a.transformed(Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        Vec3::new(0.5, 0.0, 0.0),
+    ));
+    let mut order: Vec<u32> = (0..b.positions.len() as u32).collect();
+    order.shuffle(&mut rand_pcg::Pcg64::seed_from_u64(11));
+    let mut positions = vec![Vec3::ZERO; b.positions.len()];
+    for (old, &new) in order.iter().enumerate() {
+        positions[new as usize] = b.positions[old];
+    }
+    b.positions = positions;
+    b.triangles.iter_mut().for_each(|t| *t = t.map(|v| order[v as usize]));
+    (a, b)
+}
+
+fn one_thread() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool")
+}
+
+fn cpu_bvh(c: &mut Criterion) {
+    let (a, b) = tori();
+    let mut scene = Scene::new_cpu(Some(1)).expect("a CPU scene");
+    let ida = scene.add_body(&a.positions, &a.triangles, BodyKind::Volumetric).unwrap();
+    let idb = scene.add_body(&b.positions, &b.triangles, BodyKind::Volumetric).unwrap();
+    scene.update().unwrap();
+    let packing = scene.packing().clone();
+    let frame = scene.frame_data().unwrap();
+    let positions: Vec<Vec3> = a.positions.iter().chain(&b.positions).copied().collect();
+    let pool = one_thread();
+    let triangles = (a.triangles.len() + b.triangles.len()) as u64;
+
+    let mut group = c.benchmark_group("cpu_bvh");
+    group.measurement_time(Duration::from_secs(4)).sample_size(20);
+    group.throughput(Throughput::Elements(triangles));
+    group.bench_function(BenchmarkId::new("wide-collapse", triangles), |bench| {
+        let mut wide = WideBvh::default();
+        bench
+            .iter(|| pool.install(|| wide.build(&packing, &frame.body_state, &frame.nodes, &positions, &[])));
+    });
+
+    let pairs: Vec<BodyPair> = cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, 0.0);
+    let mut binary: FrameData = frame.clone();
+    binary.wide = WideBvh::default();
+    let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs).len() as u64;
+    group.throughput(Throughput::Elements(sources));
+    let all = rayon::ThreadPoolBuilder::new().build().expect("a pool");
+    let rayon_name = format!("wide-rayon{}", all.current_num_threads());
+    for (name, f, pool) in
+        [("wide", &frame, &pool), ("binary", &binary, &pool), (rayon_name.as_str(), &frame, &all)]
+    {
+        let cx = Narrow {
+            packing: &packing,
+            frame: f,
+            positions: &positions,
+            previous: &positions,
+            remember_exit: false,
+            inversions: true,
+        };
+        group.bench_function(BenchmarkId::new(format!("rays-{name}"), sources), |bench| {
+            bench.iter(|| pool.install(|| cpu::narrow_phase(&cx, &pairs)));
+        });
+    }
+
+    group.throughput(Throughput::Elements(triangles));
+    for (name, policy) in [("rebuild", BvhUpdate::Rebuild), ("refit", BvhUpdate::Refit)] {
+        scene.set_bvh_update(policy).unwrap();
+        let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + Vec3::X * 0.001).collect();
+        group.bench_function(BenchmarkId::new(format!("update-{name}"), triangles), |bench| {
+            bench.iter(|| {
+                scene.set_positions(idb, &moved).unwrap();
+                scene.set_positions(ida, &a.positions).unwrap();
+                scene.update().unwrap()
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cpu_bvh);
+criterion_main!(benches);

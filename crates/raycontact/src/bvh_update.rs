@@ -1,0 +1,129 @@
+//! How a scene's BVHs follow its bodies from frame to frame ([`BvhUpdate`]: rebuilt, refitted,
+//! or refitted until their quality degrades), and the quality measure `Auto` watches: each
+//! body's SAH cost ([`sah_cost`]) against its cost right after the last rebuild.
+
+use rayon::prelude::*;
+
+use crate::layout::{BodyState, Node};
+use crate::packing::Packing;
+
+/// How a scene's BVHs follow its bodies from one frame to the next
+/// ([`Scene::set_bvh_update`](crate::Scene::set_bvh_update)), on both backends alike.
+///
+/// A frame that needs the BVHs (every full pass; an iterative pass whose walks fall back to
+/// them) first computes the vertex normals and the triangle and body boxes, then:
+///
+/// - [`Rebuild`](BvhUpdate::Rebuild) (the default, the papers' choice): Morton codes, sort,
+///   hierarchy and fit: a new tree for the new positions.
+/// - [`Refit`](BvhUpdate::Refit): the fit alone, on the tree of the last rebuild (no Morton
+///   codes, sort or hierarchy): every node's box is recomputed from the new triangle boxes, so
+///   the tree stays exact (every query finds what it finds on a rebuilt tree) but can become
+///   loose as the bodies deform, and rays then visit more nodes. The tree keeps the leaves of
+///   its last rebuild: a triangle that was degenerate then (zero area, kept out of the BVH)
+///   stays out, one that became degenerate stays in; with the same degenerate triangles the
+///   contacts are those of a rebuild at the same positions.
+/// - [`Auto`](BvhUpdate::Auto): refits, measures each body's refitted tree ([`sah_cost`]), and
+///   rebuilds in the same frame instead when some body's cost exceeds `max_degradation` times
+///   its cost right after the last rebuild, or when some body's set of degenerate triangles is
+///   not the one its tree was built with; so its contacts are always those of a rebuild. On
+///   the GPU the measure is taken on the host with the CPU twins of the bounds and fit (and,
+///   when it rebuilds, of the whole rebuild) before the frame is recorded: host work of the
+///   order of the CPU backend's refit (see [`BvhStats::host_ns`](crate::BvhStats::host_ns)).
+///
+/// The first frame after bodies are added or removed always rebuilds.
+/// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured
+/// degradation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub enum BvhUpdate {
+    /// Rebuilt every frame.
+    #[default]
+    Rebuild,
+    /// Refitted every frame (rebuilt only when bodies are added or removed).
+    Refit,
+    /// Refitted while every body's SAH cost stays within `max_degradation` times its cost at
+    /// the last rebuild, else rebuilt.
+    Auto {
+        /// Largest ratio of a body's SAH cost to its cost right after the last rebuild (> 1).
+        max_degradation: f32,
+    },
+}
+
+impl BvhUpdate {
+    /// `Auto`'s default bound on the degradation: a body whose tree costs 1.3 times what it
+    /// cost right after its rebuild is rebuilt.
+    pub const DEFAULT_MAX_DEGRADATION: f32 = 1.3;
+
+    /// [`BvhUpdate::Auto`] with [`Self::DEFAULT_MAX_DEGRADATION`].
+    pub fn auto() -> Self {
+        BvhUpdate::Auto { max_degradation: Self::DEFAULT_MAX_DEGRADATION }
+    }
+
+    /// Whether the policy refits (and so measures the refitted tree).
+    pub(crate) fn refits(self) -> bool {
+        !matches!(self, BvhUpdate::Rebuild)
+    }
+}
+
+/// Half the surface area of a node's box.
+fn half_area(n: &Node) -> f64 {
+    let d = (n.max - n.min).max(glam::Vec3::ZERO).as_dvec3();
+    d.x * d.y + d.y * d.z + d.z * d.x
+}
+
+/// The SAH cost of a binary tree (a body's used nodes, root first): the sum over its nodes of
+/// their box's surface area over the root's, internal nodes and leaves alike (a box test and a
+/// triangle test each cost 1): the expected number of box and triangle tests of a ray that
+/// crosses the root's box, with every box it crosses entered. A tree with a flat root box
+/// (zero area) costs its node count. 0 for an empty tree.
+pub fn sah_cost(nodes: &[Node]) -> f64 {
+    let Some(root) = nodes.first() else { return 0.0 };
+    let root_area = half_area(root);
+    if root_area <= 0.0 {
+        return nodes.len() as f64;
+    }
+    let sum: f64 = nodes.par_iter().with_min_len(4096).map(half_area).sum();
+    sum / root_area
+}
+
+/// Each packed body's [`sah_cost`] (`nodes` in the packed layout).
+pub(crate) fn sah_costs(packing: &Packing, body_state: &[BodyState], nodes: &[Node]) -> Vec<f64> {
+    packing
+        .bodies
+        .par_iter()
+        .zip(body_state)
+        .map(|(body, state)| {
+            let off = body.node_offset as usize;
+            sah_cost(&nodes[off..off + crate::frame::used_nodes(state.leaf_count)])
+        })
+        .collect()
+}
+
+/// The costs `Auto` compares against: each body's [`sah_cost`] right after the last rebuild.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Quality {
+    at_rebuild: Vec<f64>,
+}
+
+impl Quality {
+    /// Bodies measured at the last rebuild (0 before the first measured one).
+    pub fn bodies(&self) -> usize {
+        self.at_rebuild.len()
+    }
+
+    /// A rebuild: its costs become the reference.
+    pub fn rebuilt(&mut self, costs: Vec<f64>) {
+        self.at_rebuild = costs;
+    }
+
+    /// The largest ratio of a body's cost now to its cost at the last rebuild (1 for a body
+    /// whose tree cost nothing then, and for a scene without bodies).
+    pub fn degradation(&self, costs: &[f64]) -> f32 {
+        costs
+            .iter()
+            .zip(&self.at_rebuild)
+            .map(|(&now, &then)| if then > 0.0 { now / then } else { 1.0 })
+            .reduce(f64::max)
+            .unwrap_or(1.0) as f32
+    }
+}

@@ -1,0 +1,97 @@
+//! The BVH update policy of a scene ([`BvhUpdate`]): the setting, what each frame asks of the
+//! trees, and on the GPU backend the decision of `Auto`, taken on the host by the CPU twins of
+//! the bounds and fit (and of the rebuild) run on a mirror of the GPU's trees, the same code as
+//! the CPU backend's frame, so that both backends decide alike.
+
+use std::time::Instant;
+
+use glam::Vec3;
+
+use super::Scene;
+use crate::bvh_update::{BvhUpdate, Quality};
+use crate::cpu_backend::TreeWork;
+use crate::error::{Error, Result};
+use crate::frame::FrameData;
+use crate::stats::{BvhAction, BvhStats};
+
+/// A GPU scene's mirror of its trees for `Auto`'s measure: the binary trees the CPU twins build
+/// from the same positions (bit for bit the GPU's), their costs at the last rebuild, and the
+/// packed positions.
+#[derive(Debug, Default)]
+pub(super) struct GpuMirror {
+    frame: FrameData,
+    quality: Quality,
+    positions: Vec<Vec3>,
+}
+
+impl Scene {
+    /// Sets how the BVHs follow the bodies from frame to frame ([`BvhUpdate::Rebuild`] by
+    /// default; see [`BvhUpdate`]). Takes effect at the next frame. Errors:
+    /// [`Error::InvalidInput`] for an `Auto` bound that is not finite and above 1.
+    ///
+    /// ```
+    /// use raycontact::{BvhUpdate, Scene};
+    /// let mut scene = Scene::new_cpu(Some(1)).unwrap();
+    /// scene.set_bvh_update(BvhUpdate::auto()).unwrap();
+    /// assert!(scene.set_bvh_update(BvhUpdate::Auto { max_degradation: 0.5 }).is_err());
+    /// ```
+    pub fn set_bvh_update(&mut self, policy: BvhUpdate) -> Result<()> {
+        if let BvhUpdate::Auto { max_degradation: d } = policy {
+            if !(d.is_finite() && d > 1.0) {
+                return Err(Error::InvalidInput {
+                    what: format!("BvhUpdate::Auto's max_degradation must be finite and above 1, not {d}"),
+                });
+            }
+        }
+        if policy != self.bvh_update {
+            // A mirror follows the GPU's trees only while it runs every frame.
+            self.gpu_mirror = None;
+        }
+        self.bvh_update = policy;
+        Ok(())
+    }
+
+    /// How the BVHs follow the bodies ([`Scene::set_bvh_update`]).
+    pub fn bvh_update(&self) -> BvhUpdate {
+        self.bvh_update
+    }
+
+    /// What this frame asks of the trees: rebuilt after a new packing (`first`), brought up to
+    /// date by the policy when the frame needs them (`bvh`), else kept.
+    pub(super) fn tree_work(&self, first: bool, bvh: bool) -> TreeWork {
+        if first || bvh {
+            TreeWork::Update { policy: self.bvh_update, force: first }
+        } else {
+            TreeWork::NormalsOnly
+        }
+    }
+
+    /// What the GPU frame does to its trees for `work`: `Auto` decides on the mirror (after
+    /// bringing it up to date with the bodies' positions), the other policies by themselves.
+    pub(super) fn gpu_tree_action(&mut self, work: TreeWork) -> BvhStats {
+        let (policy, force) = match work {
+            TreeWork::NormalsOnly => return BvhStats { action: BvhAction::Kept, ..BvhStats::default() },
+            TreeWork::Update { policy, force } => (policy, force),
+        };
+        let action = if force { BvhAction::Rebuilt } else { BvhAction::Refitted };
+        match policy {
+            BvhUpdate::Rebuild => BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() },
+            BvhUpdate::Refit => BvhStats { action, ..BvhStats::default() },
+            BvhUpdate::Auto { .. } => {
+                let start = Instant::now();
+                let mut mirror = self.gpu_mirror.take().unwrap_or_default();
+                mirror.positions.clear();
+                for id in &self.packing.ids {
+                    let body = self.body(*id).expect("packed bodies are live");
+                    mirror.positions.extend_from_slice(&body.data.positions);
+                }
+                let m = &mut *mirror;
+                let mut stats =
+                    m.frame.update(&self.packing, &m.positions, work, &mut m.quality, None, |_, _| {});
+                stats.host_ns = Some(start.elapsed().as_nanos() as f64);
+                self.gpu_mirror = Some(mirror);
+                stats
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The BVH update policy on the GPU (`BvhUpdate`): a refit frame records normals, bounds and
+//! fit alone, its trees equal the CPU backend's refitted trees bit for bit, its contacts equal a
+//! GPU rebuild's at the same positions and the CPU twin's; `Auto` decides frame for frame as
+//! the CPU backend does (its measure is the same code on a mirror of the GPU's trees).
+
+use glam::{Affine3A, Quat, Vec3};
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyId, BodyKind, BvhAction, BvhUpdate, Pairs, Scene, Stage};
+use raycontact_tests::ctx;
+
+use crate::narrow::assert_same;
+
+/// Two interlocked tori and a cloth sheet over them.
+fn bodies() -> Vec<(TriMesh, BodyKind)> {
+    let a = meshes::torus(1.0, 0.35, 48, 24);
+    let b = a.transformed(Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        Vec3::new(1.0, 0.0, 0.0),
+    ));
+    let sheet = meshes::grid_sheet(3.0, 3.0, 40, 40)
+        .transformed(Affine3A::from_translation(Vec3::new(0.5, 0.0, 0.5)));
+    vec![
+        (a, BodyKind::Volumetric),
+        (b, BodyKind::Volumetric),
+        (sheet, BodyKind::Cloth { half_thickness: 0.01 }),
+    ]
+}
+
+/// Body `body` of [`bodies`] at `frame`: twisted, swollen and rippled more and more.
+fn deformed(m: &TriMesh, body: usize, frame: usize) -> Vec<Vec3> {
+    let k = frame as f32 * 0.08;
+    m.positions
+        .iter()
+        .map(|p| {
+            let twist = Quat::from_rotation_x(k * (p.x + body as f32));
+            let swell = 1.0 + 0.3 * k * (2.0 * p.y + body as f32).sin();
+            twist * (*p * swell) + Vec3::new(0.0, 0.0, 0.1 * k * (4.0 * p.x).sin())
+        })
+        .collect()
+}
+
+fn scene(gpu: bool, policy: BvhUpdate) -> (Scene, Vec<BodyId>) {
+    let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+    s.set_bvh_update(policy).unwrap();
+    s.set_prediction_distance(0.05).unwrap();
+    let ids = bodies().iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+    (s, ids)
+}
+
+#[test]
+fn a_gpu_refit_equals_the_cpu_refit_and_finds_a_rebuilds_contacts() {
+    let meshes = bodies();
+    let (mut refit, ids) = scene(true, BvhUpdate::Refit);
+    let (mut rebuild, _) = scene(true, BvhUpdate::Rebuild);
+    let (mut cpu, _) = scene(false, BvhUpdate::Refit);
+    for frame in 0..8 {
+        for s in [&mut refit, &mut rebuild, &mut cpu] {
+            for (b, (m, _)) in meshes.iter().enumerate() {
+                s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
+            }
+        }
+        let g = refit.detect(Pairs::Overlapping).unwrap();
+        let r = rebuild.detect(Pairs::Overlapping).unwrap();
+        let c = cpu.detect(Pairs::Overlapping).unwrap();
+        let want = if frame == 0 { BvhAction::Rebuilt } else { BvhAction::Refitted };
+        assert_eq!((g.stats.bvh.action, c.stats.bvh.action), (want, want), "frame {frame}");
+        assert!(!g.contacts.is_empty());
+        assert_eq!(g.contacts, r.contacts, "frame {frame}: GPU refit against GPU rebuild");
+        assert_same(&format!("frame {frame}"), &g.contacts, &c.contacts);
+        if frame > 0 {
+            for s in [Stage::Morton, Stage::Sort, Stage::Hierarchy] {
+                assert_eq!(g.stats.get(s).unwrap().dispatches, 0, "frame {frame}: {s} in a refit");
+            }
+            assert!(g.stats.dispatches() < r.stats.dispatches());
+            // A refit allocates what a rebuild does (the readback follows the contact count).
+            assert_eq!(g.stats.buffers_allocated, r.stats.buffers_allocated);
+        }
+        let (gf, cf) = (refit.frame_data().unwrap(), cpu.frame_data().unwrap());
+        let p = refit.packing().clone();
+        assert_eq!(gf.tri_boxes, cf.tri_boxes, "frame {frame}: triangle boxes");
+        assert_eq!(gf.body_state, cf.body_state, "frame {frame}: body boxes and counts");
+        for b in 0..p.bodies.len() {
+            assert_eq!(
+                gf.body_nodes(&p, b),
+                cf.body_nodes(&p, b),
+                "frame {frame}: refitted nodes of body {b}"
+            );
+        }
+    }
+}
+
+#[test]
+fn gpu_auto_decides_as_the_cpu_backend_and_finds_a_rebuilds_contacts() {
+    let meshes = bodies();
+    let policy = BvhUpdate::Auto { max_degradation: 1.08 };
+    let (mut gpu, ids) = scene(true, policy);
+    let (mut cpu, _) = scene(false, policy);
+    let (mut rebuild, _) = scene(true, BvhUpdate::Rebuild);
+    let mut actions = Vec::new();
+    for frame in 0..16 {
+        for s in [&mut gpu, &mut cpu, &mut rebuild] {
+            for (b, (m, _)) in meshes.iter().enumerate() {
+                s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
+            }
+        }
+        let g = gpu.detect(Pairs::Overlapping).unwrap();
+        let c = cpu.detect(Pairs::Overlapping).unwrap();
+        let r = rebuild.detect(Pairs::Overlapping).unwrap();
+        let (gb, cb) = (g.stats.bvh, c.stats.bvh);
+        assert_eq!((gb.action, gb.degradation), (cb.action, cb.degradation), "frame {frame}");
+        assert!(gb.host_ns.is_some());
+        assert_eq!(g.contacts, r.contacts, "frame {frame}: Auto against a rebuild");
+        actions.push(gb.action);
+    }
+    let rebuilt = actions.iter().filter(|a| **a == BvhAction::Rebuilt).count();
+    assert!(rebuilt >= 3 && rebuilt < actions.len() - 3, "{actions:?}");
+}

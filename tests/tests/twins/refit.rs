@@ -1,0 +1,218 @@
+//! The BVH update policy on the CPU backend (`BvhUpdate`): a refitted tree gives the contacts of
+//! a rebuild at the same positions (the closest hit does not depend on the tree), its nodes are
+//! the last rebuild's with boxes refitted to the new triangles, and `Auto` rebuilds exactly
+//! when its documented criterion says: some body's SAH cost after the refit above
+//! `max_degradation` times its cost right after the last rebuild, or a body whose degenerate
+//! triangles are not those of its tree, checked here by refitting the last frame's tree
+//! independently with the twins.
+
+use glam::{Quat, Vec3};
+use raycontact::internals::cpu;
+use raycontact::internals::layout::{BodyState, LEAF_BIT, Node};
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene, sah_cost};
+
+/// Two interlocked tori and a cloth sheet over them, deformed more and more: twisted, swollen
+/// and rippled (the trees degrade frame after frame).
+fn bodies() -> Vec<(TriMesh, BodyKind)> {
+    let a = meshes::torus(1.0, 0.35, 48, 24);
+    let b = a.transformed(glam::Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+        Vec3::new(1.0, 0.0, 0.0),
+    ));
+    let sheet = meshes::grid_sheet(3.0, 3.0, 40, 40)
+        .transformed(glam::Affine3A::from_translation(Vec3::new(0.5, 0.0, 0.5)));
+    vec![
+        (a, BodyKind::Volumetric),
+        (b, BodyKind::Volumetric),
+        (sheet, BodyKind::Cloth { half_thickness: 0.01 }),
+    ]
+}
+
+fn deformed(m: &TriMesh, body: usize, frame: usize) -> Vec<Vec3> {
+    let k = frame as f32 * 0.08;
+    m.positions
+        .iter()
+        .map(|p| {
+            let twist = Quat::from_rotation_x(k * (p.x + body as f32));
+            let swell = 1.0 + 0.3 * k * (2.0 * p.y + body as f32).sin();
+            twist * (*p * swell) + Vec3::new(0.0, 0.0, 0.1 * k * (4.0 * p.x).sin())
+        })
+        .collect()
+}
+
+/// A CPU scene of [`bodies`] with `policy`, prediction distance 0.05.
+fn scene(policy: BvhUpdate) -> (Scene, Vec<raycontact::BodyId>) {
+    let mut s = Scene::new_cpu(Some(2)).unwrap();
+    s.set_bvh_update(policy).unwrap();
+    s.set_prediction_distance(0.05).unwrap();
+    let ids = bodies().iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+    (s, ids)
+}
+
+#[test]
+fn a_refitted_tree_finds_the_contacts_of_a_rebuild() {
+    let meshes = bodies();
+    let (mut rebuild, ids) = scene(BvhUpdate::Rebuild);
+    let (mut refit, _) = scene(BvhUpdate::Refit);
+    let mut degraded: f32 = 1.0;
+    for frame in 0..12 {
+        for s in [&mut rebuild, &mut refit] {
+            for (b, (m, _)) in meshes.iter().enumerate() {
+                s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
+            }
+        }
+        let a = rebuild.detect(Pairs::Overlapping).unwrap();
+        let b = refit.detect(Pairs::Overlapping).unwrap();
+        assert_eq!(a.stats.bvh.action, BvhAction::Rebuilt);
+        let want = if frame == 0 { BvhAction::Rebuilt } else { BvhAction::Refitted };
+        assert_eq!(b.stats.bvh.action, want, "frame {frame}");
+        assert!(!b.stats.bvh.degenerate_changed);
+        degraded = degraded.max(b.stats.bvh.degradation.unwrap());
+        assert!(!a.contacts.is_empty());
+        assert_eq!(a.contacts, b.contacts, "frame {frame}: contacts of the refitted trees");
+        // The refitted nodes: the last rebuild's topology, every box the union of its children's
+        // (leaves: their triangle's box).
+        let f = refit.frame_data().unwrap();
+        let p = refit.packing().clone();
+        for body in 0..p.bodies.len() {
+            let nodes = f.body_nodes(&p, body);
+            let off = p.bodies[body].tri_offset as usize;
+            for n in nodes {
+                let (lo, hi) = if n.child & LEAF_BIT != 0 {
+                    let t = &f.tri_boxes[off + (n.child & !LEAF_BIT) as usize];
+                    (t.min, t.max)
+                } else {
+                    let (l, r) = (&nodes[n.child as usize], &nodes[nodes[n.child as usize].escape as usize]);
+                    (l.min.min(r.min), l.max.max(r.max))
+                };
+                assert_eq!((n.min, n.max), (lo, hi), "frame {frame} body {body}: a refitted box");
+            }
+        }
+        // Ray queries on the refitted trees.
+        let rays: Vec<raycontact::Ray> = (0..200)
+            .map(|i| raycontact::Ray::new(Vec3::new(-3.0, i as f32 * 0.02 - 2.0, 0.1), Vec3::X))
+            .collect();
+        for &id in &ids {
+            let key = |h: &raycontact::RayHit| (h.triangle, h.t.to_bits(), h.u.to_bits(), h.v.to_bits());
+            let (a, b) = (rebuild.cast_rays(id, &rays).unwrap(), refit.cast_rays(id, &rays).unwrap());
+            assert!(a.iter().map(key).eq(b.iter().map(key)), "frame {frame}: ray queries");
+        }
+    }
+    assert!(degraded > 1.02, "the deformation degrades the refitted trees ({degraded})");
+}
+
+/// Each body's SAH cost of its tree `trees[b]` refitted (bottom-up, every box the union of its
+/// children's, a leaf its triangle's) to `positions`.
+fn refitted_costs(scene: &Scene, trees: &[Vec<Node>], positions: &[Vec3]) -> Vec<f64> {
+    let p = scene.packing();
+    let mut boxes = vec![Default::default(); p.params.tri_count as usize];
+    let mut state = vec![BodyState::default(); p.bodies.len()];
+    cpu::triangle_bounds(p, positions, &mut boxes, &mut state);
+    (0..p.bodies.len())
+        .map(|b| {
+            let mut nodes = trees[b].clone();
+            let off = p.bodies[b].tri_offset as usize;
+            // A Karras tree's children may have lower indices than their parent: passes until
+            // nothing changes.
+            loop {
+                let mut changed = false;
+                for i in (0..nodes.len()).rev() {
+                    let (lo, hi) = if nodes[i].child & LEAF_BIT != 0 {
+                        let t = &boxes[off + (nodes[i].child & !LEAF_BIT) as usize];
+                        (t.min, t.max)
+                    } else {
+                        let l = nodes[i].child as usize;
+                        let r = nodes[l].escape as usize;
+                        (nodes[l].min.min(nodes[r].min), nodes[l].max.max(nodes[r].max))
+                    };
+                    if (nodes[i].min, nodes[i].max) != (lo, hi) {
+                        (nodes[i].min, nodes[i].max) = (lo, hi);
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            sah_cost(&nodes)
+        })
+        .collect()
+}
+
+#[test]
+fn auto_rebuilds_exactly_when_the_sah_cost_degrades_past_its_bound() {
+    let meshes = bodies();
+    let bound = 1.08;
+    let (mut auto, ids) = scene(BvhUpdate::Auto { max_degradation: bound });
+    let (mut rebuild, _) = scene(BvhUpdate::Rebuild);
+    let (mut rebuilds, mut refits) = (0, 0);
+    let mut at_rebuild: Vec<f64> = Vec::new();
+    let mut last_nodes: Vec<Vec<Node>> = Vec::new();
+    for frame in 0..24 {
+        let positions: Vec<Vec<Vec3>> =
+            meshes.iter().enumerate().map(|(b, (m, _))| deformed(m, b, frame)).collect();
+        for (b, p) in positions.iter().enumerate() {
+            auto.set_positions(ids[b], p).unwrap();
+            rebuild.set_positions(ids[b], p).unwrap();
+        }
+        let packed: Vec<Vec3> = positions.concat();
+        // What the criterion says, from last frame's trees refitted independently.
+        let expect = if frame == 0 {
+            None
+        } else {
+            let costs = refitted_costs(&auto, &last_nodes, &packed);
+            let ratio = costs.iter().zip(&at_rebuild).map(|(n, t)| n / t).fold(f64::MIN, f64::max);
+            Some((ratio, ratio > bound as f64))
+        };
+        let found = auto.detect(Pairs::Overlapping).unwrap();
+        let want = rebuild.detect(Pairs::Overlapping).unwrap();
+        assert_eq!(found.contacts, want.contacts, "frame {frame}: Auto finds a rebuild's contacts");
+        let bvh = found.stats.bvh;
+        match expect {
+            None => assert_eq!(bvh.action, BvhAction::Rebuilt),
+            Some((ratio, rebuilds_now)) => {
+                let d = bvh.degradation.unwrap() as f64;
+                assert!((d - ratio).abs() <= 1e-5 * ratio, "frame {frame}: degradation {d} vs {ratio}");
+                let action = if rebuilds_now { BvhAction::Rebuilt } else { BvhAction::Refitted };
+                assert_eq!(bvh.action, action, "frame {frame}: degradation {ratio} against {bound}");
+            }
+        }
+        let f = auto.frame_data().unwrap();
+        let p = auto.packing().clone();
+        last_nodes = (0..p.bodies.len()).map(|b| f.body_nodes(&p, b).to_vec()).collect();
+        if bvh.action == BvhAction::Rebuilt {
+            rebuilds += 1;
+            at_rebuild = last_nodes.iter().map(|n| sah_cost(n)).collect();
+        } else {
+            refits += 1;
+        }
+    }
+    assert!(rebuilds >= 3 && refits >= 3, "{rebuilds} rebuilds, {refits} refits");
+}
+
+#[test]
+fn auto_rebuilds_when_a_triangle_stops_being_degenerate() {
+    // A strip whose middle triangle starts flat (its apex on its base), then opens.
+    let mut m = meshes::grid_sheet(1.0, 1.0, 4, 4);
+    let apex = m.triangles[5][2] as usize;
+    let base = [m.triangles[5][0] as usize, m.triangles[5][1] as usize];
+    let flat = (m.positions[base[0]] + m.positions[base[1]]) * 0.5;
+    let open = m.positions[apex];
+    m.positions[apex] = flat;
+    for policy in [BvhUpdate::auto(), BvhUpdate::Refit] {
+        let mut s = Scene::new_cpu(Some(1)).unwrap();
+        s.set_bvh_update(policy).unwrap();
+        let id = s.add_body(&m.positions, &m.triangles, BodyKind::Cloth { half_thickness: 0.01 }).unwrap();
+        let first = s.update().unwrap();
+        assert_eq!(first.bvh.action, BvhAction::Rebuilt);
+        assert!(s.body_state(id).unwrap().degenerate_count > 0);
+        let mut moved = m.positions.clone();
+        moved[apex] = open;
+        s.set_positions(id, &moved).unwrap();
+        let st = s.update().unwrap();
+        assert!(st.bvh.degenerate_changed, "{policy:?}");
+        let want = if policy == BvhUpdate::Refit { BvhAction::Refitted } else { BvhAction::Rebuilt };
+        assert_eq!(st.bvh.action, want, "{policy:?}");
+    }
+}
