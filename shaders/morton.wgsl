@@ -1,23 +1,33 @@
-// 30-bit Morton codes of triangle centroids in the body's box, quantised in a cube whose side is
-// the power of two at or above the box's largest extent (so that the scale is exact and the CPU
-// twin reproduces every code bit for bit). Degenerate triangles get DEGENERATE_KEY and sort last;
-// the others are counted into the body's leaf count.
-// One workgroup per tile of one body. CPU twin: `raycontact::internals::cpu::morton`.
+// The rebuild's per-triangle pass, fused: each triangle's box and degenerate flag (as
+// `triangle_bounds` computes them, shared/triangles.wgsl), its 30-bit Morton code, the body's
+// leaf and degenerate counts, and the first radix-sort pass's digit counts of this tile.
+// Morton codes are those of the centroids in a cube whose side is the power of two at or above
+// the largest extent of the body's box (finished by `vertex_normals`, the dispatch before), so
+// that the scale is exact and the CPU twin reproduces every code bit for bit. Degenerate
+// triangles get DEGENERATE_KEY and sort last. The sort's values are the packed triangle indices,
+// which its first pass takes from the elements' positions (SORT_IDENTITY_VALUES): none are
+// written here.
+// ITEMS triangles per invocation of one body (shared/tiles.wgsl).
+// CPU twin: `raycontact::internals::cpu::morton` (codes and counts) with
+// `raycontact::internals::cpu::triangle_bounds` (boxes), and the radix sort's counts.
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl
+//!include shared/triangles.wgsl
+//!include shared/sort.wgsl
 
 @group(0) @binding(0) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(1) var<storage, read> tile_body: array<u32>;
 @group(0) @binding(2) var<storage, read> vertices: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
-@group(0) @binding(4) var<storage, read> tri_boxes: array<TriBox>;
+@group(0) @binding(4) var<storage, read_write> tri_boxes: array<TriBox>;
 @group(0) @binding(5) var<storage, read_write> body_state: array<BodyState>;
 @group(0) @binding(6) var<storage, read_write> keys: array<u32>;
-@group(0) @binding(7) var<storage, read_write> values: array<u32>;
+@group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(8) var<uniform> params: FrameParams;
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_degenerate: atomic<u32>;
+var<workgroup> wg_digits: array<atomic<u32>, RADIX_BUCKETS>;
 
 fn position(v: u32) -> vec3<f32> {
     return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
@@ -53,10 +63,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     let bi = tile.body_index;
     let body = tile.body;
-    let base = tile.base;
     if lid == 0u {
         atomicStore(&wg_count, 0u);
         atomicStore(&wg_degenerate, 0u);
+    }
+    if lid < RADIX_BUCKETS {
+        atomicStore(&wg_digits[lid], 0u);
     }
     workgroupBarrier();
     let s = BodyStateRead(
@@ -71,14 +83,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var valid = 0u;
     var degenerate = 0u;
     for (var k = 0u; k < ITEMS; k += 1u) {
-        let i = base + k * WG_SIZE + lid;
+        let i = tile.base + k * WG_SIZE + lid;
         if i < body.tri_count {
             let t = body.tri_offset + i;
+            let a = position(triangles[3u * t]);
+            let b = position(triangles[3u * t + 1u]);
+            let c = position(triangles[3u * t + 2u]);
+            let tb = triangle_box(a, b, c);
+            tri_boxes[t] = tb;
             var key = DEGENERATE_KEY;
-            if (tri_boxes[t].flags & 1u) == 0u {
-                let a = position(triangles[3u * t]);
-                let b = position(triangles[3u * t + 1u]);
-                let c = position(triangles[3u * t + 2u]);
+            if (tb.flags & 1u) == 0u {
                 let rel = ((a - lo) + (b - lo)) + (c - lo);
                 let q = min(rel * scale, vec3<f32>(1023.0));
                 let qi = vec3<u32>(max(q, vec3<f32>(0.0)));
@@ -88,7 +102,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 degenerate += 1u;
             }
             keys[t] = key;
-            values[t] = t;
+            atomicAdd(&wg_digits[key & (RADIX_BUCKETS - 1u)], 1u);
         }
     }
     if valid > 0u {
@@ -98,6 +112,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         atomicAdd(&wg_degenerate, degenerate);
     }
     workgroupBarrier();
+    if lid < RADIX_BUCKETS {
+        // The first pass's counts of this tile (block 0 of the counts; several workgroups of a
+        // tile add theirs).
+        let c = atomicLoad(&wg_digits[lid]);
+        if c > 0u {
+            let seg = SortSegment(body.tri_offset, body.tri_count, body.tile_offset, body.tile_count);
+            atomicAdd(&counters[counter_index(seg, lid, tile.index - body.tile_offset)], c);
+        }
+    }
     if lid == 0u {
         let c = atomicLoad(&wg_count);
         if c > 0u {

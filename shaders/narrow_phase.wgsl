@@ -7,18 +7,18 @@
 //
 // - volumetric -> volumetric: the inward ray (-n) finds B's closest triangle; it must face away
 //   from n (the ray leaves B) and A must not be hit first -> collision. With d > 0 the outward
-//   ray (+n, unbounded) finds a triangle of B facing n's way back (B's outside), not behind A,
+//   ray (+n, up to r) finds a triangle of B facing n's way back (B's outside), not behind A,
 //   with L < d -> prediction. A self pair (A, A) (Hermann's section 3.3): the inward ray hits
 //   A's inward surface twice in a row (ignoring v's triangles) -> collision with the first.
-// - volumetric -> cloth: inward ray -> collision when A is not hit within twice the hit length
-//   (the hit is at most half the exit distance); outward ray (unbounded, not behind A) ->
+// - volumetric -> cloth: inward ray -> collision when the hit is at most half the exit distance
+//   (A traced first, to its exit; B then up to half of it); outward ray (up to r, not behind A) ->
 //   collision when L < e_B, else prediction when L < d.
 // - cloth -> volumetric: both rays, unbounded. When either hits the inside of B (the vertex is
 //   inside B) the one with the shorter L is a collision and the other is dropped; otherwise
-//   each ray that hits B's outside -> collision when L < e_A, else prediction when L < d.
+//   each ray that hits B's outside within r -> collision when L < e_A, else prediction when L < d.
 // - cloth -> cloth (and a cloth against itself, ignoring the triangles around v): both rays,
-//   unbounded -> collision when L < e_A + e_B, else prediction when L < d. Inversion (section
-//   3.2), for a hit within r: when v is on the other side of the hit triangle than at the
+//   up to r -> collision when L < e_A + e_B, else prediction when L < d. Inversion (section
+//   3.2): when v is on the other side of the hit triangle than at the
 //   previous positions, the normal is flipped and the contact is a collision, flagged inverted.
 //
 // A contact's normal is the direction that resolves it for the source vertex: towards the hit

@@ -2,16 +2,22 @@
 // 2k + 1 the reverse; each gets ceil(source vertices / WG_SIZE) workgroups, but the reverse of a
 // self-collision pair (a == b), which gets none. One workgroup scans
 // the tile counts into `tile_offsets` (D + 1 entries for D directed pairs) and writes the
-// indirect dispatch of `ray_sources` over those workgroups. CPU twin: `raycontact::internals::cpu::pair_tiles`.
+// indirect dispatch of `ray_sources` over those workgroups. With DETECT_BROAD_IN_TILES (a scene
+// of at most BROAD_IN_TILES_BODIES bodies, pairs found on the GPU) the same workgroup first runs
+// the broad phase's test over every pair of bodies (shared/pairs.wgsl), so that the broad phase
+// costs no dispatch of its own. CPU twin: `raycontact::internals::cpu::pair_tiles` (after
+// `broad_phase`).
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/sort.wgsl
+//!include shared/pairs.wgsl
 
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
-@group(0) @binding(2) var<storage, read_write> pairs: PairList;
-@group(0) @binding(3) var<storage, read_write> tile_offsets: array<u32>;
-@group(0) @binding(4) var<storage, read_write> dispatch: array<u32>;
+@group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
+@group(0) @binding(3) var<storage, read_write> pairs: PairList;
+@group(0) @binding(4) var<storage, read_write> tile_offsets: array<u32>;
+@group(0) @binding(5) var<storage, read_write> dispatch: array<u32>;
 
 fn directed_tiles(k: u32) -> u32 {
     let p = pairs.list[k / 2u];
@@ -27,6 +33,14 @@ fn directed_tiles(k: u32) -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
+    if (params.flags & DETECT_BROAD_IN_TILES) != 0u {
+        let n = params.body_count;
+        for (var t = lid; t < n * n; t += WG_SIZE) {
+            broad_pair(t);
+        }
+        // The pairs appended by the whole workgroup, visible to it.
+        storageBarrier();
+    }
     let d = 2u * min(atomicLoad(&pairs.state.pair_count), params.pair_capacity);
     let chunk = (d + WG_SIZE - 1u) / WG_SIZE;
     let begin = min(lid * chunk, d);

@@ -1,4 +1,6 @@
-// Radix sort, pass step 1: digit histogram of each tile. One workgroup per tile.
+// Radix sort, the first pass's digit histogram of each tile, for a sort whose keys come from
+// the host (`GpuRadixSort`; the frame's first counts come from `morton`, and each pass's scatter
+// counts the next pass's digits). One workgroup per tile.
 // CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
@@ -24,7 +26,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         atomicStore(&histogram[lid], 0u);
     }
     workgroupBarrier();
-    for (var k = 0u; k < ITEMS; k += 1u) {
+    for (var k = 0u; k < SORT_ITEMS; k += 1u) {
         let i = base + k * WG_SIZE + lid;
         if i < seg.count {
             let digit = (keys[seg.offset + i] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
@@ -33,6 +35,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
     if lid < RADIX_BUCKETS {
-        counters[counter_index(seg, lid, local_tile)] = atomicLoad(&histogram[lid]);
+        let block = pass_block(pass_info.pass_index, pass_info.tile_count);
+        counters[block + counter_index(seg, lid, local_tile)] = atomicLoad(&histogram[lid]);
     }
 }

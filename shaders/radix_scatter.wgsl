@@ -1,11 +1,28 @@
-// Radix sort, pass step 3: stable scatter. One workgroup per tile; invocation t owns the ITEMS
-// consecutive elements t * ITEMS .. t * ITEMS + ITEMS of the tile. The ranks come from one
-// exclusive scan of the (digit, invocation) count matrix, flattened digit-major.
-// The matrix holds two 16-bit counts per word: word (d / 2) * WG_SIZE + t has invocation t's
-// count of digit d in its low half when d is even, in its high half when d is odd. A tile has
-// at most TILE < 2^16 elements (asserted in `layout`), so no half ever carries into the other,
-// and the scan adds both halves at once: half the workgroup memory (8 KiB of counts) and half
-// the scan of a 32-bit matrix.
+// Radix sort, one pass: the stable scatter of one tile by one digit, one dispatch a pass. Its
+// digit counts (block `pass` of the counts, complete since the previous dispatch) are scanned
+// here, each workgroup over its own segment's counts only, and the next pass's digit counts of
+// the scattered keys are gathered on the way: no separate count or scan dispatch.
+// 1. Where this tile's run of each digit starts in the segment's output: the exclusive prefix of
+//    the segment's counts (digit-major: all tiles' counts of digit 0, then of digit 1, ...) at
+//    (digit, this tile). Each invocation sums a chunk of them, one workgroup scan of the sums,
+//    then invocation d adds the counts of its chunk before (d, this tile).
+// 2. The rank of each element within the tile's run of its digit: invocation t owns the
+//    SORT_ITEMS consecutive elements t * SORT_ITEMS .. of the tile; one exclusive scan of the
+//    (digit, invocation) count matrix, flattened digit-major, gives each invocation's first rank
+//    per digit. The matrix holds two 16-bit counts per word: word (d / 2) * WG_SIZE + t has
+//    invocation t's count of digit d in its low half when d is even, in its high half when d is
+//    odd. A tile has at most TILE < 2^16 elements (asserted in `layout`), so no half ever
+//    carries into the other, and the scan adds both halves at once. While scattering, each
+//    invocation counts its own words up past the elements it has placed: no per-invocation array
+//    of ranks (a private array indexed by data, which a SIMD compiler such as llvmpipe's turns
+//    into a scalar loop over the lanes), and no digit array either (recomputed from the key).
+// 3. With SORT_COUNT_NEXT, the next pass's digit of every scattered key is counted by
+//    destination tile. A run holds at most TILE elements, so it spans at most two destination
+//    tiles: the counts are kept per (run, which of its two tiles, next digit) in workgroup memory
+//    and added to the next block with one atomicAdd per non-zero count. The order of those adds
+//    does not matter (integer sums), and the next dispatch reads them.
+// With SORT_IDENTITY_VALUES the values are the elements' packed indices (the frame's first
+// pass: its values are the triangles), not read from `values_in`.
 // CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
@@ -13,16 +30,24 @@
 @group(0) @binding(0) var<uniform> pass_info: SortPass;
 @group(0) @binding(1) var<storage, read> segments: array<SortSegment>;
 @group(0) @binding(2) var<storage, read> tile_segment: array<u32>;
-@group(0) @binding(3) var<storage, read> counters: array<u32>;
+@group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> keys_in: array<u32>;
 @group(0) @binding(5) var<storage, read> values_in: array<u32>;
 @group(0) @binding(6) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(7) var<storage, read_write> values_out: array<u32>;
 
 const COUNT_WORDS: u32 = RADIX_MATRIX / 2u;
+const NEXT_COUNTS: u32 = RADIX_BUCKETS * 2u * RADIX_BUCKETS;
 
 // counts[(digit / 2) * WG_SIZE + invocation], two digits to a word (see above)
 var<workgroup> counts: array<u32, COUNT_WORDS>;
+// Where this tile's run of each digit starts, relative to the segment's first element.
+var<workgroup> run_start: array<u32, RADIX_BUCKETS>;
+// run_start minus the run's first rank in the scanned count matrix: where the element of matrix
+// rank r with that digit goes is run_base[digit] + r.
+var<workgroup> run_base: array<u32, RADIX_BUCKETS>;
+// next_counts[(digit * 2 + destination tile - the run's first) * RADIX_BUCKETS + next digit]
+var<workgroup> next_counts: array<atomic<u32>, NEXT_COUNTS>;
 
 // The 16-bit half of `word` that holds digit d.
 fn half_of(word: u32, d: u32) -> u32 {
@@ -37,51 +62,105 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     let seg = segments[tile_segment[tile]];
     let local_tile = tile - seg.tile_offset;
-    let first = local_tile * TILE + lid * ITEMS;
+    let first = local_tile * TILE + lid * SORT_ITEMS;
+    let block = pass_block(pass_info.pass_index, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
 
     for (var w = 0u; w < RADIX_BUCKETS / 2u; w += 1u) {
         counts[w * WG_SIZE + lid] = 0u;
     }
-    var key: array<u32, ITEMS>;
-    var digit: array<u32, ITEMS>;
-    for (var k = 0u; k < ITEMS; k += 1u) {
+    for (var e = lid; e < NEXT_COUNTS; e += WG_SIZE) {
+        atomicStore(&next_counts[e], 0u);
+    }
+
+    // 1. The runs' starts: a scan of the segment's counts in chunks.
+    let n = RADIX_BUCKETS * seg.tile_count;
+    let chunk = (n + WG_SIZE - 1u) / WG_SIZE;
+    let begin = min(lid * chunk, n);
+    let end = min(begin + chunk, n);
+    var sum = 0u;
+    for (var i = begin; i < end; i += 1u) {
+        sum += atomicLoad(&counters[block + i]);
+    }
+    workgroup_exclusive_scan(lid, sum);
+    if lid < RADIX_BUCKETS {
+        let at = lid * seg.tile_count + local_tile;
+        let owner = at / chunk;
+        var start = scanned_prefix(owner);
+        for (var i = owner * chunk; i < at; i += 1u) {
+            start += atomicLoad(&counters[block + i]);
+        }
+        run_start[lid] = start;
+    }
+
+    // 2. The ranks within the tile.
+    var key: array<u32, SORT_ITEMS>;
+    for (var k = 0u; k < SORT_ITEMS; k += 1u) {
         let i = first + k;
         if i < seg.count {
             key[k] = keys_in[seg.offset + i];
-            digit[k] = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-            counts[(digit[k] / 2u) * WG_SIZE + lid] += 1u << ((digit[k] & 1u) * 16u);
+            let d = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
+            counts[(d / 2u) * WG_SIZE + lid] += 1u << ((d & 1u) * 16u);
         }
     }
     workgroupBarrier();
-
     // Exclusive scan of the flattened matrix, both halves at once: invocation t scans words
     // t*CHUNK .. t*CHUNK+CHUNK.
-    let chunk = COUNT_WORDS / WG_SIZE;
-    var sum = 0u;
-    for (var j = 0u; j < chunk; j += 1u) {
-        sum += counts[lid * chunk + j];
+    let words = COUNT_WORDS / WG_SIZE;
+    var total = 0u;
+    for (var j = 0u; j < words; j += 1u) {
+        total += counts[lid * words + j];
     }
-    let prefix = workgroup_exclusive_scan(lid, sum);
+    let prefix = workgroup_exclusive_scan(lid, total);
     var running = prefix.x;
-    for (var j = 0u; j < chunk; j += 1u) {
-        let c = counts[lid * chunk + j];
-        counts[lid * chunk + j] = running;
+    for (var j = 0u; j < words; j += 1u) {
+        let c = counts[lid * words + j];
+        counts[lid * words + j] = running;
         running += c;
     }
     workgroupBarrier();
+    if lid < RADIX_BUCKETS {
+        run_base[lid] = run_start[lid] - half_of(counts[(lid / 2u) * WG_SIZE], lid);
+    }
+    workgroupBarrier();
 
-    var seen = array<u32, RADIX_BUCKETS>();
-    for (var k = 0u; k < ITEMS; k += 1u) {
+    // 3. Scatter, and count the next pass's digits.
+    let count_next = (pass_info.flags & SORT_COUNT_NEXT) != 0u;
+    let next_shift = min(pass_info.shift + RADIX_BITS, 31u);
+    // Invocation t's word of digit d holds the matrix rank of its next element with digit d:
+    // it reads it and counts it up (its own word: no other invocation touches it now).
+    for (var k = 0u; k < SORT_ITEMS; k += 1u) {
         let i = first + k;
         if i < seg.count {
-            let d = digit[k];
-            let row = (d / 2u) * WG_SIZE;
-            let tile_start = half_of(counts[row], d);
-            let rank = half_of(counts[row + lid], d) - tile_start + seen[d];
-            seen[d] += 1u;
-            let dst = counters[counter_index(seg, d, local_tile)] + rank;
-            keys_out[dst] = key[k];
-            values_out[dst] = values_in[seg.offset + i];
+            let d = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
+            let at = (d / 2u) * WG_SIZE + lid;
+            let word = counts[at];
+            counts[at] = word + (1u << ((d & 1u) * 16u));
+            let to = run_base[d] + half_of(word, d);
+            keys_out[seg.offset + to] = key[k];
+            var value = seg.offset + i;
+            if (pass_info.flags & SORT_IDENTITY_VALUES) == 0u {
+                value = values_in[seg.offset + i];
+            }
+            values_out[seg.offset + to] = value;
+            if count_next {
+                let slot = to / TILE - run_start[d] / TILE;
+                let next = (key[k] >> next_shift) & (RADIX_BUCKETS - 1u);
+                atomicAdd(&next_counts[(d * 2u + slot) * RADIX_BUCKETS + next], 1u);
+            }
+        }
+    }
+    workgroupBarrier();
+    if count_next {
+        let next_block = pass_block(pass_info.pass_index + 1u, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
+        for (var e = lid; e < NEXT_COUNTS; e += WG_SIZE) {
+            let c = atomicLoad(&next_counts[e]);
+            if c > 0u {
+                let d = e / (2u * RADIX_BUCKETS);
+                let slot = (e / RADIX_BUCKETS) % 2u;
+                let next = e % RADIX_BUCKETS;
+                let to_tile = run_start[d] / TILE + slot;
+                atomicAdd(&counters[next_block + next * seg.tile_count + to_tile], c);
+            }
         }
     }
 }

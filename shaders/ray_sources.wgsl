@@ -4,7 +4,11 @@
 // reach max(prediction, e_a + e_b) (it cannot have a contact then; not tested for a self pair,
 // nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside it). The
 // narrow phase then runs one invocation per listed vertex: rays only where they can find
-// something, in full SIMD groups. Entries past the capacity are counted, not written.
+// something, in full SIMD groups. A workgroup (WG_SIZE vertices of one directed pair) counts its
+// entries in workgroup memory and reserves their slots with one atomic on the list's counter:
+// the list holds each workgroup's entries as one run, so that the narrow phase's SIMD groups
+// mostly see one directed pair, hence one pair case, and the counter takes one atomic per
+// workgroup instead of one per vertex. Entries past the capacity are counted, not written.
 // CPU twin: `raycontact::internals::cpu::ray_sources`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
@@ -17,12 +21,16 @@
 @group(0) @binding(5) var<storage, read_write> pairs: PairList;
 @group(0) @binding(6) var<storage, read_write> sources: array<vec2<u32>>;
 
-@compute @workgroup_size(WG_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let w = linear_group(wid);
+var<workgroup> wg_count: atomic<u32>;
+var<workgroup> wg_base: u32;
+
+// Whether invocation `lid` of workgroup `w` lists a vertex: (directed pair, local vertex) when
+// it does, NONE in x when not.
+fn listed(w: u32, lid: u32) -> vec2<u32> {
     let d = 2u * min(atomicLoad(&pairs.state.pair_count), params.pair_capacity);
+    let no = vec2<u32>(NONE, 0u);
     if d == 0u || w >= tile_offsets[d] {
-        return;
+        return no;
     }
     // The directed pair k with tile_offsets[k] <= w < tile_offsets[k + 1]: the last k with
     // tile_offsets[k] <= w, which skips directions without workgroups.
@@ -47,7 +55,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let body_a = bodies[a];
     let local = (w - tile_offsets[k]) * WG_SIZE + lid;
     if local >= body_a.vertex_count {
-        return;
+        return no;
     }
     let body_b = bodies[b];
     let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
@@ -58,11 +66,33 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let p = vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
         let sb = body_state[b];
         if any(p < body_min(sb) - r) || any(p > body_max(sb) + r) {
-            return;
+            return no;
         }
     }
-    let slot = atomicAdd(&pairs.state.sources, 1u);
-    if slot < params.source_capacity {
-        sources[slot] = vec2<u32>(k, local);
+    return vec2<u32>(k, local);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let entry = listed(linear_group(wid), lid);
+    if lid == 0u {
+        atomicStore(&wg_count, 0u);
+    }
+    workgroupBarrier();
+    var rank = 0u;
+    if entry.x != NONE {
+        rank = atomicAdd(&wg_count, 1u);
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        let n = atomicLoad(&wg_count);
+        if n > 0u {
+            wg_base = atomicAdd(&pairs.state.sources, n);
+        }
+    }
+    workgroupBarrier();
+    let slot = wg_base + rank;
+    if entry.x != NONE && slot < params.source_capacity {
+        sources[slot] = entry;
     }
 }

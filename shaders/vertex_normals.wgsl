@@ -1,41 +1,116 @@
 // Area-weighted vertex normals: the normalised sum of the unnormalised face normals
-// (cross(b - a, c - a)) of the triangles incident to each vertex, in CSR order.
+// (cross(b - a, c - a)) of the triangles incident to each vertex, in CSR order. And each body's
+// box over its non-degenerate triangles, the box the Morton codes need: the box of the vertices
+// that belong to at least one non-degenerate triangle (the same set of coordinates as the
+// triangles' corners, so the same box), reduced as ordered keys with atomicMax (exact), per
+// workgroup first. The per-body reduction is why it lives here: the next kernel (`morton`)
+// needs the finished box, and only a dispatch boundary orders its workgroups after every
+// workgroup of this one.
 // One thread per vertex of all bodies: reads the positions region of the vertex buffer, writes
-// its normals region (shared/vertices.wgsl). CPU twin: `raycontact::internals::cpu::vertex_normals`.
+// its normals region (shared/vertices.wgsl). A workgroup's vertices span consecutive bodies:
+// those of its first two bodies are reduced in workgroup memory, any others (bodies of fewer
+// than WG_SIZE vertices in between) go straight to the body's keys.
+// CPU twin: `raycontact::internals::cpu::vertex_normals` (normals) and
+// `raycontact::internals::cpu::body_boxes` (boxes).
 //!include shared/common.wgsl
 //!include shared/vertices.wgsl
+//!include shared/triangles.wgsl
 
 @group(0) @binding(0) var<uniform> params: FrameParams;
 @group(0) @binding(1) var<storage, read_write> vertices: array<f32>;
 @group(0) @binding(2) var<storage, read> triangles: array<u32>;
 @group(0) @binding(3) var<storage, read> vertex_tri_offsets: array<u32>;
 @group(0) @binding(4) var<storage, read> vertex_tris: array<u32>;
+@group(0) @binding(5) var<storage, read> bodies: array<BodyGpu>;
+@group(0) @binding(6) var<storage, read_write> body_state: array<BodyState>;
+
+// Keys of the workgroup's first two bodies: [slot * 6 + axis] the complemented minimum key,
+// [slot * 6 + 3 + axis] the maximum key; 0 = nothing yet.
+var<workgroup> wg_keys: array<atomic<u32>, 12>;
 
 fn position(v: u32) -> vec3<f32> {
     return vertex_in(0u, v);
 }
 
+// The body of packed vertex v: the last body whose vertices start at or before v.
+fn body_of_vertex(v: u32) -> u32 {
+    var lo = 0u;
+    var hi = params.body_count;
+    while hi - lo > 1u {
+        let mid = (lo + hi) / 2u;
+        if bodies[mid].vertex_offset <= v {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let v = linear_group(wid) * WG_SIZE + lid;
-    if v >= params.vertex_count {
-        return;
+    let first = linear_group(wid) * WG_SIZE;
+    let v = first + lid;
+    if lid < 12u {
+        atomicStore(&wg_keys[lid], 0u);
     }
-    var n = vec3<f32>(0.0);
-    let end = vertex_tri_offsets[v + 1u];
-    for (var k = vertex_tri_offsets[v]; k < end; k += 1u) {
-        let t = vertex_tris[k];
-        let a = position(triangles[3u * t]);
-        let b = position(triangles[3u * t + 1u]);
-        let c = position(triangles[3u * t + 2u]);
-        n += cross(b - a, c - a);
+    workgroupBarrier();
+    // The workgroup's first body (the same for every invocation).
+    let b0 = body_of_vertex(min(first, max(params.vertex_count, 1u) - 1u));
+    if v < params.vertex_count {
+        var n = vec3<f32>(0.0);
+        var live = false;
+        let end = vertex_tri_offsets[v + 1u];
+        for (var k = vertex_tri_offsets[v]; k < end; k += 1u) {
+            let t = vertex_tris[k];
+            let a = position(triangles[3u * t]);
+            let b = position(triangles[3u * t + 1u]);
+            let c = position(triangles[3u * t + 2u]);
+            n += cross(b - a, c - a);
+            if !live {
+                live = (triangle_box(a, b, c).flags & 1u) == 0u;
+            }
+        }
+        let len = length(n);
+        if len > 0.0 {
+            n = n / len;
+        }
+        let o = 3u * (VERTEX_NORMALS * params.vertex_count + v);
+        vertices[o] = n.x;
+        vertices[o + 1u] = n.y;
+        vertices[o + 2u] = n.z;
+        if live {
+            let p = position(v);
+            var body = b0;
+            let b0_end = bodies[b0].vertex_offset + bodies[b0].vertex_count;
+            if v >= b0_end {
+                body = body_of_vertex(v);
+            }
+            let slot = body - b0;
+            for (var d = 0u; d < 3u; d += 1u) {
+                let lo = ~float_to_key(p[d]);
+                let hi = float_to_key(p[d]);
+                if slot < 2u {
+                    atomicMax(&wg_keys[slot * 6u + d], lo);
+                    atomicMax(&wg_keys[slot * 6u + 3u + d], hi);
+                } else {
+                    atomicMax(&body_state[body].min_key[d], lo);
+                    atomicMax(&body_state[body].max_key[d], hi);
+                }
+            }
+        }
     }
-    let len = length(n);
-    if len > 0.0 {
-        n = n / len;
+    workgroupBarrier();
+    if lid < 12u {
+        let key = atomicLoad(&wg_keys[lid]);
+        let body = b0 + lid / 6u;
+        let d = lid % 3u;
+        if key != 0u && body < params.body_count {
+            if lid % 6u < 3u {
+                atomicMax(&body_state[body].min_key[d], key);
+            } else {
+                atomicMax(&body_state[body].max_key[d], key);
+            }
+        }
     }
-    let o = 3u * (VERTEX_NORMALS * params.vertex_count + v);
-    vertices[o] = n.x;
-    vertices[o + 1u] = n.y;
-    vertices[o + 2u] = n.z;
 }

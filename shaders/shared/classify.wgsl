@@ -14,21 +14,21 @@
 //
 // How far a ray is traced. A ray classified by its re-projected length L = t |cos α| (the
 // outward ray of volumetric -> volumetric and of volumetric -> cloth, both rays of cloth ->
-// cloth and of a cloth against itself; cloth -> volumetric traces both rays unbounded anyway)
-// is traced without limit (tmax = +inf), not up to the reach r: L < limit says that v is
-// within the limit of the hit triangle's *plane*, and a hit at t has L = t |cos α|, so a
-// slanted ray (|cos α| small) can land beyond r with L well within the limit (at 80 degrees,
-// t = 5.8 L). No finite tmax is exact, since |cos α| is known only after the hit: a bound
-// limit / cos_min would lose every hit slanted beyond a chosen angle, and a first trace to r
-// then a second from r on costs more than one unbounded trace (the second walks the same
-// boxes). So every hit whose L is within the limit is found, for every listed source vertex
-// (`ray_sources` still lists only those within B's box grown by r). What stays local: an
-// inversion is tested only for a hit with t <= r, the hits the bounded trace used to find
-// (a vertex crossing the plane of a far triangle has not crossed the triangle). A cloth pair
-// with r = 0 classifies nothing by L and is traced up to r = 0, for inversions only; with
-// DETECT_NO_INVERSION set (`Scene::set_inversion_handling(false)`) no hit is tested for an
-// inversion, and every cloth -> cloth hit is classified by L alone. The cost
-// is that a ray that misses B's triangles near v goes on through B's boxes along its line.
+// cloth and of a cloth against itself, the rays of cloth -> volumetric that hit B's outside)
+// counts only when its hit is within the reach r along the ray too (t <= r): the paper's rays
+// have the length of the reach, and re-projection only shortens them (Lehericey 2015, section
+// 3.3). L alone says that v is within the limit of the hit triangle's *plane*; a grazing hit far
+// away (t = 0.313, |cos α| = 0.0104 in `cloth_on_ball`: L = 0.0033) has a tiny L with v nowhere
+// near the triangle, and was a collision while these rays were traced without limit. So those
+// rays are traced up to r, but cloth -> volumetric's, which go without limit since a vertex deep
+// inside B must find B's inside (then the shorter L decides, whatever t); their hits of B's
+// outside are then kept within r only. The price: a hit slanted so far that t > r with L within
+// the limit (beyond 80 degrees for L = r / 5.8) is not found. A cloth pair with r = 0 classifies
+// nothing by L and is traced up to 0, for inversions only; with DETECT_NO_INVERSION set
+// (`Scene::set_inversion_handling(false)`) no hit is tested for an inversion. Volumetric ->
+// cloth's inward ray traces the source body first, to where the ray leaves it, then the cloth up
+// to half that exit distance (Lehericey's condition, on a shorter ray than a cloth ray without
+// limit checked by an own trace up to twice its hit; the same contacts).
 
 // A trace's hit, whether (and in how many steps) a walk found it, and how the walk ended
 // (NONE when the trace did not walk).
@@ -67,16 +67,6 @@ fn probe(body: u32, origin: vec3<f32>, dir: vec3<f32>, tmin: f32, tmax: f32, ign
 
 fn hits(pr: Probe) -> bool {
     return pr.hit.triangle != NONE;
-}
-
-// The source body's own hit along the ray (ignoring v's triangles): up to `t`, or without
-// limit when exits are remembered (then blocked when its t < `t`).
-fn own_hit(body: u32, origin: vec3<f32>, dir: vec3<f32>, t: f32, v: u32, hint: u32) -> RayHit {
-    var tmax = t;
-    if (params.flags & DETECT_REMEMBER_EXIT) != 0u {
-        tmax = infinity();
-    }
-    return trace(body, Ray(origin, 0.0, dir, tmax), v, hint).hit;
 }
 
 fn blocks(h: RayHit, t: f32) -> bool {
@@ -162,27 +152,84 @@ fn class_of(length: f32, touch: f32, predict: f32) -> u32 {
     return 0u;
 }
 
+// The pair cases of the classification (Lehericey et al. 2015's four tests; a volumetric body
+// against itself is Hermann's self-collision).
+const CASE_VOLUMETRIC_SELF: u32 = 0u;
+const CASE_VV: u32 = 1u;
+const CASE_VC: u32 = 2u;
+const CASE_CV: u32 = 3u;
+const CASE_CC: u32 = 4u;
+
+// The case of the directed pair a -> b.
+fn pair_case(a: u32, b: u32) -> u32 {
+    let cloth_a = (bodies[a].flags & BODY_CLOTH) != 0u;
+    let cloth_b = (bodies[b].flags & BODY_CLOTH) != 0u;
+    if !cloth_a && a == b {
+        return CASE_VOLUMETRIC_SELF;
+    }
+    if !cloth_a && !cloth_b {
+        return CASE_VV;
+    }
+    if !cloth_a {
+        return CASE_VC;
+    }
+    if !cloth_b {
+        return CASE_CV;
+    }
+    return CASE_CC;
+}
+
+// One trace of the classification: along -n (inward) or +n, on `body`, over [tmin, tmax].
+struct Request {
+    body: u32,
+    outward: bool,
+    tmin: f32,
+    tmax: f32,
+    ignore: u32,
+    hint: u32,
+}
+
+// How far the source body's own trace goes for a hit on the target at t: up to t, or without
+// limit when exits are remembered (the twin's `own_hit`).
+fn own_tmax(t: f32) -> f32 {
+    if (params.flags & DETECT_REMEMBER_EXIT) != 0u {
+        return infinity();
+    }
+    return t;
+}
+
 // Classifies the rays of source vertex `local` of body a against body b (a itself for a self
 // pair) of directed pair k with prediction distance `predict`: the inward ray when bit 0 of
 // `sides` is set, the outward one when bit 1 is; `hint_in`, `hint_out` and `hint_exit` are
 // last frame's triangles of the inward ray on b, the outward ray on b and the ray on a (NONE:
 // unknown). Appends the contacts found.
+//
+// Every trace goes through the one `probe` call of the loop below (a step machine per case):
+// drivers inline `trace` — a BVH traversal, and in `walk_contacts` a walk too — at each call
+// site, and one call site instead of thirteen is what keeps the kernels quick to compile.
+// Step s of each case, in the order the rules need them (the twin makes the same traces):
+// - volumetric self: 0 the first hit on a; 1 the second hit past it.
+// - volumetric -> volumetric: 0 inward on b; 1 own trace of that hit; 2 outward on b (up to
+//   r); 3 own trace of that hit.
+// - volumetric -> cloth: 0 the own trace inward, to the exit; 1 inward on b up to half the
+//   exit distance; 2 outward on b (up to r); 3 own trace of that hit.
+// - cloth -> volumetric: 0 inward on b; 1 outward on b (both unbounded: the vertex may be
+//   deep inside b); then the classification.
+// - cloth -> cloth: up to three rays on b (up to r), the side chosen as the header says.
 fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_in: u32, hint_out: u32,
             hint_exit: u32) {
     let body_a = bodies[a];
     let body_b = bodies[b];
-    let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
-    let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
     let ea = body_a.half_thickness;
     let eb = body_b.half_thickness;
     let r = reach(predict, ea, eb);
-    let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     let p = vertex_position(v);
     let n = vertex_in(VERTEX_NORMALS, v);
     if all(n == vec3<f32>(0.0)) {
         return;
     }
+    let kind = pair_case(a, b);
     let src = Source(a, local, b, k, p, ea, eb);
     let inf = infinity();
     let inward = CONTACT_INWARD_RAY;
@@ -190,131 +237,228 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     let use_in = (sides & 1u) != 0u;
     let use_out = (sides & 2u) != 0u;
     let none = Probe(RayHit(inf, NONE, 0.0, 0.0, 0u, 0u, 0u, 0u), vec3<f32>(0.0), 0.0, 0.0, false, 0u, NONE);
-    if !cloth_a && self_pair {
-        // Volumetric self-collision: two inward-facing hits in a row.
-        if use_in {
-            let first = probe(a, p, -n, 0.0, inf, v, hint_in);
-            if hits(first) && first.cosine > 0.0 {
-                let t1 = first.hit.t;
-                let second = probe(a, p, -n, t1 + SELF_HIT_GAP * t1, inf, v, NONE);
-                if hits(second) && second.hit.t > t1 && second.hit.triangle != first.hit.triangle
-                    && second.cosine > 0.0 {
-                    emit(src, -n, first, true, CONTACT_COLLISION | inward, NONE);
+    // The hits kept between steps: the first ray's (on b, or a's own for volumetric -> cloth)
+    // and cloth -> volumetric's two rays.
+    var first = none;
+    var i = none;
+    var o = none;
+    // Cloth -> cloth: the sides to cast, those cast, the hint of each.
+    var todo = sides;
+    var done = 0u;
+    var hints = vec2<u32>(hint_in, hint_out);
+    var ignore = NONE;
+    if a == b {
+        ignore = v;
+    }
+    var s = 0u;
+    loop {
+        // The step's trace (body NONE: none; `next` is then the step that follows).
+        var rq = Request(NONE, false, 0.0, inf, NONE, NONE);
+        var next = 8u;
+        switch kind {
+            case CASE_VOLUMETRIC_SELF: {
+                if s == 0u && use_in {
+                    rq = Request(a, false, 0.0, inf, v, hint_in);
+                } else if s == 1u {
+                    let t1 = first.hit.t;
+                    rq = Request(a, false, t1 + SELF_HIT_GAP * t1, inf, v, NONE);
                 }
             }
-        }
-    } else if !cloth_a && !cloth_b {
-        if use_in {
-            let i = probe(b, p, -n, 0.0, inf, NONE, hint_in);
-            if hits(i) && i.cosine > 0.0 {
-                let own = own_hit(a, p, -n, i.hit.t, v, hint_exit);
-                if !blocks(own, i.hit.t) {
-                    emit(src, -n, i, true, CONTACT_COLLISION | inward, own.triangle);
+            case CASE_VV, CASE_VC: {
+                if s == 0u {
+                    if use_in {
+                        if kind == CASE_VV {
+                            rq = Request(b, false, 0.0, inf, NONE, hint_in);
+                        } else {
+                            rq = Request(a, false, 0.0, inf, v, hint_exit);
+                        }
+                    } else {
+                        next = 2u;
+                    }
+                } else if s == 1u {
+                    if kind == CASE_VV {
+                        rq = Request(a, false, 0.0, own_tmax(first.hit.t), v, hint_exit);
+                    } else {
+                        // Half the exit distance (none when the ray never leaves a).
+                        rq = Request(b, false, 0.0, 0.5 * first.hit.t, NONE, hint_in);
+                    }
+                } else if s == 2u {
+                    if use_out && ((kind == CASE_VV && predict > 0.0) || (kind == CASE_VC && r > 0.0)) {
+                        rq = Request(b, true, 0.0, r, NONE, hint_out);
+                    }
+                } else if s == 3u {
+                    rq = Request(a, true, 0.0, own_tmax(first.hit.t), v, hint_exit);
                 }
             }
-        }
-        if use_out && predict > 0.0 {
-            let o = probe(b, p, n, 0.0, inf, NONE, hint_out);
-            if hits(o) && o.cosine < 0.0 && o.length < predict {
-                let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
-                if !blocks(own, o.hit.t) {
-                    emit(src, n, o, false, CONTACT_PREDICTION | outward, own.triangle);
+            case CASE_CV: {
+                if s == 0u {
+                    next = 1u;
+                    if use_in {
+                        rq = Request(b, false, 0.0, inf, NONE, hint_in);
+                    }
+                } else if s == 1u && use_out {
+                    rq = Request(b, true, 0.0, inf, NONE, hint_out);
                 }
             }
-        }
-    } else if !cloth_a {
-        // Volumetric -> cloth.
-        if use_in {
-            let i = probe(b, p, -n, 0.0, inf, NONE, hint_in);
-            if hits(i) {
-                let own = own_hit(a, p, -n, 2.0 * i.hit.t, v, hint_exit);
-                if !blocks(own, 2.0 * i.hit.t) {
-                    emit(src, -n, i, true, CONTACT_COLLISION | inward, own.triangle);
-                }
-            }
-        }
-        if use_out && r > 0.0 {
-            let o = probe(b, p, n, 0.0, inf, NONE, hint_out);
-            let cls = class_of(o.length, eb, predict);
-            if hits(o) && cls != 0u {
-                let own = own_hit(a, p, n, o.hit.t, v, hint_exit);
-                if !blocks(own, o.hit.t) {
-                    emit(src, n, o, false, cls | outward, own.triangle);
-                }
-            }
-        }
-    } else if !cloth_b {
-        // Cloth -> volumetric.
-        var i = none;
-        var o = none;
-        if use_in {
-            i = probe(b, p, -n, 0.0, inf, NONE, hint_in);
-        }
-        if use_out {
-            o = probe(b, p, n, 0.0, inf, NONE, hint_out);
-        }
-        let inside_i = hits(i) && i.cosine > 0.0;
-        let inside_o = hits(o) && o.cosine > 0.0;
-        if inside_o && (!inside_i || o.length < i.length) {
-            emit(src, n, o, true, CONTACT_COLLISION | outward, NONE);
-        } else if inside_i {
-            emit(src, -n, i, true, CONTACT_COLLISION | inward, NONE);
-        } else {
-            let ci = class_of(i.length, ea, predict);
-            if hits(i) && ci != 0u {
-                emit(src, -n, i, false, ci | inward, NONE);
-            }
-            let co = class_of(o.length, ea, predict);
-            if hits(o) && co != 0u {
-                emit(src, n, o, false, co | outward, NONE);
-            }
-        }
-    } else {
-        // Cloth -> cloth, or a cloth against itself. A walked ray whose line crosses its
-        // remembered triangle behind the vertex (the vertex crossed it) is cast the other way
-        // too, from the same triangle: that is where an inversion is found. Inversions only
-        // within r along the ray (see the header).
-        var ignore = NONE;
-        if self_pair {
-            ignore = v;
-        }
-        // Unbounded (see the header), or up to r = 0 when nothing classifies by L.
-        var tmax = inf;
-        if r <= 0.0 {
-            tmax = r;
-        }
-        var todo = sides;
-        var done = 0u;
-        var hints = vec2<u32>(hint_in, hint_out);
-        for (var i = 0u; i < 3u; i += 1u) {
-            let side = i & 1u;
-            if (todo & (1u << side)) == 0u || (done & (1u << side)) != 0u {
-                continue;
-            }
-            done |= 1u << side;
-            var dir = -n;
-            var ray = inward;
-            if side == 1u {
-                dir = n;
-                ray = outward;
-            }
-            let h = probe(b, p, dir, 0.0, tmax, ignore, hints[side]);
-            let other = 1u - side;
-            if h.outcome == WALK_RANGE && (todo & (1u << other)) == 0u {
-                todo |= 1u << other;
-                hints[other] = hints[side];
-            }
-            if hits(h) {
-                if (params.flags & DETECT_NO_INVERSION) == 0u && h.hit.t <= r
-                    && inverted(v, b, h.hit.triangle) {
-                    emit(src, dir, h, true, CONTACT_COLLISION | CONTACT_INVERTED | ray, NONE);
-                } else {
-                    let cls = class_of(h.length, ea + eb, predict);
-                    if cls != 0u {
-                        emit(src, dir, h, false, cls | ray, NONE);
+            default: {
+                // Cloth -> cloth: the first side still to cast, if any (three rounds at most).
+                if s < 3u {
+                    next = s + 1u;
+                    let side = s & 1u;
+                    if (todo & (1u << side)) != 0u && (done & (1u << side)) == 0u {
+                        done |= 1u << side;
+                        rq = Request(b, side == 1u, 0.0, r, ignore, hints[side]);
                     }
                 }
             }
         }
+        var pr = none;
+        var dir = -n;
+        if rq.outward {
+            dir = n;
+        }
+        if rq.body != NONE {
+            pr = probe(rq.body, p, dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
+        }
+        // What the step's hit decides: the next step, and at most one contact (flags 0: none),
+        // appended by the one `emit` call below.
+        var out = pr;
+        var out_dir = dir;
+        var through = false;
+        var flags = 0u;
+        var exit = NONE;
+        switch kind {
+            case CASE_VOLUMETRIC_SELF: {
+                if s == 0u && hits(pr) && pr.cosine > 0.0 {
+                    first = pr;
+                    next = 1u;
+                } else if s == 1u && hits(pr) && pr.hit.t > first.hit.t
+                    && pr.hit.triangle != first.hit.triangle && pr.cosine > 0.0 {
+                    out = first;
+                    through = true;
+                    flags = CONTACT_COLLISION | inward;
+                }
+            }
+            case CASE_VV: {
+                if s == 0u || s == 2u {
+                    next = s + 2u;
+                    let inside = s == 0u && pr.cosine > 0.0;
+                    let ahead = s == 2u && pr.cosine < 0.0 && pr.length < predict;
+                    if hits(pr) && (inside || ahead) {
+                        first = pr;
+                        next = s + 1u;
+                    }
+                } else if s == 1u || s == 3u {
+                    next = s + 1u;
+                    if !blocks(pr.hit, first.hit.t) {
+                        out = first;
+                        exit = pr.hit.triangle;
+                        through = s == 1u;
+                        flags = CONTACT_COLLISION | inward;
+                        if s == 3u {
+                            flags = CONTACT_PREDICTION | outward;
+                        }
+                    }
+                }
+            }
+            case CASE_VC: {
+                if s == 0u && rq.body != NONE {
+                    first = pr;
+                    next = 1u;
+                } else if s == 1u {
+                    next = 2u;
+                    if hits(pr) {
+                        // The own trace went to the exit: the triangle the former bounded
+                        // trace (up to twice the hit) found, that is, the exit only when it
+                        // lies exactly there, unless exits are remembered.
+                        exit = first.hit.triangle;
+                        if (params.flags & DETECT_REMEMBER_EXIT) == 0u && first.hit.t != 2.0 * pr.hit.t {
+                            exit = NONE;
+                        }
+                        through = true;
+                        flags = CONTACT_COLLISION | inward;
+                    }
+                } else if s == 2u {
+                    let cls = class_of(pr.length, eb, predict);
+                    if hits(pr) && cls != 0u {
+                        first = pr;
+                        next = 3u;
+                    }
+                } else if s == 3u && !blocks(pr.hit, first.hit.t) {
+                    out = first;
+                    exit = pr.hit.triangle;
+                    flags = class_of(first.length, eb, predict) | outward;
+                }
+            }
+            case CASE_CV: {
+                if s == 0u {
+                    i = pr;
+                } else if s == 1u {
+                    o = pr;
+                    let inside_i = hits(i) && i.cosine > 0.0;
+                    let inside_o = hits(o) && o.cosine > 0.0;
+                    if inside_o && (!inside_i || o.length < i.length) {
+                        through = true;
+                        flags = CONTACT_COLLISION | outward;
+                    } else if inside_i {
+                        out = i;
+                        out_dir = -n;
+                        through = true;
+                        flags = CONTACT_COLLISION | inward;
+                    } else {
+                        // Hits of b's outside: within the reach along the ray as well as by
+                        // L; the inward ray's contact here, the outward one's in step 2.
+                        next = 2u;
+                        if hits(i) && i.hit.t <= r {
+                            out = i;
+                            out_dir = -n;
+                            flags = class_of(i.length, ea, predict);
+                            if flags != 0u {
+                                flags |= inward;
+                            }
+                        }
+                    }
+                } else if s == 2u && hits(o) && o.hit.t <= r {
+                    out = o;
+                    out_dir = n;
+                    flags = class_of(o.length, ea, predict);
+                    if flags != 0u {
+                        flags |= outward;
+                    }
+                }
+            }
+            default: {
+                if rq.body != NONE {
+                    let side = s & 1u;
+                    var ray = inward;
+                    if side == 1u {
+                        ray = outward;
+                    }
+                    let other = 1u - side;
+                    if pr.outcome == WALK_RANGE && (todo & (1u << other)) == 0u {
+                        todo |= 1u << other;
+                        hints[other] = hints[side];
+                    }
+                    if hits(pr) {
+                        if (params.flags & DETECT_NO_INVERSION) == 0u && inverted(v, b, pr.hit.triangle) {
+                            through = true;
+                            flags = CONTACT_COLLISION | CONTACT_INVERTED | ray;
+                        } else {
+                            flags = class_of(pr.length, ea + eb, predict);
+                            if flags != 0u {
+                                flags |= ray;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if flags != 0u {
+            emit(src, out_dir, out, through, flags, exit);
+        }
+        if next >= 8u {
+            break;
+        }
+        s = next;
     }
 }

@@ -1,6 +1,8 @@
 // Declarations shared by the radix sort kernels: a stable LSD radix sort of (key, value) pairs,
 // RADIX_BITS bits a pass, within contiguous segments (one per body). Segments must be packed in
-// order from element 0 with no gaps; tiles of TILE elements never straddle a segment.
+// order from element 0 with no gaps; tiles of TILE elements never straddle a segment. The digit
+// counts of every pass live in one buffer, block after block (`pass_block`), each block
+// segment-major, then digit, then tile (`counter_index`).
 
 // Mirrors `layout::SortSegment`.
 struct SortSegment {
@@ -10,16 +12,23 @@ struct SortSegment {
     tile_count: u32,
 }
 
-// Mirrors `layout::SortPass`, one per pass at a 256-byte dynamic offset.
+// Mirrors `layout::SortPass`, one per pass at a 256-byte dynamic offset. `flags`:
+// SORT_IDENTITY_VALUES, SORT_COUNT_NEXT.
 struct SortPass {
     shift: u32,
     tile_count: u32,
-    pad0: u32,
-    pad1: u32,
+    pass_index: u32,
+    flags: u32,
 }
 
-// Index of the counter of (segment, digit, tile of the segment): segment-major, then digit, then
-// tile, so that one exclusive scan over all counters yields every scatter base at once.
+// First counter of pass `pass_index`'s block, over `tile_count` tiles in all.
+fn pass_block(pass_index: u32, tile_count: u32) -> u32 {
+    return pass_index * RADIX_BUCKETS * tile_count;
+}
+
+// Index, within a pass's block, of the counter of (segment, digit, tile of the segment):
+// segment-major, then digit, then tile, so that the exclusive prefix of a segment's counters at
+// (digit, tile) is where that tile's run of that digit starts in the segment's output.
 fn counter_index(seg: SortSegment, digit: u32, local_tile: u32) -> u32 {
     return seg.tile_offset * RADIX_BUCKETS + digit * seg.tile_count + local_tile;
 }
@@ -57,4 +66,10 @@ fn workgroup_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
     let result = vec2<u32>(scan_tmp[lid] + scan_blocks[lid / 16u], scan_blocks[WG_SIZE / 16u]);
     workgroupBarrier();
     return result;
+}
+
+// The exclusive prefix that the last `workgroup_exclusive_scan` returned to invocation `i` (valid
+// until the next call: the scan leaves its workgroup memory as it was).
+fn scanned_prefix(i: u32) -> u32 {
+    return scan_tmp[i] + scan_blocks[i / 16u];
 }

@@ -1,21 +1,27 @@
-// The tile a workgroup handles, for the tiled per-triangle kernels. A kernel that includes this
-// declares `bodies: array<BodyGpu>`, `tile_body: array<u32>` and `params: FrameParams`.
+// The part of a tile a workgroup handles, for the per-triangle kernels. A tile of TILE elements
+// of one body (tiles never straddle bodies) is handled by TILE_SPLIT workgroups of WG_SIZE
+// invocations, ITEMS elements each (`layout::Tuning`: one workgroup of 16 elements per invocation
+// on a software adapter, 16 workgroups of one element per invocation on a GPU). Element k of
+// invocation `lid` is the body-local element `base + k * WG_SIZE + lid`. A kernel that includes
+// this declares `bodies: array<BodyGpu>`, `tile_body: array<u32>` and `params: FrameParams`.
 
 struct Tile {
     // NONE for a workgroup past the last tile (the dispatch is rounded up).
     index: u32,
     body_index: u32,
     body: BodyGpu,
-    // Body-local index of the tile's first element.
+    // Body-local index of the workgroup's first element.
     base: u32,
 }
 
 fn tile_of(wid: vec3<u32>) -> Tile {
-    let index = linear_group(wid);
+    let group = linear_group(wid);
+    let index = group / TILE_SPLIT;
     if index >= params.tile_count {
         return Tile(NONE, 0u, BodyGpu(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u), 0u);
     }
     let bi = tile_body[index];
     let body = bodies[bi];
-    return Tile(index, bi, body, (index - body.tile_offset) * TILE);
+    let part = group % TILE_SPLIT;
+    return Tile(index, bi, body, (index - body.tile_offset) * TILE + part * (WG_SIZE * ITEMS));
 }

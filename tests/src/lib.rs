@@ -12,7 +12,7 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::wgpu;
-use raycontact::{Contact, ContactFlags, ContextOptions, GpuContext};
+use raycontact::{Contact, ContactFlags, ContextOptions, GpuContext, Tuning};
 
 /// The GPU context shared by every test: [`default_limits_context`]. Panics (failing the test,
 /// never skipping it) when no adapter is found, with raycontact's message on how to get one.
@@ -45,6 +45,26 @@ pub fn default_limits_context() -> raycontact::Result<GpuContext> {
     }))
     .map_err(|source| raycontact::Error::RequestDevice { adapter: adapter.get_info().name, source })?;
     GpuContext::from_device(device, queue, adapter.get_info())
+}
+
+/// A second GPU context, on the same kind of device as [`ctx`], whose kernels are built with the
+/// other [`Tuning`] than the adapter's default (one triangle per invocation on a software adapter,
+/// sixteen on a GPU), so that tests check both tunings against the CPU twins.
+pub fn other_tuning_ctx() -> &'static GpuContext {
+    static CTX: OnceLock<GpuContext> = OnceLock::new();
+    CTX.get_or_init(|| {
+        let other = if ctx().tuning() == Tuning::SOFTWARE { Tuning::GPU } else { Tuning::SOFTWARE };
+        let options = ContextOptions { tuning: Some(other), ..ContextOptions::from_env() };
+        let adapter = options.adapter().expect("the adapter of the shared context");
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("raycontact tests (other tuning)"),
+            required_features: wgpu::Features::empty(),
+            required_limits: wgpu::Limits::default(),
+            ..Default::default()
+        }))
+        .expect("a device with WebGPU's default limits");
+        GpuContext::from_device_with(device, queue, adapter.get_info(), &options).expect("a context")
+    })
 }
 
 /// A seeded random number generator.

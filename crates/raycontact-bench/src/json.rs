@@ -91,6 +91,11 @@ struct Adapter {
     pipeline_creation_s: f64,
     /// Threads the pipelines were created on.
     pipeline_threads: usize,
+    /// Whether the pipelines were created from the pipeline cache (`"cached"`), or without one
+    /// (`"cold"`).
+    pipeline_creation: &'static str,
+    /// The pipeline cache file, when there is one.
+    pipeline_cache_path: Option<String>,
     software: bool,
     timestamps: bool,
     vendor: u32,
@@ -146,6 +151,7 @@ struct Implementation {
     bvh: Option<BvhJson>,
     contacts: ContactCounts,
     differ_from_reference: DifferFromReference,
+    frame_kinds: BTreeMap<&'static str, KindJson>,
     frame_ms: Times,
     frame_timing: &'static str,
     gpu: Option<GpuFigures>,
@@ -156,12 +162,23 @@ struct Implementation {
     ray_stage_rays_per_s_per_core: Option<f64>,
     rays_counted: Option<Vec<u64>>,
     rays_per_s: f64,
+    setup_ms: Option<f64>,
     speedup: Speedup,
     stage_timing: &'static str,
     stages_ms: BTreeMap<&'static str, f64>,
     stages_total_ms: Option<f64>,
     threads: Option<usize>,
     walking: Option<Walking>,
+}
+
+/// The timed frames of one kind (rebuild, refit, iterative).
+#[derive(Serialize)]
+struct KindJson {
+    dispatches_per_frame: Option<f64>,
+    frames: usize,
+    median_ms: f64,
+    worst_ms: f64,
+    worst_over_median: f64,
 }
 
 /// What raycontact's frames did to the BVHs under its update policy.
@@ -328,6 +345,8 @@ pub fn document(result: &SuiteResult) -> Document {
                     name: i.name.clone(),
                     pipeline_creation_s: c.pipeline_creation_time().as_secs_f64(),
                     pipeline_threads: c.pipeline_threads(),
+                    pipeline_creation: if c.pipeline_cache().loaded { "cached" } else { "cold" },
+                    pipeline_cache_path: c.pipeline_cache().path.as_ref().map(|p| p.display().to_string()),
                     software: c.is_software(),
                     timestamps: c.has_timestamps(),
                     vendor: i.vendor,
@@ -479,6 +498,20 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
             max: i.differ.iter().max().copied().unwrap_or(0),
             per_frame: i.differ.clone(),
         },
+        frame_kinds: i
+            .kinds()
+            .iter()
+            .map(|k| {
+                let figures = KindJson {
+                    dispatches_per_frame: k.dispatches,
+                    frames: k.frames,
+                    median_ms: k.median_ms,
+                    worst_ms: k.worst_ms,
+                    worst_over_median: k.worst_over_median(),
+                };
+                (k.kind.name(), figures)
+            })
+            .collect(),
         frame_ms: times(&i.frame_ms),
         frame_timing: "wall",
         gpu,
@@ -507,6 +540,7 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
         ray_stage_rays_per_s_per_core: i.ray_rate_per_core(r.rays.rays()),
         rays_counted: (!i.rays.is_empty()).then(|| i.rays.clone()),
         rays_per_s: r.rays.rays() as f64 / (ms / 1e3),
+        setup_ms: i.setup_ms,
         speedup: Speedup {
             vs_cpu_1: vs("cpu-1"),
             vs_cpu_rayon: vs("cpu-rayon"),

@@ -18,6 +18,7 @@ mod fmt;
 mod json;
 mod machine;
 mod peers;
+mod pipelines;
 mod plot;
 mod progress;
 mod report;
@@ -52,6 +53,8 @@ enum Command {
     /// Hermann et al. 2008's Figure 8: the tangential error of the response force on a cylinder
     /// resting in a box, against its number of sides.
     Fig8(fig8::Fig8Args),
+    /// How long each kernel's pipeline takes to create and warm up, and the pipeline cache.
+    Pipelines(pipelines::PipelinesArgs),
 }
 
 /// The GPU context the benchmarks run on (`None` with `cpu`); exits with a message when no
@@ -83,5 +86,6 @@ fn main() {
         Some(Command::Contacts(args)) => contacts::run(args),
         Some(Command::Detect(args)) => std::process::exit(detect::run(*args)),
         Some(Command::Fig8(args)) => std::process::exit(fig8::run(args)),
+        Some(Command::Pipelines(args)) => std::process::exit(pipelines::run(args)),
     }
 }

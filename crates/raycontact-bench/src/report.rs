@@ -1,7 +1,7 @@
 //! The suite's tables on stdout: the header, one table per instance (or per scaling scene) as
 //! the run goes, and the footer.
 
-use raycontact::{BodyKind, BvhAction, GpuContext, Stage};
+use raycontact::{BodyKind, BvhAction, GpuContext, PipelineCacheStatus, Stage};
 
 use crate::args::SuiteArgs;
 use crate::fmt::{fmt_bytes, fmt_ms};
@@ -38,11 +38,12 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
                 }
             );
             println!(
-                "pipelines: {} created and warmed up in {:.2} s on {} thread(s), with the context, before \
-                 the first scene (no frame of any scene creates one)",
+                "pipelines: {} created and warmed up in {:.2} s on {} thread(s), {}, with the context, \
+                 before the first scene (no frame of any scene creates one)",
                 c.pipelines_created(),
                 c.pipeline_creation_time().as_secs_f64(),
-                c.pipeline_threads()
+                c.pipeline_threads(),
+                cache_words(c.pipeline_cache())
             );
         }
         None => println!("GPU: not used (--cpu)"),
@@ -60,6 +61,17 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
     );
     println!("scenes: {}", scenes.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
     println!();
+}
+
+/// How the pipelines were created, in words: cold or from the pipeline cache.
+pub fn cache_words(status: &PipelineCacheStatus) -> String {
+    match (&status.path, status.loaded) {
+        (None, _) => "cold (no pipeline cache)".into(),
+        (Some(p), false) => {
+            format!("cold (no usable pipeline cache at {}; written for the next run)", p.display())
+        }
+        (Some(p), true) => format!("with the pipeline cache {}", p.display()),
+    }
 }
 
 /// The bodies in words: how many, of which kind, how many static.
@@ -160,6 +172,7 @@ pub fn print_instance(r: &InstanceResult) {
         );
     }
     print_walking(r);
+    print_frame_kinds(r);
     print_bvh(r);
     print_gpu_frame(r);
     print_stages(r);
@@ -274,6 +287,36 @@ fn print_walking(r: &InstanceResult) {
             t.missing,
             t.full
         );
+    }
+}
+
+/// Per raycontact implementation, its frames by kind (rebuild, refit, iterative): median and
+/// worst frame, the worst over the median, and the GPU's dispatches; and the set-up frame.
+fn print_frame_kinds(r: &InstanceResult) {
+    let impls: Vec<&ImplResult> = r.ordered().into_iter().filter(|i| i.kind != ImplKind::Parry).collect();
+    if impls.is_empty() {
+        return;
+    }
+    println!(
+        "{:<12} {:>10} {:>7} {:>9} {:>9} {:>7} {:>10}",
+        "frames", "kind", "frames", "median", "worst", "worst/", "dispatches"
+    );
+    for i in impls {
+        for (n, k) in i.kinds().iter().enumerate() {
+            println!(
+                "{:<12} {:>10} {:>7} {:>9.2} {:>9.2} {:>6.2}x {:>10}",
+                if n == 0 { i.id } else { "" },
+                k.kind.name(),
+                k.frames,
+                k.median_ms,
+                k.worst_ms,
+                k.worst_over_median(),
+                k.dispatches.map_or("-".into(), |d| format!("{d:.1}")),
+            );
+        }
+        if let Some(ms) = i.setup_ms {
+            println!("{:<12} {:>10} {:>7} {:>9.2}", "", "set-up", 1, ms);
+        }
     }
 }
 

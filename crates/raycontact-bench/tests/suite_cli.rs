@@ -171,6 +171,20 @@ fn schema() -> T {
         ("kind", OneOf(&["gpu", "cpu", "parry"])),
         ("frame_timing", OneOf(&["wall"])),
         ("frame_ms", ms()),
+        (
+            "frame_kinds",
+            MapOf(
+                &["rebuild", "refit", "iterative"],
+                Box::new(Obj(vec![
+                    ("frames", Uint),
+                    ("median_ms", Num),
+                    ("worst_ms", Num),
+                    ("worst_over_median", Num),
+                    ("dispatches_per_frame", nullable(Num)),
+                ])),
+            ),
+        ),
+        ("setup_ms", nullable(Num)),
         ("rays_per_s", Num),
         ("stage_timing", OneOf(&["gpu-timestamps", "cpu-wall", "none"])),
         ("stages_ms", MapOf(STAGES, Box::new(Num))),
@@ -324,6 +338,8 @@ fn schema() -> T {
                         ("driver_info", Str),
                         ("pipeline_creation_s", Num),
                         ("pipeline_threads", Uint),
+                        ("pipeline_creation", OneOf(&["cold", "cached"])),
+                        ("pipeline_cache_path", nullable(Str)),
                         ("software", Bool),
                         ("timestamps", Bool),
                     ])),
@@ -557,6 +573,12 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
         assert_eq!(cpu1["contacts"]["per_frame"], cpu["contacts"]["per_frame"], "{name}: 1 thread vs rayon");
         assert_eq!(gpu["differ_from_reference"]["max"], 0, "{name}: GPU contact set");
         assert!(gpu["gpu"]["dispatches_per_frame"].as_f64().unwrap() > 0.0, "{name}");
+        // Without iterative detection or a refit policy every GPU frame is a rebuild.
+        let rebuild = &gpu["frame_kinds"]["rebuild"];
+        assert_eq!(rebuild["frames"], 2, "{name}: {}", gpu["frame_kinds"]);
+        assert_eq!(rebuild["dispatches_per_frame"], gpu["gpu"]["dispatches_per_frame"], "{name}");
+        assert!(rebuild["worst_ms"].as_f64().unwrap() >= rebuild["median_ms"].as_f64().unwrap(), "{name}");
+        assert!(gpu["setup_ms"].as_f64().unwrap() > 0.0, "{name}");
         assert!(gpu["gpu"]["bytes_read_back_per_frame"].as_f64().unwrap() > 0.0, "{name}");
         let timing = gpu["stage_timing"].as_str().unwrap();
         if doc["machine"]["gpu"]["timestamps"] == true {

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use web_time::Instant;
 
-use crate::kernels::{Pipelines, limits};
+use crate::kernels::{DiskCache, PipelineCacheDir, PipelineCacheStatus, PipelineTime, Pipelines, limits};
+use crate::layout::{SORT_ITEMS, Tuning};
 
 use crate::error::{Error, Result};
 
@@ -27,10 +28,19 @@ pub struct ContextOptions {
     /// for every kernel, instead of in the first frames for the kernels a scene uses. A
     /// benchmark turns it on so that no timed frame compiles.
     pub warm_up: bool,
+    /// Where compiled pipelines are kept across runs (wgpu's pipeline cache, on Vulkan): the
+    /// platform's cache directory by default, a directory of the caller's, or none
+    /// ([`PipelineCacheDir`]). [`ContextOptions::from_env`] reads `RAYCONTACT_PIPELINE_CACHE`.
+    pub pipeline_cache: PipelineCacheDir,
+    /// Work per invocation of the per-triangle kernels; by default chosen by the adapter's kind
+    /// ([`Tuning::for_device_type`]: big tiles on a software adapter, one triangle per invocation
+    /// on a GPU). Results do not depend on it.
+    pub tuning: Option<Tuning>,
 }
 
 impl ContextOptions {
-    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `WGPU_POWER_PREF`.
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF` and
+    /// `RAYCONTACT_PIPELINE_CACHE` (see [`PipelineCacheDir::from_env`]).
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env(),
@@ -38,6 +48,8 @@ impl ContextOptions {
             power_preference: wgpu::PowerPreference::from_env(),
             pipeline_threads: None,
             warm_up: false,
+            pipeline_cache: PipelineCacheDir::from_env(),
+            tuning: None,
         }
     }
 
@@ -105,6 +117,7 @@ pub struct GpuContext {
     errors: Arc<Mutex<Vec<String>>>,
     pipelines: Arc<Pipelines>,
     pipeline_time: Duration,
+    pipeline_cache: PipelineCacheStatus,
 }
 
 impl GpuContext {
@@ -143,8 +156,7 @@ impl GpuContext {
     /// [`GpuContext::with_options`], asynchronously.
     pub async fn with_options_async(options: ContextOptions) -> Result<Self> {
         let adapter = options.adapter_async().await?;
-        let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
-        Self::open(&adapter, threads, options.warm_up).await
+        Self::open(&adapter, &options).await
     }
 
     /// A device on a given adapter, with every limit the adapter offers (so that scenes may use
@@ -153,13 +165,18 @@ impl GpuContext {
     /// [`crate::required_limits`]. Every pipeline is created before this returns, on one thread
     /// per available core (not warmed up: see [`ContextOptions::warm_up`]).
     pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
-        Self::open(adapter, Pipelines::default_threads(), false).await
+        let options = ContextOptions { pipeline_cache: PipelineCacheDir::from_env(), ..Default::default() };
+        Self::open(adapter, &options).await
     }
 
-    async fn open(adapter: &wgpu::Adapter, threads: usize, warm_up: bool) -> Result<Self> {
+    async fn open(adapter: &wgpu::Adapter, options: &ContextOptions) -> Result<Self> {
         let info = adapter.get_info();
         let limits = adapter.limits();
-        let features = limits::required_features() | (adapter.features() & wgpu::Features::TIMESTAMP_QUERY);
+        let mut optional = wgpu::Features::TIMESTAMP_QUERY;
+        if options.pipeline_cache.directory().is_some() {
+            optional |= wgpu::Features::PIPELINE_CACHE;
+        }
+        let features = limits::required_features() | (adapter.features() & optional);
         limits::check(&info.name, &limits, adapter.features())?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
@@ -181,7 +198,7 @@ impl GpuContext {
             info.driver_info,
             features.contains(wgpu::Features::TIMESTAMP_QUERY)
         );
-        Self::wrap(device, queue, info, threads, warm_up).await
+        Self::wrap(device, queue, info, options).await
     }
 
     /// Runs on a device and queue that the caller already owns (a renderer's, say). The device
@@ -197,8 +214,21 @@ impl GpuContext {
         queue: wgpu::Queue,
         adapter_info: wgpu::AdapterInfo,
     ) -> Result<Self> {
+        let options = ContextOptions { pipeline_cache: PipelineCacheDir::from_env(), ..Default::default() };
+        Self::from_device_with(device, queue, adapter_info, &options)
+    }
+
+    /// [`GpuContext::from_device`] with the pipeline options of `options` (threads, warm-up,
+    /// pipeline cache; the adapter-selection fields are not used). The pipeline cache needs a
+    /// device created with `Features::PIPELINE_CACHE`; without it there is none.
+    pub fn from_device_with(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+        options: &ContextOptions,
+    ) -> Result<Self> {
         limits::check(&adapter_info.name, &device.limits(), device.features())?;
-        Self::wrap_borrowed(device, queue, adapter_info, Pipelines::default_threads(), false)
+        Self::wrap_borrowed(device, queue, adapter_info, options)
     }
 
     /// [`GpuContext::from_device`] without blocking: the pipelines are created on the calling
@@ -211,18 +241,21 @@ impl GpuContext {
         adapter_info: wgpu::AdapterInfo,
     ) -> Result<Self> {
         limits::check(&adapter_info.name, &device.limits(), device.features())?;
-        Self::borrowed_async(device, queue, adapter_info).await
+        Self::borrowed_async(device, queue, adapter_info, &ContextOptions::default()).await
     }
 
-    /// The context on a device, its pipelines created on the calling thread, without blocking.
+    /// The context on a device, its pipelines created on the calling thread, without blocking
+    /// (nor a pipeline cache or warm-up).
     async fn borrowed_async(
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
+        options: &ContextOptions,
     ) -> Result<Self> {
         let start = Instant::now();
-        let pipelines = Pipelines::new_async(&device, None).await?;
-        Ok(Self::assemble(device, queue, info, pipelines, start, false))
+        let tuning = tuning_of(options, &info)?;
+        let pipelines = Pipelines::new_async(&device, None, tuning).await?;
+        Ok(Self::assemble(device, queue, info, pipelines, start, false, PipelineCacheStatus::default()))
     }
 
     /// An owned device's context: its uncaptured errors collected, its pipelines created (on
@@ -231,8 +264,7 @@ impl GpuContext {
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
-        threads: usize,
-        warm_up: bool,
+        options: &ContextOptions,
     ) -> Result<Self> {
         let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
         let sink = errors.clone();
@@ -241,12 +273,9 @@ impl GpuContext {
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(e.to_string());
         }));
         #[cfg(not(target_arch = "wasm32"))]
-        let mut ctx = Self::wrap_borrowed(device, queue, info, threads, warm_up)?;
+        let mut ctx = Self::wrap_borrowed(device, queue, info, options)?;
         #[cfg(target_arch = "wasm32")]
-        let mut ctx = {
-            let _ = (threads, warm_up);
-            Self::borrowed_async(device, queue, info).await?
-        };
+        let mut ctx = Self::borrowed_async(device, queue, info, options).await?;
         ctx.errors = errors;
         Ok(ctx)
     }
@@ -255,15 +284,19 @@ impl GpuContext {
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
-        threads: usize,
-        warm_up: bool,
+        options: &ContextOptions,
     ) -> Result<Self> {
+        let threads = options.pipeline_threads.unwrap_or_else(Pipelines::default_threads);
+        let warm_up = options.warm_up;
         let start = Instant::now();
-        let pipelines = Pipelines::new(&device, None, threads)?;
+        let tuning = tuning_of(options, &info)?;
+        let disk = DiskCache::open(&device, &info, &options.pipeline_cache, &tuning);
+        let mut pipelines = Pipelines::new(&device, disk.as_ref().map(DiskCache::cache), threads, tuning)?;
         if warm_up {
             pipelines.warm_up(&device, &queue)?;
         }
-        Ok(Self::assemble(device, queue, info, pipelines, start, warm_up))
+        let pipeline_cache = disk.map(|d| d.store()).unwrap_or_default();
+        Ok(Self::assemble(device, queue, info, pipelines, start, warm_up, pipeline_cache))
     }
 
     /// The context around its pipelines, whose creation began at `start`.
@@ -274,17 +307,23 @@ impl GpuContext {
         pipelines: Pipelines,
         start: Instant,
         warm_up: bool,
+        pipeline_cache: PipelineCacheStatus,
     ) -> Self {
         // Timestamps are read back blocking: not on the web, where nothing may block.
         let timestamps =
             device.features().contains(wgpu::Features::TIMESTAMP_QUERY) && !cfg!(target_arch = "wasm32");
         let pipeline_time = start.elapsed();
         log::info!(
-            "raycontact: {} pipelines created in {:.3} s on {} thread(s), warmed up: {warm_up}; {:.3} s in all",
+            "raycontact: {} pipelines created in {:.3} s on {} thread(s), warmed up: {warm_up}; {:.3} s in all; pipeline cache: {}",
             pipelines.created(),
             pipelines.elapsed().as_secs_f64(),
             pipelines.threads(),
-            pipeline_time.as_secs_f64()
+            pipeline_time.as_secs_f64(),
+            match &pipeline_cache.path {
+                Some(p) =>
+                    format!("{} ({})", p.display(), if pipeline_cache.loaded { "loaded" } else { "new" }),
+                None => "none".into(),
+            }
         );
         Self {
             device,
@@ -294,6 +333,7 @@ impl GpuContext {
             errors: Arc::new(Mutex::new(Vec::new())),
             pipelines: Arc::new(pipelines),
             pipeline_time,
+            pipeline_cache,
         }
     }
 
@@ -335,6 +375,24 @@ impl GpuContext {
     /// created after the context (see [`GpuContext::pipelines_created`]).
     pub fn pipeline_creation_time(&self) -> Duration {
         self.pipeline_time
+    }
+
+    /// Per kernel, how long its pipeline took to create and (with
+    /// [`ContextOptions::warm_up`]) to warm up, in [`Kernel`](crate::internals::kernels::Kernel)
+    /// order.
+    pub fn pipeline_times(&self) -> &[PipelineTime] {
+        self.pipelines.times()
+    }
+
+    /// The pipeline cache the context was created with: its file, whether the pipelines came
+    /// from its data, and what was written back ([`ContextOptions::pipeline_cache`]).
+    pub fn pipeline_cache(&self) -> &PipelineCacheStatus {
+        &self.pipeline_cache
+    }
+
+    /// The work per invocation the kernels were built with ([`ContextOptions::tuning`]).
+    pub fn tuning(&self) -> Tuning {
+        self.pipelines.tuning()
     }
 
     /// Threads the pipelines were compiled on (see [`ContextOptions::pipeline_threads`]).
@@ -476,4 +534,16 @@ impl GpuContext {
     pub(crate) async fn polled<F: std::future::Future>(&self, fut: F) -> F::Output {
         fut.await
     }
+}
+
+/// The tuning `options` ask for, or the adapter kind's; [`Error::InvalidInput`] when it is not
+/// one the kernels can be built with.
+fn tuning_of(options: &ContextOptions, info: &wgpu::AdapterInfo) -> Result<Tuning> {
+    let tuning = options.tuning.unwrap_or_else(|| Tuning::for_device_type(info.device_type));
+    if !tuning.is_valid() {
+        return Err(Error::InvalidInput {
+            what: format!("{tuning:?}: items must be a power of two from 1 to {SORT_ITEMS}"),
+        });
+    }
+    Ok(tuning)
 }

@@ -95,7 +95,8 @@ pub use intersection::{
     Region,
 };
 pub use kernels::limits::{required_features, required_limits};
-pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, WalkCounts, WalkHit};
+pub use kernels::{PipelineCacheDir, PipelineCacheStatus, PipelineTime};
+pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, Tuning, WalkCounts, WalkHit};
 pub use rays::{AllHits, GpuOutput, GpuRays, RayTargets};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};

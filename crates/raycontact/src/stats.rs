@@ -15,7 +15,7 @@ pub enum Stage {
     Bounds,
     /// `morton`.
     Morton,
-    /// `radix_count`, `radix_scan`, `radix_scatter`, over all passes.
+    /// `radix_scatter`, one dispatch a pass.
     Sort,
     /// `hierarchy`.
     Hierarchy,

@@ -6,13 +6,18 @@ use rand::Rng;
 use raycontact::internals::FrameData;
 use raycontact::internals::layout::{LEAF_BIT, NONE, Node};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, Scene};
-use raycontact_tests::{ctx, rng};
+use raycontact::{BodyKind, GpuContext, Scene};
+use raycontact_tests::{ctx, other_tuning_ctx, rng};
 
 /// Builds the frame on the GPU and the CPU twins, and checks they agree: normals within 1e-5,
 /// everything else exactly.
 fn gpu_vs_cpu(meshes: &[TriMesh]) -> (Scene, FrameData) {
-    let mut gpu = Scene::new(ctx());
+    gpu_vs_cpu_on(ctx(), meshes)
+}
+
+/// [`gpu_vs_cpu`] on a given context.
+fn gpu_vs_cpu_on(ctx: &GpuContext, meshes: &[TriMesh]) -> (Scene, FrameData) {
+    let mut gpu = Scene::new(ctx);
     let mut cpu = Scene::new_cpu(None).unwrap();
     for m in meshes {
         gpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
@@ -172,6 +177,27 @@ fn bvh_degenerate_distributions() {
     check(std::slice::from_ref(&clusters));
     // And all of them at once, packed into one frame with a torus.
     check(&[same, sheet, strip, clusters, meshes::torus(1.0, 0.3, 40, 20)]);
+}
+
+/// The other tuning (one triangle per invocation on lavapipe: 16 workgroups per tile, each
+/// writing and combining its share of the tile) builds the same frame, bit for bit: soups across
+/// several tiles, a tile boundary inside a body, bodies of one and two triangles.
+#[test]
+fn bvh_is_the_same_with_the_other_tuning() {
+    let other = other_tuning_ctx();
+    assert_ne!(other.tuning(), ctx().tuning());
+    let soup = random_soup(20_000, 11, |r| Vec3::new(r.random(), r.random(), r.random()) * 3.0);
+    let meshes = [
+        random_soup(1, 1, |r| Vec3::new(r.random(), r.random(), r.random())),
+        soup,
+        random_soup(2, 2, |r| Vec3::new(r.random(), r.random(), r.random())),
+        meshes::grid_sheet(4.0, 4.0, 60, 60),
+        meshes::torus(1.0, 0.3, 40, 20),
+    ];
+    let (scene, data) = gpu_vs_cpu_on(other, &meshes);
+    for (b, m) in meshes.iter().enumerate() {
+        check_bvh(&data, &scene, b, m);
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod iterative;
 mod limits;
 mod narrow;
 mod pairs_and_bodies;
+mod pipeline_cache;
 mod pipelines;
 mod probe;
 mod ray_queries;

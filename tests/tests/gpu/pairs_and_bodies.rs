@@ -203,3 +203,39 @@ fn strip(cs: &[Contact]) -> Vec<(u32, u32, u32, u32, raycontact::ContactFlags)> 
         .map(|c| (c.source_body.index(), c.source_vertex, c.target_body.index(), c.target_triangle, c.flags))
         .collect()
 }
+
+/// A row of `count` balls, each overlapping its neighbours (with one cloth in every seventh
+/// place, so that every pair case occurs).
+fn row_of_balls(count: usize) -> Vec<(TriMesh, BodyKind)> {
+    (0..count)
+        .map(|i| {
+            let at = Affine3A::from_translation(Vec3::new(0.5 * i as f32, 0.01 * (i % 3) as f32, 0.0));
+            let kind = if i % 7 == 3 { BodyKind::Cloth { half_thickness: 0.01 } } else { VOLUME };
+            (meshes::icosphere(0.3, 1).transformed(at), kind)
+        })
+        .collect()
+}
+
+/// The broad phase on either side of `BROAD_IN_TILES_BODIES` (64): up to there `pair_tiles`
+/// runs it in its one workgroup and `broad_phase` is not dispatched, beyond it `broad_phase`
+/// runs as a dispatch of its own. The same pairs and contacts as the CPU backend either way,
+/// and one dispatch fewer for the smaller scene.
+#[test]
+fn the_broad_phase_in_pair_tiles_and_in_its_own_dispatch_find_the_same_pairs() {
+    let mut dispatches = Vec::new();
+    for count in [64, 65] {
+        let balls = row_of_balls(count);
+        let bodies: Vec<(&TriMesh, BodyKind)> = balls.iter().map(|(m, k)| (m, *k)).collect();
+        let mut s = both(&bodies);
+        s[0].0.set_prediction_distance(0.05).unwrap();
+        s[1].0.set_prediction_distance(0.05).unwrap();
+        let found = detect(&format!("{count} balls"), &mut s, Pairs::Overlapping);
+        // Neighbours, and each cloth with itself.
+        let cloths = (0..count).filter(|i| i % 7 == 3).count();
+        assert_eq!(found.pairs as usize, count - 1 + cloths, "{count} balls: neighbours only");
+        assert!(found.contacts.len() > count, "{count} balls: {} contacts", found.contacts.len());
+        dispatches.push(found.stats.get(raycontact::Stage::Pairs).map_or(0, |s| s.dispatches));
+    }
+    // pair_tiles, ray_sources, source_args; broad_phase before them beyond 64 bodies.
+    assert_eq!(dispatches, [3, 4], "broad_phase dispatched beyond 64 bodies only");
+}

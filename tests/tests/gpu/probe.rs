@@ -1,8 +1,10 @@
-//! The probe of every ray that is classified by its re-projected length L = t |cos α| (issue 12,
-//! item 6): a hit whose L is within the limit (a thickness or the prediction distance) is found
-//! however far along the ray it lies. Slanted rays from a pyramid's apex and from the vertices
-//! of a sphere lying across a plane, for volumetric → cloth, cloth → cloth and volumetric →
-//! volumetric (predictions); GPU = CPU twin, and the analytic depth and class.
+//! The probe of every ray that is classified by its re-projected length L = t |cos α|: a hit
+//! counts when its L is within the limit (a thickness or the prediction distance) and the hit
+//! is within the pair's reach r along the ray (t <= r, the length of the paper's rays; issue 11,
+//! item 3, which replaced issue 12's rays without limit: a grazing hit far away has a tiny L).
+//! Slanted rays from a pyramid's apex and from the vertices of a sphere lying across a plane,
+//! for volumetric → cloth, cloth → cloth and volumetric → volumetric (predictions), and a
+//! cloth vertex grazing a ball; GPU = CPU twin, and the analytic depth and class.
 
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::meshes::{self, TriMesh};
@@ -36,6 +38,18 @@ fn target_mesh(t: Target) -> (TriMesh, BodyKind) {
                 .transformed(Affine3A::from_translation(Vec3::new(0.0, 0.0, -1.0))),
             BodyKind::Volumetric,
         ),
+    }
+}
+
+/// The pair's reach max(d, e_A + e_B): how far along the ray a hit counts.
+fn reach(source: BodyKind, target: Target) -> f32 {
+    let ea = match source {
+        BodyKind::Cloth { half_thickness } => half_thickness,
+        _ => 0.0,
+    };
+    match target {
+        Target::Sheet => ea + EB,
+        Target::Box => D.max(ea),
     }
 }
 
@@ -117,21 +131,31 @@ fn pyramid(axis: Vec3) -> TriMesh {
 }
 
 #[test]
-fn an_apex_slanted_80_degrees_within_the_limit_is_found() {
+fn an_apex_slanted_80_degrees_is_found_within_the_reach_only() {
     // The apex at height h over the plane, its normal 80° from the plane's normal and pointing
-    // at it: the outward ray hits at t = h / cos 80° ≈ 5.76 h, beyond the reach (e_B, e_A +
-    // e_B, d), while L = h is within the limit.
+    // at it: the outward ray hits at t = h / cos 80° ≈ 5.76 h with L = h within the limit. At
+    // h = 0.03, t ≈ 0.17 is beyond every reach (e_B = 0.05, e_A + e_B = 0.07, d = 0.1): no
+    // contact. At h = 0.008, t ≈ 0.046 is within all of them: the contact, its depth from L.
     let angle = 80f32.to_radians();
     let axis = Vec3::new(angle.sin(), 0.0, -angle.cos());
-    let h = 0.03;
-    let apex = Vec3::new(0.3, 0.2, h);
-    let mesh = pyramid(axis).transformed(Affine3A::from_translation(apex));
-    for (kind, target) in [
+    let cases = [
         (BodyKind::Volumetric, Target::Sheet),
         (cloth(EA), Target::Sheet),
         (BodyKind::Volumetric, Target::Box),
-    ] {
+    ];
+    for (kind, target) in cases {
+        let far = pyramid(axis).transformed(Affine3A::from_translation(Vec3::new(0.3, 0.2, 0.03)));
+        assert!(0.03 / angle.cos() > reach(kind, target));
+        let found = detect_both(&far, kind, target);
+        let at_apex: Vec<_> = found.iter().filter(|c| c.source_vertex == 0).collect();
+        assert!(at_apex.is_empty(), "{kind:?} → {target:?}: t beyond the reach: {at_apex:?}");
+    }
+    let h = 0.008;
+    let apex = Vec3::new(0.3, 0.2, h);
+    let mesh = pyramid(axis).transformed(Affine3A::from_translation(apex));
+    for (kind, target) in cases {
         let what = format!("{kind:?} → {target:?}");
+        assert!(h / angle.cos() < reach(kind, target));
         let found = detect_both(&mesh, kind, target);
         let at_apex: Vec<_> = found.iter().filter(|c| c.source_vertex == 0).collect();
         let (flag, touch) = expected(kind, target, h).unwrap();
@@ -159,12 +183,12 @@ fn normals(m: &TriMesh) -> Vec<glam::DVec3> {
 }
 
 #[test]
-fn a_sphere_lying_across_the_plane_finds_every_vertex_within_the_limit() {
+fn a_sphere_lying_across_the_plane_finds_every_vertex_within_the_limit_and_reach() {
     // A scan-like case: an icosphere (turned so that its vertices fall at every height) whose
-    // centre is 0.2 over the plane. Every vertex within the limit of the plane, whose ray
-    // towards the plane is not nearly parallel to it (|n_z| > 0.02, so that it lands on the
-    // 16 x 16 target), must have that ray's contact with L = |z|.
-    let sphere = meshes::icosphere(1.0, 4).transformed(Affine3A::from_rotation_translation(
+    // centre is 0.2 over the plane. Every vertex within the limit of the plane whose ray
+    // towards the plane lands within the reach (t = |z| / |n_z| <= r) must have that ray's
+    // contact with L = |z|; no vertex has a contact whose t is beyond the reach.
+    let sphere = meshes::icosphere(1.0, 5).transformed(Affine3A::from_rotation_translation(
         Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.7, 0.1),
         Vec3::new(0.01, -0.02, 0.2),
     ));
@@ -188,10 +212,12 @@ fn a_sphere_lying_across_the_plane_finds_every_vertex_within_the_limit() {
             if (!outward && !is_cloth) || (!is_cloth && matches!(target, Target::Box) && z < 0.0) {
                 continue;
             }
-            if n[v].z.abs() <= 0.02 {
+            let l = z.abs();
+            let t = l as f64 / n[v].z.abs();
+            let r = f64::from(reach(kind, target));
+            if t > r * (1.0 - 1e-3) {
                 continue;
             }
-            let l = z.abs();
             let Some((flag, touch)) = expected(kind, target, l) else { continue };
             // Away from the thresholds by more than the float error of t |cos α|.
             if (l - touch).abs() < 1e-4 || (matches!(target, Target::Box) && (l - D).abs() < 1e-4) || l < 1e-4
@@ -214,10 +240,51 @@ fn a_sphere_lying_across_the_plane_finds_every_vertex_within_the_limit() {
             assert!((c.normal.z.abs() - 1.0).abs() < 1e-5, "{what}: vertex {v}: normal {}", c.normal);
         }
         assert!(expected_count > 20, "{what}: only {expected_count} vertices within the limit");
+        let r = reach(kind, target);
+        // (A volumetric source's inward ray is Hermann's, not classified by L.)
+        let by_l = |c: &&Contact| matches!(kind, BodyKind::Cloth { .. }) || c.is_outward();
+        let far: Vec<_> = found.iter().filter(by_l).filter(|c| c.ray_length > r).collect();
+        assert!(far.is_empty(), "{what}: contacts beyond the reach {r}: {far:?}");
         assert!(
             missing.is_empty(),
             "{what}: {} of {expected_count} vertices within the limit have no contact (vertex, z, n_z): {missing:?}",
             missing.len()
         );
     }
+}
+
+#[test]
+fn a_cloth_vertex_grazing_a_ball_far_away_is_no_collision() {
+    // Issue 11, item 3 (found in `cloth_on_ball`): a cloth vertex 3.6 cm from a unit ball
+    // (half-thickness 2 cm, no prediction: r = e = 2 cm), its normal nearly tangent to the
+    // ball. Its outward ray enters the ball's outside at t ≈ 0.2 with |cos α| ≈ 0.09, so L ≈
+    // 0.018 < e: classified by L alone, a collision with a ball 3.6 cm away. Within the reach
+    // along the ray as well, nothing. The vertex is the apex of a pyramid whose normal is that
+    // direction (a cloth of any shape will do); the ray passes 5 mm inside the ball's surface
+    // at its closest, deeper than the tessellation's sagitta, so that it surely hits.
+    let e = 0.02;
+    let ball = meshes::icosphere(1.0, 4);
+    let dir = Vec3::new(0.01, 1.0, 0.0).normalize();
+    let closest = Vec3::new(0.995, 0.0, 0.0);
+    let apex = closest - 0.3 * dir;
+    let gap = apex.length() - 1.0;
+    assert!(gap > 0.03, "the vertex is {gap} from the ball");
+    let cone = pyramid(dir).transformed(Affine3A::from_translation(apex));
+    let [g, c] = [true, false].map(|gpu| {
+        let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+        let a = s.add_body(&cone.positions, &cone.triangles, cloth(e)).unwrap();
+        let b = s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
+        let pairs: [(BodyId, BodyId, f32); 1] = [(a, b, 0.0)];
+        let found = s.detect(Pairs::WithDistance(&pairs)).unwrap().contacts;
+        // The ray itself, as a query: it hits the ball's outside beyond the reach, with L
+        // within the limit (what made it a collision under L alone).
+        let hit = s.cast_rays(b, &[raycontact::Ray::new(apex, dir)]).unwrap()[0];
+        assert!(hit.triangle != u32::MAX && hit.t > 0.1 && hit.t < 0.3, "the ray hits the ball: {hit:?}");
+        let [p0, p1, p2] = ball.triangles[hit.triangle as usize].map(|i| ball.positions[i as usize]);
+        let m = (p1 - p0).cross(p2 - p0).normalize();
+        assert!(dir.dot(m) < 0.0 && hit.t * dir.dot(m).abs() < e, "L within e: {hit:?}, cos {}", dir.dot(m));
+        found.into_iter().filter(|c| c.source_body == a && c.source_vertex == 0).collect::<Vec<_>>()
+    });
+    assert_same("grazing", &g, &c);
+    assert!(g.is_empty(), "a vertex {gap} from the ball has no contact with it: {g:?}");
 }

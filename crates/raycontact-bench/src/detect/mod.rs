@@ -349,6 +349,20 @@ fn detect(args: &DetectArgs) -> Result<(), Failure> {
             options.adapter_name = Some(name.clone());
         }
         let ctx = GpuContext::with_options(options).map_err(|e| fail!("{e}"))?;
+        let cache = ctx.pipeline_cache();
+        eprintln!(
+            "{PREFIX}: {} pipelines created in {:.3} s on {} thread(s); pipeline cache: {}",
+            ctx.pipelines_created(),
+            ctx.pipeline_creation_time().as_secs_f64(),
+            ctx.pipeline_threads(),
+            match &cache.path {
+                Some(p) if cache.loaded => format!("{} (loaded)", p.display()),
+                Some(p) if cache.stored_bytes > 0 =>
+                    format!("{} (written, {} bytes)", p.display(), cache.stored_bytes),
+                Some(p) => format!("{} (unchanged)", p.display()),
+                None => "none".to_string(),
+            }
+        );
         let info = ctx.adapter_info();
         let adapter = AdapterJson {
             name: info.name.clone(),
@@ -370,7 +384,12 @@ fn detect(args: &DetectArgs) -> Result<(), Failure> {
             .map_err(|e| fail!("mesh {} `{}`: {e}", spec.name, spec.file.display()))?;
         ids.push(id);
     }
+    let start = std::time::Instant::now();
     let found = scene.detect(Pairs::List(&[(ids[0], ids[1])])).map_err(|e| fail!("detection: {e}"))?;
+    eprintln!(
+        "{PREFIX}: first detection in {:.3} s (on a driver that compiles at the first dispatch, such as lavapipe, this includes compiling the kernels it runs)",
+        start.elapsed().as_secs_f64()
+    );
 
     let bodies = specs
         .iter()

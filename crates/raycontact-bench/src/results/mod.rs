@@ -4,10 +4,12 @@
 
 mod classes;
 mod keys;
+mod kinds;
 mod walk;
 
 pub use classes::Classes;
 pub use keys::{FrameKeys, differ, keys_of, keys_of_packed};
+pub use kinds::{FrameKind, KindFigures, by_kind};
 pub use walk::{WALK_OUTCOMES, WalkDiff, WalkFigures};
 
 use raycontact::{BvhStats, GpuContext, IntersectionCounts, Stage};
@@ -53,6 +55,12 @@ pub struct ImplResult {
     pub kind: ImplKind,
     /// Wall time of each timed frame, ms.
     pub frame_ms: Vec<f64>,
+    /// What each timed frame did to the BVHs (raycontact; empty for a peer, whose every frame
+    /// rebuilds).
+    pub frame_kinds: Vec<FrameKind>,
+    /// Wall time of the set-up frame before the timed ones (the scene's first detection: its
+    /// buffers and first BVHs), ms (raycontact).
+    pub setup_ms: Option<f64>,
     /// "gpu-timestamps", "cpu-wall" or "none".
     pub stage_timing: &'static str,
     /// Per stage that ran, its time in each timed frame, ms.
@@ -93,6 +101,8 @@ impl ImplResult {
             label,
             kind,
             frame_ms: Vec::new(),
+            frame_kinds: Vec::new(),
+            setup_ms: None,
             stage_timing: "none",
             stage_ms: Vec::new(),
             contacts: Vec::new(),
@@ -126,6 +136,14 @@ impl ImplResult {
     /// Median frame time, ms.
     pub fn median_ms(&self) -> f64 {
         median(&self.frame_ms)
+    }
+
+    /// The figures of each kind of frame that occurred (every frame a rebuild for a peer).
+    pub fn kinds(&self) -> Vec<KindFigures> {
+        if self.frame_kinds.is_empty() {
+            return by_kind(&vec![FrameKind::Rebuild; self.frame_ms.len()], &self.frame_ms, &self.dispatches);
+        }
+        by_kind(&self.frame_kinds, &self.frame_ms, &self.dispatches)
     }
 
     /// Slowest timed frame, ms.

@@ -8,7 +8,7 @@ use raycontact::{
 };
 
 use crate::progress::Progress;
-use crate::results::{Classes, FrameKeys, ImplKind, ImplResult, WalkFigures, keys_of};
+use crate::results::{Classes, FrameKeys, FrameKind, ImplKind, ImplResult, WalkFigures, keys_of};
 use crate::scenes::{Instance, WalkSetup};
 
 /// Iterative detection as the walking implementations run it (the paper's drop fallback).
@@ -67,8 +67,10 @@ pub fn run_raycontact(
         _ => "auto",
     };
     let mut bvh = Vec::new();
-    // Warm-up frame: layout, pipelines, first buffers.
+    // Set-up frame: layout, first buffers and BVHs (the pipelines exist with the context).
+    let start = Instant::now();
     scene.detect(pairs_arg()).map_err(err)?;
+    result.setup_ms = Some(start.elapsed().as_secs_f64() * 1e3);
     progress.inc();
     let allocated_before = scene.buffer_allocations();
     for f in 1..inst.positions.len() {
@@ -80,6 +82,7 @@ pub fn run_raycontact(
         }
         let found = scene.detect(pairs_arg()).map_err(err)?;
         result.frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        result.frame_kinds.push(FrameKind::of(&found.stats));
         for (s, st) in &found.stats.stages {
             let t = if gpu { st.gpu_ns } else { st.cpu_ns };
             if let Some(ns) = t {

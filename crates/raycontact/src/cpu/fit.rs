@@ -8,7 +8,8 @@ use crate::layout::{BodyState, LEAF_BIT, Node, TriBox};
 use crate::packing::Packing;
 
 /// Twin of `fit.wgsl`: the box of every node, bottom-up (a leaf's box is its triangle's box; an
-/// internal node's is the union of its children's). Exact, so equal to the GPU's.
+/// internal node's is the union of its children's, a zero of either sign as +0, as the kernel's
+/// ordered keys give it). Exact, so equal to the GPU's bit for bit.
 pub fn fit(packing: &Packing, body_state: &[BodyState], tri_boxes: &[TriBox], nodes: &mut [Node]) {
     for (body, state) in packing.bodies.iter().zip(body_state) {
         let n = state.leaf_count;
@@ -58,7 +59,8 @@ fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], dept
     } else {
         (sub(lw, base, left), sub(rw, split, right))
     };
-    let (lo, hi) = (lb.0.min(rb.0), lb.1.max(rb.1));
+    // `+ 0.0` turns -0 into +0 and leaves every other value as it is.
+    let (lo, hi) = (lb.0.min(rb.0) + Vec3::ZERO, lb.1.max(rb.1) + Vec3::ZERO);
     window[node - base].min = lo;
     window[node - base].max = hi;
     (lo, hi)

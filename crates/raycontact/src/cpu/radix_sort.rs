@@ -1,12 +1,12 @@
-//! Twin of the radix sort's three kernels together, `shaders/radix_count.wgsl`,
-//! `shaders/radix_scan.wgsl` and `shaders/radix_scatter.wgsl`: a stable sort of (key, value)
-//! pairs by key within each segment.
+//! Twin of the radix sort's kernels together (`shaders/radix_count.wgsl` or the counts that
+//! `shaders/morton.wgsl` leaves, and `shaders/radix_scatter.wgsl` a pass): a stable sort of (key,
+//! value) pairs by key within each segment.
 
 use rayon::prelude::*;
 
 use crate::layout::SortSegment;
 
-/// Twin of the radix sort (`radix_count`, `radix_scan`, `radix_scatter`): a stable sort of
+/// Twin of the radix sort (`radix_count`, `radix_scatter`): a stable sort of
 /// (key, value) pairs by key within each segment, by LSD radix sort (8 bits a pass on the CPU;
 /// any stable sort gives the same result). Segments are sorted in parallel.
 pub fn radix_sort(segments: &[SortSegment], keys: &mut [u32], values: &mut [u32]) {

@@ -1,9 +1,13 @@
-//! Twin of `shaders/vertex_normals.wgsl`: area-weighted unit vertex normals.
+//! Twin of `shaders/vertex_normals.wgsl`: area-weighted unit vertex normals, and the bodies'
+//! boxes over their non-degenerate triangles' vertices.
 
 use glam::Vec3;
 use rayon::prelude::*;
 
 use super::shared::common::tri_vertices;
+use super::triangle_bounds::triangle_box;
+use crate::layout::{BodyState, float_to_key};
+use crate::packing::Packing;
 
 /// Twin of `vertex_normals.wgsl`: normalised sum of `cross(b - a, c - a)` over the incident
 /// triangles in CSR order. `positions` and `normals` are two regions of the kernel's one vertex
@@ -25,4 +29,38 @@ pub fn vertex_normals(
         let len = n.length();
         *out = if len > 0.0 { n / len } else { n };
     });
+}
+
+/// Twin of the box part of `vertex_normals.wgsl`: each body's box keys (`min_key`, `max_key`,
+/// as [`BodyState`] holds them) over the vertices that belong to at least one non-degenerate
+/// triangle ([`triangle_box`]), which is the box of its non-degenerate triangles, as
+/// [`triangle_bounds`](super::triangle_bounds::triangle_bounds) computes it from the triangle
+/// boxes (the CPU backend takes it from there). Other fields stay.
+pub fn body_boxes(packing: &Packing, positions: &[Vec3], body_state: &mut [BodyState]) {
+    for (body, state) in packing.bodies.iter().zip(body_state.iter_mut()) {
+        let vertices = body.vertex_offset as usize..(body.vertex_offset + body.vertex_count) as usize;
+        let (lo, hi) = vertices
+            .into_par_iter()
+            .with_min_len(1024)
+            .filter(|&v| {
+                let tris = &packing.vertex_tris
+                    [packing.vertex_tri_offsets[v] as usize..packing.vertex_tri_offsets[v + 1] as usize];
+                tris.iter().any(|&t| {
+                    let (a, b, c) = tri_vertices(positions, &packing.triangles, t as usize);
+                    triangle_box(a, b, c).flags & 1 == 0
+                })
+            })
+            .map(|v| {
+                let p = positions[v].to_array();
+                (p.map(|x| !float_to_key(x)), p.map(float_to_key))
+            })
+            .reduce(
+                || ([0; 3], [0; 3]),
+                |(l0, h0), (l1, h1)| {
+                    (std::array::from_fn(|d| l0[d].max(l1[d])), std::array::from_fn(|d| h0[d].max(h1[d])))
+                },
+            );
+        state.min_key = lo;
+        state.max_key = hi;
+    }
 }

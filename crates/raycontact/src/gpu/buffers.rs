@@ -7,7 +7,7 @@
 use crate::context::GpuContext;
 use crate::kernels::{Kernel, Pipelines};
 use crate::layout::{
-    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, FrameParams, PAIRS_OFFSET, RADIX_BUCKETS,
+    BodyGpu, BodyPair, BodyState, COUNTERS_PER_TILE, ContactGpu, DetectParams, FrameParams, PAIRS_OFFSET,
     SORT_PASSES, SortPass, TRIANGLE_REGIONS, UNIFORM_STRIDE, VERTEX_REGIONS, WG_SIZE,
 };
 
@@ -60,11 +60,13 @@ pub(crate) enum B {
     Keys1,
     Values0,
     Values1,
+    /// The radix sort's digit counts of every pass ([`COUNTERS_PER_TILE`] per tile).
     Counters,
     SortPasses,
     Nodes,
     Parents,
-    Visits,
+    /// `fit`'s box keys, six per internal node, zeroed before each fit.
+    FitKeys,
     DetectParams,
     /// The detection's counters ([`DetectState`](crate::layout::DetectState)), then the pair list
     /// ([`PAIRS_OFFSET`]).
@@ -106,7 +108,7 @@ pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::SortPasses,
     B::Nodes,
     B::Parents,
-    B::Visits,
+    B::FitKeys,
     B::DetectParams,
     B::Pairs,
     B::TileOffsets,
@@ -144,7 +146,7 @@ pub(crate) fn buf_label(b: B) -> &'static str {
         B::SortPasses => "raycontact.sort_passes",
         B::Nodes => "raycontact.nodes",
         B::Parents => "raycontact.parents",
-        B::Visits => "raycontact.visits",
+        B::FitKeys => "raycontact.fit_keys",
         B::DetectParams => "raycontact.detect_params",
         B::Pairs => "raycontact.pairs",
         B::TileOffsets => "raycontact.tile_offsets",
@@ -206,8 +208,11 @@ impl Capacity {
             tiles: p.tile_count as u64,
             pairs: (b * b.saturating_sub(1) / 2).max(1),
             contacts: contacts.max(1),
-            // Every vertex as the source of two pairs; grown when a detection lists more.
-            sources: (2 * p.vertex_count as u64).max(WG_SIZE as u64),
+            // Every vertex as the source of as many pairs as there are bodies, up to four (two
+            // bodies: each vertex in its own self pair and in the pair with the other), so that
+            // bodies coming into reach of each other do not grow the list in a timed frame;
+            // grown when a detection lists more.
+            sources: (p.vertex_count as u64 * b.clamp(1, 4)).max(WG_SIZE as u64),
         }
     }
 
@@ -227,10 +232,12 @@ impl Capacity {
             B::TileBody => 4 * tiles,
             B::Segments => 16 * n,
             B::Keys0 | B::Keys1 | B::Values0 | B::Values1 => 4 * t,
-            B::Counters => 4 * RADIX_BUCKETS as u64 * tiles,
+            B::Counters => 4 * COUNTERS_PER_TILE as u64 * tiles,
             B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
             B::Nodes => 64 * t,
-            B::Parents | B::Visits => 8 * t,
+            B::Parents => 8 * t,
+            // Six keys per internal node (fewer than triangles).
+            B::FitKeys => 24 * t,
             B::DetectParams => size_of::<DetectParams>() as u64,
             B::Dispatch | B::ContactArgs | B::ContactArgs2 => 16,
             B::Pairs => PAIRS_OFFSET + size_of::<BodyPair>() as u64 * self.pairs,
@@ -286,21 +293,22 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
     };
     use B::*;
     match k {
-        Kernel::VertexNormals => vec![Params, Vertices, Triangles, VertexTriOffsets, VertexTris],
-        Kernel::TriangleBounds => vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, BodyState, Params],
+        Kernel::VertexNormals => {
+            vec![Params, Vertices, Triangles, VertexTriOffsets, VertexTris, Bodies, BodyState]
+        }
+        Kernel::TriangleBounds => vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, Params],
         Kernel::Morton => {
-            vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, BodyState, Keys0, Values0, Params]
+            vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, BodyState, Keys0, Counters, Params]
         }
         Kernel::RadixCount => vec![SortPasses, Segments, TileBody, kin, Counters],
-        Kernel::RadixScan => vec![SortPasses, Counters],
         Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
         Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
-        Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, Visits, Params],
+        Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, FitKeys, Params],
         Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => {
             unreachable!("the ray queries have their own bind groups")
         }
         Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, Pairs],
-        Kernel::PairTiles => vec![DetectParams, Bodies, Pairs, TileOffsets, Dispatch],
+        Kernel::PairTiles => vec![DetectParams, Bodies, BodyState, Pairs, TileOffsets, Dispatch],
         Kernel::NarrowPhase => {
             vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, Sources, Pairs, cur]
         }

@@ -9,7 +9,8 @@ use super::timer::{TIMED_STAGES, timed_pass};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::layout::{
-    BodyPair, DETECT_NO_INVERSION, DETECT_REMEMBER_EXIT, DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE,
+    BROAD_IN_TILES_BODIES, BodyPair, DETECT_BROAD_IN_TILES, DETECT_NO_INVERSION, DETECT_REMEMBER_EXIT,
+    DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE,
 };
 use crate::plan::{DetectPlan, Outcome, Pass, on_crossing_overflow, on_overflow};
 use crate::stats::{FrameStats, Stage};
@@ -163,6 +164,10 @@ impl GpuScene {
             Pass::Iterative { fallback, reach } => (fallback, reach),
         };
         let (self_collision, prediction) = plan.pairs.broad_phase();
+        // A full pass finding the pairs of few bodies runs the broad phase inside `pair_tiles`.
+        let broad_in_tiles = plan.pass == Pass::Full
+            && plan.pairs.list().is_none()
+            && self.params.body_count <= BROAD_IN_TILES_BODIES;
         let params = DetectParams {
             pair_capacity: self.bufs.capacity().pairs as u32,
             contact_capacity: d.contacts.min(u32::MAX as u64) as u32,
@@ -172,7 +177,8 @@ impl GpuScene {
             walk_fallback,
             walk_reach,
             flags: if plan.remember { DETECT_REMEMBER_EXIT } else { 0 }
-                | if plan.inversions { 0 } else { DETECT_NO_INVERSION },
+                | if plan.inversions { 0 } else { DETECT_NO_INVERSION }
+                | if broad_in_tiles { DETECT_BROAD_IN_TILES } else { 0 },
             source_capacity: self.bufs.capacity().sources.min(u32::MAX as u64) as u32,
             vertex_count: self.params.vertex_count,
             tri_count: self.params.tri_count,
@@ -202,7 +208,7 @@ impl GpuScene {
             let mut pass = timed_pass(encoder, self.timer.as_ref(), Stage::Pairs);
             if plan.pass == Pass::Full {
                 let st = stats.stage(Stage::Pairs);
-                if plan.pairs.list().is_none() {
+                if plan.pairs.list().is_none() && !broad_in_tiles {
                     let groups = (b * b).div_ceil(WG_SIZE as u64) as u32;
                     self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, st);
                 }

@@ -1,6 +1,18 @@
-//! One frame on the GPU: the previous positions kept, the staged positions uploaded, then
-//! normals, bounds, Morton codes, sort, hierarchy and fit for all bodies, one compute pass per
-//! stage (a refit skips Morton codes, sort and hierarchy).
+//! One frame on the GPU: the previous positions kept, the staged positions uploaded, then the
+//! per-frame stages for all bodies, one compute pass per stage, as the frame's [`BvhAction`]
+//! says. A rebuild is 12 dispatches, a refit 3:
+//!
+//! | stage | rebuild | refit | kernel |
+//! | --- | ---: | ---: | --- |
+//! | normals | 1 | 1 | `vertex_normals`: normals and the bodies' boxes |
+//! | bounds | | 1 | `triangle_bounds`: the triangle boxes |
+//! | morton | 1 | | `morton`: triangle boxes, Morton codes, leaf counts, the sort's first counts |
+//! | sort | 8 | | `radix_scatter`, one per 4-bit digit |
+//! | hierarchy | 1 | | `hierarchy` |
+//! | fit | 1 | 1 | `fit` |
+//!
+//! An iterative pass that needs no BVH runs `vertex_normals` alone. The passes of the stages
+//! that do not run stay, empty, so that every timestamp pair is written.
 
 use super::GpuScene;
 use super::buffers::B;
@@ -9,6 +21,12 @@ use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
 use crate::layout::{BodyState, VERTEX_PREVIOUS, WG_SIZE};
 use crate::stats::{BvhAction, FrameStats, Stage};
+
+/// Byte ranges of a body's [`BodyState`] that hold its box: `min_key` and `max_key`.
+const BOX_KEYS: [(u64, u64); 2] = [
+    (std::mem::offset_of!(BodyState, min_key) as u64, 12),
+    (std::mem::offset_of!(BodyState, max_key) as u64, 12),
+];
 
 impl GpuScene {
     /// Records one frame into `encoder` without submitting it: the current positions become the
@@ -57,31 +75,10 @@ impl GpuScene {
             );
             stats.stage(Stage::Upload).add_copy(size);
         }
-        // Per-frame accumulators start from zero when the BVH is rebuilt; a refit clears the
-        // body boxes alone (the leaf and degenerate counts are the tree's); otherwise the last
-        // frame's, boxes included, stay.
         let rebuild = bvh == BvhAction::Rebuilt;
-        let clear = match bvh {
-            BvhAction::Rebuilt => &[B::BodyState, B::Visits][..],
-            BvhAction::Refitted => &[B::Visits][..],
-            _ => &[][..],
-        };
-        for &b in clear {
-            encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
-            stats.stage(Stage::Bounds).bytes_written += self.bufs.used(b);
-        }
-        if bvh == BvhAction::Refitted {
-            // `min_key` (bytes 0..12) and `max_key` (16..28) of each body.
-            let stride = size_of::<BodyState>() as u64;
-            for body in 0..p.body_count as u64 {
-                for key in [0, 16] {
-                    encoder.clear_buffer(self.bufs.get(B::BodyState), body * stride + key, Some(12));
-                    stats.stage(Stage::Bounds).add_clear(12);
-                }
-            }
-        }
+        self.clear_accumulators(encoder, bvh, stats);
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
-        let tiles = p.tile_count;
+        let triangle_groups = self.ctx.tuning().tile_groups(p.tile_count);
         for stage in &TIMED_STAGES[..UPDATE_STAGES] {
             let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
             let runs = match stage {
@@ -95,22 +92,51 @@ impl GpuScene {
             let st = stats.stage(*stage);
             match stage {
                 Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),
-                Stage::Bounds => self.dispatch(&mut pass, Kernel::TriangleBounds, 0, tiles, st),
-                Stage::Morton => self.dispatch(&mut pass, Kernel::Morton, 0, tiles, st),
+                // A rebuild computes the triangle boxes with the Morton codes.
+                Stage::Bounds if rebuild => {}
+                Stage::Bounds => self.dispatch(&mut pass, Kernel::TriangleBounds, 0, triangle_groups, st),
+                Stage::Morton => self.dispatch(&mut pass, Kernel::Morton, 0, triangle_groups, st),
                 Stage::Sort => record_sort(
                     &mut pass,
                     &self.pipelines,
                     |k, sp| self.bufs.group(k, sp),
-                    tiles,
+                    p.tile_count,
                     |k, sp| self.account(k, sp, st),
                 ),
-                Stage::Hierarchy => self.dispatch(&mut pass, Kernel::Hierarchy, 0, tiles, st),
-                Stage::Fit => self.dispatch(&mut pass, Kernel::Fit, 0, tiles, st),
+                Stage::Hierarchy => self.dispatch(&mut pass, Kernel::Hierarchy, 0, triangle_groups, st),
+                Stage::Fit => self.dispatch(&mut pass, Kernel::Fit, 0, triangle_groups, st),
                 _ => unreachable!("not a stage of the update"),
             }
         }
         if let Some(t) = &self.timer {
             t.resolve(encoder, UPDATE_STAGES);
+        }
+    }
+
+    /// Zeroes what the frame's kernels accumulate into: for a rebuild every body's state (box
+    /// keys, leaf and degenerate counts), the sort's digit counts and `fit`'s keys; for a refit
+    /// `fit`'s keys and the box keys (the counts are the tree's); when only the normals run, the
+    /// box keys alone (`vertex_normals` reduces the boxes whenever it runs).
+    fn clear_accumulators(&self, encoder: &mut wgpu::CommandEncoder, bvh: BvhAction, stats: &mut FrameStats) {
+        let st = stats.stage(Stage::Normals);
+        let whole = match bvh {
+            BvhAction::Rebuilt => &[B::BodyState, B::Counters, B::FitKeys][..],
+            BvhAction::Refitted => &[B::FitKeys][..],
+            _ => &[][..],
+        };
+        for &b in whole {
+            encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
+            st.add_clear(self.bufs.used(b));
+        }
+        if matches!(bvh, BvhAction::Rebuilt | BvhAction::None) {
+            return;
+        }
+        let stride = size_of::<BodyState>() as u64;
+        for body in 0..self.params.body_count as u64 {
+            for (offset, bytes) in BOX_KEYS {
+                encoder.clear_buffer(self.bufs.get(B::BodyState), body * stride + offset, Some(bytes));
+                st.add_clear(bytes);
+            }
         }
     }
 }

@@ -164,7 +164,7 @@ impl GpuScene {
         w(B::Segments, bytemuck::cast_slice(&p.segments));
         w(B::Vertices, bytemuck::cast_slice(positions));
         at(B::Vertices, self.vertex_region(VERTEX_PREVIOUS), bytemuck::cast_slice(previous));
-        w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count));
+        w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count, true));
         self.edges.clone_from(&p.edges);
         self.packing_epoch += 1;
     }
@@ -231,7 +231,7 @@ impl GpuScene {
         }
         debug_assert_eq!(
             k.bindings().contains(&Binding::UniformDynamic),
-            matches!(k, Kernel::RadixCount | Kernel::RadixScan | Kernel::RadixScatter),
+            matches!(k, Kernel::RadixCount | Kernel::RadixScatter),
             "only the sort binds a dynamic uniform (stride {UNIFORM_STRIDE})"
         );
     }

@@ -18,11 +18,13 @@ const HEAD_BYTES: u64 = size_of::<DetectState>() as u64;
 
 impl GpuScene {
     /// How many contacts the frame's own copy reads back (the last frame's count plus a margin,
-    /// at most `capacity`), with a readback buffer that holds them.
+    /// at most `capacity`). The readback buffer holds all `capacity` contacts: it is created by
+    /// the scene's first detection and again only when the contact capacity grows (an overflow,
+    /// counted), never because the count rose; only the copied contacts move, so its size costs
+    /// host memory, not traffic.
     pub(super) fn readback_contacts(&mut self, capacity: u64) -> u64 {
-        let k = (self.last_contact_count + self.last_contact_count / 4 + 64).min(capacity);
-        self.ensure_contact_read(k);
-        k
+        self.ensure_contact_read(capacity);
+        (self.last_contact_count + self.last_contact_count / 4 + 64).min(capacity)
     }
 
     /// Records the copy of the counters and the first `k` contacts of buffer `cur`.
@@ -41,9 +43,7 @@ impl GpuScene {
 
     fn ensure_contact_read(&mut self, contacts: u64) {
         if self.contact_read.as_ref().is_none_or(|(_, cap)| *cap < contacts) {
-            // Half again as many as asked: a count that rises by a few contacts next frame
-            // (the request follows the last count) must not recreate the buffer.
-            let cap = (contacts + contacts / 2).max(self.contact_read.as_ref().map_or(0, |r| r.1 + r.1 / 2));
+            let cap = contacts;
             let bytes = HEAD_BYTES + cap * CONTACT_BYTES;
             let b = create_buffer(
                 &self.ctx,
@@ -73,8 +73,7 @@ impl GpuScene {
         let count = (state.contact_count as u64).min(capacity);
         self.last_contact_count = state.contact_count as u64;
         if count > copied {
-            // Room for what the next frame will copy at once (see `readback_contacts`).
-            self.ensure_contact_read((count + count / 4 + 64).min(capacity));
+            // The readback holds `capacity` contacts (see `readback_contacts`).
             let (read, _) = self.contact_read.as_ref().expect("contact readback");
             let mut enc = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("raycontact.contacts.read"),

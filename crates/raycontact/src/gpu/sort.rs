@@ -1,6 +1,11 @@
-//! The segmented radix sort (`radix_count`, `radix_scan`, `radix_scatter`): the recording of
-//! its passes, shared by the scene's frame and by [`GpuRadixSort`], a standalone sorter that
-//! owns its buffers and records into the caller's encoder (as wgpu_sort does).
+//! The segmented radix sort (`radix_count`, `radix_scatter`): the recording of its passes,
+//! shared by the scene's frame and by [`GpuRadixSort`], a standalone sorter that owns its buffers
+//! and records into the caller's encoder (as wgpu_sort does).
+//!
+//! One dispatch a pass: each pass's scatter scans its own segment's digit counts and counts the
+//! next pass's digits of what it scatters, so the passes need no count or scan dispatch of their
+//! own; the first pass's counts come from the kernel that writes the keys (`morton` in a frame,
+//! `radix_count` for the standalone sorter), into counts cleared before.
 
 use std::sync::Arc;
 
@@ -9,24 +14,36 @@ use crate::context::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Pipelines};
 use crate::layout::{
-    RADIX_BITS, RADIX_BUCKETS, SORT_PASSES, SortPass, SortSegment, TILE, UNIFORM_STRIDE, dispatch_size,
+    COUNTERS_PER_TILE, RADIX_BITS, SORT_COUNT_NEXT, SORT_IDENTITY_VALUES, SORT_PASSES, SortPass, SortSegment,
+    TILE, UNIFORM_STRIDE, dispatch_size,
 };
 
-/// The per-pass uniforms of the radix sort, [`UNIFORM_STRIDE`] apart.
-pub(crate) fn sort_pass_uniforms(tile_count: u32) -> Vec<u8> {
+/// The per-pass uniforms of the radix sort over `tile_count` tiles, [`UNIFORM_STRIDE`] apart.
+/// With `identity_values` the first pass takes the values from the elements' positions (the
+/// frame's sort of triangles).
+pub(crate) fn sort_pass_uniforms(tile_count: u32, identity_values: bool) -> Vec<u8> {
     let mut out = vec![0u8; (UNIFORM_STRIDE * SORT_PASSES as u64) as usize];
     for p in 0..SORT_PASSES {
-        let u = SortPass { shift: p * RADIX_BITS, tile_count, pad0: 0, pad1: 0 };
+        let mut flags = if p + 1 < SORT_PASSES { SORT_COUNT_NEXT } else { 0 };
+        if p == 0 && identity_values {
+            flags |= SORT_IDENTITY_VALUES;
+        }
+        let u = SortPass { shift: p * RADIX_BITS, tile_count, pass_index: p, flags };
         let at = (p as u64 * UNIFORM_STRIDE) as usize;
         out[at..at + size_of::<SortPass>()].copy_from_slice(bytemuck::bytes_of(&u));
     }
     out
 }
 
-/// Records every pass of the sort over `tiles` tiles into `pass`: count, scan and scatter per
-/// digit, the keys ping-ponging between the two sides (`group(kernel, sort_pass)` gives the
-/// bind group; after an even number of passes the result is back on side 0). Calls
-/// `dispatched` after each dispatch.
+/// Bytes of the digit counts of every pass over `tiles` tiles.
+pub(crate) fn counters_bytes(tiles: u64) -> u64 {
+    4 * COUNTERS_PER_TILE as u64 * tiles
+}
+
+/// Records the sort's passes over `tiles` tiles into `pass`, one `radix_scatter` dispatch each,
+/// the keys ping-ponging between the two sides (`group(kernel, sort_pass)` gives the bind group;
+/// after an even number of passes the result is back on side 0). The first pass's digit counts
+/// must be in the counts already. Calls `dispatched` after each dispatch.
 pub(crate) fn record_sort<'g>(
     pass: &mut wgpu::ComputePass<'_>,
     pipelines: &Pipelines,
@@ -37,16 +54,13 @@ pub(crate) fn record_sort<'g>(
     if tiles == 0 {
         return;
     }
+    let k = Kernel::RadixScatter;
+    pass.set_pipeline(pipelines.get(k).1);
+    let (x, y) = dispatch_size(tiles);
     for sp in 0..SORT_PASSES {
-        for (k, groups) in
-            [(Kernel::RadixCount, tiles), (Kernel::RadixScan, 1), (Kernel::RadixScatter, tiles)]
-        {
-            pass.set_pipeline(pipelines.get(k).1);
-            pass.set_bind_group(0, group(k, sp), &[sp * UNIFORM_STRIDE as u32]);
-            let (x, y) = dispatch_size(groups);
-            pass.dispatch_workgroups(x, y, 1);
-            dispatched(k, sp);
-        }
+        pass.set_bind_group(0, group(k, sp), &[sp * UNIFORM_STRIDE as u32]);
+        pass.dispatch_workgroups(x, y, 1);
+        dispatched(k, sp);
     }
 }
 
@@ -84,9 +98,10 @@ struct SortBuffers {
     tile_body: wgpu::Buffer,
     keys: [wgpu::Buffer; 2],
     values: [wgpu::Buffer; 2],
+    counters: wgpu::Buffer,
     read: wgpu::Buffer,
-    /// count (side 0, 1), scan, scatter (side 0, 1).
-    groups: [wgpu::BindGroup; 5],
+    /// count (side 0), scatter (side 0, 1).
+    groups: [wgpu::BindGroup; 3],
 }
 
 impl SortBuffers {
@@ -96,7 +111,7 @@ impl SortBuffers {
         let passes = make("raycontact.sort.passes", UNIFORM_STRIDE * SORT_PASSES as u64, UNIFORM);
         let segments = make("raycontact.sort.segments", 16, STORAGE);
         let tile_body = make("raycontact.sort.tile_body", 4 * tiles, STORAGE);
-        let counters = make("raycontact.sort.counters", 4 * RADIX_BUCKETS as u64 * tiles, STORAGE);
+        let counters = make("raycontact.sort.counters", counters_bytes(tiles), STORAGE);
         let keys = [
             make("raycontact.sort.keys0", 4 * capacity, STORAGE),
             make("raycontact.sort.keys1", 4 * capacity, STORAGE),
@@ -112,8 +127,8 @@ impl SortBuffers {
             size: wgpu::BufferSize::new(size_of::<SortPass>() as u64),
         });
         let device = ctx.device();
-        let count = |side: usize| {
-            let r = [pass.clone(), whole(&segments), whole(&tile_body), whole(&keys[side]), whole(&counters)];
+        let count = {
+            let r = [pass.clone(), whole(&segments), whole(&tile_body), whole(&keys[0]), whole(&counters)];
             pipelines.bind_group(device, Kernel::RadixCount, &r)
         };
         let scatter = |side: usize| {
@@ -129,17 +144,14 @@ impl SortBuffers {
             ];
             pipelines.bind_group(device, Kernel::RadixScatter, &r)
         };
-        let scan = pipelines.bind_group(device, Kernel::RadixScan, &[pass.clone(), whole(&counters)]);
-        let groups = [count(0), count(1), scan, scatter(0), scatter(1)];
-        SortBuffers { capacity, passes, segments, tile_body, keys, values, read, groups }
+        let groups = [count, scatter(0), scatter(1)];
+        SortBuffers { capacity, passes, segments, tile_body, keys, values, counters, read, groups }
     }
 
     fn group(&self, k: Kernel, sort_pass: u32) -> &wgpu::BindGroup {
-        let side = (sort_pass % 2) as usize;
         match k {
-            Kernel::RadixCount => &self.groups[side],
-            Kernel::RadixScan => &self.groups[2],
-            _ => &self.groups[3 + side],
+            Kernel::RadixCount => &self.groups[0],
+            _ => &self.groups[1 + (sort_pass % 2) as usize],
         }
     }
 }
@@ -189,13 +201,19 @@ impl GpuRadixSort {
         let seg = SortSegment { offset: 0, count: n as u32, tile_offset: 0, tile_count: tiles };
         q.write_buffer(&b.segments, 0, bytemuck::bytes_of(&seg));
         q.write_buffer(&b.tile_body, 0, bytemuck::cast_slice(&vec![0u32; tiles as usize]));
-        q.write_buffer(&b.passes, 0, &sort_pass_uniforms(tiles));
+        q.write_buffer(&b.passes, 0, &sort_pass_uniforms(tiles, false));
         q.write_buffer(&b.keys[0], 0, bytemuck::cast_slice(keys));
         q.write_buffer(&b.values[0], 0, bytemuck::cast_slice(values));
+        encoder.clear_buffer(&b.counters, 0, Some(counters_bytes(tiles as u64)));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("raycontact.sort"),
             timestamp_writes: None,
         });
+        // The first pass's counts, then the passes.
+        pass.set_pipeline(self.pipelines.get(Kernel::RadixCount).1);
+        pass.set_bind_group(0, b.group(Kernel::RadixCount, 0), &[0]);
+        let (x, y) = dispatch_size(tiles);
+        pass.dispatch_workgroups(x, y, 1);
         record_sort(&mut pass, &self.pipelines, |k, sp| b.group(k, sp), tiles, |_, _| {});
         Ok(())
     }

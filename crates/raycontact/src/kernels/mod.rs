@@ -41,17 +41,16 @@ impl Binding {
 /// Every kernel of raycontact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    /// Area-weighted vertex normals, one invocation per vertex.
+    /// Area-weighted vertex normals and the bodies' boxes, one invocation per vertex.
     VertexNormals,
-    /// Triangle boxes, degenerate flags and body boxes, one workgroup per tile.
+    /// Triangle boxes and degenerate flags (a refit's).
     TriangleBounds,
-    /// Morton codes of triangle centroids, one workgroup per tile.
+    /// A rebuild's per-triangle pass: triangle boxes, degenerate flags, Morton codes, leaf counts
+    /// and the sort's first digit counts.
     Morton,
-    /// Radix sort: per-tile digit histograms.
+    /// Radix sort: per-tile digit histograms of the first pass (the standalone sorter's).
     RadixCount,
-    /// Radix sort: exclusive scan of all histograms (one workgroup).
-    RadixScan,
-    /// Radix sort: stable scatter.
+    /// Radix sort: one pass, its counts scanned per segment and the next pass's counted.
     RadixScatter,
     /// Karras hierarchy with escape links.
     Hierarchy,
@@ -65,7 +64,8 @@ pub enum Kernel {
     RaycastAll,
     /// Pairs of bodies whose boxes overlap.
     BroadPhase,
-    /// Workgroup layout of the (directed pair, vertex) invocations, and their dispatch.
+    /// Workgroup layout of the (directed pair, vertex) invocations, and their dispatch (and,
+    /// for a scene of few bodies, the broad phase before it).
     PairTiles,
     /// The source vertices within reach of the other body's box, listed.
     RaySources,
@@ -115,12 +115,11 @@ use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD}
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 34] = [
+    pub const ALL: [Kernel; 33] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
         Kernel::RadixCount,
-        Kernel::RadixScan,
         Kernel::RadixScatter,
         Kernel::Hierarchy,
         Kernel::Fit,
@@ -160,7 +159,6 @@ impl Kernel {
             Kernel::TriangleBounds => "triangle_bounds",
             Kernel::Morton => "morton",
             Kernel::RadixCount => "radix_count",
-            Kernel::RadixScan => "radix_scan",
             Kernel::RadixScatter => "radix_scatter",
             Kernel::Hierarchy => "hierarchy",
             Kernel::Fit => "fit",
@@ -227,21 +225,19 @@ impl Kernel {
     pub fn bindings(self) -> &'static [Binding] {
         match self {
             // params, vertices (positions read, normals written), triangles, vertex_tri_offsets,
-            // vertex_tris
-            Kernel::VertexNormals => &[U, W, R, R, R],
-            // bodies, tile_body, vertices, triangles, tri_boxes, body_state, params
-            Kernel::TriangleBounds => &[R, R, R, R, W, W, U],
-            // bodies, tile_body, vertices, triangles, tri_boxes, body_state, keys, values, params
-            Kernel::Morton => &[R, R, R, R, R, W, W, W, U],
+            // vertex_tris, bodies, body_state (boxes)
+            Kernel::VertexNormals => &[U, W, R, R, R, R, W],
+            // bodies, tile_body, vertices, triangles, tri_boxes, params
+            Kernel::TriangleBounds => &[R, R, R, R, W, U],
+            // bodies, tile_body, vertices, triangles, tri_boxes, body_state, keys, counters, params
+            Kernel::Morton => &[R, R, R, R, W, W, W, W, U],
             // pass, segments, tile_segment, keys, counters
             Kernel::RadixCount => &[UD, R, R, R, W],
-            // pass, counters
-            Kernel::RadixScan => &[UD, W],
             // pass, segments, tile_segment, counters, keys_in, values_in, keys_out, values_out
-            Kernel::RadixScatter => &[UD, R, R, R, R, R, W, W],
+            Kernel::RadixScatter => &[UD, R, R, W, R, R, W, W],
             // bodies, tile_body, body_state, keys, values, nodes, parents, params
             Kernel::Hierarchy => &[R, R, R, R, R, W, W, U],
-            // bodies, tile_body, body_state, tri_boxes, parents, nodes, visits, params
+            // bodies, tile_body, body_state, tri_boxes, parents, nodes, fit_keys, params
             Kernel::Fit => &[R, R, R, R, R, W, W, U],
             // body_state, vertices, triangles, nodes, targets, rays, hits (no uniform: the
             // counts are the lengths of the bindings)
@@ -251,8 +247,8 @@ impl Kernel {
             Kernel::RaycastAll => &[R, R, R, R, R, R, W, W],
             // params, bodies, body_state, pairs
             Kernel::BroadPhase => &[U, R, R, W],
-            // params, bodies, pairs, tile_offsets, dispatch
-            Kernel::PairTiles => &[U, R, W, W, W],
+            // params, bodies, body_state, pairs, tile_offsets, dispatch
+            Kernel::PairTiles => &[U, R, R, W, W, W],
             // params, bodies, body_state, vertices, tile_offsets, pairs, sources
             Kernel::RaySources => &[U, R, R, R, R, W, W],
             // params, pairs, args
@@ -305,15 +301,17 @@ impl Kernel {
     pub fn workgroup_bytes(self) -> u32 {
         use layout::workgroup_var_bytes as var;
         match self {
-            // wg_min, wg_max: 3 words each
-            Kernel::TriangleBounds => 2 * var(3 * 4),
-            // wg_count, wg_degenerate
-            Kernel::Morton => 2 * var(4),
+            // the keys of the workgroup's first two bodies' boxes: 12 words
+            Kernel::VertexNormals => var(12 * 4),
+            // wg_count, wg_degenerate, the first pass's digit counts
+            Kernel::Morton => 2 * var(4) + var(layout::RADIX_BUCKETS * 4),
             // the digit histogram
             Kernel::RadixCount => var(layout::RADIX_BUCKETS * 4),
             // workgroup_exclusive_scan
-            Kernel::RadixScan | Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
+            Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
             Kernel::RadixScatter => layout::RADIX_SCATTER_WORKGROUP_BYTES,
+            // wg_count, wg_base: the workgroup's entries and their first slot
+            Kernel::RaySources => 2 * var(4),
             // the outcome counts, fallback casts and fallback hits of the workgroup
             Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
             // the workgroup's totals
@@ -331,7 +329,7 @@ impl Kernel {
             | Kernel::Morton
             | Kernel::Hierarchy
             | Kernel::Fit => size_of::<layout::FrameParams>(),
-            Kernel::RadixCount | Kernel::RadixScan | Kernel::RadixScatter => size_of::<layout::SortPass>(),
+            Kernel::RadixCount | Kernel::RadixScatter => size_of::<layout::SortPass>(),
             Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => 0,
             Kernel::Walk => size_of::<layout::WalkParams>(),
             Kernel::Response => size_of::<layout::ResponseParams>(),
@@ -367,7 +365,6 @@ impl Kernel {
             Kernel::TriangleBounds => shader!("triangle_bounds.wgsl"),
             Kernel::Morton => shader!("morton.wgsl"),
             Kernel::RadixCount => shader!("radix_count.wgsl"),
-            Kernel::RadixScan => shader!("radix_scan.wgsl"),
             Kernel::RadixScatter => shader!("radix_scatter.wgsl"),
             Kernel::Hierarchy => shader!("hierarchy.wgsl"),
             Kernel::Fit => shader!("fit.wgsl"),
@@ -400,10 +397,16 @@ impl Kernel {
         }
     }
 
-    /// The complete WGSL module: the constants prelude, then the kernel with each
-    /// `//!include shared/<file>.wgsl` line replaced by that file.
+    /// The complete WGSL module for the default [`layout::Tuning`] (a software adapter's):
+    /// [`Kernel::source_with`].
     pub fn source(self) -> String {
-        let mut out = layout::wgsl_prelude();
+        self.source_with(&layout::Tuning::default())
+    }
+
+    /// The complete WGSL module for `tuning`: the constants prelude, then the kernel with each
+    /// `//!include shared/<file>.wgsl` line replaced by that file.
+    pub fn source_with(self, tuning: &layout::Tuning) -> String {
+        let mut out = layout::wgsl_prelude(tuning);
         for line in self.raw_source().lines() {
             match line.trim().strip_prefix("//!include ") {
                 Some(path) => {
@@ -420,7 +423,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 11] = [
+pub const SHARED: [(&str, &str); 13] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -431,6 +434,8 @@ pub const SHARED: [(&str, &str); 11] = [
     ("shared/classify.wgsl", shader!("shared/classify.wgsl")),
     ("shared/intersect.wgsl", shader!("shared/intersect.wgsl")),
     ("shared/vertices.wgsl", shader!("shared/vertices.wgsl")),
+    ("shared/triangles.wgsl", shader!("shared/triangles.wgsl")),
+    ("shared/pairs.wgsl", shader!("shared/pairs.wgsl")),
     ("shared/targets.wgsl", shader!("shared/targets.wgsl")),
 ];
 
@@ -438,6 +443,10 @@ fn shared_source(path: &str) -> Option<&'static str> {
     SHARED.iter().find(|(p, _)| *p == path).map(|(_, s)| *s)
 }
 
+mod cache;
 pub mod limits;
 mod pipelines;
+pub(crate) use cache::DiskCache;
+pub use cache::{PipelineCacheDir, PipelineCacheStatus};
+pub use pipelines::PipelineTime;
 pub(crate) use pipelines::Pipelines;

@@ -9,6 +9,7 @@ use web_time::Instant;
 
 use super::{Binding, Kernel};
 use crate::error::{Error, Result};
+use crate::layout::Tuning;
 
 /// Compute pipelines and bind-group layouts of every kernel, created once per device
 /// ([`crate::GpuContext`] creates them with the device and holds them).
@@ -22,6 +23,24 @@ pub(crate) struct Pipelines {
     elapsed: Duration,
     /// Threads [`Pipelines::new`] compiled on.
     threads: usize,
+    /// Per kernel, in [`Kernel::ALL`] order: how long its creation and its warm-up took.
+    times: Vec<PipelineTime>,
+    /// The sizes the kernels were built with.
+    tuning: Tuning,
+}
+
+/// How long one kernel's pipeline took to get ready ([`GpuContext::pipeline_times`](crate::GpuContext::pipeline_times)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PipelineTime {
+    /// The kernel's name (`shaders/<name>.wgsl`, pipeline label `raycontact.<name>`).
+    pub kernel: &'static str,
+    /// Wall time of its creation (shader module, layouts, pipeline), on one of the creating
+    /// threads (they run side by side, so these add up to more than the creation's wall time).
+    pub create: std::time::Duration,
+    /// Wall time of its warm-up: one empty dispatch submitted alone and waited for, in which a
+    /// driver that compiles at the first dispatch (lavapipe) generates the machine code; `None`
+    /// without warm-up ([`ContextOptions::warm_up`](crate::ContextOptions::warm_up)).
+    pub warm_up: Option<std::time::Duration>,
 }
 
 /// The bind-group layout entry of binding `i` of a kernel.
@@ -42,13 +61,18 @@ fn layout_entry(i: usize, b: Binding) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// A kernel's bind-group layout and pipeline.
-type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline);
+/// A kernel's bind-group layout and pipeline, and how long it took to create.
+type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline, Duration);
 
 /// Compiles kernel `k` on `device`, inside a validation error scope of the calling thread (wgpu's
 /// error scopes are per thread), so that a bad kernel comes back as [`Error::Gpu`].
-fn compile(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, k: Kernel) -> Result<Compiled> {
-    crate::blocking::block_on("pipeline creation", compile_async(device, cache, k))?
+fn compile(
+    device: &wgpu::Device,
+    cache: Option<&wgpu::PipelineCache>,
+    k: Kernel,
+    tuning: &Tuning,
+) -> Result<Compiled> {
+    crate::blocking::block_on("pipeline creation", compile_async(device, cache, k, tuning))?
 }
 
 /// [`compile`], its error scope popped asynchronously (on the web, where nothing may block).
@@ -56,12 +80,14 @@ async fn compile_async(
     device: &wgpu::Device,
     cache: Option<&wgpu::PipelineCache>,
     k: Kernel,
+    tuning: &Tuning,
 ) -> Result<Compiled> {
+    let start = Instant::now();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let label = k.label();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&label),
-        source: wgpu::ShaderSource::Wgsl(k.source().into()),
+        source: wgpu::ShaderSource::Wgsl(k.source_with(tuning).into()),
     });
     let entries: Vec<wgpu::BindGroupLayoutEntry> =
         k.bindings().iter().enumerate().map(|(i, &b)| layout_entry(i, b)).collect();
@@ -84,7 +110,7 @@ async fn compile_async(
     });
     match scope.pop().await {
         Some(e) => Err(Error::Gpu { context: "pipeline creation", message: format!("{label}: {e}") }),
-        None => Ok((bgl, pipeline)),
+        None => Ok((bgl, pipeline, start.elapsed())),
     }
 }
 
@@ -121,8 +147,13 @@ impl Pipelines {
     /// Compiles every kernel on `device` on `threads` threads (at least one; wgpu's `Device` is
     /// `Send + Sync`, and drivers compile pipelines of one device concurrently), the longest
     /// sources first so that the slow kernels do not end up last on one thread. With `cache`,
-    /// the driver reads and fills that pipeline cache.
-    pub fn new(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>, threads: usize) -> Result<Self> {
+    /// the driver reads and fills that pipeline cache. The kernels are built with `tuning`.
+    pub fn new(
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        threads: usize,
+        tuning: Tuning,
+    ) -> Result<Self> {
         let start = Instant::now();
         let mut order: Vec<Kernel> = Kernel::ALL.to_vec();
         order.sort_by_key(|k| std::cmp::Reverse(k.source().len()));
@@ -131,41 +162,53 @@ impl Pipelines {
         let threads = threads.clamp(1, order.len());
         let work = || {
             while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let r = compile(device, cache, k);
+                let r = compile(device, cache, k, &tuning);
                 done.lock().unwrap_or_else(|p| p.into_inner()).push((k, r));
             }
         };
         let threads = run_on(threads, work);
-        Self::collect(done.into_inner().unwrap_or_else(|p| p.into_inner()), start, threads)
+        Self::collect(done.into_inner().unwrap_or_else(|p| p.into_inner()), start, threads, tuning)
     }
 
     /// [`Pipelines::new`] without blocking or threads (the web's way): every kernel compiled on
     /// the calling thread, each error scope awaited.
-    pub async fn new_async(device: &wgpu::Device, cache: Option<&wgpu::PipelineCache>) -> Result<Self> {
+    pub async fn new_async(
+        device: &wgpu::Device,
+        cache: Option<&wgpu::PipelineCache>,
+        tuning: Tuning,
+    ) -> Result<Self> {
         let start = Instant::now();
         let mut done = Vec::with_capacity(Kernel::ALL.len());
         for k in Kernel::ALL {
-            done.push((k, compile_async(device, cache, k).await));
+            done.push((k, compile_async(device, cache, k, &tuning).await));
         }
-        Self::collect(done, start, 1)
+        Self::collect(done, start, 1, tuning)
     }
 
     /// The set, in kernel order, from what was compiled (the first error, if any).
-    fn collect(mut done: Vec<(Kernel, Result<Compiled>)>, start: Instant, threads: usize) -> Result<Self> {
+    fn collect(
+        mut done: Vec<(Kernel, Result<Compiled>)>,
+        start: Instant,
+        threads: usize,
+        tuning: Tuning,
+    ) -> Result<Self> {
         done.sort_by_key(|(k, _)| Kernel::ALL.iter().position(|a| a == k));
         let mut entries = Vec::with_capacity(done.len());
+        let mut times = Vec::with_capacity(done.len());
         for (k, r) in done {
-            let (bgl, pipeline) = r?;
+            let (bgl, pipeline, create) = r?;
             entries.push((k, bgl, pipeline));
+            times.push(PipelineTime { kernel: k.name(), create, warm_up: None });
         }
-        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads })
+        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads, times, tuning })
     }
 
     /// Dispatches every pipeline once over zero workgroups (nothing runs), on scratch buffers,
-    /// and waits: drivers that generate the machine code at a pipeline's first dispatch rather
-    /// than at its creation (lavapipe: llvmpipe builds its compute-shader variant when a grid is
-    /// launched) do it here, not in the first frame.
-    pub fn warm_up(&self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
+    /// each in a submission of its own that is waited for (so that its time is its own): drivers
+    /// that generate the machine code at a pipeline's first dispatch rather than at its creation
+    /// (lavapipe: llvmpipe builds its compute-shader variant when a grid is launched) do it here,
+    /// not in the first frame.
+    pub fn warm_up(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let most = self.entries.iter().map(|(k, _, _)| k.bindings().len()).max().unwrap_or(0);
         let size = device.limits().max_uniform_buffer_binding_size.min(1 << 16);
@@ -179,32 +222,53 @@ impl Pipelines {
                 })
             })
             .collect();
-        let mut encoder = device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.warm_up") });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        let wait = || {
+            device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map(|_| ())
+                .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })
+        };
+        // Longest sources first, as in creation; each pipeline alone.
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.entries[i].0.source().len()));
+        for i in order {
+            let (k, _, ref pipeline) = self.entries[i];
+            let start = Instant::now();
+            let resources: Vec<wgpu::BindingResource<'_>> =
+                k.bindings().iter().zip(&scratch).map(|(_, b)| b.as_entire_binding()).collect();
+            let group = self.bind_group(device, k, &resources);
+            let offsets: Vec<u32> =
+                k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("raycontact.warm_up"),
-                timestamp_writes: None,
             });
-            for &(k, _, ref pipeline) in &self.entries {
-                let resources: Vec<wgpu::BindingResource<'_>> =
-                    k.bindings().iter().zip(&scratch).map(|(_, b)| b.as_entire_binding()).collect();
-                let group = self.bind_group(device, k, &resources);
-                let offsets: Vec<u32> =
-                    k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("raycontact.warm_up"),
+                    timestamp_writes: None,
+                });
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &group, &offsets);
                 pass.dispatch_workgroups(0, 0, 0);
             }
+            queue.submit([encoder.finish()]);
+            wait()?;
+            self.times[i].warm_up = Some(start.elapsed());
         }
-        queue.submit([encoder.finish()]);
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })?;
         match crate::blocking::block_on("pipeline warm-up", scope.pop())? {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
             None => Ok(()),
         }
+    }
+
+    /// The sizes the kernels were built with.
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
+    /// Per kernel, how long its creation and warm-up took.
+    pub fn times(&self) -> &[PipelineTime] {
+        &self.times
     }
 
     /// Compute pipelines this set has created.

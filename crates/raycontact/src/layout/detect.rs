@@ -79,7 +79,8 @@ pub struct DetectParams {
     pub walk_reach: f32,
     /// Bit 0 ([`DETECT_REMEMBER_EXIT`]): trace each volumetric source body to where the ray
     /// leaves it (unbounded), so that its contacts remember that triangle for the next frames'
-    /// walks. Bit 1 ([`DETECT_NO_INVERSION`]): no inversion handling.
+    /// walks. Bit 1 ([`DETECT_NO_INVERSION`]): no inversion handling. Bit 2
+    /// ([`DETECT_BROAD_IN_TILES`]): `pair_tiles` runs the broad phase.
     pub flags: u32,
     /// Capacity of the list of source vertices (`ray_sources`).
     pub source_capacity: u32,
@@ -99,6 +100,14 @@ pub const DETECT_REMEMBER_EXIT: u32 = 1;
 /// [`DetectParams::flags`] bit: no inversion handling (cloth against cloth hits are classified
 /// by their re-projected length alone, never flagged `INVERTED`).
 pub const DETECT_NO_INVERSION: u32 = 2;
+/// [`DetectParams::flags`] bit: `pair_tiles` runs the broad phase's test over every pair of
+/// bodies in its one workgroup before the layout, and `broad_phase` is not dispatched (a scene
+/// of at most [`BROAD_IN_TILES_BODIES`] bodies whose pairs are found on the GPU).
+pub const DETECT_BROAD_IN_TILES: u32 = 4;
+/// The most bodies whose broad phase `pair_tiles` runs itself ([`DETECT_BROAD_IN_TILES`]): up to
+/// 64 × 64 pair tests, 64 per invocation of its one workgroup, cheaper than a dispatch of their
+/// own.
+pub const BROAD_IN_TILES_BODIES: u32 = 64;
 
 /// [`DetectParams::self_collision`] bit: the broad phase adds (C, C) for every cloth C.
 pub const SELF_CLOTH: u32 = 1;

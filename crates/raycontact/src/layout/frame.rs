@@ -22,10 +22,27 @@ pub const fn workgroup_var_bytes(size: u32) -> u32 {
 /// per invocation, then one per 16 invocations and the total.
 pub const SCAN_WORKGROUP_BYTES: u32 =
     workgroup_var_bytes(WG_SIZE * 4) + workgroup_var_bytes((WG_SIZE / 16 + 1) * 4);
-/// Workgroup memory of `radix_scatter`, in bytes: the scan's, and the per-invocation digit
-/// counts of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × WG_SIZE / 2` words).
-pub const RADIX_SCATTER_WORKGROUP_BYTES: u32 =
-    workgroup_var_bytes(RADIX_BUCKETS * WG_SIZE / 2 * 4) + SCAN_WORKGROUP_BYTES;
+/// Workgroup memory of `radix_scatter`, in bytes: the scan's; the per-invocation digit counts
+/// of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × WG_SIZE / 2` words); where each
+/// digit's run of the tile starts, and that less the run's first rank (`RADIX_BUCKETS` words
+/// each); and the next pass's digit counts by
+/// run, destination tile of the run (a run spans at most two) and next digit
+/// (`RADIX_BUCKETS × 2 × RADIX_BUCKETS` words).
+pub const RADIX_SCATTER_WORKGROUP_BYTES: u32 = workgroup_var_bytes(RADIX_BUCKETS * WG_SIZE / 2 * 4)
+    + 2 * workgroup_var_bytes(RADIX_BUCKETS * 4)
+    + workgroup_var_bytes(RADIX_BUCKETS * 2 * RADIX_BUCKETS * 4)
+    + SCAN_WORKGROUP_BYTES;
+/// Words of the radix sort's digit counts per pass and tile: one per digit. The counts of all
+/// [`SORT_PASSES`] passes live in one buffer, pass after pass (`SORT_PASSES × RADIX_BUCKETS ×
+/// tiles` words), cleared before the sort: the first pass's are counted by `morton` (or
+/// `radix_count`), each pass's scatter counts the next's.
+pub const COUNTERS_PER_TILE: u32 = SORT_PASSES * RADIX_BUCKETS;
+
+/// [`SortPass::flags`]: the values to sort are the elements' packed indices (the frame's first
+/// pass: `values_in` is not read).
+pub const SORT_IDENTITY_VALUES: u32 = 1;
+/// [`SortPass::flags`]: count the next pass's digits of the scattered keys.
+pub const SORT_COUNT_NEXT: u32 = 2;
 
 // `radix_scatter` packs the counts of digits 2i and 2i + 1 of one invocation into one word, and
 // so their ranks within the tile: they stay below 2^16 when a tile does.
@@ -225,8 +242,9 @@ pub struct SortPass {
     pub shift: u32,
     /// Tiles of all segments.
     pub tile_count: u32,
-    /// Padding.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
+    /// The pass's index: its digit counts are block `pass_index` of the counts buffer
+    /// ([`COUNTERS_PER_TILE`]).
+    pub pass_index: u32,
+    /// [`SORT_IDENTITY_VALUES`], [`SORT_COUNT_NEXT`].
+    pub flags: u32,
 }

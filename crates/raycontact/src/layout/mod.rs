@@ -28,10 +28,64 @@ pub use response::*;
 
 /// Invocations per workgroup of every kernel.
 pub const WG_SIZE: u32 = 256;
-/// Elements handled by one invocation of a tiled kernel.
-pub const ITEMS: u32 = 16;
-/// Elements in a tile: one workgroup of a tiled kernel handles one tile of one body.
-pub const TILE: u32 = WG_SIZE * ITEMS;
+/// Elements in a tile: the unit the packing splits each body's triangles into (tiles never
+/// straddle two bodies), one workgroup of the radix sort's kernels, and one or more workgroups
+/// of the other per-triangle kernels ([`Tuning::tile_split`]).
+pub const TILE: u32 = 4096;
+/// Elements one invocation of a radix sort kernel handles (one workgroup sorts one tile).
+pub const SORT_ITEMS: u32 = TILE / WG_SIZE;
+
+/// Work per invocation of the per-triangle kernels (`morton`, `triangle_bounds`, `hierarchy`,
+/// `fit`), chosen per adapter kind: the one source of the WGSL constant `ITEMS` (and
+/// `TILE_SPLIT`) prepended to every kernel ([`wgsl_prelude`]) and of the host's dispatch sizes.
+///
+/// A software adapter (lavapipe: a workgroup runs on one CPU thread, looping over SIMD-wide
+/// slices of its invocations) wants few large workgroups: 16 triangles per invocation, one
+/// workgroup per tile. A GPU wants one triangle per invocation, so that a per-triangle stage of
+/// 55k triangles launches 216 workgroups instead of 14 (a GPU has 100+ compute units). The
+/// kernels' results do not depend on it (tests run both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tuning {
+    /// Triangles per invocation of a per-triangle kernel: a power of two, at most
+    /// [`SORT_ITEMS`].
+    pub items: u32,
+}
+
+impl Tuning {
+    /// For a software adapter: 16 triangles per invocation, one workgroup per tile.
+    pub const SOFTWARE: Tuning = Tuning { items: 16 };
+    /// For a GPU: one triangle per invocation, 16 workgroups per tile.
+    pub const GPU: Tuning = Tuning { items: 1 };
+
+    /// The tuning for an adapter of this kind ([`Tuning::SOFTWARE`] for `DeviceType::Cpu`,
+    /// [`Tuning::GPU`] otherwise).
+    pub fn for_device_type(kind: wgpu::DeviceType) -> Self {
+        if kind == wgpu::DeviceType::Cpu { Tuning::SOFTWARE } else { Tuning::GPU }
+    }
+
+    /// Workgroups of a per-triangle kernel per tile.
+    pub const fn tile_split(&self) -> u32 {
+        TILE / (WG_SIZE * self.items)
+    }
+
+    /// Workgroups of a per-triangle kernel over `tiles` tiles.
+    pub const fn tile_groups(&self, tiles: u32) -> u32 {
+        tiles * self.tile_split()
+    }
+
+    /// Whether the kernels can be built with it: `items` a power of two from 1 to
+    /// [`SORT_ITEMS`].
+    pub const fn is_valid(&self) -> bool {
+        self.items.is_power_of_two() && self.items <= SORT_ITEMS
+    }
+}
+
+impl Default for Tuning {
+    /// [`Tuning::SOFTWARE`].
+    fn default() -> Self {
+        Tuning::SOFTWARE
+    }
+}
 
 /// "No node / no triangle".
 pub const NONE: u32 = u32::MAX;

@@ -2,12 +2,18 @@
 
 use super::*;
 
-/// WGSL source of the layout's constants, prepended to every kernel.
-pub fn wgsl_prelude() -> String {
+/// WGSL source of the layout's constants for `tuning`, prepended to every kernel.
+pub fn wgsl_prelude(tuning: &Tuning) -> String {
+    assert!(tuning.is_valid(), "{tuning:?}: items must be a power of two up to {SORT_ITEMS}");
     format!(
         "const WG_SIZE: u32 = {WG_SIZE}u;\n\
-         const ITEMS: u32 = {ITEMS}u;\n\
+         const ITEMS: u32 = {items}u;\n\
+         const TILE_SPLIT: u32 = {split}u;\n\
+         const SORT_ITEMS: u32 = {SORT_ITEMS}u;\n\
          const TILE: u32 = {TILE}u;\n\
+         const RADIX_BITS: u32 = {RADIX_BITS}u;\n\
+         const SORT_IDENTITY_VALUES: u32 = {SORT_IDENTITY_VALUES}u;\n\
+         const SORT_COUNT_NEXT: u32 = {SORT_COUNT_NEXT}u;\n\
          const RADIX_BUCKETS: u32 = {RADIX_BUCKETS}u;\n\
          const RADIX_MATRIX: u32 = {matrix}u;\n\
          const LEAF_BIT: u32 = {LEAF_BIT:#x}u;\n\
@@ -23,11 +29,15 @@ pub fn wgsl_prelude() -> String {
          const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
          const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n\
          const DETECT_NO_INVERSION: u32 = {DETECT_NO_INVERSION}u;\n\
+         const DETECT_BROAD_IN_TILES: u32 = {DETECT_BROAD_IN_TILES}u;\n\
+         const BROAD_IN_TILES_BODIES: u32 = {BROAD_IN_TILES_BODIES}u;\n\
          const RESPONSE_ALONG_NORMAL: u32 = {RESPONSE_ALONG_NORMAL}u;\n\
          const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n\
          const VERTEX_PREVIOUS: u32 = {VERTEX_PREVIOUS}u;\n\
          const VERTEX_NORMALS: u32 = {VERTEX_NORMALS}u;\n\
          const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n{walk}{intersect}",
+        items = tuning.items,
+        split = tuning.tile_split(),
         matrix = RADIX_BUCKETS * WG_SIZE,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),

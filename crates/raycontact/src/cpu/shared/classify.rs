@@ -6,12 +6,15 @@
 //!
 //! A ray classified by its re-projected length L = t |cos α| (the outward ray of volumetric →
 //! volumetric and of volumetric → cloth, both rays of cloth → cloth and of a cloth against
-//! itself) is traced without limit, not up to the reach r: a slanted hit can lie beyond r with
-//! L within the limit, and |cos α| is known only after the hit, so no finite bound is exact.
-//! Every hit whose L is within the limit is thus found (for every vertex `ray_sources` lists);
-//! an inversion is tested only for a hit with t ≤ r; a cloth pair with r = 0 is traced up to 0
-//! (inversions only). Without inversion handling ([`Narrow::inversions`] false) no hit is
-//! tested for an inversion. The reasons are in the WGSL header.
+//! itself, the rays of cloth → volumetric that hit the target's outside) counts only when its
+//! hit is within the reach r along the ray too (t ≤ r): the paper's rays are as long as the
+//! reach, and a grazing hit far away has a tiny L with the vertex nowhere near the triangle.
+//! Those rays are traced up to r, but cloth → volumetric's (a vertex deep inside the target must
+//! find its inside), whose outside hits are kept within r only. Volumetric → cloth's inward ray
+//! traces the source body first, to its exit, then the cloth up to half that distance. A cloth
+//! pair with r = 0 is traced up to 0 (inversions only). Without inversion handling
+//! ([`Narrow::inversions`] false) no hit is tested for an inversion. The reasons are in the WGSL
+//! header.
 
 use glam::Vec3;
 
@@ -308,7 +311,7 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && predict > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout);
+            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
             if o.hits() && o.cosine < 0.0 && o.length < predict {
                 let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
                 if !(own.triangle != NONE && own.t < o.hit.t) {
@@ -318,16 +321,26 @@ pub fn classify<T: Tracer>(
         }
     } else if !cloth_a {
         if use_in {
-            let i = cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin);
+            // The own body first, to where the ray leaves it; then the cloth up to half that
+            // exit distance (a hit beyond it is rejected: the same contacts as a cloth ray
+            // without limit rejected by an own trace up to twice its hit, on shorter rays).
+            let exit = cx.probe(&mut sink, a, p, -n, 0.0, inf, v, hexit).hit;
+            let i = cx.probe(&mut sink, b, p, -n, 0.0, 0.5 * exit.t, NONE, hin);
             if i.hits() {
-                let own = cx.own_hit(&mut sink, a, p, -n, 2.0 * i.hit.t, v, hexit);
-                if !(own.triangle != NONE && own.t < 2.0 * i.hit.t) {
-                    emit(&mut sink, &i, true, COLLISION | INWARD_RAY, own.triangle);
-                }
+                // The exit the bounded own trace (up to 2 t) used to report: only one lying
+                // exactly there, unless exits are remembered.
+                let remembered = cx.remember_exit || exit.t == 2.0 * i.hit.t;
+                emit(
+                    &mut sink,
+                    &i,
+                    true,
+                    COLLISION | INWARD_RAY,
+                    if remembered { exit.triangle } else { NONE },
+                );
             }
         }
         if use_out && reach > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout);
+            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
             let class = class_of(o.length, eb, predict);
             if o.hits() && class != 0 {
                 let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
@@ -346,19 +359,20 @@ pub fn classify<T: Tracer>(
         } else if inside_i {
             emit(&mut sink, &i, true, COLLISION | INWARD_RAY, NONE);
         } else {
+            // Hits of b's outside: within the reach along the ray as well as by L.
             let ci = class_of(i.length, ea, predict);
-            if i.hits() && ci != 0 {
+            if i.hits() && i.hit.t <= reach && ci != 0 {
                 emit(&mut sink, &i, false, ci | INWARD_RAY, NONE);
             }
             let co = class_of(o.length, ea, predict);
-            if o.hits() && co != 0 {
+            if o.hits() && o.hit.t <= reach && co != 0 {
                 emit(&mut sink, &o, false, co | OUTWARD_RAY, NONE);
             }
         }
     } else {
         let ignore = if self_pair { v } else { NONE };
-        // Unbounded, or up to r = 0 when nothing classifies by L.
-        let tmax = if reach <= 0.0 { reach } else { inf };
+        // Up to the reach: a hit beyond it is no contact, whatever its L.
+        let tmax = reach;
         let (mut todo, mut done, mut hints) = (rays.sides, 0u32, [hin, hout]);
         for i in 0..3 {
             let side = i & 1;
