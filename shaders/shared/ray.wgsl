@@ -18,7 +18,8 @@ struct RayHit {
     triangles_tested: u32,
     // 1 when the short stack overflowed and the query finished with a stackless walk.
     fallback: u32,
-    pad: u32,
+    // The body hit: its position in the query's list of bodies (ray queries; NONE on a miss).
+    body: u32,
 }
 
 // Axis permutation of a ray for the watertight test: kz = the dominant axis of dir.

@@ -182,6 +182,68 @@ pub enum Error {
         /// The resolution in use.
         resolution: f32,
     },
+    /// A GPU buffer handed to a recorded ray query ([`Scene::record_cast_rays`](crate::Scene::record_cast_rays)
+    /// and its siblings) cannot be used as the query needs it.
+    #[error("{query}: the `{buffer}` buffer: {problem}")]
+    QueryBuffer {
+        /// The query (`record_cast_rays`, `record_cast_rays_anyhit`, `record_cast_rays_all`).
+        query: &'static str,
+        /// Which of its buffers (`rays`, `hits`, `counts`).
+        buffer: &'static str,
+        /// What is wrong with it.
+        problem: BufferProblem,
+    },
+}
+
+/// What is wrong with a buffer handed to a recorded ray query ([`Error::QueryBuffer`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BufferProblem {
+    /// The buffer ends before what the query reads or writes does.
+    #[error("the query needs {needed} bytes from offset {offset}, but the buffer has {size} bytes")]
+    TooSmall {
+        /// Byte offset given.
+        offset: u64,
+        /// Bytes the query reads or writes from there.
+        needed: u64,
+        /// Bytes of the buffer.
+        size: u64,
+    },
+    /// The offset is not a multiple of the device's `min_storage_buffer_offset_alignment`.
+    #[error(
+        "offset {offset} is not a multiple of the device's min_storage_buffer_offset_alignment ({alignment})"
+    )]
+    Misaligned {
+        /// Byte offset given.
+        offset: u64,
+        /// The device's alignment.
+        alignment: u64,
+    },
+    /// The buffer lacks a usage the query needs.
+    #[error("its usages {has:?} lack {needs:?}")]
+    Usage {
+        /// Usages the query needs.
+        needs: wgpu::BufferUsages,
+        /// The buffer's usages.
+        has: wgpu::BufferUsages,
+    },
+    /// The range the query binds is larger than the device binds at once.
+    #[error(
+        "the query binds {bytes} bytes of it, over the device's max_storage_buffer_binding_size ({limit})"
+    )]
+    OverBindingLimit {
+        /// Bytes the query binds.
+        bytes: u64,
+        /// The device's `max_storage_buffer_binding_size`.
+        limit: u64,
+    },
+    /// It is the buffer of the rays, which the query reads while it writes this one, or its
+    /// range overlaps that of another output.
+    #[error("it overlaps the `{other}` buffer's range, or is the rays' buffer")]
+    Overlaps {
+        /// The other buffer.
+        other: &'static str,
+    },
 }
 
 /// `Result` with raycontact's [`Error`].

@@ -21,7 +21,11 @@
 //! - [`Scene::set_intersections`]: edge–triangle crossings, the intersection contour and global
 //!   intersection analysis ([`Intersections`], [`IntersectionMode`]) on the same BVHs, with edge
 //!   and untangling contacts for the response.
-//! - Ray queries: [`Scene::cast_rays`] (closest hit), [`Scene::walk`] (iterative casts).
+//! - Ray queries against one body or several at once ([`RayTargets`]): [`Scene::cast_rays`]
+//!   (closest hit), [`Scene::cast_rays_anyhit`] (occlusion), [`Scene::cast_rays_all`] (every hit
+//!   up to a cap per ray, sorted, overflow counted), each also recorded into your encoder over
+//!   your own GPU buffers ([`Scene::record_cast_rays`] and its siblings); [`Scene::walk`]
+//!   (iterative casts).
 //! - [`FrameStats`] (per-stage times, dispatches, bytes), typed [`Error`]s naming the body and
 //!   the element, [`meshes`] (generators; OBJ, OFF, PLY and STL files).
 //!
@@ -72,6 +76,7 @@ mod layout;
 pub mod meshes;
 mod packing;
 mod plan;
+mod rays;
 mod response;
 mod scene;
 mod stats;
@@ -83,7 +88,7 @@ pub use body::{BodyId, BodyKind};
 pub use bvh_update::{BvhUpdate, sah_cost};
 pub use contact::{Contact, ContactFlags, Contacts, OverflowPolicy, Pairs, SelfCollision};
 pub use context::{ContextOptions, GpuContext};
-pub use error::{Error, Result};
+pub use error::{BufferProblem, Error, Result};
 pub use gpu::{ContactBuffers, ForceBuffers, GpuRadixSort, IntersectionBuffers};
 pub use intersection::{
     BodyRegions, ContourLoop, Crossing, IntersectionCounts, IntersectionMode, Intersections, LoopSides,
@@ -91,7 +96,8 @@ pub use intersection::{
 };
 pub use kernels::limits::{required_features, required_limits};
 pub use kernels::{PipelineCacheDir, PipelineCacheStatus, PipelineTime};
-pub use layout::{Ray, RayHit, Tuning, WalkCounts, WalkHit};
+pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, Tuning, WalkCounts, WalkHit};
+pub use rays::{AllHits, GpuOutput, GpuRays, RayTargets};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};
 pub use stats::{BvhAction, BvhStats, FrameStats, Stage, StageStats};

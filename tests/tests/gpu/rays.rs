@@ -85,7 +85,8 @@ fn check_mesh(name: &str, mesh: &TriMesh, seed: u64) -> (f64, f64) {
     assert_same_hits(&format!("{name} CPU BVH"), &cpu_hits, &want);
     // The GPU and its twin traverse the same tree the same way.
     let frame = cpu.frame_data().unwrap();
-    let twin = cpu::raycast(cpu.packing(), &frame, &mesh.positions, 0, &rays);
+    let scene = cpu::QueryScene { packing: cpu.packing(), frame: &frame, positions: &mesh.positions };
+    let twin = cpu::raycast(&scene, &[0], &rays);
     assert_same_hits(&format!("{name} CPU twin"), &twin, &want);
     let nodes_gpu: u64 = got.iter().map(|h| h.nodes_visited as u64).sum();
     let nodes_cpu: u64 = twin.iter().map(|h| h.nodes_visited as u64).sum();
@@ -200,7 +201,8 @@ fn short_stack_overflow_falls_back_without_missing_hits() {
     cpu.update().unwrap();
     assert_same_hits("stacked triangles CPU", &cpu.cast_rays(c, &rays).unwrap(), &want);
     let frame = cpu.frame_data().unwrap();
-    let twin = cpu::raycast(cpu.packing(), &frame, &mesh.positions, 0, &rays);
+    let scene = cpu::QueryScene { packing: cpu.packing(), frame: &frame, positions: &mesh.positions };
+    let twin = cpu::raycast(&scene, &[0], &rays);
     assert_eq!(
         got.iter().map(|h| (h.nodes_visited, h.fallback)).collect::<Vec<_>>(),
         twin.iter().map(|h| (h.nodes_visited, h.fallback)).collect::<Vec<_>>(),
@@ -223,7 +225,8 @@ fn short_stack_overflow_falls_back_without_missing_hits() {
     cpu.update().unwrap();
     let frame = cpu.frame_data().unwrap();
     let few = &rays[..8]; // from above
-    let twin = cpu::raycast(cpu.packing(), &frame, &flat.positions, 0, few);
+    let scene = cpu::QueryScene { packing: cpu.packing(), frame: &frame, positions: &flat.positions };
+    let twin = cpu::raycast(&scene, &[0], few);
     assert!(twin.iter().all(|h| h.fallback == 1), "the short stack overflows");
     assert_same_hits("flat nested triangles", &twin, &brute_force(&flat, few));
 }

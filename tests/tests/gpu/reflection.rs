@@ -7,8 +7,9 @@ use std::mem::{offset_of, size_of};
 use naga::{AddressSpace, StorageAccess, TypeInner};
 use raycontact::internals::kernels::{Binding, Kernel, SHARED};
 use raycontact::internals::layout::{
-    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, Ray, RayHit,
-    RaycastParams, SortPass, SortSegment, TriBox,
+    BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, QueryTarget,
+    RAY_COUNTS_OFFSET, Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, SortPass, SortSegment,
+    TriBox,
 };
 use raycontact::internals::layout::{
     ContourGpu, CrossingGpu, EdgeGpu, IntersectParams, IntersectState, LoopGpu, RegionGpu,
@@ -207,8 +208,11 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!("SortSegment", SortSegment, [offset, count, tile_offset, tile_count]);
     check_struct!("SortPass", SortPass, [shift, tile_count, pass_index, flags]);
     check_struct!("Ray", Ray, [origin, tmin, dir, tmax]);
-    check_struct!("RayHit", RayHit, [t, triangle, u, v, nodes_visited, triangles_tested, fallback, pad]);
-    check_struct!("RaycastParams", RaycastParams, [body, ray_count, pad0, pad1]);
+    check_struct!("RayHit", RayHit, [t, triangle, u, v, nodes_visited, triangles_tested, fallback, body]);
+    check_struct!("QueryTarget", QueryTarget, [body, index, pad]);
+    check_struct!("RayIntersection", RayIntersection, [t, triangle, u, v, body]);
+    check_struct!("RayHitCount", RayHitCount, [found, stored, nodes_visited, triangles_tested]);
+    check_struct!("RayHitTotals", RayHitTotals, [found, stored, rays_hit, rays_overflowed]);
     check_struct!("WalkHit", WalkHit, [t, triangle, u, v, outcome, steps, last, bvh]);
     check_struct!("WalkCounts", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
     check_struct!(
@@ -281,6 +285,8 @@ fn buffers_of_several_arrays_match_the_host_offsets() {
     }
     // A walk's counters, then its hits: read back at WALK_HITS_OFFSET.
     assert_eq!(offsets("WalkOutput"), [("counts".into(), 0), ("hits".into(), WALK_HITS_OFFSET as u32)]);
+    // An all-hits query's totals, then its counts: read back at RAY_COUNTS_OFFSET.
+    assert_eq!(offsets("RayHitCounts"), [("totals".into(), 0), ("rays".into(), RAY_COUNTS_OFFSET as u32)]);
     assert_eq!(PAIRS_OFFSET as usize, size_of::<DetectState>());
     assert_eq!(WALK_HITS_OFFSET as usize, size_of::<WalkCounts>());
 }

@@ -5,6 +5,7 @@ mod classify;
 mod intersections;
 mod pairs;
 mod queries;
+mod ray_queries;
 mod ray_triangle;
 mod rebuild;
 mod reference;

@@ -16,7 +16,7 @@ use raycontact_tests::{random_unit, rng};
 use crate::reference::{Packed, brute_closest};
 
 /// A triangle soup of `count` triangles in the unit box, of sizes from 0.02 to 0.3, crossing.
-fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
+pub(crate) fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
     let mut m = TriMesh::default();
     for t in 0..count {
         let c = Vec3::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
@@ -31,7 +31,7 @@ fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
 
 /// An icosphere with its vertices moved radially at random: a closed, bumpy, non-convex
 /// surface.
-fn bumpy(r: &mut rand_pcg::Pcg64) -> TriMesh {
+pub(crate) fn bumpy(r: &mut rand_pcg::Pcg64) -> TriMesh {
     let mut m = meshes::icosphere(1.0, 3);
     for p in &mut m.positions {
         *p *= r.random_range(0.7..1.2);
@@ -39,7 +39,7 @@ fn bumpy(r: &mut rand_pcg::Pcg64) -> TriMesh {
     m
 }
 
-fn random_rays(r: &mut rand_pcg::Pcg64, n: usize) -> Vec<Ray> {
+pub(crate) fn random_rays(r: &mut rand_pcg::Pcg64, n: usize) -> Vec<Ray> {
     (0..n)
         .map(|i| {
             let mut ray = if i % 2 == 0 {
@@ -105,7 +105,8 @@ fn raycast_and_the_ordered_walk_find_the_brute_force_hit() {
         let p = Packed::new(&[(&decoy, BodyKind::Volumetric), (&mesh, BodyKind::Volumetric)]);
         let rays = random_rays(&mut r, 4000);
         let none = vec![None; rays.len()];
-        let gpu_order = cpu::raycast(&p.packing, &p.frame, &p.positions, 1, &rays);
+        let scene = cpu::QueryScene { packing: &p.packing, frame: &p.frame, positions: &p.positions };
+        let gpu_order = cpu::raycast(&scene, &[1], &rays);
         let n = compare(&format!("round {round}, raycast"), &mesh, &rays, &gpu_order, &none);
         let cpu_order = cpu::raycast_ordered(&p.packing, &p.frame, &p.positions, 1, &rays);
         compare(&format!("round {round}, raycast_ordered"), &mesh, &rays, &cpu_order, &none);

@@ -148,7 +148,8 @@ fn the_wide_walk_finds_the_binary_walks_hit_ray_for_ray() {
         // The CPU backend's batch query walks the wide trees too.
         let batch: Vec<Ray> = rays.iter().map(|(ray, _)| *ray).collect();
         let q = cpu::raycast_ordered(&p.packing, &p.frame, &p.positions, 1, &batch);
-        let g = cpu::raycast(&p.packing, &p.frame, &p.positions, 1, &batch);
+        let scene = cpu::QueryScene { packing: &p.packing, frame: &p.frame, positions: &p.positions };
+        let g = cpu::raycast(&scene, &[1], &batch);
         assert!(q.iter().zip(&g).all(|(a, b)| same(a, b)), "round {round}: raycast_ordered");
     }
     assert!(hits > 5000, "{hits} hits");

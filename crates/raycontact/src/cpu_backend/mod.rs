@@ -18,6 +18,7 @@ mod detect;
 mod frame;
 mod intersect;
 mod narrow;
+mod queries;
 
 use frame::Changes;
 pub(crate) use frame::TreeWork;

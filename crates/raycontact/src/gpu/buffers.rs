@@ -304,7 +304,9 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
         Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
         Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, FitKeys, Params],
-        Kernel::Raycast => unreachable!("the ray-cast query has its own bind group"),
+        Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => {
+            unreachable!("the ray queries have their own bind groups")
+        }
         Kernel::BroadPhase => vec![DetectParams, Bodies, BodyState, Pairs],
         Kernel::PairTiles => vec![DetectParams, Bodies, BodyState, Pairs, TileOffsets, Dispatch],
         Kernel::NarrowPhase => {
@@ -436,8 +438,14 @@ impl Buffers {
     fn make_groups(&mut self, ctx: &GpuContext, pipelines: &Pipelines) {
         let mut groups = Vec::new();
         for k in Kernel::ALL {
-            if matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response)
-                || Kernel::INTERSECTION.contains(&k)
+            if matches!(
+                k,
+                Kernel::Raycast
+                    | Kernel::RaycastAnyhit
+                    | Kernel::RaycastAll
+                    | Kernel::Walk
+                    | Kernel::Response
+            ) || Kernel::INTERSECTION.contains(&k)
             {
                 continue;
             }
@@ -509,8 +517,14 @@ mod tests {
     /// The frame kernels (the queries and the response bind their own buffers).
     fn frame_kernels() -> impl Iterator<Item = Kernel> {
         Kernel::ALL.into_iter().filter(|k| {
-            !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response)
-                && !Kernel::INTERSECTION.contains(k)
+            !matches!(
+                k,
+                Kernel::Raycast
+                    | Kernel::RaycastAnyhit
+                    | Kernel::RaycastAll
+                    | Kernel::Walk
+                    | Kernel::Response
+            ) && !Kernel::INTERSECTION.contains(k)
         })
     }
 

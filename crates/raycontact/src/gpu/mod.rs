@@ -10,7 +10,8 @@
 //! | `detect.rs` | a detection plan recorded, submitted, read back, grown and re-run |
 //! | `intersect/` | the intersection stages: their buffers, recording and readback |
 //! | `readback.rs` | contact readback sized by the last frame, debugging reads |
-//! | `raycast.rs`, `walk.rs` | the ray-cast and walk queries |
+//! | `raycast.rs` (`raycast/`) | the ray queries (closest, any and all hits): the target arena, the caller's buffers checked |
+//! | `walk.rs` | the walk query |
 //! | `response.rs` | the contact response's forces |
 //! | `sort.rs` | the radix sort's recording, and [`GpuRadixSort`] |
 //! | `timer.rs` | timestamps per stage |
@@ -40,6 +41,7 @@ mod walk;
 pub(crate) use buffers::{B, check_fits};
 pub(crate) use intersect::IntersectRun;
 pub use intersect::IntersectionBuffers;
+pub(crate) use raycast::QueryKind;
 pub use response::ForceBuffers;
 pub use sort::GpuRadixSort;
 

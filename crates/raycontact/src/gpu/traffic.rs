@@ -68,7 +68,16 @@ mod tests {
     fn a_kernel_writes_only_parts_it_binds_writable() {
         let frame = Kernel::ALL
             .into_iter()
-            .filter(|k| !matches!(k, Kernel::Raycast | Kernel::Walk | Kernel::Response))
+            .filter(|k| {
+                !matches!(
+                    k,
+                    Kernel::Raycast
+                        | Kernel::RaycastAnyhit
+                        | Kernel::RaycastAll
+                        | Kernel::Walk
+                        | Kernel::Response
+                )
+            })
             .filter(|k| !Kernel::INTERSECTION.contains(k));
         for k in frame {
             for (b, binding) in kernel_buffers(k, 0).iter().zip(k.bindings()) {

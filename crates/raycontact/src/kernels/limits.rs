@@ -108,8 +108,9 @@ pub fn required_limits() -> wgpu::Limits {
         max_uniform_buffer_binding_size: most.uniform_bytes as u64,
         max_storage_buffer_binding_size: defaults.max_storage_buffer_binding_size,
         max_buffer_size: defaults.max_buffer_size,
-        // The sort's per-pass uniforms sit UNIFORM_STRIDE apart; no storage buffer is bound at
-        // an offset (256 is the largest alignment WebGPU allows, so every device meets both).
+        // The sort's per-pass uniforms sit UNIFORM_STRIDE apart; the ray queries bind storage
+        // buffers at offsets aligned to the device's own alignment (256 is the largest alignment
+        // WebGPU allows, so every device meets both).
         min_uniform_buffer_offset_alignment: UNIFORM_STRIDE as u32,
         min_storage_buffer_offset_alignment: defaults.min_storage_buffer_offset_alignment,
         // The bind groups one scene creates (each kernel's, for both ping-pong sides): only

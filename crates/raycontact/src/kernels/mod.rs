@@ -56,8 +56,12 @@ pub enum Kernel {
     Hierarchy,
     /// Bottom-up box fitting.
     Fit,
-    /// Closest-hit ray casts against one body.
+    /// Closest-hit ray casts against a list of bodies.
     Raycast,
+    /// Any-hit (occlusion) ray casts against a list of bodies.
+    RaycastAnyhit,
+    /// All-hits ray casts against a list of bodies, up to a cap per ray, sorted by `t`.
+    RaycastAll,
     /// Pairs of bodies whose boxes overlap.
     BroadPhase,
     /// Workgroup layout of the (directed pair, vertex) invocations, and their dispatch (and,
@@ -111,7 +115,7 @@ use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD}
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 31] = [
+    pub const ALL: [Kernel; 33] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
@@ -143,6 +147,8 @@ impl Kernel {
         Kernel::ContourWalk,
         Kernel::EdgeContacts,
         Kernel::UntangleContacts,
+        Kernel::RaycastAnyhit,
+        Kernel::RaycastAll,
     ];
 
     /// The kernel's name: its file `shaders/<name>.wgsl`, its CPU twin, its pipeline label
@@ -157,6 +163,8 @@ impl Kernel {
             Kernel::Hierarchy => "hierarchy",
             Kernel::Fit => "fit",
             Kernel::Raycast => "raycast",
+            Kernel::RaycastAnyhit => "raycast_anyhit",
+            Kernel::RaycastAll => "raycast_all",
             Kernel::BroadPhase => "broad_phase",
             Kernel::PairTiles => "pair_tiles",
             Kernel::RaySources => "ray_sources",
@@ -231,8 +239,12 @@ impl Kernel {
             Kernel::Hierarchy => &[R, R, R, R, R, W, W, U],
             // bodies, tile_body, body_state, tri_boxes, parents, nodes, fit_keys, params
             Kernel::Fit => &[R, R, R, R, R, W, W, U],
-            // query, bodies, body_state, vertices, triangles, nodes, rays, hits
-            Kernel::Raycast => &[U, R, R, R, R, R, R, W],
+            // body_state, vertices, triangles, nodes, targets, rays, hits (no uniform: the
+            // counts are the lengths of the bindings)
+            Kernel::Raycast | Kernel::RaycastAnyhit => &[R, R, R, R, R, R, W],
+            // body_state, vertices, triangles, nodes, targets, rays, counts (totals, then one
+            // per ray), hits
+            Kernel::RaycastAll => &[R, R, R, R, R, R, W, W],
             // params, bodies, body_state, pairs
             Kernel::BroadPhase => &[U, R, R, W],
             // params, bodies, body_state, pairs, tile_offsets, dispatch
@@ -302,12 +314,14 @@ impl Kernel {
             Kernel::RaySources => 2 * var(4),
             // the outcome counts, fallback casts and fallback hits of the workgroup
             Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
+            // the workgroup's totals
+            Kernel::RaycastAll => var(size_of::<layout::RayHitTotals>() as u32),
             _ => 0,
         }
     }
 
     /// Bytes of the kernel's uniform binding (its parameters struct; one pass's [`layout::SortPass`]
-    /// for the sort, bound at a dynamic offset).
+    /// for the sort, bound at a dynamic offset; 0 for the ray queries, which bind none).
     pub fn uniform_bytes(self) -> u32 {
         let size = match self {
             Kernel::VertexNormals
@@ -316,7 +330,7 @@ impl Kernel {
             | Kernel::Hierarchy
             | Kernel::Fit => size_of::<layout::FrameParams>(),
             Kernel::RadixCount | Kernel::RadixScatter => size_of::<layout::SortPass>(),
-            Kernel::Raycast => size_of::<layout::RaycastParams>(),
+            Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => 0,
             Kernel::Walk => size_of::<layout::WalkParams>(),
             Kernel::Response => size_of::<layout::ResponseParams>(),
             Kernel::BroadPhase
@@ -355,6 +369,8 @@ impl Kernel {
             Kernel::Hierarchy => shader!("hierarchy.wgsl"),
             Kernel::Fit => shader!("fit.wgsl"),
             Kernel::Raycast => shader!("raycast.wgsl"),
+            Kernel::RaycastAnyhit => shader!("raycast_anyhit.wgsl"),
+            Kernel::RaycastAll => shader!("raycast_all.wgsl"),
             Kernel::BroadPhase => shader!("broad_phase.wgsl"),
             Kernel::PairTiles => shader!("pair_tiles.wgsl"),
             Kernel::RaySources => shader!("ray_sources.wgsl"),
@@ -407,7 +423,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 12] = [
+pub const SHARED: [(&str, &str); 13] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -420,6 +436,7 @@ pub const SHARED: [(&str, &str); 12] = [
     ("shared/vertices.wgsl", shader!("shared/vertices.wgsl")),
     ("shared/triangles.wgsl", shader!("shared/triangles.wgsl")),
     ("shared/pairs.wgsl", shader!("shared/pairs.wgsl")),
+    ("shared/targets.wgsl", shader!("shared/targets.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {

@@ -1,10 +1,11 @@
-//! Ray queries: closest-hit ray casts through a body's BVH (WGSL `shared/ray.wgsl`,
-//! `shared/bvh.wgsl`) and walks over its triangle adjacency (WGSL `shared/walk.wgsl`).
+//! Ray queries: closest-hit, any-hit and all-hits ray casts through the BVHs of a list of bodies
+//! (WGSL `shared/ray.wgsl`, `shared/bvh.wgsl`, `shared/targets.wgsl`) and walks over a body's
+//! triangle adjacency (WGSL `shared/walk.wgsl`).
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use super::NONE;
+use super::{BodyGpu, NONE};
 
 /// Entries of the short traversal stack of a ray query (see `closest_hit` in
 /// `shaders/shared/bvh.wgsl`); past it a query falls back to a stackless walk, never misses.
@@ -29,9 +30,24 @@ impl Ray {
     pub fn new(origin: Vec3, dir: Vec3) -> Self {
         Self { origin, tmin: 0.0, dir, tmax: f32::INFINITY }
     }
+
+    /// The ray segment `origin + t * dir` for `t` in `[tmin, tmax]`.
+    pub fn segment(origin: Vec3, dir: Vec3, tmin: f32, tmax: f32) -> Self {
+        Self { origin, tmin, dir, tmax }
+    }
+
+    /// The point `origin + t * dir`.
+    pub fn at(&self, t: f32) -> Vec3 {
+        self.origin + self.dir * t
+    }
 }
 
-/// Closest hit of a ray (WGSL `RayHit`). A miss has `triangle == NONE` and `t == inf`.
+/// The hit of a ray (WGSL `RayHit`), 32 bytes: the closest one ([`Scene::cast_rays`]) or the
+/// first one found ([`Scene::cast_rays_anyhit`]). A miss has `triangle == NONE`, `body == NONE`
+/// and `t == inf`.
+///
+/// [`Scene::cast_rays`]: crate::Scene::cast_rays
+/// [`Scene::cast_rays_anyhit`]: crate::Scene::cast_rays_anyhit
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct RayHit {
@@ -43,15 +59,16 @@ pub struct RayHit {
     pub u: f32,
     /// Barycentric weight of the triangle's third vertex.
     pub v: f32,
-    /// BVH nodes whose box was tested.
+    /// BVH nodes whose box was tested (over every body of the query).
     pub nodes_visited: u32,
     /// Triangles tested.
     pub triangles_tested: u32,
     /// 1 when the short traversal stack overflowed and the query finished with a stackless walk
-    /// (it still finds the closest hit).
+    /// (it still finds the closest hit). Always 0 for an any-hit query, which walks stackless.
     pub fallback: u32,
-    /// Padding.
-    pub pad: u32,
+    /// The body hit: its position in the query's list of bodies (0 for a query of one body), or
+    /// [`NONE`] on a miss.
+    pub body: u32,
 }
 
 impl RayHit {
@@ -64,7 +81,7 @@ impl RayHit {
         nodes_visited: 0,
         triangles_tested: 0,
         fallback: 0,
-        pad: 0,
+        body: NONE,
     };
 
     /// Whether the ray hit a triangle.
@@ -73,19 +90,112 @@ impl RayHit {
     }
 }
 
-/// Parameters of a ray-cast query (WGSL `RaycastParams`).
+/// A body a ray query tests (WGSL `QueryTarget`), 48 bytes: a copy of its [`BodyGpu`] record
+/// (where its triangles and nodes are) and its packed index (where its
+/// [`BodyState`](super::BodyState), hence its leaf count, is). The query kernels read these
+/// instead of the scene's body table, so that they bind no more than 8 storage buffers.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct QueryTarget {
+    /// The body's packed record.
+    pub body: BodyGpu,
+    /// The body's packed index.
+    pub index: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// One hit of an all-hits query (WGSL `RayIntersection`), 20 bytes. A ray's hits are sorted by
+/// `t`, then `body`, then `triangle` ([`RayIntersection::order`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RayIntersection {
+    /// Ray parameter of the hit.
+    pub t: f32,
+    /// Body-local triangle index.
+    pub triangle: u32,
+    /// Barycentric weight of the triangle's second vertex.
+    pub u: f32,
+    /// Barycentric weight of the triangle's third vertex.
+    pub v: f32,
+    /// The body hit: its position in the query's list of bodies.
+    pub body: u32,
+}
+
+impl RayIntersection {
+    /// The order of a ray's hits (`before` in `raycast_all.wgsl`): by `t`, then by the body's
+    /// position in the query's list, then by triangle index. A ray through an edge or vertex
+    /// shared by several triangles hits each of them at the same `t` (computed from that edge
+    /// or vertex alone, so the tie is exact), listed by triangle index.
+    /// (Hits are never NaN; `-0.0` and `0.0` are the same `t`, as on the GPU.)
+    pub fn order(&self, other: &Self) -> std::cmp::Ordering {
+        use std::cmp::Ordering::{Greater, Less};
+        if self.t != other.t {
+            return if self.t < other.t { Less } else { Greater };
+        }
+        self.body.cmp(&other.body).then(self.triangle.cmp(&other.triangle))
+    }
+}
+
+/// What an all-hits query found for one ray (WGSL `RayHitCount`), 16 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct RaycastParams {
-    /// Packed index of the body.
-    pub body: u32,
-    /// Rays in the batch.
-    pub ray_count: u32,
-    /// Padding.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
+pub struct RayHitCount {
+    /// Hits within `[tmin, tmax]` on the query's bodies (may exceed the query's `max_hits`).
+    pub found: u32,
+    /// Hits stored: `min(found, max_hits)`, the first ones in [`RayIntersection::order`].
+    pub stored: u32,
+    /// BVH nodes whose box was tested.
+    pub nodes_visited: u32,
+    /// Triangles tested.
+    pub triangles_tested: u32,
 }
+
+impl RayHitCount {
+    /// Hits found but not stored: the ray's overflow.
+    pub fn overflow(&self) -> u32 {
+        self.found - self.stored
+    }
+}
+
+/// Totals of an all-hits query over all its rays (WGSL `RayHitTotals`, atomics there), 16
+/// bytes: the head of its counts buffer, before the rays' [`RayHitCount`]s
+/// ([`RAY_COUNTS_OFFSET`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct RayHitTotals {
+    /// Hits found.
+    pub found: u32,
+    /// Hits stored.
+    pub stored: u32,
+    /// Rays with at least one hit.
+    pub rays_hit: u32,
+    /// Rays that found more hits than `max_hits`.
+    pub rays_overflowed: u32,
+}
+
+impl RayHitTotals {
+    /// The totals of these per-ray counts, as the kernel sums them.
+    pub fn of(counts: &[RayHitCount]) -> Self {
+        let mut t = RayHitTotals::default();
+        for c in counts {
+            t.found += c.found;
+            t.stored += c.stored;
+            t.rays_hit += u32::from(c.found > 0);
+            t.rays_overflowed += u32::from(c.found > c.stored);
+        }
+        t
+    }
+
+    /// Hits found but not stored, over all rays: the query's overflow.
+    pub fn overflow(&self) -> u32 {
+        self.found - self.stored
+    }
+}
+
+/// Bytes of the [`RayHitTotals`] at the head of an all-hits query's counts buffer: the
+/// [`RayHitCount`]s of the rays follow (WGSL `RayHitCounts`).
+pub const RAY_COUNTS_OFFSET: u64 = std::mem::size_of::<RayHitTotals>() as u64;
 
 /// Adjacency entry of an edge used by one triangle only (no neighbour across it).
 pub const BOUNDARY: u32 = 0xFFFF_FFFE;

@@ -1,6 +1,7 @@
 //! [`Scene`]: the bodies, their settings and their per-frame BVHs, on the GPU or on the CPU
 //! backend. This file holds the bodies and the settings; the frame is in `frame.rs`, a
-//! detection from plan to contacts in `detect.rs`, the queries in `queries.rs` and `walk.rs`,
+//! detection from plan to contacts in `detect.rs`, the ray queries in `rays.rs` (recorded:
+//! `record_rays.rs`), the walk in `walk.rs`, the debugging reads in `queries.rs`,
 //! iterative detection's bookkeeping in `iterative.rs`.
 
 use glam::Vec3;
@@ -20,6 +21,8 @@ mod frame;
 mod intersection;
 mod iterative;
 mod queries;
+mod rays;
+mod record_rays;
 mod response;
 mod walk;
 

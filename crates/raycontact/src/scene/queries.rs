@@ -1,5 +1,5 @@
-//! Queries over the last frame: closest-hit ray casts, and reads of what the frame and the last
-//! detection left (for tests and debugging, not for every frame).
+//! Reads of what the last frame and detection left (for tests and debugging, not for every
+//! frame); the ray queries are in `rays.rs`.
 
 use glam::Vec3;
 
@@ -9,26 +9,9 @@ use crate::body::BodyId;
 use crate::error::{Error, Result};
 use crate::frame::FrameData;
 use crate::gpu::B;
-use crate::layout::{BodyState, Ray, RayHit};
+use crate::layout::BodyState;
 
 impl Scene {
-    /// Closest hits of `rays` against a body's BVH as of the last update (triangle indices are
-    /// the body's own). A ray through a shared edge or vertex hits one of the incident
-    /// triangles (the watertight test never lets it through); equal `t` goes to the lower
-    /// triangle index. On the GPU: one submission and one readback of `rays.len()` hits.
-    /// Errors: [`Error::StaleBvh`] when bodies or positions changed since the last update.
-    pub fn cast_rays(&mut self, id: BodyId, rays: &[Ray]) -> Result<Vec<RayHit>> {
-        self.require_fresh()?;
-        let b = self.packing.index_of(id).ok_or(Error::UnknownBody { body: id })?;
-        match &mut self.engine {
-            Engine::Gpu(g) => {
-                let ctx = g.ctx().clone();
-                ctx.scoped("raycast", || g.raycast(b as u32, rays))
-            }
-            Engine::Cpu(c) => Ok(c.raycast(&self.packing, b, rays)),
-        }
-    }
-
     /// Everything the last frame built, in the packed layout (reads it back from the GPU: for
     /// tests and debugging, not for every frame).
     pub fn frame_data(&mut self) -> Result<FrameData> {

@@ -7,4 +7,5 @@ pub mod classify;
 pub mod common;
 pub mod intersect;
 pub mod ray;
+pub mod targets;
 pub mod walk;
