@@ -78,18 +78,7 @@ impl Scene {
     #[doc(alias = "cast_ray")]
     #[doc(alias = "mesh_query_ray")]
     pub fn cast_rays<'t>(&mut self, targets: impl Into<RayTargets<'t>>, rays: &[Ray]) -> Result<Vec<RayHit>> {
-        let targets = self.packed_targets(targets.into())?;
-        if rays.is_empty() {
-            return Ok(Vec::new());
-        }
-        let records = self.target_records(&targets);
-        match &mut self.engine {
-            Engine::Gpu(g) => {
-                let ctx = g.ctx().clone();
-                ctx.scoped("raycast", || g.cast_rays(QueryKind::Closest, &records, rays))
-            }
-            Engine::Cpu(c) => Ok(c.cast_rays(&self.packing, &targets, rays)),
-        }
+        self.one_hit_per_ray(QueryKind::Closest, targets.into(), rays)
     }
 
     /// [`Scene::cast_rays`] with the unit normal of each hit triangle at the positions of the
@@ -147,7 +136,17 @@ impl Scene {
         targets: impl Into<RayTargets<'t>>,
         rays: &[Ray],
     ) -> Result<Vec<RayHit>> {
-        let targets = self.packed_targets(targets.into())?;
+        self.one_hit_per_ray(QueryKind::Anyhit, targets.into(), rays)
+    }
+
+    /// The closest or the first hit of each ray ([`Scene::cast_rays`], [`Scene::cast_rays_anyhit`]).
+    fn one_hit_per_ray(
+        &mut self,
+        kind: QueryKind,
+        targets: RayTargets<'_>,
+        rays: &[Ray],
+    ) -> Result<Vec<RayHit>> {
+        let targets = self.packed_targets(targets)?;
         if rays.is_empty() {
             return Ok(Vec::new());
         }
@@ -155,8 +154,10 @@ impl Scene {
         match &mut self.engine {
             Engine::Gpu(g) => {
                 let ctx = g.ctx().clone();
-                ctx.scoped("raycast_anyhit", || g.cast_rays(QueryKind::Anyhit, &records, rays))
+                let label = if kind == QueryKind::Closest { "raycast" } else { "raycast_anyhit" };
+                ctx.scoped(label, || g.cast_rays(kind, &records, rays))
             }
+            Engine::Cpu(c) if kind == QueryKind::Closest => Ok(c.cast_rays(&self.packing, &targets, rays)),
             Engine::Cpu(c) => Ok(c.cast_rays_anyhit(&self.packing, &targets, rays)),
         }
     }
