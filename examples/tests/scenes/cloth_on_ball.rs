@@ -50,9 +50,9 @@ fn a_small_cloth_lands_on_the_ball_and_the_box_on_both_backends() {
     }
     // Two runs of a cloth settling on a ball drift apart once their forces differ in the last
     // bit (the test below pins their detections to each other: the same contacts, the same
-    // depths within 1e-5, at the same positions): on average the
-    // cloths end within 2 mm, and no vertex (an edge hanging free may swing differently) 3 cm
-    // apart. Measured: 1.3 mm on average, 21.6 mm at most, 3 of 256 vertices over 5 mm.
+    // depths within 1e-5, at the same positions): on average the cloths end within 2 mm, and
+    // no vertex (an edge hanging free may swing differently) 3 cm apart. Measured: 1.3 mm on
+    // average, 21.6 mm at most, 3 of 256 vertices over 5 mm.
     let d: Vec<f32> = gpu.2.iter().zip(&cpu.2).map(|(a, b)| a.distance(*b)).collect();
     let (mean, apart) = (d.iter().sum::<f32>() / d.len() as f32, d.iter().copied().fold(0.0, f32::max));
     eprintln!("the backends' cloths end {mean} m apart on average, {apart} m at most");
