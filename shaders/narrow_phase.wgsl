@@ -3,23 +3,26 @@
 // the source body, B the target; n the unit normal of source vertex v at p;
 // e_A, e_B the half-thicknesses (0 for a volumetric body); d the pair's prediction distance and
 // r = max(d, e_A + e_B) its reach. Each hit is re-projected onto the hit triangle's unit normal
-// m (length L = t |dir . m|) before it is classified (Lehericey 2015, section 3.3):
+// m (length L = t |dir . m|) before it is classified (Lehericey 2015, section 3.3). A ray
+// classified by L counts a hit within the reach (t <= r) by its L; a hit beyond it with L < r
+// only through the straight ray from v towards the hit triangle's plane (up to r), by that
+// ray's hit (shared/classify.wgsl says why):
 //
 // - volumetric -> volumetric: the inward ray (-n) finds B's closest triangle; it must face away
 //   from n (the ray leaves B) and A must not be hit first -> collision. With d > 0 the outward
-//   ray (+n, up to r) finds a triangle of B facing n's way back (B's outside), not behind A,
+//   ray (+n) finds a triangle of B facing n's way back (B's outside), not behind A,
 //   with L < d -> prediction. A self pair (A, A) (Hermann's section 3.3): the inward ray hits
 //   A's inward surface twice in a row (ignoring v's triangles) -> collision with the first.
 // - volumetric -> cloth: inward ray -> collision when the hit is at most half the exit distance
-//   (A traced first, to its exit; B then up to half of it); outward ray (up to r, not behind A) ->
+//   (A traced first, to its exit; B then up to half of it); outward ray (not behind A) ->
 //   collision when L < e_B, else prediction when L < d.
 // - cloth -> volumetric: both rays, unbounded. When either hits the inside of B (the vertex is
 //   inside B) the one with the shorter L is a collision and the other is dropped; otherwise
 //   each ray that hits B's outside within r -> collision when L < e_A, else prediction when L < d.
-// - cloth -> cloth (and a cloth against itself, ignoring the triangles around v): both rays,
-//   up to r -> collision when L < e_A + e_B, else prediction when L < d. Inversion (section
-//   3.2): when v is on the other side of the hit triangle than at the
-//   previous positions, the normal is flipped and the contact is a collision, flagged inverted.
+// - cloth -> cloth (and a cloth against itself, ignoring the triangles around v): both rays
+//   -> collision when L < e_A + e_B, else prediction when L < d. Inversion (section 3.2): when
+//   the hit is within r and v is on the other side of the hit triangle than at the previous
+//   positions, the normal is flipped and the contact is a collision, flagged inverted.
 //
 // A contact's normal is the direction that resolves it for the source vertex: towards the hit
 // (across B) for a collision of an inward-facing hit and for an inversion, away from it for a

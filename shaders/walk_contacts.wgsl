@@ -6,7 +6,9 @@
 // (shared/classify.wgsl), but each trace starts on the triangle the ray hit last frame and walks
 // the triangle adjacency (`walk_ray`, shared/walk.wgsl) instead of traversing the BVH: the ray
 // on the target from last frame's target triangle, the source body's own trace from last
-// frame's exit triangle. A walk that does not hit is cast through the (rebuilt) BVH with
+// frame's exit triangle; the straight ray that confirms a hit beyond the reach (see
+// shared/classify.wgsl) from the same triangle as the ray it confirms, or from that ray's hit
+// when there is none. A walk that does not hit is cast through the (rebuilt) BVH with
 // `params.walk_fallback` = WALK_FALLBACK_BVH, and is a miss with WALK_FALLBACK_DROP (the paper's
 // behaviour: the ray is lost until the next full pass); traces without a remembered triangle
 // (a volumetric self pair's second hit, an exit never found) are treated alike. Walks cross at

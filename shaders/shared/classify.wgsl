@@ -12,23 +12,30 @@
 // where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown).
 // The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::internals::cpu::classify`.
 //
-// How far a ray is traced. A ray classified by its re-projected length L = t |cos α| (the
-// outward ray of volumetric -> volumetric and of volumetric -> cloth, both rays of cloth ->
-// cloth and of a cloth against itself, the rays of cloth -> volumetric that hit B's outside)
-// counts only when its hit is within the reach r along the ray too (t <= r): the paper's rays
-// have the length of the reach, and re-projection only shortens them (Lehericey 2015, section
-// 3.3). L alone says that v is within the limit of the hit triangle's *plane*; a grazing hit far
-// away (t = 0.313, |cos α| = 0.0104 in `cloth_on_ball`: L = 0.0033) has a tiny L with v nowhere
-// near the triangle, and was a collision while these rays were traced without limit. So those
-// rays are traced up to r, but cloth -> volumetric's, which go without limit since a vertex deep
-// inside B must find B's inside (then the shorter L decides, whatever t); their hits of B's
-// outside are then kept within r only. The price: a hit slanted so far that t > r with L within
-// the limit (beyond 80 degrees for L = r / 5.8) is not found. A cloth pair with r = 0 classifies
-// nothing by L and is traced up to 0, for inversions only; with DETECT_NO_INVERSION set
-// (`Scene::set_inversion_handling(false)`) no hit is tested for an inversion. Volumetric ->
-// cloth's inward ray traces the source body first, to where the ray leaves it, then the cloth up
-// to half that exit distance (Lehericey's condition, on a shorter ray than a cloth ray without
-// limit checked by an own trace up to twice its hit; the same contacts).
+// How far a ray is traced, and the re-projected ray made real. A ray classified by its
+// re-projected length L = t |cos α| (the outward ray of volumetric -> volumetric and of
+// volumetric -> cloth, both rays of cloth -> cloth and of a cloth against itself, the rays of
+// cloth -> volumetric that hit B's outside) is traced without limit (cloth -> volumetric's go
+// without limit anyway: a vertex deep inside B must find B's inside). A hit within the reach r
+// along the ray (t <= r, the length of the paper's rays) is classified by its L. A hit beyond
+// it (t > r) whose L is within the case's limit (the reach r: L < r) says only that v is within
+// r of the hit triangle's *plane*: a slanted vertex over a sheet (80 degrees, L = r / 2: t =
+// 2.9 r), or a grazing hit far away (t = 0.313, |cos α| = 0.0104 in `cloth_on_ball`: L = 0.0033,
+// with v nowhere near the triangle). It is confirmed by the ray the re-projection stands for:
+// a second ray from v straight towards that plane (direction sign(cos α) m, m the hit
+// triangle's unit normal, up to r) on the same body. When it hits, the step is done again with
+// *its* hit (triangle, t, cosine, L) in place of the far one, by the same case's rule (and for
+// volumetric sources, an own trace along it); when it misses, the far hit is rejected. So the
+// sheet under a slanted vertex is found (the straight ray hits it at L) and a ball grazed far
+// away is not (the straight ray misses it). In `walk_contacts` the straight ray walks from the
+// slanted ray's hint (last frame's triangle of that ray, which is the straight ray's own when
+// last frame's contact came from one), or from the far hit's triangle when there is none.
+// A hit beyond r with L >= r is rejected, and is no inversion either. A cloth pair with r = 0
+// classifies nothing by L and is traced up to 0, for inversions only; with DETECT_NO_INVERSION
+// set (`Scene::set_inversion_handling(false)`) no hit is tested for an inversion. Volumetric ->
+// cloth's inward ray traces the source body first, to where the ray leaves it, then the cloth
+// up to half that exit distance (Lehericey's condition, on a shorter ray than a cloth ray
+// without limit checked by an own trace up to twice its hit; the same contacts).
 
 // A trace's hit, whether (and in how many steps) a walk found it, and how the walk ended
 // (NONE when the trace did not walk).
@@ -103,9 +110,9 @@ struct Source {
     eb: f32,
 }
 
-// Appends the contact of probe `pr` along `dir`. `through`: the normal points towards the hit
+// Appends the contact of probe `pr`. `through`: the normal points towards the hit
 // (else away from it). `exit`: the source body's triangle where the ray leaves it (or NONE).
-fn emit(s: Source, dir: vec3<f32>, pr: Probe, through: bool, flags: u32, exit: u32) {
+fn emit(s: Source, pr: Probe, through: bool, flags: u32, exit: u32) {
     let slot = atomicAdd(&pairs.state.contact_count, 1u);
     if slot >= params.contact_capacity {
         return;
@@ -179,10 +186,10 @@ fn pair_case(a: u32, b: u32) -> u32 {
     return CASE_CC;
 }
 
-// One trace of the classification: along -n (inward) or +n, on `body`, over [tmin, tmax].
+// One trace of the classification: along `dir` on `body`, over [tmin, tmax].
 struct Request {
     body: u32,
-    outward: bool,
+    dir: vec3<f32>,
     tmin: f32,
     tmax: f32,
     ignore: u32,
@@ -198,6 +205,30 @@ fn own_tmax(t: f32) -> f32 {
     return t;
 }
 
+// Whether step s of case `kind` classifies its hit by the re-projected length L (and so may
+// confirm a hit beyond the reach by a straight ray): volumetric -> volumetric's outward ray
+// (a hit of B's outside), volumetric -> cloth's outward ray, cloth -> volumetric's hits of
+// B's outside (steps 2 and 3), every cloth -> cloth ray.
+fn by_length(kind: u32, s: u32, pr: Probe) -> bool {
+    switch kind {
+        case CASE_VV: {
+            return s == 2u && pr.cosine < 0.0;
+        }
+        case CASE_VC: {
+            return s == 2u;
+        }
+        case CASE_CV: {
+            return s >= 2u;
+        }
+        case CASE_CC: {
+            return true;
+        }
+        default: {
+            return false;
+        }
+    }
+}
+
 // Classifies the rays of source vertex `local` of body a against body b (a itself for a self
 // pair) of directed pair k with prediction distance `predict`: the inward ray when bit 0 of
 // `sides` is set, the outward one when bit 1 is; `hint_in`, `hint_out` and `hint_exit` are
@@ -209,13 +240,15 @@ fn own_tmax(t: f32) -> f32 {
 // site, and one call site instead of thirteen is what keeps the kernels quick to compile.
 // Step s of each case, in the order the rules need them (the twin makes the same traces):
 // - volumetric self: 0 the first hit on a; 1 the second hit past it.
-// - volumetric -> volumetric: 0 inward on b; 1 own trace of that hit; 2 outward on b (up to
-//   r); 3 own trace of that hit.
+// - volumetric -> volumetric: 0 inward on b; 1 own trace of that hit; 2 outward on b; 3 own
+//   trace of that hit (along the ray the contact is made from).
 // - volumetric -> cloth: 0 the own trace inward, to the exit; 1 inward on b up to half the
-//   exit distance; 2 outward on b (up to r); 3 own trace of that hit.
+//   exit distance; 2 outward on b; 3 own trace of that hit (as for volumetric -> volumetric).
 // - cloth -> volumetric: 0 inward on b; 1 outward on b (both unbounded: the vertex may be
-//   deep inside b); then the classification.
-// - cloth -> cloth: up to three rays on b (up to r), the side chosen as the header says.
+//   deep inside b); then the classification: 2 the inward hit, 3 the outward hit (no trace).
+// - cloth -> cloth: up to three rays on b, the side chosen as the header says.
+// A step that classifies by L and whose hit lies beyond the reach with L within it is done
+// again with its hit replaced by the straight ray's (`straight`; the header says why).
 fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_in: u32, hint_out: u32,
             hint_exit: u32) {
     let body_a = bodies[a];
@@ -232,14 +265,21 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     let kind = pair_case(a, b);
     let src = Source(a, local, b, k, p, ea, eb);
     let inf = infinity();
+    // How far the rays classified by L go: without limit (hits beyond r are confirmed by a
+    // straight ray), but not at all past 0 when r = 0 (inversions only).
+    var beyond = inf;
+    if r <= 0.0 {
+        beyond = 0.0;
+    }
     let inward = CONTACT_INWARD_RAY;
     let outward = CONTACT_OUTWARD_RAY;
     let use_in = (sides & 1u) != 0u;
     let use_out = (sides & 2u) != 0u;
     let none = Probe(RayHit(inf, NONE, 0.0, 0.0, 0u, 0u, 0u, 0u), vec3<f32>(0.0), 0.0, 0.0, false, 0u, NONE);
     // The hits kept between steps: the first ray's (on b, or a's own for volumetric -> cloth)
-    // and cloth -> volumetric's two rays.
+    // with its direction, and cloth -> volumetric's two rays.
     var first = none;
+    var first_dir = n;
     var i = none;
     var o = none;
     // Cloth -> cloth: the sides to cast, those cast, the hint of each.
@@ -250,80 +290,123 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     if a == b {
         ignore = v;
     }
+    // The step's trace (body NONE: none) and the step that follows; kept when the step is done
+    // again with the straight ray (`straight`).
+    var rq = Request(NONE, -n, 0.0, inf, NONE, NONE);
+    var next = 8u;
+    var straight = false;
     var s = 0u;
     loop {
-        // The step's trace (body NONE: none; `next` is then the step that follows).
-        var rq = Request(NONE, false, 0.0, inf, NONE, NONE);
-        var next = 8u;
-        switch kind {
-            case CASE_VOLUMETRIC_SELF: {
-                if s == 0u && use_in {
-                    rq = Request(a, false, 0.0, inf, v, hint_in);
-                } else if s == 1u {
-                    let t1 = first.hit.t;
-                    rq = Request(a, false, t1 + SELF_HIT_GAP * t1, inf, v, NONE);
+        if !straight {
+            rq = Request(NONE, -n, 0.0, inf, NONE, NONE);
+            next = 8u;
+            switch kind {
+                case CASE_VOLUMETRIC_SELF: {
+                    if s == 0u && use_in {
+                        rq = Request(a, -n, 0.0, inf, v, hint_in);
+                    } else if s == 1u {
+                        let t1 = first.hit.t;
+                        rq = Request(a, -n, t1 + SELF_HIT_GAP * t1, inf, v, NONE);
+                    }
                 }
-            }
-            case CASE_VV, CASE_VC: {
-                if s == 0u {
-                    if use_in {
-                        if kind == CASE_VV {
-                            rq = Request(b, false, 0.0, inf, NONE, hint_in);
+                case CASE_VV, CASE_VC: {
+                    if s == 0u {
+                        if use_in {
+                            if kind == CASE_VV {
+                                rq = Request(b, -n, 0.0, inf, NONE, hint_in);
+                            } else {
+                                rq = Request(a, -n, 0.0, inf, v, hint_exit);
+                            }
                         } else {
-                            rq = Request(a, false, 0.0, inf, v, hint_exit);
+                            next = 2u;
                         }
-                    } else {
-                        next = 2u;
+                    } else if s == 1u {
+                        if kind == CASE_VV {
+                            rq = Request(a, -n, 0.0, own_tmax(first.hit.t), v, hint_exit);
+                        } else {
+                            // Half the exit distance (none when the ray never leaves a).
+                            rq = Request(b, -n, 0.0, 0.5 * first.hit.t, NONE, hint_in);
+                        }
+                    } else if s == 2u {
+                        if use_out && ((kind == CASE_VV && predict > 0.0) || (kind == CASE_VC && r > 0.0)) {
+                            rq = Request(b, n, 0.0, beyond, NONE, hint_out);
+                        }
+                    } else if s == 3u {
+                        rq = Request(a, first_dir, 0.0, own_tmax(first.hit.t), v, hint_exit);
                     }
-                } else if s == 1u {
-                    if kind == CASE_VV {
-                        rq = Request(a, false, 0.0, own_tmax(first.hit.t), v, hint_exit);
-                    } else {
-                        // Half the exit distance (none when the ray never leaves a).
-                        rq = Request(b, false, 0.0, 0.5 * first.hit.t, NONE, hint_in);
-                    }
-                } else if s == 2u {
-                    if use_out && ((kind == CASE_VV && predict > 0.0) || (kind == CASE_VC && r > 0.0)) {
-                        rq = Request(b, true, 0.0, r, NONE, hint_out);
-                    }
-                } else if s == 3u {
-                    rq = Request(a, true, 0.0, own_tmax(first.hit.t), v, hint_exit);
                 }
-            }
-            case CASE_CV: {
-                if s == 0u {
-                    next = 1u;
-                    if use_in {
-                        rq = Request(b, false, 0.0, inf, NONE, hint_in);
+                case CASE_CV: {
+                    if s == 0u {
+                        next = 1u;
+                        if use_in {
+                            rq = Request(b, -n, 0.0, inf, NONE, hint_in);
+                        }
+                    } else if s == 1u && use_out {
+                        rq = Request(b, n, 0.0, inf, NONE, hint_out);
+                    } else if s == 2u {
+                        // No trace: the inward hit of step 0 (its hint for a straight ray).
+                        next = 3u;
+                        rq.hint = hint_in;
+                    } else if s == 3u {
+                        rq.hint = hint_out;
                     }
-                } else if s == 1u && use_out {
-                    rq = Request(b, true, 0.0, inf, NONE, hint_out);
                 }
-            }
-            default: {
-                // Cloth -> cloth: the first side still to cast, if any (three rounds at most).
-                if s < 3u {
-                    next = s + 1u;
-                    let side = s & 1u;
-                    if (todo & (1u << side)) != 0u && (done & (1u << side)) == 0u {
-                        done |= 1u << side;
-                        rq = Request(b, side == 1u, 0.0, r, ignore, hints[side]);
+                default: {
+                    // Cloth -> cloth: the first side still to cast, if any (three rounds at most).
+                    if s < 3u {
+                        next = s + 1u;
+                        let side = s & 1u;
+                        if (todo & (1u << side)) != 0u && (done & (1u << side)) == 0u {
+                            done |= 1u << side;
+                            var dir = -n;
+                            if side == 1u {
+                                dir = n;
+                            }
+                            rq = Request(b, dir, 0.0, beyond, ignore, hints[side]);
+                        }
                     }
                 }
             }
         }
         var pr = none;
-        var dir = -n;
-        if rq.outward {
-            dir = n;
-        }
         if rq.body != NONE {
-            pr = probe(rq.body, p, dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
+            pr = probe(rq.body, p, rq.dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
         }
+        if kind == CASE_CV && s >= 2u && !straight {
+            pr = i;
+            if s == 3u {
+                pr = o;
+            }
+        }
+        if kind == CASE_CC && rq.body != NONE && !straight {
+            // A walk that found its triangle behind the vertex: the other side is cast too.
+            let side = s & 1u;
+            let other = 1u - side;
+            if pr.outcome == WALK_RANGE && (todo & (1u << other)) == 0u {
+                todo |= 1u << other;
+                hints[other] = hints[side];
+            }
+        }
+        // A hit beyond the reach with L within it: the step again, with the straight ray from v
+        // towards the hit triangle's plane (up to r, on b, walking from the ray's hint or else
+        // from the far hit's triangle) in place of this hit.
+        if !straight && hits(pr) && pr.hit.t > r && pr.length < r && by_length(kind, s, pr) {
+            var m = normalize(pr.face);
+            if pr.cosine < 0.0 {
+                m = -m;
+            }
+            var hint = rq.hint;
+            if hint == NONE {
+                hint = pr.hit.triangle;
+            }
+            rq = Request(b, m, 0.0, r, ignore, hint);
+            straight = true;
+            continue;
+        }
+        straight = false;
         // What the step's hit decides: the next step, and at most one contact (flags 0: none),
         // appended by the one `emit` call below.
         var out = pr;
-        var out_dir = dir;
         var through = false;
         var flags = 0u;
         var exit = NONE;
@@ -346,6 +429,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                     let ahead = s == 2u && pr.cosine < 0.0 && pr.length < predict;
                     if hits(pr) && (inside || ahead) {
                         first = pr;
+                        first_dir = rq.dir;
                         next = s + 1u;
                     }
                 } else if s == 1u || s == 3u {
@@ -382,6 +466,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                     let cls = class_of(pr.length, eb, predict);
                     if hits(pr) && cls != 0u {
                         first = pr;
+                        first_dir = rq.dir;
                         next = 3u;
                     }
                 } else if s == 3u && !blocks(pr.hit, first.hit.t) {
@@ -402,59 +487,40 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
                         flags = CONTACT_COLLISION | outward;
                     } else if inside_i {
                         out = i;
-                        out_dir = -n;
                         through = true;
                         flags = CONTACT_COLLISION | inward;
                     } else {
-                        // Hits of b's outside: within the reach along the ray as well as by
-                        // L; the inward ray's contact here, the outward one's in step 2.
+                        // Hits of b's outside: classified in steps 2 (inward) and 3 (outward).
                         next = 2u;
-                        if hits(i) && i.hit.t <= r {
-                            out = i;
-                            out_dir = -n;
-                            flags = class_of(i.length, ea, predict);
-                            if flags != 0u {
-                                flags |= inward;
-                            }
-                        }
                     }
-                } else if s == 2u && hits(o) && o.hit.t <= r {
-                    out = o;
-                    out_dir = n;
-                    flags = class_of(o.length, ea, predict);
+                } else if hits(pr) && pr.hit.t <= r && pr.cosine <= 0.0 {
+                    // A hit of b's outside within the reach (or the straight ray's).
+                    flags = class_of(pr.length, ea, predict);
                     if flags != 0u {
-                        flags |= outward;
+                        flags |= select(inward, outward, s == 3u);
                     }
                 }
             }
             default: {
-                if rq.body != NONE {
-                    let side = s & 1u;
+                if rq.body != NONE && hits(pr) {
                     var ray = inward;
-                    if side == 1u {
+                    if (s & 1u) == 1u {
                         ray = outward;
                     }
-                    let other = 1u - side;
-                    if pr.outcome == WALK_RANGE && (todo & (1u << other)) == 0u {
-                        todo |= 1u << other;
-                        hints[other] = hints[side];
-                    }
-                    if hits(pr) {
-                        if (params.flags & DETECT_NO_INVERSION) == 0u && inverted(v, b, pr.hit.triangle) {
-                            through = true;
-                            flags = CONTACT_COLLISION | CONTACT_INVERTED | ray;
-                        } else {
-                            flags = class_of(pr.length, ea + eb, predict);
-                            if flags != 0u {
-                                flags |= ray;
-                            }
+                    if (params.flags & DETECT_NO_INVERSION) == 0u && pr.hit.t <= r && inverted(v, b, pr.hit.triangle) {
+                        through = true;
+                        flags = CONTACT_COLLISION | CONTACT_INVERTED | ray;
+                    } else {
+                        flags = class_of(pr.length, ea + eb, predict);
+                        if flags != 0u {
+                            flags |= ray;
                         }
                     }
                 }
             }
         }
         if flags != 0u {
-            emit(src, out_dir, out, through, flags, exit);
+            emit(src, out, through, flags, exit);
         }
         if next >= 8u {
             break;

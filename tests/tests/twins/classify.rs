@@ -1,6 +1,7 @@
 //! The classification (`cpu::narrow_phase` over `cpu::classify`) on cases whose contacts are
 //! known by hand: a small box poking into a big one (collisions), the same box just outside
-//! (predictions), and a sheet resting within its half-thickness on a box.
+//! (predictions), a sheet resting within its half-thickness on a box, and a slanted vertex over
+//! a sheet and over a strip beside its foot (the straight ray that confirms a hit beyond the reach).
 //!
 //! Both boxes are `meshes::cuboid`s; the small one is shifted off the big one's lattice by
 //! (0.013, 0.007) in y and z so that no ray meets an edge. A box vertex inside a face has the
@@ -134,4 +135,48 @@ fn a_sheet_within_its_half_thickness_over_a_box_collides_by_e_minus_the_gap() {
         // The box's point is its vertex; the target point is on the sheet's lower surface.
         assert!((c.target_point.z - (1.0 + h - e)).abs() < 1e-6, "{c:?}");
     }
+}
+
+/// A thin closed square pyramid, apex (vertex 0) at `apex`, axis (and so the apex's normal)
+/// slanted `degrees` from -z towards +x.
+fn slanted_spike(apex: Vec3, degrees: f32) -> TriMesh {
+    let s = 0.1;
+    let base = [(s, s), (-s, s), (-s, -s), (s, -s)].map(|(x, y)| Vec3::new(x, y, -1.0));
+    let positions = [vec![Vec3::ZERO], base.to_vec()].concat();
+    let triangles = vec![[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], [1, 4, 3], [1, 3, 2]];
+    let axis = Vec3::new(degrees.to_radians().sin(), 0.0, -degrees.to_radians().cos());
+    let turn = glam::Quat::from_rotation_arc(Vec3::Z, axis);
+    TriMesh { positions, triangles }.transformed(glam::Affine3A::from_rotation_translation(turn, apex))
+}
+
+#[test]
+fn a_slanted_hit_beyond_the_reach_counts_by_the_straight_ray_towards_its_plane() {
+    // Issue 12, item 6. The apex 0.03 over a sheet (e = 0.05, r = 0.05), its normal slanted
+    // 80°: its outward ray lands 0.17 further along x at t = 0.173 > r with L = 0.03 < e. Over
+    // a whole sheet the straight ray down hits it at t = 0.03: a collision made from that ray
+    // (depth e - 0.03, cos α = 1). Over a strip that starts between the apex's foot and the
+    // slanted ray's landing (x from 0.5), the slanted ray still hits the strip with the same L
+    // but the straight ray misses it: the vertex is within e of the strip's plane, not of the
+    // strip, and there is no contact.
+    let e = 0.05;
+    let apex = Vec3::new(0.4, 0.013, 0.03);
+    let spike = slanted_spike(apex, 80.0);
+    let sheet = meshes::grid_sheet(4.0, 4.0, 8, 8);
+    let strip = meshes::grid_sheet(1.0, 4.0, 2, 8).transformed(glam::Affine3A::from_translation(Vec3::X));
+    let cloth = BodyKind::Cloth { half_thickness: e };
+    let found = contacts(&[(&spike, VOLUME), (&sheet, cloth)], 0.0);
+    let at_apex: Vec<_> = found.iter().filter(|c| c.source_body == 0 && c.source_vertex == 0).collect();
+    assert_eq!(at_apex.len(), 1, "{found:?}");
+    check(at_apex[0], f::COLLISION | f::OUTWARD_RAY, Vec3::Z, e - 0.03, 0.03);
+    assert!((at_apex[0].ray_length - 0.03).abs() < 1e-6 && (at_apex[0].weight - 1.0).abs() < 1e-6);
+    let landing = apex.x + apex.z * 80f32.to_radians().tan();
+    assert!(landing > 0.55 && landing < 1.5 && apex.x < 0.5, "lands on the strip at x = {landing}");
+    let found = contacts(&[(&spike, VOLUME), (&strip, cloth)], 0.0);
+    assert!(found.iter().all(|c| c.source_body != 0 || c.source_vertex != 0), "{found:?}");
+    // The same spike 0.2 further along x, its foot on the strip: found again.
+    let moved = slanted_spike(apex + Vec3::X * 0.2, 80.0);
+    let found = contacts(&[(&moved, VOLUME), (&strip, cloth)], 0.0);
+    let at_apex: Vec<_> = found.iter().filter(|c| c.source_body == 0 && c.source_vertex == 0).collect();
+    assert_eq!(at_apex.len(), 1, "{found:?}");
+    check(at_apex[0], f::COLLISION | f::OUTWARD_RAY, Vec3::Z, e - 0.03, 0.03);
 }

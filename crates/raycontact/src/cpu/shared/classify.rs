@@ -6,15 +6,17 @@
 //!
 //! A ray classified by its re-projected length L = t |cos α| (the outward ray of volumetric →
 //! volumetric and of volumetric → cloth, both rays of cloth → cloth and of a cloth against
-//! itself, the rays of cloth → volumetric that hit the target's outside) counts only when its
-//! hit is within the reach r along the ray too (t ≤ r): the paper's rays are as long as the
-//! reach, and a grazing hit far away has a tiny L with the vertex nowhere near the triangle.
-//! Those rays are traced up to r, but cloth → volumetric's (a vertex deep inside the target must
-//! find its inside), whose outside hits are kept within r only. Volumetric → cloth's inward ray
-//! traces the source body first, to its exit, then the cloth up to half that distance. A cloth
-//! pair with r = 0 is traced up to 0 (inversions only). Without inversion handling
-//! ([`Narrow::inversions`] false) no hit is tested for an inversion. The reasons are in the WGSL
-//! header.
+//! itself, the rays of cloth → volumetric that hit the target's outside) is traced without
+//! limit. A hit within the reach r along the ray (t ≤ r) is classified by its L; a hit beyond it
+//! whose L is within r (v is within r of the hit triangle's plane, but maybe nowhere near the
+//! triangle: a grazing hit far away) is confirmed by a second ray from the vertex straight
+//! towards that plane (sign(cos α) m, m the triangle's unit normal, up to r) on the same body
+//! ([`Narrow::straight`]): when it hits, the contact is made from its hit by the same rule, when
+//! it misses the far hit is rejected. The straight ray walks from the slanted ray's hint (or the
+//! far hit's triangle when there is none). Volumetric → cloth's inward ray traces the source
+//! body first, to its exit, then the cloth up to half that distance. A cloth pair with r = 0 is
+//! traced up to 0 (inversions only). Without inversion handling ([`Narrow::inversions`] false)
+//! no hit is tested for an inversion. The reasons are in the WGSL header.
 
 use glam::Vec3;
 
@@ -162,6 +164,31 @@ impl Narrow<'_> {
         sink.tracer.trace(self, a, &ray, v, hint, &mut sink.counts).hit
     }
 
+    /// The hit a ray classified by L is classified by (twin of the `straight` step of
+    /// `classify`): `pr` itself unless it lies beyond the reach `r` with L within it and
+    /// `candidate` (the case's rule for such a hit) holds; then the straight ray from `origin`
+    /// towards `pr`'s triangle's plane, up to `r`, on body `b`, walking from `hint` (or `pr`'s
+    /// triangle when [`NONE`]). Returns the probe and its direction.
+    #[allow(clippy::too_many_arguments)]
+    fn straight<T: Tracer>(
+        &self,
+        sink: &mut Sink<'_, T>,
+        (pr, dir, candidate): (Probe, Vec3, bool),
+        b: usize,
+        origin: Vec3,
+        r: f32,
+        ignore: u32,
+        hint: u32,
+    ) -> (Probe, Vec3) {
+        if !(candidate && pr.hits() && pr.hit.t > r && pr.length < r) {
+            return (pr, dir);
+        }
+        let m = pr.face.normalize();
+        let m = if pr.cosine < 0.0 { -m } else { m };
+        let hint = if hint == NONE { pr.hit.triangle } else { hint };
+        (self.probe(sink, b, origin, m, 0.0, r, ignore, hint), m)
+    }
+
     /// Whether packed vertex `v` is strictly on the other side of triangle `tri` of body `b`
     /// than at the previous positions.
     fn inverted(&self, v: u32, b: usize, tri: u32) -> bool {
@@ -283,6 +310,8 @@ pub fn classify<T: Tracer>(
         sink.out.push(cx.contact(&s, pr, through, flags, exit))
     };
     let inf = f32::INFINITY;
+    // The rays classified by L go without limit (but not past 0 when the reach is 0).
+    let beyond = if reach <= 0.0 { 0.0 } else { inf };
     let (use_in, use_out) = (rays.sides & 1 != 0, rays.sides & 2 != 0);
     let (hin, hout, hexit) = (rays.hint_in, rays.hint_out, rays.hint_exit);
     if !cloth_a && self_pair {
@@ -311,9 +340,10 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && predict > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            let o = cx.probe(&mut sink, b, p, n, 0.0, beyond, NONE, hout);
+            let (o, dir) = cx.straight(&mut sink, (o, n, o.cosine < 0.0), b, p, reach, NONE, hout);
             if o.hits() && o.cosine < 0.0 && o.length < predict {
-                let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
+                let own = cx.own_hit(&mut sink, a, p, dir, o.hit.t, v, hexit);
                 if !(own.triangle != NONE && own.t < o.hit.t) {
                     emit(&mut sink, &o, false, PREDICTION | OUTWARD_RAY, own.triangle);
                 }
@@ -340,10 +370,11 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && reach > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, reach, NONE, hout);
+            let o = cx.probe(&mut sink, b, p, n, 0.0, beyond, NONE, hout);
+            let (o, dir) = cx.straight(&mut sink, (o, n, true), b, p, reach, NONE, hout);
             let class = class_of(o.length, eb, predict);
             if o.hits() && class != 0 {
-                let own = cx.own_hit(&mut sink, a, p, n, o.hit.t, v, hexit);
+                let own = cx.own_hit(&mut sink, a, p, dir, o.hit.t, v, hexit);
                 if !(own.triangle != NONE && own.t < o.hit.t) {
                     emit(&mut sink, &o, false, class | OUTWARD_RAY, own.triangle);
                 }
@@ -359,20 +390,17 @@ pub fn classify<T: Tracer>(
         } else if inside_i {
             emit(&mut sink, &i, true, COLLISION | INWARD_RAY, NONE);
         } else {
-            // Hits of b's outside: within the reach along the ray as well as by L.
-            let ci = class_of(i.length, ea, predict);
-            if i.hits() && i.hit.t <= reach && ci != 0 {
-                emit(&mut sink, &i, false, ci | INWARD_RAY, NONE);
-            }
-            let co = class_of(o.length, ea, predict);
-            if o.hits() && o.hit.t <= reach && co != 0 {
-                emit(&mut sink, &o, false, co | OUTWARD_RAY, NONE);
+            // Hits of b's outside, within the reach along the ray (or the straight ray's).
+            for (h, dir, hint, ray) in [(i, -n, hin, INWARD_RAY), (o, n, hout, OUTWARD_RAY)] {
+                let (h, _) = cx.straight(&mut sink, (h, dir, true), b, p, reach, NONE, hint);
+                let class = class_of(h.length, ea, predict);
+                if h.hits() && h.hit.t <= reach && h.cosine <= 0.0 && class != 0 {
+                    emit(&mut sink, &h, false, class | ray, NONE);
+                }
             }
         }
     } else {
         let ignore = if self_pair { v } else { NONE };
-        // Up to the reach: a hit beyond it is no contact, whatever its L.
-        let tmax = reach;
         let (mut todo, mut done, mut hints) = (rays.sides, 0u32, [hin, hout]);
         for i in 0..3 {
             let side = i & 1;
@@ -381,12 +409,13 @@ pub fn classify<T: Tracer>(
             }
             done |= 1 << side;
             let (dir, ray) = if side == 1 { (n, OUTWARD_RAY) } else { (-n, INWARD_RAY) };
-            let h = cx.probe(&mut sink, b, p, dir, 0.0, tmax, ignore, hints[side]);
+            let h = cx.probe(&mut sink, b, p, dir, 0.0, beyond, ignore, hints[side]);
             let other = 1 - side;
             if h.outcome == WALK_RANGE && todo & (1 << other) == 0 {
                 todo |= 1 << other;
                 hints[other] = hints[side];
             }
+            let (h, _) = cx.straight(&mut sink, (h, dir, true), b, p, reach, ignore, hints[side]);
             if h.hits() {
                 if cx.inversions && h.hit.t <= reach && cx.inverted(v, b, h.hit.triangle) {
                     emit(&mut sink, &h, true, COLLISION | INVERTED | ray, NONE);
