@@ -6,6 +6,7 @@
 // CPU twin: `raycontact::internals::cpu::edge_sources`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
+//!include shared/directed_pair.wgsl
 //!include shared/intersect.wgsl
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
@@ -29,27 +30,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if d == 0u || w >= tile_offsets[d] {
         return;
     }
-    // The directed pair k with tile_offsets[k] <= w < tile_offsets[k + 1].
-    var lo = 0u;
-    var hi = d;
-    while hi - lo > 1u {
-        let mid = (lo + hi) / 2u;
-        if tile_offsets[mid] <= w {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let k = lo;
-    let pair = pairs.list[k / 2u];
-    var a = pair.a;
-    var b = pair.b;
-    if (k & 1u) == 1u {
-        a = pair.b;
-        b = pair.a;
-    }
+    let dp = directed_pair(w, d);
+    let k = dp.k;
+    let a = dp.a;
+    let b = dp.b;
     let body_a = bodies[a];
-    let local = (w - tile_offsets[k]) * WG_SIZE + lid;
+    let local = dp.group * WG_SIZE + lid;
     if local >= body_a.edge_count {
         return;
     }

@@ -12,6 +12,7 @@
 // CPU twin: `raycontact::internals::cpu::ray_sources`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
+//!include shared/directed_pair.wgsl
 
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
@@ -32,28 +33,13 @@ fn listed(w: u32, lid: u32) -> vec2<u32> {
     if d == 0u || w >= tile_offsets[d] {
         return no;
     }
-    // The directed pair k with tile_offsets[k] <= w < tile_offsets[k + 1]: the last k with
-    // tile_offsets[k] <= w, which skips directions without workgroups.
-    var lo = 0u;
-    var hi = d;
-    while hi - lo > 1u {
-        let mid = (lo + hi) / 2u;
-        if tile_offsets[mid] <= w {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let k = lo;
-    let pair = pairs.list[k / 2u];
-    var a = pair.a;
-    var b = pair.b;
-    if (k & 1u) == 1u {
-        a = pair.b;
-        b = pair.a;
-    }
+    let dp = directed_pair(w, d);
+    let k = dp.k;
+    let pair = dp.pair;
+    let a = dp.a;
+    let b = dp.b;
     let body_a = bodies[a];
-    let local = (w - tile_offsets[k]) * WG_SIZE + lid;
+    let local = dp.group * WG_SIZE + lid;
     if local >= body_a.vertex_count {
         return no;
     }
