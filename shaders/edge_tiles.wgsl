@@ -8,6 +8,7 @@
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/sort.wgsl
+//!include shared/tile_offsets.wgsl
 //!include shared/intersect.wgsl
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
@@ -32,22 +33,8 @@ fn directed_tiles(k: u32) -> u32 {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(local_invocation_index) lid: u32) {
     let d = 2u * min(pairs.state.pair_count, params.pair_capacity);
-    let chunk = (d + WG_SIZE - 1u) / WG_SIZE;
-    let begin = min(lid * chunk, d);
-    let end = min(begin + chunk, d);
-    var sum = 0u;
-    for (var k = begin; k < end; k += 1u) {
-        sum += directed_tiles(k);
-    }
-    let prefix = workgroup_exclusive_scan(lid, sum);
-    var running = prefix.x;
-    for (var k = begin; k < end; k += 1u) {
-        tile_offsets[k] = running;
-        running += directed_tiles(k);
-    }
+    let total = scan_tile_offsets(lid, d);
     if lid == 0u {
-        let total = prefix.y;
-        tile_offsets[d] = total;
         let xy = dispatch_xy(total);
         args[0] = xy.x;
         args[1] = xy.y;

@@ -10,6 +10,7 @@
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/sort.wgsl
+//!include shared/tile_offsets.wgsl
 //!include shared/pairs.wgsl
 
 @group(0) @binding(0) var<uniform> params: DetectParams;
@@ -42,22 +43,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         storageBarrier();
     }
     let d = 2u * min(atomicLoad(&pairs.state.pair_count), params.pair_capacity);
-    let chunk = (d + WG_SIZE - 1u) / WG_SIZE;
-    let begin = min(lid * chunk, d);
-    let end = min(begin + chunk, d);
-    var sum = 0u;
-    for (var k = begin; k < end; k += 1u) {
-        sum += directed_tiles(k);
-    }
-    let prefix = workgroup_exclusive_scan(lid, sum);
-    var running = prefix.x;
-    for (var k = begin; k < end; k += 1u) {
-        tile_offsets[k] = running;
-        running += directed_tiles(k);
-    }
+    let total = scan_tile_offsets(lid, d);
     if lid == 0u {
-        let total = prefix.y;
-        tile_offsets[d] = total;
         let xy = dispatch_xy(total);
         dispatch[0] = xy.x;
         dispatch[1] = xy.y;

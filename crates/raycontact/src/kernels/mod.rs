@@ -423,7 +423,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 14] = [
+pub const SHARED: [(&str, &str); 15] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -438,6 +438,7 @@ pub const SHARED: [(&str, &str); 14] = [
     ("shared/pairs.wgsl", shader!("shared/pairs.wgsl")),
     ("shared/targets.wgsl", shader!("shared/targets.wgsl")),
     ("shared/directed_pair.wgsl", shader!("shared/directed_pair.wgsl")),
+    ("shared/tile_offsets.wgsl", shader!("shared/tile_offsets.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {
