@@ -15,23 +15,6 @@ use std::time::Instant;
 
 use raycontact::internals::kernels::{Binding, Kernel};
 
-fn entry(i: usize, b: Binding) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding: i as u32,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: match b {
-                Binding::Uniform | Binding::UniformDynamic => wgpu::BufferBindingType::Uniform,
-                Binding::Storage => wgpu::BufferBindingType::Storage { read_only: true },
-                Binding::StorageMut => wgpu::BufferBindingType::Storage { read_only: false },
-            },
-            has_dynamic_offset: b == Binding::UniformDynamic,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// CPU seconds this process has used (user and system, all threads), or 0 where
 /// `/proc/self/stat` cannot be read. Clock ticks of 1/100 s (Linux's USER_HZ).
 fn cpu_seconds() -> f64 {
@@ -53,7 +36,7 @@ fn time(device: &wgpu::Device, queue: &wgpu::Queue, scratch: &[wgpu::Buffer], k:
         label: Some(&label),
         source: wgpu::ShaderSource::Wgsl(k.source().into()),
     });
-    let entries: Vec<_> = k.bindings().iter().enumerate().map(|(i, &b)| entry(i, b)).collect();
+    let entries: Vec<_> = k.bindings().iter().enumerate().map(|(i, &b)| b.layout_entry(i as u32)).collect();
     let bgl =
         device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &entries });
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

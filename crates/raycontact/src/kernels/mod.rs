@@ -32,6 +32,24 @@ pub enum Binding {
 }
 
 impl Binding {
+    /// The bind-group layout entry of a compute kernel's binding number `binding` of this kind.
+    pub fn layout_entry(self, binding: u32) -> wgpu::BindGroupLayoutEntry {
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match self {
+                    Binding::Uniform | Binding::UniformDynamic => wgpu::BufferBindingType::Uniform,
+                    Binding::Storage => wgpu::BufferBindingType::Storage { read_only: true },
+                    Binding::StorageMut => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: self == Binding::UniformDynamic,
+                min_binding_size: None,
+            },
+            count: None,
+        }
+    }
+
     /// Whether the kernel may write through this binding.
     pub fn writes(self) -> bool {
         matches!(self, Binding::StorageMut)

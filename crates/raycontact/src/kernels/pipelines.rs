@@ -43,24 +43,6 @@ pub struct PipelineTime {
     pub warm_up: Option<std::time::Duration>,
 }
 
-/// The bind-group layout entry of binding `i` of a kernel.
-fn layout_entry(i: usize, b: Binding) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding: i as u32,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: match b {
-                Binding::Uniform | Binding::UniformDynamic => wgpu::BufferBindingType::Uniform,
-                Binding::Storage => wgpu::BufferBindingType::Storage { read_only: true },
-                Binding::StorageMut => wgpu::BufferBindingType::Storage { read_only: false },
-            },
-            has_dynamic_offset: b == Binding::UniformDynamic,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// A kernel's bind-group layout and pipeline, and how long it took to create.
 type Compiled = (wgpu::BindGroupLayout, wgpu::ComputePipeline, Duration);
 
@@ -90,7 +72,7 @@ async fn compile_async(
         source: wgpu::ShaderSource::Wgsl(k.source_with(tuning).into()),
     });
     let entries: Vec<wgpu::BindGroupLayoutEntry> =
-        k.bindings().iter().enumerate().map(|(i, &b)| layout_entry(i, b)).collect();
+        k.bindings().iter().enumerate().map(|(i, &b)| b.layout_entry(i as u32)).collect();
     let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(&label),
         entries: &entries,
