@@ -5,6 +5,7 @@
 // additions. One invocation per packed vertex. CPU twin:
 // `raycontact::internals::cpu::region_areas`.
 //!include shared/common.wgsl
+//!include shared/bodies.wgsl
 //!include shared/intersect.wgsl
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
@@ -29,21 +30,6 @@ fn find(x0: u32) -> u32 {
     return x;
 }
 
-// The packed body of packed vertex v.
-fn body_of(v: u32) -> u32 {
-    var lo = 0u;
-    var hi = params.body_count;
-    while hi - lo > 1u {
-        let mid = (lo + hi) / 2u;
-        if bodies[mid].vertex_offset <= v {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let v = linear_group(wid) * WG_SIZE + lid;
@@ -62,7 +48,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let c = position(triangles[3u * g + 2u]);
         area += length(cross(b - a, c - a)) * (0.5 * ONE_THIRD);
     }
-    var m = bodies[body_of(v)].mean_size;
+    var m = bodies[body_of_vertex(v)].mean_size;
     if !(m > 0.0 && m < 3.0e38) {
         m = 1.0;
     }

@@ -10,6 +10,7 @@
 // vertex rays' to resolve (Hermann's and Lehericey's inside tests), not this kernel's.
 // CPU twin: `raycontact::internals::cpu::untangle_contacts`.
 //!include shared/common.wgsl
+//!include shared/bodies.wgsl
 //!include shared/contact.wgsl
 //!include shared/vertices.wgsl
 //!include shared/ray.wgsl
@@ -24,21 +25,6 @@
 @group(0) @binding(5) var<storage, read> regions: array<RegionRead>;
 @group(0) @binding(6) var<storage, read_write> pairs: PairList;
 @group(0) @binding(7) var<storage, read_write> contacts: array<Contact>;
-
-// The packed body of packed vertex v.
-fn body_of(v: u32) -> u32 {
-    var lo = 0u;
-    var hi = params.body_count;
-    while hi - lo > 1u {
-        let mid = (lo + hi) / 2u;
-        if bodies[mid].vertex_offset <= v {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
 
 // Unit normal of body-local triangle `tri` of `body`, or zero.
 fn tri_normal(body: BodyGpu, tri: u32) -> vec3<f32> {
@@ -62,7 +48,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if other == 0u {
         return;
     }
-    let s = body_of(v);
+    let s = body_of_vertex(v);
     let o = ~other;
     let sb = bodies[s];
     let ob = bodies[o];

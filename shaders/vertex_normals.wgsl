@@ -13,6 +13,7 @@
 // CPU twin: `raycontact::internals::cpu::vertex_normals` (normals) and
 // `raycontact::internals::cpu::body_boxes` (boxes).
 //!include shared/common.wgsl
+//!include shared/bodies.wgsl
 //!include shared/vertices.wgsl
 //!include shared/triangles.wgsl
 
@@ -30,21 +31,6 @@ var<workgroup> wg_keys: array<atomic<u32>, 12>;
 
 fn position(v: u32) -> vec3<f32> {
     return vertex_in(0u, v);
-}
-
-// The body of packed vertex v: the last body whose vertices start at or before v.
-fn body_of_vertex(v: u32) -> u32 {
-    var lo = 0u;
-    var hi = params.body_count;
-    while hi - lo > 1u {
-        let mid = (lo + hi) / 2u;
-        if bodies[mid].vertex_offset <= v {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
 }
 
 @compute @workgroup_size(WG_SIZE)

@@ -441,7 +441,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 15] = [
+pub const SHARED: [(&str, &str); 16] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -457,6 +457,7 @@ pub const SHARED: [(&str, &str); 15] = [
     ("shared/targets.wgsl", shader!("shared/targets.wgsl")),
     ("shared/directed_pair.wgsl", shader!("shared/directed_pair.wgsl")),
     ("shared/tile_offsets.wgsl", shader!("shared/tile_offsets.wgsl")),
+    ("shared/bodies.wgsl", shader!("shared/bodies.wgsl")),
 ];
 
 fn shared_source(path: &str) -> Option<&'static str> {
