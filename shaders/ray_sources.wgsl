@@ -4,10 +4,14 @@
 // reach max(prediction, e_a + e_b) (it cannot have a contact then; not tested for a self pair,
 // nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside it). The
 // narrow phase then runs one invocation per listed vertex: rays only where they can find
-// something, in full SIMD groups. A workgroup (WG_SIZE vertices of one directed pair) counts its
-// entries in workgroup memory and reserves their slots with one atomic on the list's counter:
-// the list holds each workgroup's entries as one run, so that the narrow phase's SIMD groups
-// mostly see one directed pair, hence one pair case, and the counter takes one atomic per
+// something, in full SIMD groups. Invocation i of a directed pair's workgroups takes the source
+// body's vertex `vertex_order[i]` (the body's ray order, a Morton order of its vertices computed
+// when the bodies are packed: `raycontact::ray_order`), so that neighbouring invocations, hence
+// a SIMD group's rays, start near each other and walk the same part of the target's tree,
+// whatever the mesh's own vertex order. A workgroup (WG_SIZE vertices of one directed pair)
+// counts its entries in workgroup memory and reserves their slots with one atomic on the list's
+// counter: the list holds each workgroup's entries as one run, so that the narrow phase's SIMD
+// groups mostly see one directed pair, hence one pair case, and the counter takes one atomic per
 // workgroup instead of one per vertex. Entries past the capacity are counted, not written.
 // CPU twin: `raycontact::internals::cpu::ray_sources`.
 //!include shared/common.wgsl
@@ -18,9 +22,10 @@
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;
 @group(0) @binding(3) var<storage, read> vertices: array<f32>;
-@group(0) @binding(4) var<storage, read> tile_offsets: array<u32>;
-@group(0) @binding(5) var<storage, read_write> pairs: PairList;
-@group(0) @binding(6) var<storage, read_write> sources: array<vec2<u32>>;
+@group(0) @binding(4) var<storage, read> vertex_order: array<u32>;
+@group(0) @binding(5) var<storage, read> tile_offsets: array<u32>;
+@group(0) @binding(6) var<storage, read_write> pairs: PairList;
+@group(0) @binding(7) var<storage, read_write> sources: array<vec2<u32>>;
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
@@ -39,10 +44,11 @@ fn listed(w: u32, lid: u32) -> vec2<u32> {
     let a = dp.a;
     let b = dp.b;
     let body_a = bodies[a];
-    let local = dp.group * WG_SIZE + lid;
-    if local >= body_a.vertex_count {
+    let slot = dp.group * WG_SIZE + lid;
+    if slot >= body_a.vertex_count {
         return no;
     }
+    let local = vertex_order[body_a.vertex_offset + slot];
     let body_b = bodies[b];
     let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
     let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;

@@ -76,6 +76,7 @@ mod layout;
 pub mod meshes;
 mod packing;
 mod plan;
+mod ray_order;
 mod rays;
 mod response;
 mod scene;

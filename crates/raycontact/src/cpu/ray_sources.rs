@@ -9,7 +9,8 @@ use crate::layout::{BODY_CLOTH, BodyPair, BodyState};
 use crate::packing::Packing;
 
 /// Twin of `ray_sources.wgsl`: the source vertices of the narrow phase, (directed pair k,
-/// body-local vertex), in that order (the GPU appends them in any order): every vertex of the
+/// body-local vertex), in that order (the GPU appends them in any order: each workgroup's run in the body's ray
+/// order, a Morton order of its vertices): every vertex of the
 /// source body of each directed pair (2k: `a -> b`, 2k + 1: `b -> a`, one direction for a self
 /// pair) but those outside the target's box grown by the pair's [`reach`] `max(prediction,
 /// e_a + e_b)` (not tested for a self pair nor for volumetric -> cloth).

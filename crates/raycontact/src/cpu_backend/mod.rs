@@ -110,7 +110,7 @@ impl CpuScene {
 
     /// A new packing: its current and previous positions.
     pub fn set_packing(&mut self, packing: &Packing, current: Vec<Vec3>, previous: Vec<Vec3>) {
-        self.order = self.pool.install(|| narrow::vertex_order(packing, &current));
+        self.order = self.pool.install(|| crate::ray_order::vertex_order(packing, &current));
         self.current = current;
         self.previous = previous;
     }

@@ -83,9 +83,11 @@ pub(crate) enum B {
     ContactArgs2,
     /// The narrow phase's source vertices, (directed pair, vertex).
     Sources,
+    /// Each body's vertices in the order its rays are cast ([`crate::ray_order`]).
+    VertexOrder,
 }
 
-const BUF_COUNT: usize = 30;
+const BUF_COUNT: usize = 31;
 
 pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Params,
@@ -118,6 +120,7 @@ pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::ContactArgs,
     B::ContactArgs2,
     B::Sources,
+    B::VertexOrder,
 ];
 
 /// The buffers a detection grows: the pair list, its workgroup layout, the sources and both
@@ -156,6 +159,7 @@ pub(crate) fn buf_label(b: B) -> &'static str {
         B::ContactArgs => "raycontact.contact_args",
         B::ContactArgs2 => "raycontact.contact_args.alternate",
         B::Sources => "raycontact.sources",
+        B::VertexOrder => "raycontact.vertex_order",
     }
 }
 
@@ -223,6 +227,7 @@ impl Capacity {
             B::Params => 16,
             B::Vertices => 12 * VERTEX_REGIONS as u64 * v,
             B::Previous | B::Upload => 12 * v,
+            B::VertexOrder => 4 * v,
             B::Triangles => 12 * TRIANGLE_REGIONS as u64 * t,
             B::VertexTris => 12 * t,
             B::VertexTriOffsets => 4 * (v + 1),
@@ -313,7 +318,9 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
             vec![DetectParams, Bodies, BodyState, Vertices, Triangles, Nodes, Sources, Pairs, cur]
         }
         Kernel::ContactArgs => vec![DetectParams, Pairs, cur_args],
-        Kernel::RaySources => vec![DetectParams, Bodies, BodyState, Vertices, TileOffsets, Pairs, Sources],
+        Kernel::RaySources => {
+            vec![DetectParams, Bodies, BodyState, Vertices, VertexOrder, TileOffsets, Pairs, Sources]
+        }
         Kernel::SourceArgs => vec![DetectParams, Pairs, Dispatch],
         Kernel::Walk => unreachable!("the walk query has its own bind group"),
         Kernel::Response => unreachable!("the response has its own bind groups"),

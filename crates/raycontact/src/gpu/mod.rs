@@ -163,6 +163,7 @@ impl GpuScene {
         w(B::TileBody, bytemuck::cast_slice(&p.tile_body));
         w(B::Segments, bytemuck::cast_slice(&p.segments));
         w(B::Vertices, bytemuck::cast_slice(positions));
+        w(B::VertexOrder, bytemuck::cast_slice(&crate::ray_order::vertex_order(p, positions)));
         at(B::Vertices, self.vertex_region(VERTEX_PREVIOUS), bytemuck::cast_slice(previous));
         w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count, true));
         self.edges.clone_from(&p.edges);

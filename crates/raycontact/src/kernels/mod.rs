@@ -267,8 +267,8 @@ impl Kernel {
             Kernel::BroadPhase => &[U, R, R, W],
             // params, bodies, body_state, pairs, tile_offsets, dispatch
             Kernel::PairTiles => &[U, R, R, W, W, W],
-            // params, bodies, body_state, vertices, tile_offsets, pairs, sources
-            Kernel::RaySources => &[U, R, R, R, R, W, W],
+            // params, bodies, body_state, vertices, vertex_order, tile_offsets, pairs, sources
+            Kernel::RaySources => &[U, R, R, R, R, R, W, W],
             // params, pairs, args
             Kernel::SourceArgs => &[U, R, W],
             // params, bodies, body_state, vertices, triangles, nodes, sources, pairs, contacts
