@@ -47,6 +47,8 @@ Implementations, all in the same run, doing the same work every frame:
                  BVHs), single-threaded
   cpu-rayon      the CPU backend with rayon over all cores (the contacts' reference)
   cpu-refit      cpu-rayon with BvhUpdate::Refit
+  cpu-twins      cpu-rayon walking the binary BVH as the kernels do (Scene::set_wide_bvh(false)):
+                 the kernels' CPU twins end to end, the same algorithm as gpu
   gpu-walk       (resting-pile, slow-pair) gpu with iterative detection (Lehericey et al. 2013):
                  full passes and iterative passes that re-cast last frame's contacts by walking
                  the triangle adjacency; threshold 2 frames of the fastest vertex's motion per

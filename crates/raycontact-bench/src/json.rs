@@ -262,6 +262,7 @@ struct GpuFigures {
 struct Speedup {
     vs_cpu_1: Option<f64>,
     vs_cpu_rayon: Option<f64>,
+    vs_cpu_twins: Option<f64>,
     vs_gpu: Option<f64>,
     vs_parry_1: Option<f64>,
     vs_parry_rayon: Option<f64>,
@@ -544,6 +545,7 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
         speedup: Speedup {
             vs_cpu_1: vs("cpu-1"),
             vs_cpu_rayon: vs("cpu-rayon"),
+            vs_cpu_twins: vs("cpu-twins"),
             vs_gpu: vs("gpu"),
             vs_parry_1: vs("parry-1"),
             vs_parry_rayon: vs("parry-rayon"),

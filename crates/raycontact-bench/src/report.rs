@@ -171,6 +171,7 @@ pub fn print_instance(r: &InstanceResult) {
             i.id, c.collision, c.prediction, c.inward, c.outward, c.inverted, c.walked
         );
     }
+    print_same_algorithm(r);
     print_walking(r);
     print_frame_kinds(r);
     print_bvh(r);
@@ -237,6 +238,29 @@ fn print_intersections(r: &InstanceResult) {
 }
 
 /// The walking implementations against their full traversals.
+/// The GPU implementations' frames over the CPU running the same algorithm (the kernels' twins
+/// on the binary BVH, `cpu-twins`) and over the CPU backend's own (4-wide trees, `cpu-rayon`).
+fn print_same_algorithm(r: &InstanceResult) {
+    let (Some(twins), Some(rayon)) = (r.get("cpu-twins"), r.get("cpu-rayon")) else { return };
+    let ratios: Vec<String> = r
+        .ordered()
+        .into_iter()
+        .filter(|i| i.kind == ImplKind::Gpu && i.walking.is_none())
+        .map(|i| {
+            let ms = i.median_ms();
+            format!(
+                "{} {:.2}x cpu-twins, {:.2}x cpu-rayon",
+                i.id,
+                ms / twins.median_ms(),
+                ms / rayon.median_ms()
+            )
+        })
+        .collect();
+    if !ratios.is_empty() {
+        println!("GPU frame over the CPU's (same algorithm: cpu-twins): {}", ratios.join("; "));
+    }
+}
+
 fn print_walking(r: &InstanceResult) {
     let walks: Vec<(&ImplResult, &WalkFigures)> =
         r.ordered().into_iter().filter_map(|i| Some((i, i.walking.as_ref()?))).collect();

@@ -87,6 +87,9 @@ pub struct WideTree {
 pub struct WideBvh {
     /// One tree per packed body.
     pub trees: Vec<WideTree>,
+    /// Builds none: the traversal walks the binary trees, as the GPU kernels do
+    /// ([`Scene::set_wide_bvh`](crate::Scene::set_wide_bvh)).
+    pub off: bool,
 }
 
 /// Nodes of a binary tree of `leaves` leaves (as `crate::frame::used_nodes`).
@@ -220,6 +223,10 @@ impl WideBvh {
         positions: &[Vec3],
         keep: &[bool],
     ) {
+        if self.off {
+            self.trees.clear();
+            return;
+        }
         let built = self.trees.len() == packing.bodies.len();
         self.trees.resize_with(packing.bodies.len(), WideTree::default);
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
@@ -249,6 +256,11 @@ impl WideBvh {
         positions: &[Vec3],
         keep: &[bool],
     ) {
+        if self.off || self.trees.len() != packing.bodies.len() {
+            // Off, or no trees to refit (e.g. just turned on): built from the refitted binary
+            // trees instead.
+            return self.build(packing, body_state, nodes, positions, &[]);
+        }
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             if keep.get(b).copied().unwrap_or(false) {
                 return;

@@ -301,3 +301,39 @@ fn the_backends_normals_equal_the_twins_bit_for_bit() {
     let bits = |v: &[Vec3]| v.iter().map(|n| n.to_array().map(f32::to_bits)).collect::<Vec<_>>();
     assert_eq!(bits(&p.frame.normals), bits(&twin));
 }
+
+#[test]
+fn without_wide_trees_the_backend_walks_the_binary_trees_and_finds_the_same_contacts() {
+    // Scene::set_wide_bvh(false): no wide tree is built, the rays walk the binary trees (the
+    // kernels' algorithm), the contacts are the wide walk's; turned back on (under Refit, which
+    // never rebuilds), the next frame builds the trees again.
+    let a = meshes::torus(0.8, 0.3, 60, 30);
+    let b = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(0.7, 0.1, 0.0)));
+    for policy in [BvhUpdate::Rebuild, BvhUpdate::Refit] {
+        let mut wide = Scene::new_cpu(Some(2)).unwrap();
+        let mut binary = Scene::new_cpu(Some(2)).unwrap();
+        binary.set_wide_bvh(false);
+        let mut ids = Vec::new();
+        for s in [&mut wide, &mut binary] {
+            s.set_bvh_update(policy).unwrap();
+            ids.push(s.add_body(&a.positions, &a.triangles, BodyKind::Volumetric).unwrap());
+            s.add_body(&b.positions, &b.triangles, BodyKind::Volumetric).unwrap();
+        }
+        for frame in 0..4 {
+            let k = 0.05 * frame as f32;
+            let moved: Vec<Vec3> = a.positions.iter().map(|p| Quat::from_rotation_z(k) * *p).collect();
+            wide.set_positions(ids[0], &moved).unwrap();
+            binary.set_positions(ids[1], &moved).unwrap();
+            if frame == 3 {
+                binary.set_wide_bvh(true);
+            }
+            let w = wide.detect(Pairs::Overlapping).unwrap();
+            let n = binary.detect(Pairs::Overlapping).unwrap();
+            assert!(!w.contacts.is_empty(), "{policy:?} frame {frame}: the bodies touch");
+            assert_eq!(w.contacts, n.contacts, "{policy:?} frame {frame}: the same contacts");
+            let f = binary.frame_data().unwrap();
+            let built = (0..2).all(|b| f.body_wide(b).is_some());
+            assert_eq!(built, frame == 3, "{policy:?} frame {frame}: wide trees built only when on");
+        }
+    }
+}

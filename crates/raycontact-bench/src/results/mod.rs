@@ -19,12 +19,13 @@ use crate::scenes::SceneName;
 use crate::stats::{fitted_exponent, mean, median};
 
 /// Implementation ids in table order.
-pub const ORDER: [&str; 11] = [
+pub const ORDER: [&str; 12] = [
     "gpu",
     "gpu-refit",
     "cpu-1",
     "cpu-rayon",
     "cpu-refit",
+    "cpu-twins",
     "gpu-walk",
     "cpu-walk",
     "parry-1",

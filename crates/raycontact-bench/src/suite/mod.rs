@@ -158,6 +158,13 @@ fn run_instance(
         .on_threads(threads);
     let (r, keys, _) = runner::run_raycontact(cpu(None, BvhUpdate::Refit)?, inst, r, None, progress)?;
     push(r, keys, &mut full_keys);
+    progress.set_message(label(inst, "cpu-twins"));
+    let what = format!("CPU twins, binary BVH, rayon {threads}");
+    let r = ImplResult::new("cpu-twins", what, ImplKind::Cpu).on_threads(threads);
+    let mut twins = cpu(None, BvhUpdate::Rebuild)?;
+    twins.set_wide_bvh(false);
+    let (r, keys, _) = runner::run_raycontact(twins, inst, r, None, progress)?;
+    push(r, keys, &mut full_keys);
     if let Some(setup) = &inst.walking {
         let it = runner::iterative_of(setup);
         if let Some(c) = ctx {

@@ -142,6 +142,14 @@ impl CpuScene {
         stats
     }
 
+    /// Whether the rays walk 4-wide trees (built after each update) or the binary trees.
+    pub fn set_wide_bvh(&mut self, wide: bool) {
+        self.frame.wide.off = !wide;
+        if !wide {
+            self.frame.wide.trees.clear();
+        }
+    }
+
     /// What the last frame built.
     pub fn frame(&self) -> &FrameData {
         &self.frame

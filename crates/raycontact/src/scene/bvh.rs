@@ -51,6 +51,17 @@ impl Scene {
         Ok(())
     }
 
+    /// On the CPU backend, whether the rays walk 4-wide trees collapsed from the binary BVH after
+    /// each update (`true`, the default: about twice as fast) or the binary BVH itself, as the
+    /// GPU kernels do (`false`: the kernels' CPU twins end to end, e.g. to compare a GPU adapter
+    /// with the CPU running the same algorithm). The contacts are the same either way (the
+    /// closest hit does not depend on the walk). No effect on the GPU backend.
+    pub fn set_wide_bvh(&mut self, wide: bool) {
+        if let crate::backend::Engine::Cpu(c) = &mut self.engine {
+            c.set_wide_bvh(wide);
+        }
+    }
+
     /// How the BVHs follow the bodies ([`Scene::set_bvh_update`]).
     pub fn bvh_update(&self) -> BvhUpdate {
         self.bvh_update
