@@ -82,6 +82,27 @@ impl Packing {
         p
     }
 
+    /// Each packed body's part of `data`, whose bodies' parts lie at `part(body, b)` = (start,
+    /// length), in packing order without overlap (e.g. their triangles or their BVH nodes), so
+    /// that the bodies can be worked on in parallel.
+    pub(crate) fn split_per_body<'a, T>(
+        &self,
+        mut data: &'a mut [T],
+        part: impl Fn(&BodyGpu, usize) -> (usize, usize),
+    ) -> Vec<&'a mut [T]> {
+        let mut out = Vec::with_capacity(self.bodies.len());
+        let mut at = 0;
+        for (b, body) in self.bodies.iter().enumerate() {
+            let (start, len) = part(body, b);
+            let (_, rest) = std::mem::take(&mut data).split_at_mut(start - at);
+            let (mine, rest) = rest.split_at_mut(len);
+            out.push(mine);
+            data = rest;
+            at = start + len;
+        }
+        out
+    }
+
     /// Packed index of a body.
     pub fn index_of(&self, id: BodyId) -> Option<usize> {
         self.ids.iter().position(|&b| b == id)

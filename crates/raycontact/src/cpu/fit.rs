@@ -11,13 +11,14 @@ use crate::packing::Packing;
 /// internal node's is the union of its children's, a zero of either sign as +0, as the kernel's
 /// ordered keys give it). Exact, so equal to the GPU's bit for bit.
 pub fn fit(packing: &Packing, body_state: &[BodyState], tri_boxes: &[TriBox], nodes: &mut [Node]) {
-    for (body, state) in packing.bodies.iter().zip(body_state) {
+    // The bodies in parallel (a scene of many small bodies), and the nodes of a large one.
+    let trees = packing
+        .split_per_body(nodes, |body, b| (body.node_offset as usize, used_nodes(body_state[b].leaf_count)));
+    packing.bodies.par_iter().zip(body_state).zip(trees).for_each(|((body, state), tree)| {
         let n = state.leaf_count;
         if n == 0 {
-            continue;
+            return;
         }
-        let off = body.node_offset as usize;
-        let tree = &mut nodes[off..off + used_nodes(n)];
         let boxes = &tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
         let (internal, leaves) = tree.split_at_mut(n as usize - 1);
         leaves.par_iter_mut().with_min_len(1024).for_each(|leaf| {
@@ -28,7 +29,7 @@ pub fn fit(packing: &Packing, body_state: &[BodyState], tri_boxes: &[TriBox], no
         if n > 1 {
             fit_node(internal, 0, 0, leaves, 0);
         }
-    }
+    });
 }
 
 /// Fits internal node `node` and its subtree; returns its box. `window` holds the internal nodes

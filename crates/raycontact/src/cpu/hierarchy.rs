@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::frame::used_nodes;
-use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
+use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node};
 use crate::packing::Packing;
 
 /// Length of the common prefix of sorted keys `i` and `j` (ties broken by index), -1 when `j`
@@ -79,16 +79,19 @@ pub fn hierarchy(
     nodes: &mut [Node],
     parents: &mut [u32],
 ) {
-    for (body, state) in packing.bodies.iter().zip(body_state) {
+    // The bodies in parallel (a scene of many small bodies), and the nodes of a large one.
+    let part = |body: &BodyGpu, b: usize| (body.node_offset as usize, used_nodes(body_state[b].leaf_count));
+    let trees = packing.split_per_body(nodes, part);
+    let links = packing.split_per_body(parents, part);
+    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).zip(links);
+    bodies.for_each(|(((body, state), tree), par)| {
         let n = state.leaf_count as i32;
         if n == 0 {
-            continue;
+            return;
         }
         let k = &keys[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
         let v = &values[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
-        let off = body.node_offset as usize;
-        let used = used_nodes(n as u32);
-        let (internal, leaves) = nodes[off..off + used].split_at_mut(n as usize - 1);
+        let (internal, leaves) = tree.split_at_mut(n as usize - 1);
         let links: Vec<(u32, u32)> = internal
             .par_iter_mut()
             .enumerate()
@@ -104,11 +107,10 @@ pub fn hierarchy(
             node.child = LEAF_BIT | (v[j] - body.tri_offset);
             node.escape = escape_after(k, n, j as i32);
         });
-        let par = &mut parents[off..off + used];
         par[0] = NONE;
         for (i, (l, r)) in links.into_iter().enumerate() {
             par[l as usize] = i as u32;
             par[r as usize] = i as u32;
         }
-    }
+    });
 }

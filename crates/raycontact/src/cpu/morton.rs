@@ -50,13 +50,17 @@ pub fn morton(
     keys: &mut [u32],
     values: &mut [u32],
 ) {
-    for (body, state) in packing.bodies.iter().zip(body_state.iter_mut()) {
+    // The bodies in parallel (a scene of many small bodies), and the triangles of a large one.
+    let part = |body: &crate::layout::BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
+    let (keys, values) = (packing.split_per_body(keys, part), packing.split_per_body(values, part));
+    let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).zip(keys).zip(values);
+    bodies.for_each(|(((body, state), keys), values)| {
         let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
         let (lo, hi) = state.bounds_keys();
         let scale = quantisation_scale((hi - lo).max_element());
-        let leaves = keys[range.clone()]
+        let leaves = keys
             .par_iter_mut()
-            .zip(values[range.clone()].par_iter_mut())
+            .zip(values.par_iter_mut())
             .enumerate()
             .with_min_len(1024)
             .map(|(i, (key, value))| {
@@ -74,5 +78,5 @@ pub fn morton(
             .sum::<u32>();
         state.leaf_count = leaves;
         state.degenerate_count = body.tri_count - leaves;
-    }
+    });
 }
