@@ -34,7 +34,8 @@ fn parts(k: Kernel, b: B) -> Option<(&'static [Part], &'static [Part])> {
         (B::Triangles, _) => (&[Triangles], &[]),
         (B::Pairs, Kernel::SourceArgs) => (&[Counters], &[]),
         (B::Pairs, Kernel::ContactArgs) => (&[Counters], &[Counters]),
-        (B::Pairs, Kernel::BroadPhase) => (&[Counters, PairList], &[Counters, PairList]),
+        // `pair_tiles` appends the pairs itself when it runs the broad phase (few bodies).
+        (B::Pairs, Kernel::BroadPhase | Kernel::PairTiles) => (&[Counters, PairList], &[Counters, PairList]),
         (B::Pairs, _) => (&[Counters, PairList], &[Counters]),
         _ => return None,
     })
