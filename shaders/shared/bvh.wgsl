@@ -43,7 +43,8 @@ fn nearer(best: RayHit, h: vec4<f32>, tri: u32) -> RayHit {
 // SHORT_STACK entries, re-testing each popped box against the hit found so far. When the stack is
 // full the farther child is dropped and, at the end, the whole tree is walked once more without
 // any stack (depth-first through the escape links, pruned by the hit found): no depth of tree
-// can make the query miss a hit.
+// can make the query miss a hit. Each node visited is read from memory once: the node whose box
+// was just tested (a child, or a popped entry) is kept and walked into, not fetched again.
 fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> RayHit {
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
@@ -55,10 +56,11 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
     var stack: array<u32, SHORT_STACK>;
     var sp = 0u;
     var lost = false;
-    let root = nodes[body.node_offset];
+    // `nd` is node `node`, fetched when its box was tested (each node is read once per visit).
+    var nd = nodes[body.node_offset];
     best.nodes_visited += 1u;
     var node = NONE;
-    if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, root.min, root.max) {
+    if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
         node = 0u;
     }
     loop {
@@ -70,6 +72,7 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
                 best.nodes_visited += 1u;
                 if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, cn.min, cn.max) {
                     node = c;
+                    nd = cn;
                     break;
                 }
             }
@@ -77,7 +80,6 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
                 break;
             }
         }
-        let nd = nodes[body.node_offset + node];
         if (nd.child & LEAF_BIT) != 0u {
             let tri = nd.child & ~LEAF_BIT;
             best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
@@ -106,10 +108,17 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
                 lost = true;
             }
             node = near;
+            if near == left {
+                nd = l;
+            } else {
+                nd = r;
+            }
         } else if el.y != 0.0 {
             node = left;
+            nd = l;
         } else if er.y != 0.0 {
             node = right;
+            nd = r;
         } else {
             node = NONE;
         }
