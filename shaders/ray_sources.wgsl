@@ -5,7 +5,7 @@
 // nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside it). The
 // narrow phase then runs one invocation per listed vertex: rays only where they can find
 // something, in full SIMD groups. Invocation i of a directed pair's workgroups takes the source
-// body's vertex `vertex_order[i]` (the body's ray order, a Morton order of its vertices computed
+// body's i-th vertex in `vertex_order` (the body's ray order, a Morton order of its vertices computed
 // when the bodies are packed: `raycontact::ray_order`), so that neighbouring invocations, hence
 // a SIMD group's rays, start near each other and walk the same part of the target's tree,
 // whatever the mesh's own vertex order. A workgroup (WG_SIZE vertices of one directed pair)
@@ -48,7 +48,7 @@ fn listed(w: u32, lid: u32) -> vec2<u32> {
     if slot >= body_a.vertex_count {
         return no;
     }
-    let local = vertex_order[body_a.vertex_offset + slot];
+    let local = vertex_order[body_a.vertex_offset + slot] - body_a.vertex_offset;
     let body_b = bodies[b];
     let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
     let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;

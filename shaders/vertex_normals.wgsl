@@ -6,7 +6,9 @@
 // workgroup first. The per-body reduction is why it lives here: the next kernel (`morton`)
 // needs the finished box, and only a dispatch boundary orders its workgroups after every
 // workgroup of this one.
-// One thread per vertex of all bodies: reads the positions region of the vertex buffer, writes
+// One thread per vertex of all bodies, taken in each body's ray order (`vertex_order`: a Morton
+// order of the body's vertices, so that neighbouring invocations read neighbouring triangles
+// whatever the mesh's own vertex order): reads the positions region of the vertex buffer, writes
 // its normals region (shared/vertices.wgsl). A workgroup's vertices span consecutive bodies:
 // those of its first two bodies are reduced in workgroup memory, any others (bodies of fewer
 // than WG_SIZE vertices in between) go straight to the body's keys.
@@ -24,6 +26,7 @@
 @group(0) @binding(4) var<storage, read> vertex_tris: array<u32>;
 @group(0) @binding(5) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(6) var<storage, read_write> body_state: array<BodyState>;
+@group(0) @binding(7) var<storage, read> vertex_order: array<u32>;
 
 // Keys of the workgroup's first two bodies: [slot * 6 + axis] the complemented minimum key,
 // [slot * 6 + 3 + axis] the maximum key; 0 = nothing yet.
@@ -36,14 +39,16 @@ fn position(v: u32) -> vec3<f32> {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let first = linear_group(wid) * WG_SIZE;
-    let v = first + lid;
+    // Slot `first + lid` of the vertex order holds vertex v of the same body.
+    let slot = first + lid;
     if lid < 12u {
         atomicStore(&wg_keys[lid], 0u);
     }
     workgroupBarrier();
     // The workgroup's first body (the same for every invocation).
     let b0 = body_of_vertex(min(first, max(params.vertex_count, 1u) - 1u));
-    if v < params.vertex_count {
+    if slot < params.vertex_count {
+        let v = vertex_order[slot];
         var n = vec3<f32>(0.0);
         var live = false;
         let end = vertex_tri_offsets[v + 1u];
@@ -69,16 +74,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let p = position(v);
             var body = b0;
             let b0_end = bodies[b0].vertex_offset + bodies[b0].vertex_count;
-            if v >= b0_end {
-                body = body_of_vertex(v);
+            if slot >= b0_end {
+                body = body_of_vertex(slot);
             }
-            let slot = body - b0;
+            let k = body - b0;
             for (var d = 0u; d < 3u; d += 1u) {
                 let lo = ~float_to_key(p[d]);
                 let hi = float_to_key(p[d]);
-                if slot < 2u {
-                    atomicMax(&wg_keys[slot * 6u + d], lo);
-                    atomicMax(&wg_keys[slot * 6u + 3u + d], hi);
+                if k < 2u {
+                    atomicMax(&wg_keys[k * 6u + d], lo);
+                    atomicMax(&wg_keys[k * 6u + 3u + d], hi);
                 } else {
                     atomicMax(&body_state[body].min_key[d], lo);
                     atomicMax(&body_state[body].max_key[d], hi);

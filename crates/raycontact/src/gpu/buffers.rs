@@ -83,7 +83,8 @@ pub(crate) enum B {
     ContactArgs2,
     /// The narrow phase's source vertices, (directed pair, vertex).
     Sources,
-    /// Each body's vertices in the order its rays are cast ([`crate::ray_order`]).
+    /// Each body's vertices (packed indices) in the order its rays are cast and its normals
+    /// computed ([`crate::ray_order`]).
     VertexOrder,
 }
 
@@ -299,7 +300,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
     use B::*;
     match k {
         Kernel::VertexNormals => {
-            vec![Params, Vertices, Triangles, VertexTriOffsets, VertexTris, Bodies, BodyState]
+            vec![Params, Vertices, Triangles, VertexTriOffsets, VertexTris, Bodies, BodyState, VertexOrder]
         }
         Kernel::TriangleBounds => vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, Params],
         Kernel::Morton => {

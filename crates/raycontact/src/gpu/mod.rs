@@ -163,7 +163,12 @@ impl GpuScene {
         w(B::TileBody, bytemuck::cast_slice(&p.tile_body));
         w(B::Segments, bytemuck::cast_slice(&p.segments));
         w(B::Vertices, bytemuck::cast_slice(positions));
-        w(B::VertexOrder, bytemuck::cast_slice(&crate::ray_order::vertex_order(p, positions)));
+        let mut order = crate::ray_order::vertex_order(p, positions);
+        for body in &p.bodies {
+            let part = &mut order[body.vertex_offset as usize..][..body.vertex_count as usize];
+            part.iter_mut().for_each(|v| *v += body.vertex_offset);
+        }
+        w(B::VertexOrder, bytemuck::cast_slice(&order));
         at(B::Vertices, self.vertex_region(VERTEX_PREVIOUS), bytemuck::cast_slice(previous));
         w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count, true));
         self.edges.clone_from(&p.edges);

@@ -243,8 +243,8 @@ impl Kernel {
     pub fn bindings(self) -> &'static [Binding] {
         match self {
             // params, vertices (positions read, normals written), triangles, vertex_tri_offsets,
-            // vertex_tris, bodies, body_state (boxes)
-            Kernel::VertexNormals => &[U, W, R, R, R, R, W],
+            // vertex_tris, bodies, body_state (boxes), vertex_order
+            Kernel::VertexNormals => &[U, W, R, R, R, R, W, R],
             // bodies, tile_body, vertices, triangles, tri_boxes, params
             Kernel::TriangleBounds => &[R, R, R, R, W, U],
             // bodies, tile_body, vertices, triangles, tri_boxes, body_state, keys, counters, params
