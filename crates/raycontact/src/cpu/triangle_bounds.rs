@@ -35,10 +35,13 @@ pub fn triangle_bounds(
         let (a, b, c) = tri_vertices(positions, &packing.triangles, t);
         *out = triangle_box(a, b, c);
     });
-    for (body, state) in packing.bodies.iter().zip(body_state.iter_mut()) {
+    // The bodies in parallel (a scene of many small bodies), and the triangles of a large one.
+    let tri_boxes = &*tri_boxes;
+    packing.bodies.par_iter().zip(body_state.par_iter_mut()).for_each(|(body, state)| {
         let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
         let (lo, hi) = tri_boxes[range]
             .par_iter()
+            .with_min_len(1024)
             .filter(|b| b.flags & 1 == 0)
             .map(|b| (b.min.to_array().map(|x| !float_to_key(x)), b.max.to_array().map(float_to_key)))
             .reduce(
@@ -49,5 +52,5 @@ pub fn triangle_bounds(
             );
         state.min_key = lo;
         state.max_key = hi;
-    }
+    });
 }
