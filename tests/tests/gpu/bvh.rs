@@ -188,7 +188,8 @@ fn bvh_degenerate_distributions() {
 fn sort_mixes_one_tile_and_multi_tile_bodies() {
     let tile = TILE as usize;
     let cube = |r: &mut rand_pcg::Pcg64| Vec3::new(r.random(), r.random(), r.random());
-    let four = |r: &mut rand_pcg::Pcg64| Vec3::new(r.random_range(0..2) as f32, r.random_range(0..2) as f32, 0.0);
+    let four =
+        |r: &mut rand_pcg::Pcg64| Vec3::new(r.random_range(0..2) as f32, r.random_range(0..2) as f32, 0.0);
     let meshes = [
         random_soup(900, 21, cube),
         random_soup(tile, 22, cube),
