@@ -15,7 +15,8 @@
 //    carries into the other, and the scan adds both halves at once. While scattering, each
 //    invocation counts its own words up past the elements it has placed: no per-invocation array
 //    of ranks (a private array indexed by data, which a SIMD compiler such as llvmpipe's turns
-//    into a scalar loop over the lanes), and no digit array either (recomputed from the key).
+//    into a scalar loop over the lanes), and no array of digits or keys either (each invocation
+//    reads its keys again to scatter them and recomputes the digit).
 // 3. With SORT_COUNT_NEXT, the next pass's digit of every scattered key is counted by
 //    destination tile. A run holds at most TILE elements, so it spans at most two destination
 //    tiles: the counts are kept per (run, which of its two tiles, next digit) in workgroup memory
@@ -23,6 +24,13 @@
 //    does not matter (integer sums), and the next dispatch reads them.
 // With SORT_IDENTITY_VALUES the values are the elements' packed indices (the frame's first
 // pass: its values are the triangles), not read from `values_in`.
+// The per-element loops of 2. and 3. run to the invocation's own element count (`items`:
+// SORT_ITEMS, fewer or none past the segment's end) instead of testing each of SORT_ITEMS
+// slots: a SIMD compiler such as llvmpipe's steps every lane through an `if` with the lanes
+// masked off, but leaves a loop once none of its lanes is in it, so the SIMD groups past the end
+// of a part-full tile (a body of 900 triangles fills 57 of its 256 invocations) skip the
+// element work instead of paying it masked. The scan's serial loops (shared/sort.wgsl) do the
+// same. On a GPU the loops are the same work as the tests.
 // CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
@@ -92,15 +100,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         run_start[lid] = start;
     }
 
-    // 2. The ranks within the tile.
-    var key: array<u32, SORT_ITEMS>;
-    for (var k = 0u; k < SORT_ITEMS; k += 1u) {
-        let i = first + k;
-        if i < seg.count {
-            key[k] = keys_in[seg.offset + i];
-            let d = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-            counts[(d / 2u) * WG_SIZE + lid] += 1u << ((d & 1u) * 16u);
-        }
+    // 2. The ranks within the tile. This invocation's elements: first .. first + items.
+    let items = min(seg.count, first + SORT_ITEMS) - min(seg.count, first);
+    for (var k = 0u; k < items; k += 1u) {
+        let d = (keys_in[seg.offset + first + k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
+        counts[(d / 2u) * WG_SIZE + lid] += 1u << ((d & 1u) * 16u);
     }
     workgroupBarrier();
     // Exclusive scan of the flattened matrix, both halves at once: invocation t scans words
@@ -128,25 +132,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let next_shift = min(pass_info.shift + RADIX_BITS, 31u);
     // Invocation t's word of digit d holds the matrix rank of its next element with digit d:
     // it reads it and counts it up (its own word: no other invocation touches it now).
-    for (var k = 0u; k < SORT_ITEMS; k += 1u) {
+    for (var k = 0u; k < items; k += 1u) {
         let i = first + k;
-        if i < seg.count {
-            let d = (key[k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-            let at = (d / 2u) * WG_SIZE + lid;
-            let word = counts[at];
-            counts[at] = word + (1u << ((d & 1u) * 16u));
-            let to = run_base[d] + half_of(word, d);
-            keys_out[seg.offset + to] = key[k];
-            var value = seg.offset + i;
-            if (pass_info.flags & SORT_IDENTITY_VALUES) == 0u {
-                value = values_in[seg.offset + i];
-            }
-            values_out[seg.offset + to] = value;
-            if count_next {
-                let slot = to / TILE - run_start[d] / TILE;
-                let next = (key[k] >> next_shift) & (RADIX_BUCKETS - 1u);
-                atomicAdd(&next_counts[(d * 2u + slot) * RADIX_BUCKETS + next], 1u);
-            }
+        let key = keys_in[seg.offset + i];
+        let d = (key >> pass_info.shift) & (RADIX_BUCKETS - 1u);
+        let at = (d / 2u) * WG_SIZE + lid;
+        let word = counts[at];
+        counts[at] = word + (1u << ((d & 1u) * 16u));
+        let to = run_base[d] + half_of(word, d);
+        keys_out[seg.offset + to] = key;
+        var value = seg.offset + i;
+        if (pass_info.flags & SORT_IDENTITY_VALUES) == 0u {
+            value = values_in[seg.offset + i];
+        }
+        values_out[seg.offset + to] = value;
+        if count_next {
+            let slot = to / TILE - run_start[d] / TILE;
+            let next = (key >> next_shift) & (RADIX_BUCKETS - 1u);
+            atomicAdd(&next_counts[(d * 2u + slot) * RADIX_BUCKETS + next], 1u);
         }
     }
     workgroupBarrier();

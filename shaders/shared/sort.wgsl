@@ -43,23 +43,28 @@ var<workgroup> scan_blocks: array<u32, WG_SIZE / 16u + 1u>;
 fn workgroup_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
     scan_tmp[lid] = value;
     workgroupBarrier();
+    // The serial scans' bounds, not an `if` around them, keep the other invocations out: a SIMD
+    // compiler such as llvmpipe's runs an `if` with its lanes masked off (every invocation
+    // would step through the loop), but leaves a loop once none of its lanes is in it.
+    let block_steps = select(0u, 16u, lid < WG_SIZE / 16u);
+    var running = 0u;
+    for (var j = 0u; j < block_steps; j += 1u) {
+        let v = scan_tmp[lid * 16u + j];
+        scan_tmp[lid * 16u + j] = running;
+        running += v;
+    }
     if lid < WG_SIZE / 16u {
-        var running = 0u;
-        for (var j = 0u; j < 16u; j += 1u) {
-            let v = scan_tmp[lid * 16u + j];
-            scan_tmp[lid * 16u + j] = running;
-            running += v;
-        }
         scan_blocks[lid] = running;
     }
     workgroupBarrier();
+    let top_steps = select(0u, WG_SIZE / 16u, lid == 0u);
+    running = 0u;
+    for (var j = 0u; j < top_steps; j += 1u) {
+        let v = scan_blocks[j];
+        scan_blocks[j] = running;
+        running += v;
+    }
     if lid == 0u {
-        var running = 0u;
-        for (var j = 0u; j < WG_SIZE / 16u; j += 1u) {
-            let v = scan_blocks[j];
-            scan_blocks[j] = running;
-            running += v;
-        }
         scan_blocks[WG_SIZE / 16u] = running;
     }
     workgroupBarrier();

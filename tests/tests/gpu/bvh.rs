@@ -4,7 +4,7 @@
 use glam::Vec3;
 use rand::Rng;
 use raycontact::internals::FrameData;
-use raycontact::internals::layout::{LEAF_BIT, NONE, Node};
+use raycontact::internals::layout::{LEAF_BIT, NONE, Node, TILE};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, GpuContext, Scene};
 use raycontact_tests::{ctx, other_tuning_ctx, rng};
@@ -177,6 +177,31 @@ fn bvh_degenerate_distributions() {
     check(std::slice::from_ref(&clusters));
     // And all of them at once, packed into one frame with a torus.
     check(&[same, sheet, strip, clusters, meshes::torus(1.0, 0.3, 40, 20)]);
+}
+
+/// The sort's segments of one tile (a part-full tile's invocations past the end skip the element
+/// loops) and of several tiles side by side in one frame, each body's sorted Morton codes and
+/// triangles equal to the CPU twin's bit for bit (`gpu_vs_cpu`): bodies of exactly `TILE` and
+/// `TILE + 1` triangles, one short of a tile, one triangle, a few hundred, several tiles with a
+/// part-full last one, and one whose centroids sit at four points (runs of nearly equal codes).
+#[test]
+fn sort_mixes_one_tile_and_multi_tile_bodies() {
+    let tile = TILE as usize;
+    let cube = |r: &mut rand_pcg::Pcg64| Vec3::new(r.random(), r.random(), r.random());
+    let four =
+        |r: &mut rand_pcg::Pcg64| Vec3::new(r.random_range(0..2) as f32, r.random_range(0..2) as f32, 0.0);
+    let meshes = [
+        random_soup(900, 21, cube),
+        random_soup(tile, 22, cube),
+        random_soup(1, 23, cube),
+        random_soup(tile + 1, 24, cube),
+        random_soup(3 * tile + 5, 25, cube),
+        random_soup(tile - 1, 26, cube),
+        random_soup(2 * tile, 27, four),
+        random_soup(17, 28, four),
+        random_soup(tile + 1, 29, four),
+    ];
+    check(&meshes);
 }
 
 /// The other tuning (one triangle per invocation on lavapipe: 16 workgroups per tile, each
