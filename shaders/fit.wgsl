@@ -45,11 +45,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let bi = tile.body_index;
     let body = tile.body;
     let n = body_state[bi].leaf_count;
-    for (var it = 0u; it < ITEMS; it += 1u) {
+    for (var it = 0u; it < tile_items(tile, lid, n); it += 1u) {
         let j = tile.base + it * WG_SIZE + lid;
-        if j >= n {
-            continue;
-        }
         let leaf = body.node_offset + n - 1u + j;
         let tri = node_words[leaf * 8u + W_CHILD] & ~LEAF_BIT;
         let b = tri_boxes[body.tri_offset + tri];

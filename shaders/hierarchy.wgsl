@@ -64,12 +64,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     leaf_count = i32(body_state[bi].leaf_count);
     let n = leaf_count;
     let base = tile.base;
-    for (var k = 0u; k < ITEMS; k += 1u) {
+    for (var k = 0u; k < tile_items(tile, lid, u32(n)); k += 1u) {
         let iu = base + k * WG_SIZE + lid;
         let i = i32(iu);
-        if i >= n {
-            continue;
-        }
         // Leaf i.
         let leaf = body.node_offset + u32(n - 1 + i);
         nodes[leaf].child = LEAF_BIT | (values[key_base + iu] - body.tri_offset);

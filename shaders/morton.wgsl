@@ -82,28 +82,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let scale = quantisation_scale(max(max(ext.x, ext.y), ext.z));
     var valid = 0u;
     var degenerate = 0u;
-    for (var k = 0u; k < ITEMS; k += 1u) {
+    for (var k = 0u; k < tile_items(tile, lid, body.tri_count); k += 1u) {
         let i = tile.base + k * WG_SIZE + lid;
-        if i < body.tri_count {
-            let t = body.tri_offset + i;
-            let a = position(triangles[3u * t]);
-            let b = position(triangles[3u * t + 1u]);
-            let c = position(triangles[3u * t + 2u]);
-            let tb = triangle_box(a, b, c);
-            tri_boxes[t] = tb;
-            var key = DEGENERATE_KEY;
-            if (tb.flags & 1u) == 0u {
-                let rel = ((a - lo) + (b - lo)) + (c - lo);
-                let q = min(rel * scale, vec3<f32>(1023.0));
-                let qi = vec3<u32>(max(q, vec3<f32>(0.0)));
-                key = (expand_bits(qi.x) << 2u) | (expand_bits(qi.y) << 1u) | expand_bits(qi.z);
-                valid += 1u;
-            } else {
-                degenerate += 1u;
-            }
-            keys[t] = key;
-            atomicAdd(&wg_digits[key & (RADIX_BUCKETS - 1u)], 1u);
+        let t = body.tri_offset + i;
+        let a = position(triangles[3u * t]);
+        let b = position(triangles[3u * t + 1u]);
+        let c = position(triangles[3u * t + 2u]);
+        let tb = triangle_box(a, b, c);
+        tri_boxes[t] = tb;
+        var key = DEGENERATE_KEY;
+        if (tb.flags & 1u) == 0u {
+            let rel = ((a - lo) + (b - lo)) + (c - lo);
+            let q = min(rel * scale, vec3<f32>(1023.0));
+            let qi = vec3<u32>(max(q, vec3<f32>(0.0)));
+            key = (expand_bits(qi.x) << 2u) | (expand_bits(qi.y) << 1u) | expand_bits(qi.z);
+            valid += 1u;
+        } else {
+            degenerate += 1u;
         }
+        keys[t] = key;
+        atomicAdd(&wg_digits[key & (RADIX_BUCKETS - 1u)], 1u);
     }
     if valid > 0u {
         atomicAdd(&wg_count, valid);

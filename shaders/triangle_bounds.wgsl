@@ -26,14 +26,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         return;
     }
     let body = tile.body;
-    for (var k = 0u; k < ITEMS; k += 1u) {
+    for (var k = 0u; k < tile_items(tile, lid, body.tri_count); k += 1u) {
         let i = tile.base + k * WG_SIZE + lid;
-        if i < body.tri_count {
-            let t = body.tri_offset + i;
-            let a = position(triangles[3u * t]);
-            let b = position(triangles[3u * t + 1u]);
-            let c = position(triangles[3u * t + 2u]);
-            tri_boxes[t] = triangle_box(a, b, c);
-        }
+        let t = body.tri_offset + i;
+        let a = position(triangles[3u * t]);
+        let b = position(triangles[3u * t + 1u]);
+        let c = position(triangles[3u * t + 2u]);
+        tri_boxes[t] = triangle_box(a, b, c);
     }
 }
