@@ -9,10 +9,11 @@
 // when the bodies are packed: `raycontact::ray_order`), so that neighbouring invocations, hence
 // a SIMD group's rays, start near each other and walk the same part of the target's tree,
 // whatever the mesh's own vertex order. A workgroup (WG_SIZE vertices of one directed pair)
-// counts its entries in workgroup memory and reserves their slots with one atomic on the list's
-// counter: the list holds each workgroup's entries as one run, so that the narrow phase's SIMD
-// groups mostly see one directed pair, hence one pair case, and the counter takes one atomic per
-// workgroup instead of one per vertex. Entries past the capacity are counted, not written.
+// reads its directed pair once (its first invocation, for all), counts its entries in workgroup
+// memory and reserves their slots with one atomic on the list's counter: the list holds each
+// workgroup's entries as one run, so that the narrow phase's SIMD groups mostly see one directed
+// pair, hence one pair case, and the counter takes one atomic per workgroup instead of one per
+// vertex. Entries past the capacity are counted, not written.
 // CPU twin: `raycontact::internals::cpu::ray_sources`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
@@ -30,47 +31,72 @@
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
 
-// Whether invocation `lid` of workgroup `w` lists a vertex: (directed pair, local vertex) when
-// it does, NONE in x when not.
-fn listed(w: u32, lid: u32) -> vec2<u32> {
+// The workgroup's directed pair, looked up once by its first invocation for all of them (every
+// invocation of a workgroup has the same: the search over `tile_offsets` and the records of both
+// bodies need not be read WG_SIZE times). `wg_k` is NONE for a workgroup past the layout;
+// `wg_start` is the workgroup's first vertex slot in the source body's ray order, `wg_end` the
+// body's vertex count; `wg_boxed` says whether the vertices are tested against body b's box
+// grown by the pair's reach, `wg_lo` .. `wg_hi`.
+var<workgroup> wg_k: u32;
+var<workgroup> wg_offset: u32;
+var<workgroup> wg_start: u32;
+var<workgroup> wg_end: u32;
+var<workgroup> wg_boxed: u32;
+var<workgroup> wg_lo: vec3<f32>;
+var<workgroup> wg_hi: vec3<f32>;
+
+fn load_group(w: u32) {
+    wg_k = NONE;
     let d = 2u * min(atomicLoad(&pairs.state.pair_count), params.pair_capacity);
-    let no = vec2<u32>(NONE, 0u);
     if d == 0u || w >= tile_offsets[d] {
-        return no;
+        return;
     }
     let dp = directed_pair(w, d);
-    let k = dp.k;
-    let pair = dp.pair;
-    let a = dp.a;
-    let b = dp.b;
-    let body_a = bodies[a];
-    let slot = dp.group * WG_SIZE + lid;
-    if slot >= body_a.vertex_count {
-        return no;
-    }
-    let local = vertex_order[body_a.vertex_offset + slot] - body_a.vertex_offset;
-    let body_b = bodies[b];
+    let body_a = bodies[dp.a];
+    let body_b = bodies[dp.b];
+    wg_k = dp.k;
+    wg_offset = body_a.vertex_offset;
+    wg_start = dp.group * WG_SIZE;
+    wg_end = body_a.vertex_count;
     let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
     let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
-    if a != b && (cloth_a || !cloth_b) {
-        let r = reach(pair.prediction, body_a.half_thickness, body_b.half_thickness);
-        let v = body_a.vertex_offset + local;
+    wg_boxed = 0u;
+    if dp.a != dp.b && (cloth_a || !cloth_b) {
+        let r = reach(dp.pair.prediction, body_a.half_thickness, body_b.half_thickness);
+        let sb = body_state[dp.b];
+        wg_boxed = 1u;
+        wg_lo = body_min(sb) - r;
+        wg_hi = body_max(sb) + r;
+    }
+}
+
+// Whether invocation `lid` of the workgroup lists a vertex: (directed pair, local vertex) when
+// it does, NONE in x when not.
+fn listed(lid: u32) -> vec2<u32> {
+    let no = vec2<u32>(NONE, 0u);
+    let k = wg_k;
+    let slot = wg_start + lid;
+    if k == NONE || slot >= wg_end {
+        return no;
+    }
+    let v = vertex_order[wg_offset + slot];
+    if wg_boxed != 0u {
         let p = vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
-        let sb = body_state[b];
-        if any(p < body_min(sb) - r) || any(p > body_max(sb) + r) {
+        if any(p < wg_lo) || any(p > wg_hi) {
             return no;
         }
     }
-    return vec2<u32>(k, local);
+    return vec2<u32>(k, v - wg_offset);
 }
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let entry = listed(linear_group(wid), lid);
     if lid == 0u {
+        load_group(linear_group(wid));
         atomicStore(&wg_count, 0u);
     }
     workgroupBarrier();
+    let entry = listed(lid);
     var rank = 0u;
     if entry.x != NONE {
         rank = atomicAdd(&wg_count, 1u);
