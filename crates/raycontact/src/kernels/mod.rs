@@ -328,8 +328,9 @@ impl Kernel {
             // workgroup_exclusive_scan
             Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
             Kernel::RadixScatter => layout::RADIX_SCATTER_WORKGROUP_BYTES,
-            // wg_count, wg_base: the workgroup's entries and their first slot
-            Kernel::RaySources => 2 * var(4),
+            // wg_count, wg_base: the workgroup's entries and their first slot; wg_k, wg_offset,
+            // wg_start, wg_end, wg_boxed, wg_lo, wg_hi: the workgroup's directed pair, read once
+            Kernel::RaySources => 7 * var(4) + 2 * var(12),
             // the outcome counts, fallback casts and fallback hits of the workgroup
             Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
             // the workgroup's totals
