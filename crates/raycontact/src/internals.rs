@@ -10,6 +10,8 @@
 //! - [`Packing`] and [`FrameData`]: the packed scene and what one frame builds from it.
 //! - [`adjacency`]: the triangle adjacency that iterative detection walks.
 //! - [`wide_bvh`]: the CPU backend's 4-wide BVH, collapsed from the binary one.
+//! - [`tree_build`]: the CPU backend's one-pass build of the binary BVH (equal to the
+//!   `hierarchy` and `fit` twins).
 
 /// The constants and `#[repr(C)]` structs shared with the WGSL kernels.
 pub mod layout {
@@ -35,6 +37,11 @@ pub mod adjacency {
 /// The CPU backend's 4-wide BVH.
 pub mod wide_bvh {
     pub use crate::wide_bvh::*;
+}
+
+/// The CPU backend's one-pass build of the binary BVH.
+pub mod tree_build {
+    pub use crate::tree_build::*;
 }
 
 pub use crate::frame::FrameData;

@@ -17,10 +17,12 @@ pub enum Stage {
     Morton,
     /// `radix_scatter`, one dispatch a pass.
     Sort,
-    /// `hierarchy`.
+    /// `hierarchy` (on the CPU backend's rebuild with its wide trees on, the hierarchy and its
+    /// boxes, built in one pass that gives what `hierarchy` then `fit` give).
     Hierarchy,
-    /// `fit` (on the CPU backend also the collapse, or refit, of its 4-wide trees, and the
-    /// trees' SAH costs when its update policy refits).
+    /// `fit` (on the CPU backend's rebuild with its wide trees on, the collapse of its 4-wide
+    /// trees, the binary boxes being fitted with the hierarchy; on its refit, `fit` and the
+    /// refit of the 4-wide trees; and the trees' SAH costs when its update policy refits).
     Fit,
     /// `broad_phase` and `pair_tiles`: the pairs to test and the narrow phase's layout.
     Pairs,

@@ -10,4 +10,5 @@ mod ray_triangle;
 mod rebuild;
 mod reference;
 mod refit;
+mod tree_build;
 mod wide;

@@ -1,5 +1,8 @@
 //! Twin of `shaders/hierarchy.wgsl`: the Karras hierarchy over each body's sorted keys, laid
-//! out for the stackless depth-first traversal (child and escape links, parents).
+//! out for the stackless depth-first traversal (child and escape links, parents). The CPU
+//! backend's rebuild builds the same nodes, with their boxes, in one pass
+//! (`crate::tree_build`); this twin, one invocation's work per node as the kernel's, is the
+//! reference of the kernel's tests and of that build's.
 
 use rayon::prelude::*;
 

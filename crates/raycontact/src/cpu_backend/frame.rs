@@ -15,6 +15,7 @@ use crate::frame::{FrameData, used_nodes};
 use crate::layout::{BodyState, LEAF_BIT, NONE};
 use crate::packing::Packing;
 use crate::stats::{BvhAction, BvhStats, Stage};
+use crate::tree_build;
 
 /// Which bodies' positions changed since their trees were last brought up to date, and how that
 /// was (the wide trees of the others are kept when this frame updates the same way: a rebuild
@@ -151,7 +152,9 @@ impl FrameData {
         stats
     }
 
-    /// Morton codes, sort, hierarchy and fit (the boxes computed): a new binary tree.
+    /// Morton codes, sort, then the hierarchy with its boxes: a new binary tree. With the wide
+    /// trees on, the hierarchy and its boxes are built in one pass (reported as the hierarchy
+    /// stage); off, by the `hierarchy` and `fit` twins, as the kernels build them.
     fn rebuild_tree(&mut self, packing: &Packing, positions: &[Vec3], lap: &mut impl FnMut(Stage)) {
         let t = packing.params.tri_count as usize;
         self.keys.resize(t, 0);
@@ -169,16 +172,31 @@ impl FrameData {
         lap(Stage::Morton);
         cpu::radix_sort(&packing.segments, &mut self.keys, &mut self.values);
         lap(Stage::Sort);
-        cpu::hierarchy(
-            packing,
-            &self.body_state,
-            &self.keys,
-            &self.values,
-            &mut self.nodes,
-            &mut self.parents,
-        );
-        lap(Stage::Hierarchy);
-        cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes);
+        if self.wide.off {
+            // The kernels' twins end to end (`Scene::set_wide_bvh(false)`).
+            cpu::hierarchy(
+                packing,
+                &self.body_state,
+                &self.keys,
+                &self.values,
+                &mut self.nodes,
+                &mut self.parents,
+            );
+            lap(Stage::Hierarchy);
+            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes);
+        } else {
+            // Links, parents and boxes in one pass, equal to the `hierarchy` and `fit` twins.
+            tree_build::build_trees(
+                packing,
+                &self.body_state,
+                &self.keys,
+                &self.values,
+                &self.tri_boxes,
+                &mut self.nodes,
+                &mut self.parents,
+            );
+            lap(Stage::Hierarchy);
+        }
     }
 
     /// Whether every body's tree holds exactly its triangles that are not degenerate now: its

@@ -1,0 +1,199 @@
+//! The CPU backend's build of every body's binary BVH from its sorted keys, in one top-down
+//! pass: the Karras radix tree built from the root down (each node's split found by a binary
+//! search over its range's keys), each node's links and parent written on the way down and its
+//! box on the way back up. The result is, node for node and bit for bit, what the kernels'
+//! twins give, [`cpu::hierarchy`](crate::cpu::hierarchy) then [`cpu::fit`](crate::cpu::fit):
+//! the radix tree of a sorted key sequence (ties broken by index) is unique, the links and
+//! parents follow from it, and each box is the same minimum and maximum of its children's
+//! boxes taken in the same order. The twins find each internal node's range and split from
+//! the node alone (one invocation per node, as the GPU must), collect the child links to write
+//! the parents in a second pass, and walk the tree a second time for the boxes; here each range
+//! and split is known from the parent's, the tree is walked once, and its two subtrees are
+//! built in parallel near the root. `tests/tests/twins/tree_build.rs` checks the equality.
+//!
+//! The node layout (Karras 2012): the internal node of range `[f, l]` is node `f` when it is a
+//! right child or the root, node `l` when it is a left child; leaf `j` is node `n - 1 + j`; a
+//! node's escape is its right sibling (a left child) or its parent's escape (a right child).
+
+use glam::Vec3;
+use rayon::prelude::*;
+
+use crate::frame::used_nodes;
+use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node, TriBox};
+use crate::packing::Packing;
+
+/// Ranges of at least this many leaves build their two subtrees in parallel (a join costs more
+/// than building a few thousand nodes).
+const PARALLEL_LEAVES: usize = 8192;
+
+/// Builds the binary tree of every packed body (`nodes` and `parents` in the packed layout):
+/// links, parents and boxes, from the body's sorted `keys` and `values` (global triangles) and
+/// the triangles' boxes. Equal to [`cpu::hierarchy`](crate::cpu::hierarchy) followed by
+/// [`cpu::fit`](crate::cpu::fit).
+pub fn build_trees(
+    packing: &Packing,
+    body_state: &[BodyState],
+    keys: &[u32],
+    values: &[u32],
+    tri_boxes: &[TriBox],
+    nodes: &mut [Node],
+    parents: &mut [u32],
+) {
+    let part = |body: &BodyGpu, b: usize| (body.node_offset as usize, used_nodes(body_state[b].leaf_count));
+    let trees = packing.split_per_body(nodes, part);
+    let links = packing.split_per_body(parents, part);
+    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).zip(links);
+    bodies.for_each(|(((body, state), tree), up)| {
+        let n = state.leaf_count as usize;
+        if n == 0 {
+            return;
+        }
+        let range = body.tri_offset as usize..body.tri_offset as usize + n;
+        let body_tree = Body {
+            keys: &keys[range.clone()],
+            values: &values[range],
+            tri_boxes,
+            tri_offset: body.tri_offset,
+        };
+        let (inner, leaves) = tree.split_at_mut(n - 1);
+        let (inner_up, leaves_up) = up.split_at_mut(n - 1);
+        let window = Window { base: 0, inner, inner_up, leaves, leaves_up };
+        let root = Place { escape: NONE, parent: NONE };
+        if n == 1 {
+            body_tree.leaf(window, 0, root);
+        } else {
+            body_tree.subtree(window, 0, n - 1, 0, root);
+        }
+    });
+}
+
+/// One body's sorted keys (its leaves only), their triangles and the triangles' boxes.
+struct Body<'a> {
+    /// The sorted keys of the body's leaves.
+    keys: &'a [u32],
+    /// Per leaf, its global triangle.
+    values: &'a [u32],
+    /// Every packed triangle's box.
+    tri_boxes: &'a [TriBox],
+    /// The body's first packed triangle.
+    tri_offset: u32,
+}
+
+/// The part of a tree's arrays that a subtree writes: the internal nodes (and their parents)
+/// from node `base`, the leaves (and theirs) from leaf `base`. The internal nodes of the subtree
+/// of range `[f, l]` are nodes within `[f, l]`, so two sibling subtrees write disjoint windows.
+struct Window<'a> {
+    /// First internal node and first leaf of the window.
+    base: usize,
+    /// Internal nodes `base..`.
+    inner: &'a mut [Node],
+    /// Their parents.
+    inner_up: &'a mut [u32],
+    /// Leaves `base..`.
+    leaves: &'a mut [Node],
+    /// Their parents.
+    leaves_up: &'a mut [u32],
+}
+
+impl Window<'_> {
+    /// The windows of the left subtree (nodes and leaves before `at`) and of the right one,
+    /// borrowed from this one.
+    fn split(&mut self, at: usize) -> (Window<'_>, Window<'_>) {
+        let k = at - self.base;
+        let (inner_l, inner_r) = self.inner.split_at_mut(k.min(self.inner.len()));
+        let (inner_up_l, inner_up_r) = self.inner_up.split_at_mut(k.min(self.inner_up.len()));
+        let (leaves_l, leaves_r) = self.leaves.split_at_mut(k);
+        let (leaves_up_l, leaves_up_r) = self.leaves_up.split_at_mut(k);
+        (
+            Window {
+                base: self.base,
+                inner: inner_l,
+                inner_up: inner_up_l,
+                leaves: leaves_l,
+                leaves_up: leaves_up_l,
+            },
+            Window {
+                base: at,
+                inner: inner_r,
+                inner_up: inner_up_r,
+                leaves: leaves_r,
+                leaves_up: leaves_up_r,
+            },
+        )
+    }
+}
+
+/// Where a subtree hangs: the node after it in depth-first order and its parent.
+#[derive(Clone, Copy)]
+struct Place {
+    escape: u32,
+    parent: u32,
+}
+
+impl Body<'_> {
+    /// Common prefix length of keys `i` and `j`, ties broken by index (as the twin's `delta`).
+    #[inline]
+    fn delta(&self, i: usize, j: usize) -> u32 {
+        let (a, b) = (self.keys[i], self.keys[j]);
+        if a == b { 32 + (i as u32 ^ j as u32).leading_zeros() } else { (a ^ b).leading_zeros() }
+    }
+
+    /// The last leaf of the left child of range `[f, l]` (`f < l`): the largest `g < l` whose
+    /// key shares more leading bits with key `f` than key `l` does (that prefix only shrinks as
+    /// `g` grows, since the keys are sorted).
+    fn split(&self, f: usize, l: usize) -> usize {
+        let d = self.delta(f, l);
+        // delta(f, lo) > d and delta(f, hi) <= d throughout.
+        let (mut lo, mut hi) = (f, l);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.delta(f, mid) > d {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// A leaf's node: its triangle (body-local) and box; the box returned.
+    fn leaf(&self, w: Window, j: usize, at: Place) -> (Vec3, Vec3) {
+        let t = self.values[j];
+        let b = self.tri_boxes[t as usize];
+        w.leaves[j - w.base] =
+            Node { min: b.min, child: LEAF_BIT | (t - self.tri_offset), max: b.max, escape: at.escape };
+        w.leaves_up[j - w.base] = at.parent;
+        (b.min, b.max)
+    }
+
+    /// Builds the subtree of range `[f, l]` (`f < l`), internal node `me`, into its window;
+    /// returns its box.
+    fn subtree(&self, mut w: Window, f: usize, l: usize, me: usize, at: Place) -> (Vec3, Vec3) {
+        let n = self.keys.len();
+        let g = self.split(f, l);
+        let here = Place { escape: NONE, parent: me as u32 };
+        let left = if g == f { n - 1 + g } else { g };
+        let right = if g + 1 == l { n + g } else { g + 1 };
+        let (lb, rb) = {
+            let (lw, rw) = w.split(g + 1);
+            let go_left = |lw: Window| {
+                let at = Place { escape: right as u32, ..here };
+                if g == f { self.leaf(lw, f, at) } else { self.subtree(lw, f, g, left, at) }
+            };
+            let go_right = |rw: Window| {
+                let at = Place { escape: at.escape, ..here };
+                if g + 1 == l { self.leaf(rw, l, at) } else { self.subtree(rw, g + 1, l, right, at) }
+            };
+            if l - f + 1 >= PARALLEL_LEAVES {
+                rayon::join(|| go_left(lw), || go_right(rw))
+            } else {
+                (go_left(lw), go_right(rw))
+            }
+        };
+        // `+ 0.0` turns -0 into +0 and leaves every other value as it is (as the twin's fit).
+        let (min, max) = (lb.0.min(rb.0) + Vec3::ZERO, lb.1.max(rb.1) + Vec3::ZERO);
+        w.inner[me - w.base] = Node { min, child: left as u32, max, escape: at.escape };
+        w.inner_up[me - w.base] = at.parent;
+        (min, max)
+    }
+}
