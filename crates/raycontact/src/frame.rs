@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 
-use crate::layout::{BodyState, Node, TriBox};
+use crate::layout::{BodyGpu, BodyState, Node, TriBox};
 use crate::packing::Packing;
 use crate::wide_bvh::{WideBvh, WideTree};
 
@@ -57,4 +57,17 @@ impl FrameData {
 /// Nodes of a tree with `leaves` leaves.
 pub fn used_nodes(leaves: u32) -> usize {
     (2 * leaves as usize).saturating_sub(1)
+}
+
+/// Each packed body's used nodes and their parents, in packing order, apart from each other so
+/// that the bodies' trees can be built in parallel.
+pub(crate) fn body_trees<'a>(
+    packing: &Packing,
+    body_state: &[BodyState],
+    nodes: &'a mut [Node],
+    parents: &'a mut [u32],
+) -> Vec<(&'a mut [Node], &'a mut [u32])> {
+    let part = |body: &BodyGpu, b: usize| (body.node_offset as usize, used_nodes(body_state[b].leaf_count));
+    let trees = packing.split_per_body(nodes, part);
+    trees.into_iter().zip(packing.split_per_body(parents, part)).collect()
 }

@@ -18,8 +18,8 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use crate::frame::used_nodes;
-use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node, TriBox};
+use crate::frame::body_trees;
+use crate::layout::{BodyState, LEAF_BIT, NONE, Node, TriBox};
 use crate::packing::Packing;
 
 /// Ranges of at least this many leaves build their two subtrees in parallel (a join costs more
@@ -39,11 +39,8 @@ pub fn build_trees(
     nodes: &mut [Node],
     parents: &mut [u32],
 ) {
-    let part = |body: &BodyGpu, b: usize| (body.node_offset as usize, used_nodes(body_state[b].leaf_count));
-    let trees = packing.split_per_body(nodes, part);
-    let links = packing.split_per_body(parents, part);
-    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).zip(links);
-    bodies.for_each(|(((body, state), tree), up)| {
+    let trees = body_trees(packing, body_state, nodes, parents);
+    packing.bodies.par_iter().zip(body_state).zip(trees).for_each(|((body, state), (tree, up))| {
         let n = state.leaf_count as usize;
         if n == 0 {
             return;

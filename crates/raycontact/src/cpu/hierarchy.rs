@@ -6,8 +6,8 @@
 
 use rayon::prelude::*;
 
-use crate::frame::used_nodes;
-use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node};
+use crate::frame::body_trees;
+use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
 use crate::packing::Packing;
 
 /// Length of the common prefix of sorted keys `i` and `j` (ties broken by index), -1 when `j`
@@ -83,11 +83,8 @@ pub fn hierarchy(
     parents: &mut [u32],
 ) {
     // The bodies in parallel (a scene of many small bodies), and the nodes of a large one.
-    let part = |body: &BodyGpu, b: usize| (body.node_offset as usize, used_nodes(body_state[b].leaf_count));
-    let trees = packing.split_per_body(nodes, part);
-    let links = packing.split_per_body(parents, part);
-    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).zip(links);
-    bodies.for_each(|(((body, state), tree), par)| {
+    let trees = body_trees(packing, body_state, nodes, parents);
+    packing.bodies.par_iter().zip(body_state).zip(trees).for_each(|((body, state), (tree, par))| {
         let n = state.leaf_count as i32;
         if n == 0 {
             return;
