@@ -190,6 +190,39 @@ impl WideTree {
         }
     }
 
+    /// Whether some leaf's box, grown by `r` on every side, holds `p` (`true` for a tree not
+    /// built: unsure). Where it says no, no triangle of the tree comes within distance `r` of
+    /// `p`. Stops at the first such leaf; walks only the nodes whose grown box holds `p`.
+    pub fn has_leaf_near(&self, p: Vec3, r: f32) -> bool {
+        if self.nodes.is_empty() {
+            return true;
+        }
+        let at = [Vec4::splat(p.x), Vec4::splat(p.y), Vec4::splat(p.z)];
+        let grow = Vec4::splat(r);
+        // Pending nodes: at most 3 a level on a path, so 64 is far more than any tree of 2^32
+        // leaves needs; when full, unsure.
+        let (mut stack, mut len) = ([0u32; 64], 1usize);
+        while len > 0 {
+            len -= 1;
+            let n = &self.nodes[stack[len] as usize];
+            let holds = |a: usize| (n.lo[a] - grow).cmple(at[a]) & at[a].cmple(n.hi[a] + grow);
+            let mut lanes = (holds(0) & holds(1) & holds(2)).bitmask() & ((1 << n.count) - 1);
+            if lanes & n.leaves != 0 {
+                return true;
+            }
+            lanes &= !n.leaves;
+            while lanes != 0 {
+                if len == stack.len() {
+                    return true;
+                }
+                stack[len] = n.child[lanes.trailing_zeros() as usize];
+                len += 1;
+                lanes &= lanes - 1;
+            }
+        }
+        false
+    }
+
     /// Copies the boxes of the refitted binary tree into the lanes (the topology is kept).
     pub fn refit(&mut self, binary: &[Node]) {
         self.nodes.par_iter_mut().zip(self.source.par_iter()).with_min_len(256).for_each(|(n, src)| {

@@ -7,6 +7,7 @@ mod pairs;
 mod queries;
 mod ray_queries;
 mod ray_triangle;
+mod reach;
 mod rebuild;
 mod reference;
 mod refit;

@@ -56,6 +56,15 @@ pub trait Tracer: Sync {
         hint: u32,
         counts: &mut WalkCounts,
     ) -> Traced;
+
+    /// Whether packed body `b` may have a triangle within distance `r` of `p`. The rays
+    /// classified by their re-projected length make a contact only of a hit within `r` of
+    /// their origin (their own, or their straight ray's: see `narrow_phase.wgsl`'s header), so
+    /// they are not cast where this says no. It must answer `true` whenever unsure; the
+    /// default does, and casts them all, as the kernels do.
+    fn may_reach(&self, _cx: &Narrow<'_>, _b: usize, _p: Vec3, _r: f32) -> bool {
+        true
+    }
 }
 
 /// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `face` its
@@ -144,6 +153,27 @@ impl Narrow<'_> {
             pr.length = tr.hit.t * pr.cosine.abs();
         }
         pr
+    }
+
+    /// A probe classified by its re-projected length, with reach `r`: a contact comes of it only
+    /// from a hit within `r` of `origin`, so it is not cast (a miss) where the tracer knows that
+    /// body `b` comes nowhere near (but for a self pair, where it always does).
+    #[allow(clippy::too_many_arguments)]
+    fn probe_by_length<T: Tracer>(
+        &self,
+        sink: &mut Sink<'_, T>,
+        b: usize,
+        origin: Vec3,
+        dir: Vec3,
+        tmax: f32,
+        ignore: u32,
+        hint: u32,
+        r: f32,
+    ) -> Probe {
+        if ignore == NONE && !sink.tracer.may_reach(self, b, origin, r) {
+            return Probe::NONE;
+        }
+        self.probe(sink, b, origin, dir, 0.0, tmax, ignore, hint)
     }
 
     /// Twin of `own_hit`: the source body's own hit along the ray, up to `t` (or without limit
@@ -340,7 +370,7 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && predict > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, beyond, NONE, hout);
+            let o = cx.probe_by_length(&mut sink, b, p, n, beyond, NONE, hout, reach);
             let (o, dir) = cx.straight(&mut sink, (o, n, o.cosine < 0.0), b, p, reach, NONE, hout);
             if o.hits() && o.cosine < 0.0 && o.length < predict {
                 let own = cx.own_hit(&mut sink, a, p, dir, o.hit.t, v, hexit);
@@ -370,7 +400,7 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && reach > 0.0 {
-            let o = cx.probe(&mut sink, b, p, n, 0.0, beyond, NONE, hout);
+            let o = cx.probe_by_length(&mut sink, b, p, n, beyond, NONE, hout, reach);
             let (o, dir) = cx.straight(&mut sink, (o, n, true), b, p, reach, NONE, hout);
             let class = class_of(o.length, eb, predict);
             if o.hits() && class != 0 {
@@ -409,7 +439,7 @@ pub fn classify<T: Tracer>(
             }
             done |= 1 << side;
             let (dir, ray) = if side == 1 { (n, OUTWARD_RAY) } else { (-n, INWARD_RAY) };
-            let h = cx.probe(&mut sink, b, p, dir, 0.0, beyond, ignore, hints[side]);
+            let h = cx.probe_by_length(&mut sink, b, p, dir, beyond, ignore, hints[side], reach);
             let other = 1 - side;
             if h.outcome == WALK_RANGE && todo & (1 << other) == 0 {
                 todo |= 1 << other;
