@@ -55,6 +55,10 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     return Traced(hit, false, 0u, NONE);
 }
 
+fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool {
+    return leaf_near(p, r, bodies[body], body_state[body].leaf_count);
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;

@@ -58,6 +58,11 @@ fn walk_steps(body: BodyGpu) -> u32 {
     return u32(steps);
 }
 
+// Every ray is walked or cast: a walk is short, and a BVH query would cost it more.
+fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool {
+    return true;
+}
+
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let b = bodies[body];
     var outcome = WALK_NO_START;

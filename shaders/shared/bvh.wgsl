@@ -145,3 +145,26 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
     }
     return best;
 }
+
+// Whether some leaf box of a body (its BodyGpu and leaf count), grown by `r` on every side,
+// holds `p`. Where it does not, no triangle of the body comes within distance r of p. Depth
+// first through the escape links, stopping at the first such leaf.
+fn leaf_near(p: vec3<f32>, r: f32, body: BodyGpu, leaf_count: u32) -> bool {
+    var node = NONE;
+    if leaf_count > 0u {
+        node = 0u;
+    }
+    let grow = vec3<f32>(r);
+    while node != NONE {
+        let nd = nodes[body.node_offset + node];
+        if all(nd.min - grow <= p) && all(p <= nd.max + grow) {
+            if (nd.child & LEAF_BIT) != 0u {
+                return true;
+            }
+            node = nd.child;
+        } else {
+            node = nd.escape;
+        }
+    }
+    return false;
+}

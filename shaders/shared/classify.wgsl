@@ -9,7 +9,15 @@
 //     fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced
 //
 // the closest hit of `ray` on packed body `body` (skipping the triangles of `ignore_vertex`),
-// where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown).
+// where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown),
+// and
+//
+//     fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool
+//
+// whether packed body `body` may have a triangle within distance r of p (`true` whenever
+// unsure): a ray classified by L makes a contact only of a hit within the reach of its origin
+// (its own, or its straight ray's), so it is not cast at a body of another source that does not
+// (`narrow_phase` asks its BVH, `walk_contacts` answers `true`).
 // The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::internals::cpu::classify`.
 //
 // How far a ray is traced, and the re-projected ray made real. A ray classified by its
@@ -271,6 +279,9 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     if r <= 0.0 {
         beyond = 0.0;
     }
+    // The reach of `may_reach`, grown by a margin: a hit computed at t <= r may lie a rounding
+    // error farther, and the grown boxes are rounded too.
+    let r_near = r + r * 1.0e-3 + 1.0e-5 * max(max(abs(p.x), abs(p.y)), max(abs(p.z), 1.0));
     let inward = CONTACT_INWARD_RAY;
     let outward = CONTACT_OUTWARD_RAY;
     let use_in = (sides & 1u) != 0u;
@@ -369,7 +380,11 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
             }
         }
         var pr = none;
-        if rq.body != NONE {
+        // A ray classified by L, at another body (not the straight ray, which goes only to r):
+        // not cast where the body has nothing within the reach (grown by a rounding margin).
+        let by_reach = !straight && rq.ignore == NONE
+            && (((kind == CASE_VV || kind == CASE_VC) && s == 2u) || kind == CASE_CC);
+        if rq.body != NONE && (!by_reach || may_reach(rq.body, p, r_near)) {
             pr = probe(rq.body, p, rq.dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
         }
         if kind == CASE_CV && s >= 2u && !straight {

@@ -1,12 +1,14 @@
-//! The CPU backend does not cast the rays classified by their re-projected length at a body that
-//! comes nowhere near their origin (`Tracer::may_reach`, answered by
-//! `WideTree::has_leaf_near`). The query against brute force, and the backend's contacts against
-//! the twin's narrow phase, which casts every ray as the kernels do, on layered sheets whose gaps
-//! lie on both sides of the reach.
+//! The rays classified by their re-projected length are not cast at a body that comes nowhere
+//! near their origin (`Tracer::may_reach`; the kernels' `may_reach`, `leaf_near` on the BVH; the
+//! CPU backend's, `WideTree::has_leaf_near` on its wide trees). Both queries against brute
+//! force, and the contacts of the backend and of the twin's narrow phase against a
+//! classification that casts every ray, on layered sheets whose gaps lie on both sides of the
+//! reach.
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;
-use raycontact::internals::layout::{BodyPair, SELF_CLOTH};
+use raycontact::internals::cpu::{BvhTracer, Narrow, Traced, Tracer};
+use raycontact::internals::layout::{BodyPair, ContactGpu, Ray, SELF_CLOTH, WalkCounts};
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Pairs, Scene};
@@ -39,10 +41,33 @@ fn a_leaf_is_near_exactly_when_a_leaf_box_grown_by_the_reach_holds_the_point() {
                 (x.min - Vec3::splat(reach)).cmple(q).all() && q.cmple(x.max + Vec3::splat(reach)).all()
             });
             assert_eq!(tree.has_leaf_near(q, reach), brute, "body {b}: point {q}, reach {reach}");
+            let binary = p.frame.body_nodes(&p.packing, b);
+            assert_eq!(cpu::leaf_near(binary, q, reach), brute, "body {b}, binary: point {q}, reach {reach}");
             if brute { near += 1 } else { far += 1 }
         }
     }
     assert!(near > 300 && far > 300, "{near} near, {far} far");
+}
+
+/// The BVH tracer, casting every ray (what the classification did before `may_reach`).
+struct EveryRay;
+
+impl Tracer for EveryRay {
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced {
+        BvhTracer.trace(cx, b, ray, ignore, hint, counts)
+    }
+
+    fn may_reach(&self, _: &Narrow<'_>, _: usize, _: Vec3, _: f32) -> bool {
+        true
+    }
 }
 
 /// Sheets of `n` quads a side stacked along z with the given gaps (each sheet rippled), over a
@@ -68,7 +93,7 @@ fn layers(gaps: &[f32], n: u32, seed: u64) -> Vec<(TriMesh, BodyKind)> {
 }
 
 #[test]
-fn the_backends_full_pass_finds_the_twins_contacts_where_it_skips_rays() {
+fn rays_that_cannot_reach_are_not_cast_and_the_contacts_stay_the_same() {
     // Reach max(prediction, 2 × 0.004) = 0.02: gaps under it, at it and far over it.
     let prediction = 0.02;
     let mut total = 0;
@@ -97,10 +122,30 @@ fn the_backends_full_pass_finds_the_twins_contacts_where_it_skips_rays() {
         };
         let key =
             |b: u32, v: u32, t: u32, tri: u32, flags: u32, depth: f32| (b, v, t, tri, flags, depth.to_bits());
-        let mut twin: Vec<_> = cpu::narrow_phase(&cx, &pairs)
-            .iter()
-            .map(|c| key(c.source_body, c.source_vertex, c.target_body, c.target_triangle, c.flags, c.depth))
-            .collect();
+        let keys = |found: &[ContactGpu]| {
+            let mut k: Vec<_> = found
+                .iter()
+                .map(|c| {
+                    key(c.source_body, c.source_vertex, c.target_body, c.target_triangle, c.flags, c.depth)
+                })
+                .collect();
+            k.sort_unstable();
+            k
+        };
+        let mut every = Vec::new();
+        for [k, local] in cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs) {
+            let p = &pairs[(k / 2) as usize];
+            let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
+            let at = (a as usize, local, b as usize, k);
+            cpu::classify(&cx, &EveryRay, at, p.prediction, cpu::Rays::BOTH, &mut every);
+        }
+        let every = keys(&every);
+        assert_eq!(keys(&cpu::narrow_phase(&cx, &pairs)), every, "seed {seed}, gaps {gaps:?}: the twin");
+        // Without wide trees the twin asks the binary trees, as the kernel.
+        let mut binary = frame.clone();
+        binary.wide = Default::default();
+        let cx_binary = Narrow { frame: &binary, ..cx };
+        assert_eq!(keys(&cpu::narrow_phase(&cx_binary, &pairs)), every, "seed {seed}: binary trees");
         let index = |id| packing.index_of(id).unwrap() as u32;
         let mut backend: Vec<_> = found
             .iter()
@@ -109,10 +154,9 @@ fn the_backends_full_pass_finds_the_twins_contacts_where_it_skips_rays() {
                 key(s, c.source_vertex, t, c.target_triangle, c.flags.bits(), c.depth)
             })
             .collect();
-        twin.sort_unstable();
         backend.sort_unstable();
-        assert_eq!(backend, twin, "seed {seed}, gaps {gaps:?}");
-        total += twin.len();
+        assert_eq!(backend, every, "seed {seed}, gaps {gaps:?}: the backend");
+        total += every.len();
     }
     assert!(total > 2000, "{total} contacts");
 }

@@ -1,6 +1,7 @@
 //! [`ParryTracer`]: raycontact's classification tracing through parry3d.
 
 use glam::Vec3;
+use parry3d::bounding_volume::Aabb;
 use parry3d::partitioning::Bvh;
 use parry3d::query::RayCast;
 use parry3d::shape::Triangle;
@@ -62,5 +63,13 @@ impl Tracer for ParryTracer<'_> {
             None => RayHit::MISS,
         };
         Traced { hit, walked: false, steps: 0, outcome: NONE }
+    }
+
+    /// The same rays as raycontact's are not cast: those that cannot reach body `b`, here where
+    /// no leaf box of its parry3d BVH meets the cube of half-side `r` around `p` (the same test
+    /// as raycontact's: a leaf box grown by `r` holds `p`).
+    fn may_reach(&self, _: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
+        let cube = Aabb::new(p - Vec3::splat(r), p + Vec3::splat(r));
+        self.bvhs[b].intersect_aabb(&cube).next().is_some()
     }
 }

@@ -68,6 +68,12 @@ impl Tracer for CountingTracer<'_> {
         }
         Traced { hit, walked: false, steps: 0, outcome: NONE }
     }
+
+    /// As the kernels and the CPU backend: the rays that cannot reach are not cast, so not
+    /// counted (the queries' own nodes are not counted either).
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
+        cpu::BvhTracer.may_reach(cx, b, p, r)
+    }
 }
 
 /// The ray figures of the scene's last frame: the CPU reference's full pass replayed on its

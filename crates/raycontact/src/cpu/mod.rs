@@ -79,7 +79,7 @@ pub use reference::raycast_brute_force;
 pub use region_areas::{region_areas, vertex_area_steps};
 pub use regions_hook::regions_hook;
 pub use response::{ResponseSums, response};
-pub use shared::bvh::closest_hit;
+pub use shared::bvh::{closest_hit, leaf_near};
 pub use shared::classify::{Narrow, Rays, Traced, Tracer, classify};
 pub use shared::common::reach;
 pub use shared::intersect::{crossing_key, edge_side};

@@ -2,9 +2,11 @@
 //! vertex classified with rays through the BVH ([`BvhTracer`], the twin of the kernel's
 //! `trace`).
 
+use glam::Vec3;
 use rayon::prelude::*;
 
 use super::ray_sources::ray_sources;
+use super::shared::bvh::leaf_near;
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
 use crate::layout::{BodyPair, ContactGpu, NONE, Ray, WalkCounts};
 
@@ -16,6 +18,15 @@ pub struct BvhTracer;
 impl Tracer for BvhTracer {
     fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
         Traced { hit: cx.bvh_hit(b, ray, ignore), walked: false, steps: 0, outcome: NONE }
+    }
+
+    /// `leaf_near` on the body's tree: its wide tree when the frame has one (whose leaf lanes
+    /// hold the binary leaves' boxes: the same answer), else the binary tree, as the kernel.
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
+        match cx.frame.body_wide(b) {
+            Some(w) if !w.nodes.is_empty() => w.has_leaf_near(p, r),
+            _ => leaf_near(cx.frame.body_nodes(cx.packing, b), p, r),
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! walking from their triangles ([`WalkTracer`], the twin of the kernel's `trace`) and
 //! classified as the full pass does.
 
+use glam::Vec3;
 use rayon::prelude::*;
 
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
@@ -32,6 +33,11 @@ impl WalkTracer {
 }
 
 impl Tracer for WalkTracer {
+    fn may_reach(&self, _: &Narrow<'_>, _: usize, _: Vec3, _: f32) -> bool {
+        // As `walk_contacts.wgsl`: every ray is walked or cast.
+        true
+    }
+
     fn trace(
         &self,
         cx: &Narrow<'_>,

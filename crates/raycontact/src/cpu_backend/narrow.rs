@@ -5,38 +5,10 @@
 //! The contacts are those of [`cpu::narrow_phase`], in another order (the scene
 //! sorts them).
 
-use glam::Vec3;
 use rayon::prelude::*;
 
-use crate::cpu::{self, BvhTracer, Narrow, Rays, Traced, Tracer};
-use crate::layout::{BodyPair, ContactGpu, Ray, WalkCounts};
-
-/// The backend's tracer: the BVH tracer, which also answers [`Tracer::may_reach`] from the
-/// target's 4-wide tree, so that the rays classified by their re-projected length are not cast
-/// at a body that comes nowhere near their origin (on `eight-sheets`, most of the rays between
-/// layers that hang apart). The kernels cast them and find nothing to report: the same contacts.
-struct ReachTracer;
-
-impl Tracer for ReachTracer {
-    fn trace(
-        &self,
-        cx: &Narrow<'_>,
-        b: usize,
-        ray: &Ray,
-        ignore: u32,
-        hint: u32,
-        counts: &mut WalkCounts,
-    ) -> Traced {
-        BvhTracer.trace(cx, b, ray, ignore, hint, counts)
-    }
-
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
-        // Grown a little: a hit computed at t <= r may lie a rounding error farther, and the
-        // grown boxes are rounded too.
-        let slack = r * 1.0e-3 + 1.0e-5 * p.abs().max_element().max(1.0);
-        cx.frame.body_wide(b).is_none_or(|w| w.has_leaf_near(p, r + slack))
-    }
-}
+use crate::cpu::{self, BvhTracer, Narrow, Rays};
+use crate::layout::{BodyPair, ContactGpu};
 
 /// The source vertices of [`cpu::ray_sources`] (every directed pair's in one run, pair by
 /// pair), each run reordered to follow `order` ([`crate::ray_order::vertex_order`]).
@@ -79,7 +51,7 @@ pub(super) fn full_pass(cx: &Narrow<'_>, pairs: &[BodyPair], order: &[u32]) -> V
                 let p = &pairs[(k / 2) as usize];
                 let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
                 let key = (a as usize, local, b as usize, k);
-                cpu::classify(cx, &ReachTracer, key, p.prediction, Rays::BOTH, &mut acc);
+                cpu::classify(cx, &BvhTracer, key, p.prediction, Rays::BOTH, &mut acc);
             }
             acc
         })

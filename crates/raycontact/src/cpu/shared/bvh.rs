@@ -133,3 +133,23 @@ pub fn closest_hit(
     }
     best
 }
+
+/// Twin of `leaf_near` in `bvh.wgsl`: whether some leaf box of a body's tree (`nodes`, its used
+/// nodes), grown by `r` on every side, holds `p`. Where it does not, no triangle of the body
+/// comes within distance `r` of `p`.
+pub fn leaf_near(nodes: &[Node], p: Vec3, r: f32) -> bool {
+    let grow = Vec3::splat(r);
+    let mut node = if nodes.is_empty() { NONE } else { 0 };
+    while node != NONE {
+        let nd = &nodes[node as usize];
+        if (nd.min - grow).cmple(p).all() && p.cmple(nd.max + grow).all() {
+            if nd.child & LEAF_BIT != 0 {
+                return true;
+            }
+            node = nd.child;
+        } else {
+            node = nd.escape;
+        }
+    }
+    false
+}

@@ -57,14 +57,11 @@ pub trait Tracer: Sync {
         counts: &mut WalkCounts,
     ) -> Traced;
 
-    /// Whether packed body `b` may have a triangle within distance `r` of `p`. The rays
-    /// classified by their re-projected length make a contact only of a hit within `r` of
-    /// their origin (their own, or their straight ray's: see `narrow_phase.wgsl`'s header), so
-    /// they are not cast where this says no. It must answer `true` whenever unsure; the
-    /// default does, and casts them all, as the kernels do.
-    fn may_reach(&self, _cx: &Narrow<'_>, _b: usize, _p: Vec3, _r: f32) -> bool {
-        true
-    }
+    /// Twin of the kernel's `may_reach` (`shared/classify.wgsl`): whether packed body `b` may
+    /// have a triangle within distance `r` of `p` (`true` whenever unsure). The rays classified
+    /// by their re-projected length make a contact only of a hit within the reach of their
+    /// origin (their own, or their straight ray's), so they are not cast where this says no.
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool;
 }
 
 /// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `face` its
@@ -155,9 +152,10 @@ impl Narrow<'_> {
         pr
     }
 
-    /// A probe classified by its re-projected length, with reach `r`: a contact comes of it only
-    /// from a hit within `r` of `origin`, so it is not cast (a miss) where the tracer knows that
-    /// body `b` comes nowhere near (but for a self pair, where it always does).
+    /// A probe classified by its re-projected length, with reach `r` (grown by the margin): a
+    /// contact comes of it only from a hit within the reach of `origin`, so it is not cast (a
+    /// miss) where the tracer knows that body `b` comes nowhere near (but for a self pair, where
+    /// it always does).
     #[allow(clippy::too_many_arguments)]
     fn probe_by_length<T: Tracer>(
         &self,
@@ -342,6 +340,9 @@ pub fn classify<T: Tracer>(
     let inf = f32::INFINITY;
     // The rays classified by L go without limit (but not past 0 when the reach is 0).
     let beyond = if reach <= 0.0 { 0.0 } else { inf };
+    // The reach of `may_reach`, grown by a margin: a hit computed at t <= r may lie a rounding
+    // error farther, and the grown boxes are rounded too.
+    let near = reach + reach * 1.0e-3 + 1.0e-5 * p.x.abs().max(p.y.abs()).max(p.z.abs().max(1.0));
     let (use_in, use_out) = (rays.sides & 1 != 0, rays.sides & 2 != 0);
     let (hin, hout, hexit) = (rays.hint_in, rays.hint_out, rays.hint_exit);
     if !cloth_a && self_pair {
@@ -370,7 +371,7 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && predict > 0.0 {
-            let o = cx.probe_by_length(&mut sink, b, p, n, beyond, NONE, hout, reach);
+            let o = cx.probe_by_length(&mut sink, b, p, n, beyond, NONE, hout, near);
             let (o, dir) = cx.straight(&mut sink, (o, n, o.cosine < 0.0), b, p, reach, NONE, hout);
             if o.hits() && o.cosine < 0.0 && o.length < predict {
                 let own = cx.own_hit(&mut sink, a, p, dir, o.hit.t, v, hexit);
@@ -400,7 +401,7 @@ pub fn classify<T: Tracer>(
             }
         }
         if use_out && reach > 0.0 {
-            let o = cx.probe_by_length(&mut sink, b, p, n, beyond, NONE, hout, reach);
+            let o = cx.probe_by_length(&mut sink, b, p, n, beyond, NONE, hout, near);
             let (o, dir) = cx.straight(&mut sink, (o, n, true), b, p, reach, NONE, hout);
             let class = class_of(o.length, eb, predict);
             if o.hits() && class != 0 {
@@ -439,7 +440,7 @@ pub fn classify<T: Tracer>(
             }
             done |= 1 << side;
             let (dir, ray) = if side == 1 { (n, OUTWARD_RAY) } else { (-n, INWARD_RAY) };
-            let h = cx.probe_by_length(&mut sink, b, p, dir, beyond, ignore, hints[side], reach);
+            let h = cx.probe_by_length(&mut sink, b, p, dir, beyond, ignore, hints[side], near);
             let other = 1 - side;
             if h.outcome == WALK_RANGE && todo & (1 << other) == 0 {
                 todo |= 1 << other;
