@@ -216,13 +216,16 @@ fn own_tmax(t: f32) -> f32 {
 // Whether step s of case `kind` classifies its hit by the re-projected length L (and so may
 // confirm a hit beyond the reach by a straight ray): volumetric -> volumetric's outward ray
 // (a hit of B's outside), volumetric -> cloth's outward ray, cloth -> volumetric's hits of
-// B's outside (steps 2 and 3), every cloth -> cloth ray.
+// B's outside (steps 2 and 3), every cloth -> cloth ray. The first two and the last are the
+// steps that cast their ray only where `may_reach` says so.
 fn by_length(kind: u32, s: u32, pr: Probe) -> bool {
+    return length_step(kind, s) && (kind != CASE_VV || pr.cosine < 0.0);
+}
+
+// The steps of `by_length`, whatever their hit.
+fn length_step(kind: u32, s: u32) -> bool {
     switch kind {
-        case CASE_VV: {
-            return s == 2u && pr.cosine < 0.0;
-        }
-        case CASE_VC: {
+        case CASE_VV, CASE_VC: {
             return s == 2u;
         }
         case CASE_CV: {
@@ -382,8 +385,8 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
         var pr = none;
         // A ray classified by L, at another body (not the straight ray, which goes only to r):
         // not cast where the body has nothing within the reach (grown by a rounding margin).
-        let by_reach = !straight && rq.ignore == NONE
-            && (((kind == CASE_VV || kind == CASE_VC) && s == 2u) || kind == CASE_CC);
+        // (Cloth -> volumetric's steps by L trace nothing: body NONE.)
+        let by_reach = !straight && rq.ignore == NONE && length_step(kind, s);
         if rq.body != NONE && (!by_reach || may_reach(rq.body, p, r_near)) {
             pr = probe(rq.body, p, rq.dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
         }
