@@ -44,11 +44,12 @@ Implementations, all in the same run, doing the same work every frame:
   gpu-refit      the same with BvhUpdate::Refit: the BVHs refitted (normals, bounds, fit; no
                  Morton codes, sort or hierarchy), rebuilt only at the first frame
   cpu-1          raycontact's CPU backend (the kernels' CPU twins; rays through its 4-wide
-                 BVHs), single-threaded
+                 BVHs; a trace asked again by another pair, e.g. a body's own-body trace in
+                 each of its cloth pairs, answered from the frame's memo), single-threaded
   cpu-rayon      the CPU backend with rayon over all cores (the contacts' reference)
   cpu-refit      cpu-rayon with BvhUpdate::Refit
   cpu-twins      cpu-rayon walking the binary BVH as the kernels do (Scene::set_wide_bvh(false)):
-                 the kernels' CPU twins end to end, the same algorithm as gpu
+                 the kernels' CPU twins end to end, the same algorithm as gpu (no memo)
   gpu-walk       (resting-pile, slow-pair) gpu with iterative detection (Lehericey et al. 2013):
                  full passes and iterative passes that re-cast last frame's contacts by walking
                  the triangle adjacency; threshold 2 frames of the fastest vertex's motion per
@@ -57,7 +58,8 @@ Implementations, all in the same run, doing the same work every frame:
   cpu-walk       the same on the CPU reference with rayon
   parry-1        parry3d 0.31, one thread: every BVH rebuilt from the triangle boxes each frame
                  (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)
-                 cast through it, classified by raycontact's rules (cpu::classify)
+                 cast through it, classified by raycontact's rules (cpu::classify); a trace
+                 asked again by another pair answered from the frame's memo, as on cpu-1
   parry-rayon    the same with rayon over all cores
   parry-refit-1  parry3d's deformable path, one thread: a TriMesh per body with
                  TriMeshFlags::DEFORMABLE, built once, TriMesh::set_vertices every frame (which
@@ -83,7 +85,8 @@ Figures:
                  worst frame
   rays/frame     rays traced in the last frame by the classification of every source vertex of
                  every tested pair (the CPU reference's full pass, replayed with counting):
-                 inward and outward rays to the target, plus the own-body traces
+                 inward and outward rays to the target, plus the own-body traces (every trace
+                 asked, those a memo answers included)
   Mrays/s        rays per frame / frame time
   ray/core       the CPU implementations' ray stage alone: rays per frame / median rays-stage time
                  / threads, Mrays/s per core

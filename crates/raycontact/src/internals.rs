@@ -12,6 +12,8 @@
 //! - [`wide_bvh`]: the CPU backend's 4-wide BVH, collapsed from the binary one.
 //! - [`tree_build`]: the CPU backend's one-pass build of the binary BVH (equal to the
 //!   `hierarchy` and `fit` twins).
+//! - [`trace_memo`]: the CPU backend's memo of a frame's traces that skip a vertex (a trace
+//!   asked by several pairs is cast once).
 
 /// The constants and `#[repr(C)]` structs shared with the WGSL kernels.
 pub mod layout {
@@ -42,6 +44,11 @@ pub mod wide_bvh {
 /// The CPU backend's one-pass build of the binary BVH.
 pub mod tree_build {
     pub use crate::tree_build::*;
+}
+
+/// The CPU backend's memo of a frame's traces that skip a vertex.
+pub mod trace_memo {
+    pub use crate::trace_memo::*;
 }
 
 pub use crate::frame::FrameData;

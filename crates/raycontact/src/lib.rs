@@ -81,6 +81,7 @@ mod rays;
 mod response;
 mod scene;
 mod stats;
+mod trace_memo;
 mod tree_build;
 pub mod walk;
 mod wide_bvh;

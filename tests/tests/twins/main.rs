@@ -11,5 +11,6 @@ mod reach;
 mod rebuild;
 mod reference;
 mod refit;
+mod trace_memo;
 mod tree_build;
 mod wide;

@@ -8,7 +8,9 @@
 //! cloth included, or the scene's list) and runs raycontact's classification
 //! (`cpu::classify`, every case of Lehericey et al. 2015: inward and outward rays, predictions,
 //! inversions) with a [`ParryTracer`]: each trace is a closest-hit cast through parry3d's BVH
-//! with parry3d's ray–triangle test. Only the ray casts differ from the CPU reference.
+//! with parry3d's ray–triangle test. A trace asked again by another pair (a volumetric body's
+//! own-body trace, in each of its cloth pairs) is answered from the frame's `TraceMemo`, as on
+//! raycontact's CPU backend. Only the ray casts differ from the CPU reference.
 //!
 //! [`suite`] runs an instance on it; [`bvh`] and [`contacts`] are the peers of the older
 //! single-purpose benchmarks (`bvh`: the BVH build alone; `contacts`: volumetric inward rays
@@ -31,6 +33,7 @@ use parry3d::shape::{TriMesh, TriMeshFlags};
 use raycontact::Scene;
 use raycontact::internals::Packing;
 use raycontact::internals::layout::{BodyPair, BodyState, ContactGpu, SELF_CLOTH};
+use raycontact::internals::trace_memo::TraceMemo;
 use raycontact::internals::{
     FrameData,
     cpu::{self, Narrow, Rays, Tracer},
@@ -43,7 +46,8 @@ use crate::scenes::Instance;
 pub struct ParryFrame {
     /// The contacts, as raycontact's classification wrote them (packed body = instance body).
     pub contacts: Vec<ContactGpu>,
-    /// Rays cast (traces on the target and on the source's own body, every case).
+    /// Rays cast (traces on the target and on the source's own body, every case; not those the
+    /// memo answered).
     pub rays: u64,
 }
 
@@ -71,6 +75,8 @@ pub struct Parry {
     frame: FrameData,
     current: Vec<Vec3>,
     previous: Vec<Vec3>,
+    /// The traces that skip a vertex, each cast once a frame (as raycontact's CPU backend).
+    memo: TraceMemo,
 }
 
 impl Parry {
@@ -112,6 +118,7 @@ impl Parry {
             frame: FrameData::default(),
             current: Vec::new(),
             previous: Vec::new(),
+            memo: TraceMemo::default(),
         })
     }
 
@@ -122,7 +129,8 @@ impl Parry {
 
     /// One frame: normals and boxes (raycontact's CPU twins), every parry3d BVH rebuilt from the
     /// triangle boxes (binned SAH) or refitted ([`ParryMode`]), the pairs, then raycontact's
-    /// classification of every source vertex of every directed pair with a [`ParryTracer`].
+    /// classification of every source vertex of every directed pair with a [`ParryTracer`] (a trace
+    /// asked again by another pair answered by a [`TraceMemo`], as on raycontact's CPU backend).
     pub fn frame(&mut self, positions: &[&[Vec3]]) -> ParryFrame {
         std::mem::swap(&mut self.previous, &mut self.current);
         self.current.clear();
@@ -134,6 +142,8 @@ impl Parry {
         }
         let pool = &self.pool;
         let (mode, meshes) = (self.mode, &mut self.meshes);
+        self.memo.reset(self.current.len());
+        let memo = &self.memo;
         pool.install(|| {
             let (packing, current, frame) = (&self.packing, &self.current, &mut self.frame);
             frame.normals.resize(current.len(), Vec3::ZERO);
@@ -190,7 +200,7 @@ impl Parry {
                 remember_exit: false,
                 inversions: true,
             };
-            classify_pairs(&cx, &ParryTracer { bvhs: &bvhs }, &pairs)
+            classify_pairs(&cx, &memo.tracer(&ParryTracer { bvhs: &bvhs }), &pairs)
         })
     }
 }

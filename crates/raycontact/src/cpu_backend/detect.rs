@@ -57,7 +57,14 @@ impl CpuScene {
                 };
                 stats.stage(Stage::Pairs).cpu_ns = elapsed_ns(start);
                 let start = Instant::now();
-                out.contacts = self.pool.install(|| super::narrow::full_pass(&cx, &list, &self.order));
+                // The memo is the backend's own (the kernels cast every trace): not with the
+                // twins' binary trees (`set_wide_bvh(false)`).
+                let memo = (!self.frame.wide.off).then(|| {
+                    self.memo.reset(self.current.len());
+                    &self.memo
+                });
+                let order = &self.order;
+                out.contacts = self.pool.install(|| super::narrow::full_pass(&cx, &list, order, memo));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
                 out.pairs = list.len() as u32;
                 full_pairs = Some(list);

@@ -12,6 +12,7 @@ use crate::frame::FrameData;
 use crate::layout::{BodyPair, ContactGpu, Ray, RayHit, ResponseParams};
 use crate::packing::Packing;
 use crate::stats::FrameStats;
+use crate::trace_memo::TraceMemo;
 use crate::walk::{WalkOptions, WalkResult};
 
 mod detect;
@@ -74,6 +75,8 @@ pub(crate) struct CpuScene {
     previous: Vec<Vec3>,
     /// Each body's vertices in Morton order (as packed): the order the full pass casts in.
     order: Vec<u32>,
+    /// The full pass's traces that skip a vertex, each cast once a frame.
+    memo: TraceMemo,
     /// The pair list of the last full pass and the last detection's contacts (what an iterative
     /// pass re-casts), kept when iterative detection is on.
     memory_pairs: Vec<BodyPair>,
@@ -97,6 +100,7 @@ impl CpuScene {
             current: Vec::new(),
             previous: Vec::new(),
             order: Vec::new(),
+            memo: TraceMemo::default(),
             memory_pairs: Vec::new(),
             memory: Vec::new(),
             last: Vec::new(),

@@ -2,13 +2,14 @@
 //! classified by [`cpu::classify`] through the BVH tracer) with its rays issued in a spatially
 //! coherent order: each directed pair's source vertices in their body's ray order
 //! ([`crate::ray_order`]), so that consecutive rays walk the same part of the target's tree.
-//! The contacts are those of [`cpu::narrow_phase`], in another order (the scene
-//! sorts them).
+//! With the wide trees on, a trace asked by several pairs is cast once ([`TraceMemo`]). The contacts are those of
+//! [`cpu::narrow_phase`], in another order (the scene sorts them).
 
 use rayon::prelude::*;
 
-use crate::cpu::{self, BvhTracer, Narrow, Rays};
+use crate::cpu::{self, BvhTracer, Narrow, Rays, Tracer};
 use crate::layout::{BodyPair, ContactGpu};
+use crate::trace_memo::TraceMemo;
 
 /// The source vertices of [`cpu::ray_sources`] (every directed pair's in one run, pair by
 /// pair), each run reordered to follow `order` ([`crate::ray_order::vertex_order`]).
@@ -41,9 +42,28 @@ fn ordered_sources(cx: &Narrow<'_>, pairs: &[BodyPair], order: &[u32]) -> Vec<[u
 }
 
 /// The full pass of the CPU backend: [`cpu::narrow_phase`]'s contacts, its rays in the order of
-/// `order` ([`crate::ray_order::vertex_order`]).
-pub(super) fn full_pass(cx: &Narrow<'_>, pairs: &[BodyPair], order: &[u32]) -> Vec<ContactGpu> {
+/// `order` ([`crate::ray_order::vertex_order`]), the traces that skip a vertex through `memo`
+/// when given (emptied for this frame; none: every trace cast, as the kernel casts them).
+pub(super) fn full_pass(
+    cx: &Narrow<'_>,
+    pairs: &[BodyPair],
+    order: &[u32],
+    memo: Option<&TraceMemo>,
+) -> Vec<ContactGpu> {
     let sources = ordered_sources(cx, pairs, order);
+    match memo {
+        Some(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, &sources),
+        None => classify_all(cx, &BvhTracer, pairs, &sources),
+    }
+}
+
+/// `sources` classified through `tracer`, in rayon.
+fn classify_all<T: Tracer>(
+    cx: &Narrow<'_>,
+    tracer: &T,
+    pairs: &[BodyPair],
+    sources: &[[u32; 2]],
+) -> Vec<ContactGpu> {
     sources
         .par_chunks(128)
         .fold(Vec::new, |mut acc, chunk| {
@@ -51,7 +71,7 @@ pub(super) fn full_pass(cx: &Narrow<'_>, pairs: &[BodyPair], order: &[u32]) -> V
                 let p = &pairs[(k / 2) as usize];
                 let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
                 let key = (a as usize, local, b as usize, k);
-                cpu::classify(cx, &BvhTracer, key, p.prediction, Rays::BOTH, &mut acc);
+                cpu::classify(cx, tracer, key, p.prediction, Rays::BOTH, &mut acc);
             }
             acc
         })

@@ -1,0 +1,206 @@
+//! The CPU backend's memo of the traces that skip a vertex (`TraceMemo`): a trace asked again
+//! (same body, same ray bit for bit, same skipped vertex) is answered without a cast, and with
+//! what the cast returned; any other trace is cast. On a ball draped in three garments (its
+//! own-body traces asked once per garment) with a ring round its cap, with exits remembered and
+//! not: the same contacts as casting every trace, in the same order, with fewer casts; and the
+//! backend's contacts equal the twin's narrow phase.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use glam::{Affine3A, Vec3};
+use raycontact::internals::cpu::{BvhTracer, Narrow, Traced, Tracer};
+use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, Ray, SELF_CLOTH, WalkCounts};
+use raycontact::internals::trace_memo::TraceMemo;
+use raycontact::internals::{FrameData, cpu};
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyKind, Pairs, Scene};
+
+/// The BVH tracer, counting its casts.
+#[derive(Default)]
+struct Counting(AtomicU32);
+
+impl Tracer for Counting {
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        BvhTracer.trace(cx, b, ray, ignore, hint, counts)
+    }
+
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
+        BvhTracer.may_reach(cx, b, p, r)
+    }
+}
+
+/// A ball, three rippled sheets draped over its top (cutting into it at different depths), and
+/// a torus round its cap.
+fn draped_ball() -> Vec<(TriMesh, BodyKind)> {
+    let mut out = vec![(meshes::icosphere(0.5, 4), BodyKind::Volumetric)];
+    for (k, z) in [0.46f32, 0.49, 0.53].into_iter().enumerate() {
+        let mut s = meshes::grid_sheet(1.4, 1.4, 48, 48).transformed(Affine3A::from_translation(Vec3::new(
+            0.02 * k as f32,
+            -0.015 * k as f32,
+            z,
+        )));
+        for v in s.positions.iter_mut() {
+            v.z += 0.01 * (9.0 * v.x + 4.0 * v.y + k as f32).sin() - 0.35 * (v.x * v.x + v.y * v.y);
+        }
+        out.push((s, BodyKind::Cloth { half_thickness: 0.004 }));
+    }
+    // A ring round the ball's cap, where the garments lie too.
+    let torus =
+        meshes::torus(0.35, 0.08, 64, 16).transformed(Affine3A::from_translation(Vec3::new(0.0, 0.0, 0.33)));
+    out.push((torus, BodyKind::Volumetric));
+    out
+}
+
+fn key(c: &ContactGpu) -> (u32, u32, u32, u32, u32, u32) {
+    (c.source_body, c.source_vertex, c.target_body, c.target_triangle, c.flags, c.depth.to_bits())
+}
+
+/// The classification of `sources` through `tracer`, one after the other.
+fn classify_in_order<T: Tracer>(
+    cx: &Narrow<'_>,
+    tracer: &T,
+    pairs: &[BodyPair],
+    sources: &[[u32; 2]],
+) -> Vec<ContactGpu> {
+    let mut out = Vec::new();
+    for &[k, local] in sources {
+        let p = &pairs[(k / 2) as usize];
+        let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
+        cpu::classify(
+            cx,
+            tracer,
+            (a as usize, local, b as usize, k),
+            p.prediction,
+            cpu::Rays::BOTH,
+            &mut out,
+        );
+    }
+    out
+}
+
+#[test]
+fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same() {
+    let bodies = draped_ball();
+    let prediction = 0.02;
+    let mut scene = Scene::new_cpu(Some(2)).unwrap();
+    scene.set_prediction_distance(prediction).unwrap();
+    let ids: Vec<_> =
+        bodies.iter().map(|(m, kind)| scene.add_body(&m.positions, &m.triangles, *kind).unwrap()).collect();
+    let found = scene.detect(Pairs::Overlapping).unwrap().contacts;
+    let frame: FrameData = scene.frame_data().unwrap();
+    let packing = scene.packing().clone();
+    let positions: Vec<Vec3> = bodies.iter().flat_map(|(m, _)| m.positions.iter().copied()).collect();
+    let pairs: Vec<BodyPair> = cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, prediction);
+    let ball = packing.index_of(ids[0]).unwrap() as u32;
+    let garments = pairs.iter().filter(|p| (p.a == ball) != (p.b == ball)).count();
+    assert!(garments >= 4, "the ball is in {garments} pairs with other bodies: {pairs:?}");
+    let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
+    for remember_exit in [false, true] {
+        let cx = Narrow {
+            packing: &packing,
+            frame: &frame,
+            positions: &positions,
+            previous: &positions,
+            remember_exit,
+            inversions: true,
+        };
+        let every = Counting::default();
+        let plain = classify_in_order(&cx, &every, &pairs, &sources);
+        let inner = Counting::default();
+        let mut memo = TraceMemo::default();
+        memo.reset(positions.len());
+        let memoised = classify_in_order(&cx, &memo.tracer(&inner), &pairs, &sources);
+        let keys = |c: &[ContactGpu]| c.iter().map(key).collect::<Vec<_>>();
+        let (m, p) = (keys(&memoised), keys(&plain));
+        let first = m.iter().zip(&p).position(|(x, y)| x != y);
+        assert!(
+            m == p,
+            "remember_exit {remember_exit}: {} contacts with the memo, {} without; first difference at {first:?}",
+            m.len(),
+            p.len()
+        );
+        let (all, cast) = (every.0.load(Ordering::Relaxed), inner.0.load(Ordering::Relaxed));
+        assert!(cast < all, "remember_exit {remember_exit}: {cast} casts with the memo, {all} without");
+        // Each garment after the first asks the ball's own-body traces again.
+        assert!(
+            all - cast > 500,
+            "remember_exit {remember_exit}: {} traces answered by the memo",
+            all - cast
+        );
+        assert!(plain.len() > 1000, "{} contacts", plain.len());
+        if !remember_exit {
+            // The backend (rayon, its memo) against the twin's narrow phase.
+            let index = |id| packing.index_of(id).unwrap() as u32;
+            let mut backend: Vec<_> = found
+                .iter()
+                .map(|c| {
+                    let (s, t) = (index(c.source_body), index(c.target_body));
+                    (s, c.source_vertex, t, c.target_triangle, c.flags.bits(), c.depth.to_bits())
+                })
+                .collect();
+            backend.sort_unstable();
+            let mut twin = keys(&cpu::narrow_phase(&cx, &pairs));
+            twin.sort_unstable();
+            assert_eq!(backend, twin, "the backend against the twin");
+        }
+    }
+}
+
+#[test]
+fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_reset() {
+    let bodies = draped_ball();
+    let refs: Vec<(&TriMesh, BodyKind)> = bodies.iter().map(|(m, k)| (m, *k)).collect();
+    let p = crate::reference::Packed::new(&refs);
+    let cx = Narrow {
+        packing: &p.packing,
+        frame: &p.frame,
+        positions: &p.positions,
+        previous: &p.positions,
+        remember_exit: false,
+        inversions: true,
+    };
+    let inner = Counting::default();
+    let mut memo = TraceMemo::default();
+    memo.reset(p.positions.len());
+    let v = 17u32;
+    let ray = Ray::new(p.positions[v as usize], -p.positions[v as usize]);
+    let casts = || inner.0.load(Ordering::Relaxed);
+    let mut counts = WalkCounts::default();
+    let mut trace = |memo: &TraceMemo, b: usize, r: &Ray, ignore: u32| {
+        memo.tracer(&inner).trace(&cx, b, r, ignore, NONE, &mut counts).hit
+    };
+    let first = trace(&memo, 0, &ray, v);
+    assert!(first.triangle != NONE, "the ray from the ball's surface through its centre leaves it");
+    assert_eq!(casts(), 1);
+    let again = trace(&memo, 0, &ray, v);
+    assert_eq!(
+        (again.t.to_bits(), again.triangle, again.u.to_bits()),
+        (first.t.to_bits(), first.triangle, first.u.to_bits())
+    );
+    assert_eq!(casts(), 1, "answered by the memo");
+    // Another bound, another origin bit, another body, another skipped vertex, no skipped
+    // vertex: each cast.
+    let shorter = Ray { tmax: 0.5 * first.t, ..ray };
+    assert_eq!(trace(&memo, 0, &shorter, v).triangle, NONE);
+    let moved = Ray { origin: Vec3 { z: f32::from_bits(ray.origin.z.to_bits() ^ 1), ..ray.origin }, ..ray };
+    trace(&memo, 0, &moved, v);
+    trace(&memo, 4, &ray, v);
+    trace(&memo, 0, &ray, v + 1);
+    trace(&memo, 0, &ray, NONE);
+    assert_eq!(casts(), 6);
+    // The first trace of the slot stays; the memo forgets it on reset.
+    trace(&memo, 0, &ray, v);
+    assert_eq!(casts(), 6);
+    memo.reset(p.positions.len());
+    trace(&memo, 0, &ray, v);
+    assert_eq!(casts(), 7);
+}
