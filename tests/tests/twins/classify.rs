@@ -10,7 +10,7 @@
 
 use glam::Vec3;
 use raycontact::BodyKind;
-use raycontact::internals::cpu::{self, Narrow};
+use raycontact::internals::cpu;
 use raycontact::internals::layout::{BodyPair, ContactGpu, contact_flags as f};
 use raycontact::meshes::{self, TriMesh};
 
@@ -20,15 +20,7 @@ use crate::reference::Packed;
 /// full pass finds them.
 fn contacts(bodies: &[(&TriMesh, BodyKind)], prediction: f32) -> Vec<ContactGpu> {
     let p = Packed::new(bodies);
-    let cx = Narrow {
-        packing: &p.packing,
-        frame: &p.frame,
-        positions: &p.positions,
-        previous: &p.positions,
-        remember_exit: false,
-        inversions: true,
-    };
-    cpu::narrow_phase(&cx, &[BodyPair { a: 0, b: 1, prediction, pad: 0 }])
+    cpu::narrow_phase(&p.narrow(), &[BodyPair { a: 0, b: 1, prediction, pad: 0 }])
 }
 
 fn big_box() -> TriMesh {

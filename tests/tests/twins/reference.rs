@@ -5,6 +5,7 @@
 use glam::{DVec3, Vec3};
 use raycontact::internals::FrameData;
 use raycontact::internals::Packing;
+use raycontact::internals::cpu::Narrow;
 use raycontact::internals::layout::Ray;
 use raycontact::meshes::TriMesh;
 use raycontact::{BodyKind, Scene};
@@ -150,6 +151,19 @@ impl Packed {
                 [0, 1, 2].map(|i| tri[i] - body.vertex_offset)
             })
             .collect()
+    }
+
+    /// The narrow phase's context on this frame (the previous positions the current ones; exits
+    /// not remembered; inversions handled).
+    pub fn narrow(&self) -> Narrow<'_> {
+        Narrow {
+            packing: &self.packing,
+            frame: &self.frame,
+            positions: &self.positions,
+            previous: &self.positions,
+            remember_exit: false,
+            inversions: true,
+        }
     }
 
     /// The positions of packed body `b`.

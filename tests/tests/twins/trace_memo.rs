@@ -160,14 +160,7 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     let bodies = draped_ball();
     let refs: Vec<(&TriMesh, BodyKind)> = bodies.iter().map(|(m, k)| (m, *k)).collect();
     let p = crate::reference::Packed::new(&refs);
-    let cx = Narrow {
-        packing: &p.packing,
-        frame: &p.frame,
-        positions: &p.positions,
-        previous: &p.positions,
-        remember_exit: false,
-        inversions: true,
-    };
+    let cx = p.narrow();
     let inner = Counting::default();
     let mut memo = TraceMemo::default();
     memo.reset(p.positions.len());
