@@ -1,6 +1,7 @@
 //! The CPU twins (`raycontact::internals::cpu`), the reference of the GPU tests, against references of
 //! their own: analytic cases and brute force written independently of them. No GPU needed.
 
+mod casting;
 mod classify;
 mod intersections;
 mod pairs;

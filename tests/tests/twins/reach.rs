@@ -7,13 +7,14 @@
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;
-use raycontact::internals::cpu::{BvhTracer, Narrow, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, ContactGpu, Ray, SELF_CLOTH, WalkCounts};
+use raycontact::internals::cpu::Narrow;
+use raycontact::internals::layout::{BodyPair, SELF_CLOTH};
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Pairs, Scene};
 use raycontact_tests::rng;
 
+use crate::casting::{CastCounter, classify_in_order, scene_keys, sorted_keys};
 use crate::reference::Packed;
 
 #[test]
@@ -47,27 +48,6 @@ fn a_leaf_is_near_exactly_when_a_leaf_box_grown_by_the_reach_holds_the_point() {
         }
     }
     assert!(near > 300 && far > 300, "{near} near, {far} far");
-}
-
-/// The BVH tracer, casting every ray (what the classification did before `may_reach`).
-struct EveryRay;
-
-impl Tracer for EveryRay {
-    fn trace(
-        &self,
-        cx: &Narrow<'_>,
-        b: usize,
-        ray: &Ray,
-        ignore: u32,
-        hint: u32,
-        counts: &mut WalkCounts,
-    ) -> Traced {
-        BvhTracer.trace(cx, b, ray, ignore, hint, counts)
-    }
-
-    fn may_reach(&self, _: &Narrow<'_>, _: usize, _: Vec3, _: f32) -> bool {
-        true
-    }
 }
 
 /// Sheets of `n` quads a side stacked along z with the given gaps (each sheet rippled), over a
@@ -120,41 +100,20 @@ fn rays_that_cannot_reach_are_not_cast_and_the_contacts_stay_the_same() {
             remember_exit: false,
             inversions: true,
         };
-        let key =
-            |b: u32, v: u32, t: u32, tri: u32, flags: u32, depth: f32| (b, v, t, tri, flags, depth.to_bits());
-        let keys = |found: &[ContactGpu]| {
-            let mut k: Vec<_> = found
-                .iter()
-                .map(|c| {
-                    key(c.source_body, c.source_vertex, c.target_body, c.target_triangle, c.flags, c.depth)
-                })
-                .collect();
-            k.sort_unstable();
-            k
-        };
-        let mut every = Vec::new();
-        for [k, local] in cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs) {
-            let p = &pairs[(k / 2) as usize];
-            let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
-            let at = (a as usize, local, b as usize, k);
-            cpu::classify(&cx, &EveryRay, at, p.prediction, cpu::Rays::BOTH, &mut every);
-        }
-        let every = keys(&every);
-        assert_eq!(keys(&cpu::narrow_phase(&cx, &pairs)), every, "seed {seed}, gaps {gaps:?}: the twin");
+        let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
+        let every_ray = CastCounter { every_ray: true, ..Default::default() };
+        let every = sorted_keys(&classify_in_order(&cx, &every_ray, &pairs, &sources));
+        assert_eq!(
+            sorted_keys(&cpu::narrow_phase(&cx, &pairs)),
+            every,
+            "seed {seed}, gaps {gaps:?}: the twin"
+        );
         // Without wide trees the twin asks the binary trees, as the kernel.
         let mut binary = frame.clone();
         binary.wide = Default::default();
         let cx_binary = Narrow { frame: &binary, ..cx };
-        assert_eq!(keys(&cpu::narrow_phase(&cx_binary, &pairs)), every, "seed {seed}: binary trees");
-        let index = |id| packing.index_of(id).unwrap() as u32;
-        let mut backend: Vec<_> = found
-            .iter()
-            .map(|c| {
-                let (s, t) = (index(c.source_body), index(c.target_body));
-                key(s, c.source_vertex, t, c.target_triangle, c.flags.bits(), c.depth)
-            })
-            .collect();
-        backend.sort_unstable();
+        assert_eq!(sorted_keys(&cpu::narrow_phase(&cx_binary, &pairs)), every, "seed {seed}: binary trees");
+        let backend = scene_keys(&packing, &found);
         assert_eq!(backend, every, "seed {seed}, gaps {gaps:?}: the backend");
         total += every.len();
     }

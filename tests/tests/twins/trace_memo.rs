@@ -5,38 +5,15 @@
 //! not: the same contacts as casting every trace, in the same order, with fewer casts; and the
 //! backend's contacts equal the twin's narrow phase.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use glam::{Affine3A, Vec3};
-use raycontact::internals::cpu::{BvhTracer, Narrow, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, Ray, SELF_CLOTH, WalkCounts};
+use raycontact::internals::cpu::{Narrow, Tracer};
+use raycontact::internals::layout::{BodyPair, NONE, Ray, SELF_CLOTH, WalkCounts};
 use raycontact::internals::trace_memo::TraceMemo;
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Pairs, Scene};
 
-/// The BVH tracer, counting its casts.
-#[derive(Default)]
-struct Counting(AtomicU32);
-
-impl Tracer for Counting {
-    fn trace(
-        &self,
-        cx: &Narrow<'_>,
-        b: usize,
-        ray: &Ray,
-        ignore: u32,
-        hint: u32,
-        counts: &mut WalkCounts,
-    ) -> Traced {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        BvhTracer.trace(cx, b, ray, ignore, hint, counts)
-    }
-
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
-        BvhTracer.may_reach(cx, b, p, r)
-    }
-}
+use crate::casting::{CastCounter, Key, classify_in_order, key, scene_keys, sorted_keys};
 
 /// A ball, three rippled sheets draped over its top (cutting into it at different depths), and
 /// a torus round its cap.
@@ -57,33 +34,6 @@ fn draped_ball() -> Vec<(TriMesh, BodyKind)> {
     let torus =
         meshes::torus(0.35, 0.08, 64, 16).transformed(Affine3A::from_translation(Vec3::new(0.0, 0.0, 0.33)));
     out.push((torus, BodyKind::Volumetric));
-    out
-}
-
-fn key(c: &ContactGpu) -> (u32, u32, u32, u32, u32, u32) {
-    (c.source_body, c.source_vertex, c.target_body, c.target_triangle, c.flags, c.depth.to_bits())
-}
-
-/// The classification of `sources` through `tracer`, one after the other.
-fn classify_in_order<T: Tracer>(
-    cx: &Narrow<'_>,
-    tracer: &T,
-    pairs: &[BodyPair],
-    sources: &[[u32; 2]],
-) -> Vec<ContactGpu> {
-    let mut out = Vec::new();
-    for &[k, local] in sources {
-        let p = &pairs[(k / 2) as usize];
-        let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
-        cpu::classify(
-            cx,
-            tracer,
-            (a as usize, local, b as usize, k),
-            p.prediction,
-            cpu::Rays::BOTH,
-            &mut out,
-        );
-    }
     out
 }
 
@@ -113,22 +63,22 @@ fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same(
             remember_exit,
             inversions: true,
         };
-        let every = Counting::default();
+        let every = CastCounter::default();
         let plain = classify_in_order(&cx, &every, &pairs, &sources);
-        let inner = Counting::default();
+        let inner = CastCounter::default();
         let mut memo = TraceMemo::default();
         memo.reset(positions.len());
         let memoised = classify_in_order(&cx, &memo.tracer(&inner), &pairs, &sources);
-        let keys = |c: &[ContactGpu]| c.iter().map(key).collect::<Vec<_>>();
-        let (m, p) = (keys(&memoised), keys(&plain));
+        let (m, p): (Vec<Key>, Vec<Key>) =
+            (memoised.iter().map(key).collect(), plain.iter().map(key).collect());
         let first = m.iter().zip(&p).position(|(x, y)| x != y);
         assert!(
             m == p,
-            "remember_exit {remember_exit}: {} contacts with the memo, {} without; first difference at {first:?}",
+            "remember_exit {remember_exit}: {} contacts with the memo, {} without; first difference: {first:?}",
             m.len(),
             p.len()
         );
-        let (all, cast) = (every.0.load(Ordering::Relaxed), inner.0.load(Ordering::Relaxed));
+        let (all, cast) = (every.casts(), inner.casts());
         assert!(cast < all, "remember_exit {remember_exit}: {cast} casts with the memo, {all} without");
         // Each garment after the first asks the ball's own-body traces again.
         assert!(
@@ -139,17 +89,8 @@ fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same(
         assert!(plain.len() > 1000, "{} contacts", plain.len());
         if !remember_exit {
             // The backend (rayon, its memo) against the twin's narrow phase.
-            let index = |id| packing.index_of(id).unwrap() as u32;
-            let mut backend: Vec<_> = found
-                .iter()
-                .map(|c| {
-                    let (s, t) = (index(c.source_body), index(c.target_body));
-                    (s, c.source_vertex, t, c.target_triangle, c.flags.bits(), c.depth.to_bits())
-                })
-                .collect();
-            backend.sort_unstable();
-            let mut twin = keys(&cpu::narrow_phase(&cx, &pairs));
-            twin.sort_unstable();
+            let backend = scene_keys(&packing, &found);
+            let twin = sorted_keys(&cpu::narrow_phase(&cx, &pairs));
             assert_eq!(backend, twin, "the backend against the twin");
         }
     }
@@ -161,12 +102,12 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     let refs: Vec<(&TriMesh, BodyKind)> = bodies.iter().map(|(m, k)| (m, *k)).collect();
     let p = crate::reference::Packed::new(&refs);
     let cx = p.narrow();
-    let inner = Counting::default();
+    let inner = CastCounter::default();
     let mut memo = TraceMemo::default();
     memo.reset(p.positions.len());
     let v = 17u32;
     let ray = Ray::new(p.positions[v as usize], -p.positions[v as usize]);
-    let casts = || inner.0.load(Ordering::Relaxed);
+    let casts = || inner.casts();
     let mut counts = WalkCounts::default();
     let mut trace = |memo: &TraceMemo, b: usize, r: &Ray, ignore: u32| {
         memo.tracer(&inner).trace(&cx, b, r, ignore, NONE, &mut counts).hit

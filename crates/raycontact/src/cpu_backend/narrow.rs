@@ -2,8 +2,8 @@
 //! classified by [`cpu::classify`] through the BVH tracer) with its rays issued in a spatially
 //! coherent order: each directed pair's source vertices in their body's ray order
 //! ([`crate::ray_order`]), so that consecutive rays walk the same part of the target's tree.
-//! With the wide trees on, a trace asked by several pairs is cast once ([`TraceMemo`]). The contacts are those of
-//! [`cpu::narrow_phase`], in another order (the scene sorts them).
+//! With the wide trees on, a trace asked by several pairs is cast once ([`TraceMemo`]). The
+//! contacts are those of [`cpu::narrow_phase`], in another order (the scene sorts them).
 
 use rayon::prelude::*;
 
