@@ -91,10 +91,10 @@ impl<T: Tracer> Tracer for Memoized<'_, T> {
             if e.body == b as u32 && e.ray == bits {
                 return e.traced;
             }
-            return self.inner.trace(cx, b, ray, ignore, hint, counts);
         }
         let traced = self.inner.trace(cx, b, ray, ignore, hint, counts);
-        // Another thread may have filled the slot meanwhile: its entry stays.
+        // Kept only in an empty slot: a filled one (by another trace of this vertex, or by
+        // another thread meanwhile) keeps its entry.
         let _ = slot.set(Entry { body: b as u32, ray: bits, traced });
         traced
     }
