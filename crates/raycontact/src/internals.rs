@@ -12,6 +12,8 @@
 //! - [`wide_bvh`]: the CPU backend's 4-wide BVH, collapsed from the binary one.
 //! - [`tree_build`]: the CPU backend's one-pass build of the binary BVH (equal to the
 //!   `hierarchy` and `fit` twins).
+//! - [`sah_tree`]: the binned-SAH binary tree the CPU backend collapses for a body whose tree
+//!   is kept.
 //! - [`trace_memo`]: the CPU backend's memo of a frame's traces that skip a vertex (a trace
 //!   asked by several pairs is cast once).
 
@@ -44,6 +46,11 @@ pub mod wide_bvh {
 /// The CPU backend's one-pass build of the binary BVH.
 pub mod tree_build {
     pub use crate::tree_build::*;
+}
+
+/// The binned-SAH binary tree of a body whose tree is kept.
+pub mod sah_tree {
+    pub use crate::sah_tree::*;
 }
 
 /// The CPU backend's memo of a frame's traces that skip a vertex.

@@ -79,6 +79,7 @@ mod plan;
 mod ray_order;
 mod rays;
 mod response;
+mod sah_tree;
 mod scene;
 mod stats;
 mod trace_memo;

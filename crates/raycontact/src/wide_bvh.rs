@@ -11,12 +11,18 @@
 //! replaces the internal child of largest surface area by its two children, up to four (the
 //! usual BVH2 → BVH4 collapse). The children of a wide node are stored next to each other; a
 //! lane holds a wide node index, or [`LEAF_BIT`] `|` the index of a [`TriRecord`].
+//!
+//! A body whose tree is kept (its positions did not change since the last update) gets, the
+//! first time, a tree collapsed from a binned-SAH binary tree over the same leaves instead
+//! ([`crate::sah_tree`]), kept in [`WideTree::sah`] until the body changes again: the same hits
+//! (any tree over the same leaves gives the same closest hit), through fewer boxes.
 
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
 use crate::packing::Packing;
+use crate::sah_tree::sah_tree;
 
 /// Children of a wide node.
 pub const WIDTH: usize = 4;
@@ -75,10 +81,14 @@ pub struct TriRecord {
 pub struct WideTree {
     /// The wide nodes, root first.
     pub nodes: Vec<WideNode>,
-    /// Per wide node and lane, the binary node its box comes from ([`NONE`] for an empty lane).
+    /// Per wide node and lane, the binary node its box comes from ([`NONE`] for an empty lane):
+    /// of [`Self::sah`] when that is not empty, else of the body's LBVH.
     pub source: Vec<[u32; WIDTH]>,
     /// The leaves' triangles, in the order the collapse met them.
     pub tris: Vec<TriRecord>,
+    /// The binned-SAH binary tree this tree was collapsed from, for a body whose tree is kept
+    /// (`raycontact::internals::sah_tree`); empty when it was collapsed from the body's LBVH.
+    pub sah: Vec<Node>,
 }
 
 /// The wide trees of every packed body (empty: not built, e.g. a frame read back from the GPU,
@@ -118,6 +128,7 @@ impl WideTree {
         self.nodes.clear();
         self.source.clear();
         self.tris.clear();
+        self.sah.clear();
         if leaves < 2 {
             return;
         }
@@ -190,6 +201,23 @@ impl WideTree {
         }
     }
 
+    /// Collapses a binned-SAH tree over the leaves of the body's fitted LBVH (`lbvh`, `leaves`
+    /// leaves) into this tree, as [`Self::collapse`] does the LBVH, and keeps it in
+    /// [`Self::sah`].
+    pub fn collapse_sah(
+        &mut self,
+        lbvh: &[Node],
+        leaves: u32,
+        tri_offset: u32,
+        triangles: &[u32],
+        positions: &[Vec3],
+    ) {
+        let mut sah = std::mem::take(&mut self.sah);
+        sah_tree(lbvh, leaves, &mut sah);
+        self.collapse(&sah, leaves, tri_offset, triangles, positions);
+        self.sah = sah;
+    }
+
     /// Whether some leaf's box, grown by `r` on every side, holds `p` (`true` for a tree not
     /// built: unsure). Where it says no, no triangle of the tree comes within distance `r` of
     /// `p`. Stops at the first such leaf; walks only the nodes whose grown box holds `p`.
@@ -246,8 +274,9 @@ impl WideTree {
 impl WideBvh {
     /// Collapses every body's fitted binary tree (`nodes` in the packed layout) and fills its
     /// triangle records from `positions`, in parallel over the bodies, but for the bodies that
-    /// `keep` marks (their tree is the one built from the same binary tree: same positions, same
-    /// kind of update), when every body has one.
+    /// `keep` marks (their positions are those of their tree, and the update is of the same
+    /// kind), when every body has one: their trees are kept, collapsed from a binned-SAH tree
+    /// the first time ([`WideTree::collapse_sah`]).
     pub fn build(
         &mut self,
         packing: &Packing,
@@ -263,24 +292,26 @@ impl WideBvh {
         let built = self.trees.len() == packing.bodies.len();
         self.trees.resize_with(packing.bodies.len(), WideTree::default);
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
-            if built && keep.get(b).copied().unwrap_or(false) {
+            let kept = built && keep.get(b).copied().unwrap_or(false);
+            if kept && !tree.sah.is_empty() {
                 return;
             }
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let off = body.node_offset as usize;
-            tree.collapse(
-                &nodes[off..off + used_nodes(leaves)],
-                leaves,
-                body.tri_offset,
-                &packing.triangles,
-                positions,
-            );
+            let lbvh = &nodes[off..off + used_nodes(leaves)];
+            if kept && leaves >= 2 {
+                tree.collapse_sah(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
+            } else if !kept {
+                tree.collapse(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
+            }
         });
     }
 
     /// Copies the refitted binary boxes and this frame's corners into every body's wide tree
     /// (built by [`Self::build`] on the same topology), but the bodies that `keep` marks (their
-    /// tree was refitted to the same positions).
+    /// tree was refitted to the same positions: kept, collapsed from a binned-SAH tree the
+    /// first time). A tree collapsed from a binned-SAH tree, whose body moved, is collapsed
+    /// from the body's refitted LBVH again (its lanes name the SAH tree's nodes).
     pub fn refit(
         &mut self,
         packing: &Packing,
@@ -295,13 +326,18 @@ impl WideBvh {
             return self.build(packing, body_state, nodes, positions, &[]);
         }
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
-            if keep.get(b).copied().unwrap_or(false) {
-                return;
-            }
-            let body = &packing.bodies[b];
+            let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let off = body.node_offset as usize;
-            tree.refit(&nodes[off..off + used_nodes(body_state[b].leaf_count)]);
-            tree.fill(body.tri_offset, &packing.triangles, positions);
+            let lbvh = &nodes[off..off + used_nodes(leaves)];
+            let kept = keep.get(b).copied().unwrap_or(false);
+            if kept && tree.sah.is_empty() && leaves >= 2 {
+                tree.collapse_sah(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
+            } else if !kept && !tree.sah.is_empty() {
+                tree.collapse(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
+            } else if !kept {
+                tree.refit(lbvh);
+                tree.fill(body.tri_offset, &packing.triangles, positions);
+            }
         });
     }
 

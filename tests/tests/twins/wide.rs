@@ -3,12 +3,15 @@
 //! ray (triangle, t, u, v), on random rays through triangle soups and closed surfaces, with and
 //! without an ignored vertex, after rebuilds and after refits; and the same contacts as the
 //! binary walk on the 200 random placements of the GPU tests. Also: its lanes hold the boxes of
-//! the binary nodes they name, and the backend's normals equal the twin's bit for bit.
+//! the binary nodes they name, a kept body's tree is collapsed from a binned-SAH tree over the
+//! LBVH's leaves (a valid binary tree that the binary walks find the same hits in), and the
+//! backend's normals equal the twin's bit for bit.
 
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;
 use raycontact::internals::cpu::{self, Narrow};
-use raycontact::internals::layout::{BodyPair, LEAF_BIT, NONE, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, LEAF_BIT, NONE, Node, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::sah_tree::sah_tree;
 use raycontact::internals::wide_bvh::WideTree;
 use raycontact::internals::{FrameData, Packing};
 use raycontact::meshes::{self, TriMesh};
@@ -62,8 +65,9 @@ fn same(a: &RayHit, b: &RayHit) -> bool {
 }
 
 /// Every ray of `rays` (with its ignored vertex) walked three ways through body `b` of `frame`:
-/// the wide tree, the binary ordered walk and the GPU's walk (`cpu::closest_hit`). Returns the
-/// hits.
+/// the wide tree, the binary ordered walk and the GPU's walk (`cpu::closest_hit`), and a fourth
+/// when the wide tree was collapsed from a binned-SAH tree: the GPU's walk of that tree.
+/// Returns the hits.
 fn compare_walks(
     what: &str,
     p: &Packing,
@@ -84,16 +88,21 @@ fn compare_walks(
             same(&w, &o) && same(&w, &g),
             "{what}: ray {i} {ray:?}: wide {w:?}, ordered {o:?}, gpu walk {g:?}"
         );
+        if !wide.sah.is_empty() {
+            let s = cpu::closest_hit(body, &wide.sah, pos, &p.triangles, ray, *ignore);
+            assert!(same(&w, &s), "{what}: ray {i} {ray:?}: wide {w:?}, the SAH tree's walk {s:?}");
+        }
         hits += usize::from(w.is_hit());
     }
     hits
 }
 
-/// Each lane of each wide node holds the box of the binary node it names, and the leaves hold
-/// every leaf triangle of the binary tree once.
+/// Each lane of each wide node holds the box of the binary node it names (of its SAH tree when
+/// it has one, else of the LBVH), and the leaves hold every leaf triangle of the LBVH once.
 fn check_lanes(what: &str, frame: &FrameData, p: &Packing, b: usize) {
-    let nodes = frame.body_nodes(p, b);
+    let lbvh = frame.body_nodes(p, b);
     let tree: &WideTree = frame.body_wide(b).unwrap();
+    let nodes = if tree.sah.is_empty() { lbvh } else { &tree.sah[..] };
     let mut leaves = Vec::new();
     for (n, src) in tree.nodes.iter().zip(&tree.source) {
         assert!((2..=4).contains(&n.count), "{what}: a wide node of {} children", n.count);
@@ -111,7 +120,7 @@ fn check_lanes(what: &str, frame: &FrameData, p: &Packing, b: usize) {
         assert!(n.child[n.count as usize..].iter().all(|&c| c == NONE));
     }
     leaves.sort_unstable();
-    let mut want: Vec<u32> = nodes.iter().filter_map(|n| n.triangle()).collect();
+    let mut want: Vec<u32> = lbvh.iter().filter_map(|n| n.triangle()).collect();
     want.sort_unstable();
     assert_eq!(leaves, want, "{what}: the wide leaves are the binary leaves");
 }
@@ -191,6 +200,16 @@ fn the_wide_trees_follow_rebuilds_and_refits_of_moving_and_static_bodies() {
             }
             let f = scene.frame_data().unwrap();
             let p = scene.packing().clone();
+            // The still body's tree is kept once two updates in a row are of the same kind
+            // (frame 1 under Rebuild, frame 2 under Refit, after frame 0's rebuild; under Auto
+            // only while that holds): collapsed from a binned-SAH tree. The moving body's, in a
+            // frame it moved, from its LBVH.
+            if frame >= 2 && policy != (BvhUpdate::Auto { max_degradation: 1.01 }) {
+                assert!(!f.body_wide(1).unwrap().sah.is_empty(), "{policy:?} frame {frame}: a kept tree");
+            }
+            if frame % 3 != 0 {
+                assert!(f.body_wide(0).unwrap().sah.is_empty(), "{policy:?} frame {frame}: a moved body");
+            }
             let positions: Vec<Vec3> =
                 scene.positions(id).unwrap().iter().chain(&still.positions).copied().collect();
             for b in 0..2 {
@@ -336,4 +355,87 @@ fn without_wide_trees_the_backend_walks_the_binary_trees_and_finds_the_same_cont
             assert_eq!(built, frame == 3, "{policy:?} frame {frame}: wide trees built only when on");
         }
     }
+}
+
+/// Checks that `tree` is a binary tree in the packed layout over `leaves` leaves: every node is
+/// reached once by the depth-first walk of the child and escape links, every internal node's box
+/// holds its children's, and its leaves are `want`'s leaves (triangle and box).
+fn check_binary(what: &str, tree: &[Node], want: &[Node]) {
+    let n = want.len().div_ceil(2);
+    assert_eq!(tree.len(), want.len(), "{what}: node count");
+    let leaf_set = |nodes: &[Node]| {
+        let mut l: Vec<(u32, [u32; 6])> = nodes
+            .iter()
+            .filter_map(|x| {
+                x.triangle().map(|t| (t, [x.min.to_array(), x.max.to_array()].concat().try_into().unwrap()))
+            })
+            .map(|(t, b): (u32, [f32; 6])| (t, b.map(f32::to_bits)))
+            .collect();
+        l.sort_unstable();
+        l
+    };
+    assert_eq!(leaf_set(tree), leaf_set(want), "{what}: the leaves");
+    assert!(
+        tree[n - 1..].iter().all(Node::is_leaf) && !tree[..n - 1].iter().any(Node::is_leaf),
+        "{what}: layout"
+    );
+    let mut seen = vec![false; tree.len()];
+    let mut at = 0u32;
+    while at != NONE {
+        assert!(!std::mem::replace(&mut seen[at as usize], true), "{what}: node {at} reached twice");
+        let node = &tree[at as usize];
+        if node.is_leaf() {
+            at = node.escape;
+            continue;
+        }
+        let (l, r) = (node.child as usize, tree[node.child as usize].escape as usize);
+        for c in [l, r] {
+            assert!(
+                node.min.cmple(tree[c].min).all() && tree[c].max.cmple(node.max).all(),
+                "{what}: child {c} of {at}"
+            );
+        }
+        assert_eq!(tree[r].escape, node.escape, "{what}: the right child of {at} escapes as it does");
+        at = node.child;
+    }
+    assert!(seen.iter().all(|&s| s), "{what}: a node not reached");
+}
+
+#[test]
+fn the_sah_tree_is_a_binary_tree_over_the_lbvh_leaves() {
+    let mut r = rng(4545);
+    let mut rounds: Vec<(String, TriMesh)> =
+        [1, 2, 3, 17, 5000, 20_000].into_iter().map(|n| (format!("soup of {n}"), soup(&mut r, n))).collect();
+    // Every centre at one point (no plane splits them), and a few apart from a pile of them.
+    let mut pile = TriMesh::default();
+    for t in 0..300u32 {
+        let s = 0.1 + 0.001 * t as f32;
+        let far = if t % 100 == 0 { Vec3::splat(t as f32) } else { Vec3::ZERO };
+        pile.positions.extend([
+            far + Vec3::new(-s, -s, 0.0),
+            far + Vec3::new(s, -s, 0.0),
+            far + Vec3::new(0.0, 2.0 * s, 0.0),
+        ]);
+        pile.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
+    }
+    rounds.push(("a pile on one centre".into(), pile));
+    rounds.push(("a torus".into(), meshes::torus(0.8, 0.3, 60, 30)));
+    for (what, mesh) in rounds {
+        let p = Packed::new(&[(&mesh, BodyKind::Volumetric)]);
+        let lbvh = p.frame.body_nodes(&p.packing, 0);
+        let mut tree = Vec::new();
+        sah_tree(lbvh, p.frame.body_state[0].leaf_count, &mut tree);
+        check_binary(&what, &tree, lbvh);
+        // A tree over the same leaves: the same closest hits.
+        let rays: Vec<(Ray, u32)> = random_rays(&mut r, 500).into_iter().map(|ray| (ray, NONE)).collect();
+        let body = &p.packing.bodies[0];
+        for (ray, ignore) in &rays {
+            let a = cpu::closest_hit(body, lbvh, &p.positions, &p.packing.triangles, ray, *ignore);
+            let b = cpu::closest_hit(body, &tree, &p.positions, &p.packing.triangles, ray, *ignore);
+            assert!(same(&a, &b), "{what}: {ray:?}: LBVH {a:?}, SAH {b:?}");
+        }
+    }
+    let mut none = vec![Node::default()];
+    sah_tree(&[], 0, &mut none);
+    assert!(none.is_empty());
 }
