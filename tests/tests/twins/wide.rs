@@ -406,15 +406,16 @@ fn the_sah_tree_is_a_binary_tree_over_the_lbvh_leaves() {
     let mut r = rng(4545);
     let mut rounds: Vec<(String, TriMesh)> =
         [1, 2, 3, 17, 5000, 20_000].into_iter().map(|n| (format!("soup of {n}"), soup(&mut r, n))).collect();
-    // Every centre at one point (no plane splits them), and a few apart from a pile of them.
+    // A pile of triangles of different sizes whose boxes share one centre (no plane splits
+    // them: halved by count), and three apart from it.
     let mut pile = TriMesh::default();
     for t in 0..300u32 {
         let s = 0.1 + 0.001 * t as f32;
-        let far = if t % 100 == 0 { Vec3::splat(t as f32) } else { Vec3::ZERO };
+        let far = if t % 100 == 99 { Vec3::splat(t as f32) } else { Vec3::ZERO };
         pile.positions.extend([
             far + Vec3::new(-s, -s, 0.0),
             far + Vec3::new(s, -s, 0.0),
-            far + Vec3::new(0.0, 2.0 * s, 0.0),
+            far + Vec3::new(0.0, s, 0.0),
         ]);
         pile.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
     }
