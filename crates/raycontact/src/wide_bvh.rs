@@ -12,10 +12,11 @@
 //! usual BVH2 → BVH4 collapse). The children of a wide node are stored next to each other; a
 //! lane holds a wide node index, or [`LEAF_BIT`] `|` the index of a [`TriRecord`].
 //!
-//! A body whose tree is kept (its positions did not change since the last update) gets, the
-//! first time, a tree collapsed from a binned-SAH binary tree over the same leaves instead
-//! ([`crate::sah_tree`]), kept in [`WideTree::sah`] until the body changes again: the same hits
-//! (any tree over the same leaves gives the same closest hit), through fewer boxes.
+//! A body whose tree is kept (its positions did not change since the tree was made, whether
+//! the update is a rebuild or a refit) gets, the first time, a tree collapsed from a
+//! binned-SAH binary tree over the same leaves instead ([`crate::sah_tree`]), kept in
+//! [`WideTree::sah`] until the body changes again: the same hits (any tree over the same leaves
+//! gives the same closest hit), through fewer boxes.
 
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
@@ -218,6 +219,23 @@ impl WideTree {
         self.sah = sah;
     }
 
+    /// Keeps this tree for a body whose positions did not change since the tree was made:
+    /// the first time, collapses a binned-SAH tree over the leaves of the body's fitted LBVH
+    /// instead ([`Self::collapse_sah`]; any tree over the same leaves gives the same closest
+    /// hit, whatever update made the LBVH), then leaves it as it is.
+    pub fn keep(
+        &mut self,
+        lbvh: &[Node],
+        leaves: u32,
+        tri_offset: u32,
+        triangles: &[u32],
+        positions: &[Vec3],
+    ) {
+        if self.sah.is_empty() && leaves >= 2 {
+            self.collapse_sah(lbvh, leaves, tri_offset, triangles, positions);
+        }
+    }
+
     /// Whether some leaf's box, grown by `r` on every side, holds `p` (`true` for a tree not
     /// built: unsure). Where it says no, no triangle of the tree comes within distance `r` of
     /// `p`. Stops at the first such leaf; walks only the nodes whose grown box holds `p`.
@@ -274,9 +292,8 @@ impl WideTree {
 impl WideBvh {
     /// Collapses every body's fitted binary tree (`nodes` in the packed layout) and fills its
     /// triangle records from `positions`, in parallel over the bodies, but for the bodies that
-    /// `keep` marks (their positions are those of their tree, and the update is of the same
-    /// kind), when every body has one: their trees are kept, collapsed from a binned-SAH tree
-    /// the first time ([`WideTree::collapse_sah`]).
+    /// `keep` marks (their positions did not change since their tree was made), when every
+    /// body has a tree: those are kept ([`WideTree::keep`]).
     pub fn build(
         &mut self,
         packing: &Packing,
@@ -292,26 +309,22 @@ impl WideBvh {
         let built = self.trees.len() == packing.bodies.len();
         self.trees.resize_with(packing.bodies.len(), WideTree::default);
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
-            let kept = built && keep.get(b).copied().unwrap_or(false);
-            if kept && !tree.sah.is_empty() {
-                return;
-            }
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
-            let off = body.node_offset as usize;
-            let lbvh = &nodes[off..off + used_nodes(leaves)];
-            if kept && leaves >= 2 {
-                tree.collapse_sah(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
-            } else if !kept {
-                tree.collapse(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
+            let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
+            let (tris, at) = (&packing.triangles, body.tri_offset);
+            if built && keep.get(b).copied().unwrap_or(false) {
+                tree.keep(lbvh, leaves, at, tris, positions);
+            } else {
+                tree.collapse(lbvh, leaves, at, tris, positions);
             }
         });
     }
 
-    /// Copies the refitted binary boxes and this frame's corners into every body's wide tree
-    /// (built by [`Self::build`] on the same topology), but the bodies that `keep` marks (their
-    /// tree was refitted to the same positions: kept, collapsed from a binned-SAH tree the
-    /// first time). A tree collapsed from a binned-SAH tree, whose body moved, is collapsed
-    /// from the body's refitted LBVH again (its lanes name the SAH tree's nodes).
+    /// Brings every body's wide tree (built by [`Self::build`]) to the refitted binary trees:
+    /// the boxes and this frame's corners copied into the lanes, on the same topology; but the
+    /// bodies that `keep` marks are kept ([`WideTree::keep`]), and a tree collapsed from a
+    /// binned-SAH tree whose body moved is collapsed from the body's refitted LBVH again (its
+    /// lanes name the SAH tree's nodes).
     pub fn refit(
         &mut self,
         packing: &Packing,
@@ -327,16 +340,15 @@ impl WideBvh {
         }
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
-            let off = body.node_offset as usize;
-            let lbvh = &nodes[off..off + used_nodes(leaves)];
-            let kept = keep.get(b).copied().unwrap_or(false);
-            if kept && tree.sah.is_empty() && leaves >= 2 {
-                tree.collapse_sah(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
-            } else if !kept && !tree.sah.is_empty() {
-                tree.collapse(lbvh, leaves, body.tri_offset, &packing.triangles, positions);
-            } else if !kept {
+            let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
+            let (tris, at) = (&packing.triangles, body.tri_offset);
+            if keep.get(b).copied().unwrap_or(false) {
+                tree.keep(lbvh, leaves, at, tris, positions);
+            } else if !tree.sah.is_empty() {
+                tree.collapse(lbvh, leaves, at, tris, positions);
+            } else {
                 tree.refit(lbvh);
-                tree.fill(body.tri_offset, &packing.triangles, positions);
+                tree.fill(at, tris, positions);
             }
         });
     }

@@ -17,29 +17,26 @@ use crate::packing::Packing;
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
 
-/// Which bodies' positions changed since their trees were last brought up to date, and how that
-/// was (the wide trees of the others are kept when this frame updates the same way: a rebuild
-/// or a refit of the same positions gives the same trees).
+/// Which bodies' positions changed since their trees were last brought up to date (the wide
+/// trees of the others are kept, whatever this frame's update: the same positions give the
+/// same leaves, and any tree over them the same hits).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Changes {
     /// Per packed body: its positions changed since the last update of the trees (all true
     /// after a new packing).
     pub moved: Vec<bool>,
-    /// What the last update of the trees was ([`BvhAction::None`]: none yet).
-    pub last: BvhAction,
 }
 
 impl Changes {
-    /// Per body, whether its wide tree stays as it is when this frame's update is `action`.
-    fn keep(&self, action: BvhAction) -> Vec<bool> {
-        self.moved.iter().map(|&m| !m && action == self.last).collect()
+    /// Per body, whether its wide tree is kept.
+    fn keep(&self) -> Vec<bool> {
+        self.moved.iter().map(|&m| !m).collect()
     }
 
     /// The trees were brought up to date by `action` (or kept).
     fn updated(&mut self, action: BvhAction) {
         if matches!(action, BvhAction::Rebuilt | BvhAction::Refitted) {
             self.moved.iter_mut().for_each(|m| *m = false);
-            self.last = action;
         }
     }
 }
@@ -100,7 +97,7 @@ impl FrameData {
         };
         if force {
             if let Some(c) = changes.as_deref_mut() {
-                *c = Changes { moved: vec![true; packing.bodies.len()], last: BvhAction::None };
+                *c = Changes { moved: vec![true; packing.bodies.len()] };
             }
         }
         let bodies = packing.bodies.len();
@@ -129,7 +126,7 @@ impl FrameData {
             };
             if !rebuild {
                 if let Some(c) = changes {
-                    let keep = c.keep(BvhAction::Refitted);
+                    let keep = c.keep();
                     self.wide.refit(packing, &self.body_state, &self.nodes, positions, &keep);
                     c.updated(BvhAction::Refitted);
                     lap(Stage::Fit);
@@ -144,7 +141,7 @@ impl FrameData {
         }
         stats.degradation = stats.degradation.or(Some(1.0));
         if let Some(c) = changes {
-            let keep = c.keep(BvhAction::Rebuilt);
+            let keep = c.keep();
             self.wide.build(packing, &self.body_state, &self.nodes, positions, &keep);
             c.updated(BvhAction::Rebuilt);
         }
