@@ -96,6 +96,10 @@ Figures:
   BVH            per refitting implementation: frames rebuilt / refitted, and the trees' SAH
                  cost over their cost at the last rebuild (measured on the CPU backend)
   dispatches     compute dispatches per GPU frame; read back: bytes copied to the host per frame
+  H100 floor     under each full-pass GPU frame: a model's floor for that frame on an H100 SXM
+                 from the counts (a fixed cost per dispatch and submission, the bound bytes at
+                 DRAM bandwidth, the traversal's nodes and triangles at L2 bandwidth, the read-
+                 back over PCIe; gpu_model.rs), not a measurement
   vs X           speed-up: X's frame time / this implementation's frame time (p-1 parry-1,
                  p-ray parry-rayon, pr-ray parry-refit-rayon)
   walking        per walking implementation: passes (iterative / full), median frame time of

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use raycontact::{BodyKind, BvhAction, BvhStats, WalkFallback};
 use serde::Serialize;
 
+use crate::gpu_model::{self, H100};
 use crate::machine::{cpu_model, logical_cores};
 use crate::results::{
     Classes, ImplKind, ImplResult, InstanceResult, RayFigures, SuiteResult, WALK_OUTCOMES, exponents,
@@ -255,6 +256,19 @@ struct GpuFigures {
     bytes_read_back_per_frame_list: Vec<u64>,
     dispatches_per_frame: f64,
     dispatches_per_frame_list: Vec<u32>,
+    /// The model's floor for this frame on an H100 from these counts (`gpu_model.rs`), ms;
+    /// full passes only.
+    h100_floor_ms: Option<H100Floor>,
+}
+
+/// `gpu_model::Estimate` by part, ms.
+#[derive(Serialize)]
+struct H100Floor {
+    fixed: f64,
+    bound_bytes: f64,
+    read_back: f64,
+    total: f64,
+    traversal: f64,
 }
 
 /// Another implementation's median frame time over this one's.
@@ -486,6 +500,16 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
             bytes_read_back_per_frame_list: i.bytes_read_back.clone(),
             dispatches_per_frame: mean(&i.dispatches.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
             dispatches_per_frame_list: i.dispatches.clone(),
+            h100_floor_ms: gpu_model::frame_counts(i, &r.rays).map(|c| {
+                let e = H100.estimate(&c);
+                H100Floor {
+                    fixed: e.fixed_ms,
+                    bound_bytes: e.memory_ms,
+                    read_back: e.read_back_ms,
+                    total: e.total_ms(),
+                    traversal: e.traversal_ms,
+                }
+            }),
         }
     });
     Implementation {

@@ -15,6 +15,7 @@ mod contacts;
 mod detect;
 mod fig8;
 mod fmt;
+mod gpu_model;
 mod json;
 mod machine;
 mod peers;

@@ -5,6 +5,7 @@ use raycontact::{BodyKind, BvhAction, GpuContext, PipelineCacheStatus, Stage};
 
 use crate::args::SuiteArgs;
 use crate::fmt::{fmt_bytes, fmt_ms};
+use crate::gpu_model::{self, H100};
 use crate::machine::{cpu_model, logical_cores};
 use crate::results::{
     ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WALK_OUTCOMES, WalkFigures, exponents,
@@ -358,6 +359,18 @@ fn print_gpu_frame(r: &InstanceResult) {
             fmt_bytes(written as f64),
             g.buffers_allocated.unwrap_or(0)
         );
+        if let Some(c) = gpu_model::frame_counts(g, &r.rays) {
+            let e = H100.estimate(&c);
+            println!(
+                "  {} floor from these counts (gpu_model.rs; not a measurement): {:.3} ms = fixed {:.3} + bound bytes {:.3} + traversal {:.3} + read-back {:.3}",
+                H100.name,
+                e.total_ms(),
+                e.fixed_ms,
+                e.memory_ms,
+                e.traversal_ms,
+                e.read_back_ms
+            );
+        }
     }
 }
 

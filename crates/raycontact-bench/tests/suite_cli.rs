@@ -256,6 +256,16 @@ fn schema() -> T {
                 ("bytes_bound_read", Uint),
                 ("bytes_bound_written", Uint),
                 ("buffers_allocated", Uint),
+                (
+                    "h100_floor_ms",
+                    nullable(Obj(vec![
+                        ("fixed", Num),
+                        ("bound_bytes", Num),
+                        ("traversal", Num),
+                        ("read_back", Num),
+                        ("total", Num),
+                    ])),
+                ),
             ])),
         ),
         (
@@ -583,6 +593,19 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
         assert!(rebuild["worst_ms"].as_f64().unwrap() >= rebuild["median_ms"].as_f64().unwrap(), "{name}");
         assert!(gpu["setup_ms"].as_f64().unwrap() > 0.0, "{name}");
         assert!(gpu["gpu"]["bytes_read_back_per_frame"].as_f64().unwrap() > 0.0, "{name}");
+        // The H100 floor of the full passes: its parts add up to it, and the fixed part is
+        // there; the iterative passes (which walk) have none.
+        for id in ["gpu", "gpu-refit"] {
+            let floor = &implementation(inst, id).unwrap()["gpu"]["h100_floor_ms"];
+            let parts =
+                ["fixed", "bound_bytes", "traversal", "read_back"].map(|k| floor[k].as_f64().unwrap());
+            let total = floor["total"].as_f64().unwrap();
+            assert!((parts.iter().sum::<f64>() - total).abs() < 1e-9, "{name}: {id} {floor}");
+            assert!(parts[0] > 0.0 && parts.iter().all(|&p| p >= 0.0), "{name}: {id} {floor}");
+        }
+        if let Some(walk) = implementation(inst, "gpu-walk") {
+            assert!(walk["gpu"]["h100_floor_ms"].is_null(), "{name}: gpu-walk");
+        }
         let timing = gpu["stage_timing"].as_str().unwrap();
         if doc["machine"]["gpu"]["timestamps"] == true {
             assert_eq!(timing, "gpu-timestamps", "{name}");

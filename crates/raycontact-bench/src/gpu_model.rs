@@ -1,0 +1,162 @@
+//! A floor for a detection frame's time on a real GPU, computed from the counts the benchmark
+//! measures on any adapter (lavapipe included): the dispatches, the bytes of the buffers bound,
+//! the bytes read back, and the rays with the nodes and triangles each one visits (the GPU
+//! walk's, counted by the CPU twin). Not a measurement: where a GPU is at hand, run the suite on
+//! it instead.
+//!
+//! The model adds up what a frame cannot avoid paying:
+//! - a fixed cost per dispatch (launch, and the barrier that drains the GPU before the next
+//!   dependent dispatch may start) and one per submission (submit, fence, map);
+//! - every byte of every buffer bound, read or written once, at the DRAM bandwidth (a stage
+//!   that touches only part of a buffer moves less; one that reads a byte twice, more);
+//! - the traversal's traffic: per ray, each node visited is one 32-byte sector and each
+//!   triangle tested is four (three corners and their indices), served at the L2 bandwidth (the
+//!   suite's trees and vertices fit in an H100's 50 MB L2);
+//! - the read-back over the host link.
+//!
+//! It leaves out the compute, the latency of a dependent chain of loads (a ray's walk, a
+//! stage's items per invocation) and the occupancy of a stage that launches fewer workgroups
+//! than the GPU has compute units: each can only add to the time. So the figure is a floor
+//! for the design, not a forecast.
+
+use crate::results::{ImplResult, RayFigures};
+use crate::stats::mean;
+
+/// A GPU's figures for the model.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuModel {
+    /// The GPU, as the report names it.
+    pub name: &'static str,
+    /// Fixed cost of one dependent compute dispatch, µs.
+    pub dispatch_us: f64,
+    /// Fixed cost of one submission with its fence wait and buffer map, µs.
+    pub submit_us: f64,
+    /// Sustained DRAM bandwidth, bytes per µs.
+    pub dram_bytes_per_us: f64,
+    /// Sustained L2 bandwidth, bytes per µs.
+    pub l2_bytes_per_us: f64,
+    /// Host link bandwidth for the read-back, bytes per µs.
+    pub link_bytes_per_us: f64,
+}
+
+/// An H100 SXM5 (80 GB): HBM3 at 3.35 TB/s peak, taken at 80 %; L2 at about 5.5 TB/s; PCIe Gen5
+/// x16 at 64 GB/s a direction, taken at 50 GB/s. The fixed costs are assumptions: 5 µs a
+/// dependent dispatch, 15 µs a submission.
+pub const H100: GpuModel = GpuModel {
+    name: "H100 SXM",
+    dispatch_us: 5.0,
+    submit_us: 15.0,
+    dram_bytes_per_us: 0.8 * 3.35e6,
+    l2_bytes_per_us: 5.5e6,
+    link_bytes_per_us: 5.0e4,
+};
+
+/// Bytes a ray moves per node visited (one 32-byte sector: a node is 32 bytes).
+const NODE_BYTES: f64 = 32.0;
+/// Bytes a ray moves per triangle tested (four sectors: the indices and three corners).
+const TRIANGLE_BYTES: f64 = 128.0;
+
+/// The counts of one frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameCounts {
+    /// Compute dispatches.
+    pub dispatches: f64,
+    /// Bytes of the buffers bound, for reading and for writing.
+    pub bytes_bound: f64,
+    /// Bytes read back.
+    pub bytes_read_back: f64,
+    /// Rays cast (every trace).
+    pub rays: f64,
+    /// Nodes visited per ray.
+    pub nodes_per_ray: f64,
+    /// Triangles tested per ray.
+    pub triangles_per_ray: f64,
+}
+
+/// The model's figure for a frame, by part, in ms.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Estimate {
+    /// Fixed costs: dispatches and the submission.
+    pub fixed_ms: f64,
+    /// Bound bytes at the DRAM bandwidth.
+    pub memory_ms: f64,
+    /// The traversal's traffic at the L2 bandwidth.
+    pub traversal_ms: f64,
+    /// The read-back over the host link.
+    pub read_back_ms: f64,
+}
+
+impl Estimate {
+    /// The frame.
+    pub fn total_ms(&self) -> f64 {
+        self.fixed_ms + self.memory_ms + self.traversal_ms + self.read_back_ms
+    }
+}
+
+impl GpuModel {
+    /// The model's floor for a frame of `c`.
+    pub fn estimate(&self, c: &FrameCounts) -> Estimate {
+        let traversal = c.rays * (c.nodes_per_ray * NODE_BYTES + c.triangles_per_ray * TRIANGLE_BYTES);
+        Estimate {
+            fixed_ms: (c.dispatches * self.dispatch_us + self.submit_us) / 1e3,
+            memory_ms: c.bytes_bound / self.dram_bytes_per_us / 1e3,
+            traversal_ms: traversal / self.l2_bytes_per_us / 1e3,
+            read_back_ms: c.bytes_read_back / self.link_bytes_per_us / 1e3,
+        }
+    }
+}
+
+/// The counts of a full-pass GPU implementation's frames (`gpu`, `gpu-refit`; `None` for any
+/// other: the iterative passes walk instead of traversing) on an instance whose rays are
+/// `rays`: the mean dispatches and read-back, the last frame's bound bytes, and the rays with
+/// the GPU walk's nodes and triangles per ray (counted on the rebuilt trees: a refitted tree may
+/// visit more).
+pub fn frame_counts(i: &ImplResult, rays: &RayFigures) -> Option<FrameCounts> {
+    if !matches!(i.id, "gpu" | "gpu-refit") || i.dispatches.is_empty() {
+        return None;
+    }
+    let (read, written) = i.bytes_bound.unwrap_or((0, 0));
+    Some(FrameCounts {
+        dispatches: mean(&i.dispatches.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
+        bytes_bound: (read + written) as f64,
+        bytes_read_back: mean(&i.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>()),
+        rays: rays.rays() as f64,
+        nodes_per_ray: rays.nodes_per_ray_gpu_walk,
+        triangles_per_ray: rays.triangles_per_ray,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_part_is_its_count_over_its_rate() {
+        let m = GpuModel {
+            name: "test",
+            dispatch_us: 2.0,
+            submit_us: 10.0,
+            dram_bytes_per_us: 1e6,
+            l2_bytes_per_us: 4e6,
+            link_bytes_per_us: 1e4,
+        };
+        let c = FrameCounts {
+            dispatches: 16.0,
+            bytes_bound: 3e6,
+            bytes_read_back: 2e4,
+            rays: 1000.0,
+            nodes_per_ray: 50.0,
+            triangles_per_ray: 2.0,
+        };
+        let e = m.estimate(&c);
+        assert_eq!(e.fixed_ms, 0.042);
+        assert_eq!(e.memory_ms, 0.003);
+        // 1000 rays x (50 x 32 + 2 x 128) bytes = 1.856 MB at 4 MB/ms.
+        assert!((e.traversal_ms - 0.000464).abs() < 1e-12);
+        assert_eq!(e.read_back_ms, 0.002);
+        assert!((e.total_ms() - (0.042 + 0.003 + 0.000464 + 0.002)).abs() < 1e-12);
+        // No work: the fixed costs alone.
+        let none = m.estimate(&FrameCounts::default());
+        assert_eq!(none.total_ms(), 0.01);
+    }
+}
