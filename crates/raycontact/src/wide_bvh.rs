@@ -202,27 +202,11 @@ impl WideTree {
         }
     }
 
-    /// Collapses a binned-SAH tree over the leaves of the body's fitted LBVH (`lbvh`, `leaves`
-    /// leaves) into this tree, as [`Self::collapse`] does the LBVH, and keeps it in
-    /// [`Self::sah`].
-    pub fn collapse_sah(
-        &mut self,
-        lbvh: &[Node],
-        leaves: u32,
-        tri_offset: u32,
-        triangles: &[u32],
-        positions: &[Vec3],
-    ) {
-        let mut sah = std::mem::take(&mut self.sah);
-        sah_tree(lbvh, leaves, &mut sah);
-        self.collapse(&sah, leaves, tri_offset, triangles, positions);
-        self.sah = sah;
-    }
-
-    /// Keeps this tree for a body whose positions did not change since the tree was made:
-    /// the first time, collapses a binned-SAH tree over the leaves of the body's fitted LBVH
-    /// instead ([`Self::collapse_sah`]; any tree over the same leaves gives the same closest
-    /// hit, whatever update made the LBVH), then leaves it as it is.
+    /// Keeps this tree for a body whose positions did not change since the tree was made: the
+    /// first time, collapses instead a binned-SAH tree over the leaves of the body's fitted
+    /// LBVH (`lbvh`, `leaves` leaves), as [`Self::collapse`] does the LBVH, and keeps that tree
+    /// in [`Self::sah`] (any tree over the same leaves gives the same closest hit, whatever
+    /// update made the LBVH); then leaves it as it is.
     pub fn keep(
         &mut self,
         lbvh: &[Node],
@@ -231,9 +215,13 @@ impl WideTree {
         triangles: &[u32],
         positions: &[Vec3],
     ) {
-        if self.sah.is_empty() && leaves >= 2 {
-            self.collapse_sah(lbvh, leaves, tri_offset, triangles, positions);
+        if !self.sah.is_empty() || leaves < 2 {
+            return;
         }
+        let mut sah = std::mem::take(&mut self.sah);
+        sah_tree(lbvh, leaves, &mut sah);
+        self.collapse(&sah, leaves, tri_offset, triangles, positions);
+        self.sah = sah;
     }
 
     /// Whether some leaf's box, grown by `r` on every side, holds `p` (`true` for a tree not
