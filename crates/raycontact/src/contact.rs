@@ -265,18 +265,91 @@ pub struct Contacts {
     pub intersections: crate::Intersections,
 }
 
-/// Sorts contacts into the documented order.
+/// Sorts contacts into the documented order, in the current rayon pool: each contact's key
+/// computed once (two `u128`s, bodies by the rank of their id), then sorted in parallel; stable,
+/// as the sort of the documented tuple is (equal keys keep their order).
 pub(crate) fn sort_contacts(contacts: &mut [ContactGpu], ids: &[BodyId]) {
-    let class = contact_flags::EDGE | contact_flags::UNTANGLE;
-    contacts.sort_by_key(|c| {
-        (
-            ids[c.source_body as usize],
-            ids[c.target_body as usize],
+    use rayon::slice::ParallelSliceMut;
+    let mut by_id: Vec<u32> = (0..ids.len() as u32).collect();
+    by_id.sort_unstable_by_key(|&b| ids[b as usize]);
+    let mut rank = vec![0u32; ids.len()];
+    for (r, &b) in by_id.iter().enumerate() {
+        rank[b as usize] = r as u32;
+    }
+    contacts.par_sort_by_cached_key(|c| sort_key(c, &rank));
+}
+
+/// The documented order's key of a contact, packed: (rank of the source body's id, of the
+/// target body's id, source vertex, [`contact_flags::EDGE`] and [`contact_flags::UNTANGLE`],
+/// [`contact_flags::OUTWARD_RAY`]), then (target triangle, the bits of `u`, `v`, `depth`). The
+/// two flag fields keep their order as integers (`EDGE` and `UNTANGLE` are bits 6 and 7).
+fn sort_key(c: &ContactGpu, rank: &[u32]) -> (u128, u128) {
+    const _: () = assert!(contact_flags::EDGE == 64 && contact_flags::UNTANGLE == 128);
+    let class = (c.flags & (contact_flags::EDGE | contact_flags::UNTANGLE)) >> 6;
+    let outward = u32::from(c.flags & contact_flags::OUTWARD_RAY != 0);
+    let words = |w: [u32; 4]| w.iter().fold(0u128, |k, &x| k << 32 | u128::from(x));
+    (
+        words([
+            rank[c.source_body as usize],
+            rank[c.target_body as usize],
             c.source_vertex,
-            c.flags & class,
-            c.flags & contact_flags::OUTWARD_RAY,
-            c.target_triangle,
-            [c.u, c.v, c.depth].map(f32::to_bits),
-        )
-    });
+            class << 1 | outward,
+        ]),
+        words([c.target_triangle, c.u.to_bits(), c.v.to_bits(), c.depth.to_bits()]),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The packed key sorts as the documented tuple does, stable on equal keys: contacts drawn
+    /// from a few values of each field (ties on every field, ids whose generation decides,
+    /// negative and signed-zero floats), sorted both ways.
+    #[test]
+    fn the_packed_sort_key_orders_as_the_documented_tuple() {
+        let ids = [
+            BodyId { index: 3, generation: 0 },
+            BodyId { index: 0, generation: 7 },
+            BodyId { index: 0, generation: 2 },
+            BodyId { index: 9, generation: 1 },
+        ];
+        let mut seed = 0x2008_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n) as u32
+        };
+        let floats = [0.0, -0.0, 0.25, -0.5, 1.0];
+        let flag_sets = [0, contact_flags::EDGE, contact_flags::UNTANGLE, contact_flags::OUTWARD_RAY];
+        let contacts: Vec<ContactGpu> = (0..5000)
+            .map(|i| ContactGpu {
+                source_body: next(4),
+                target_body: next(4),
+                source_vertex: next(3) * 0x7fff_fff0,
+                target_triangle: next(3) * 0x7fff_fff0,
+                flags: flag_sets[next(4) as usize] | flag_sets[next(4) as usize] | next(2),
+                u: floats[next(5) as usize],
+                v: floats[next(5) as usize],
+                depth: floats[next(5) as usize],
+                pair: i,
+                ..ContactGpu::default()
+            })
+            .collect();
+        let mut expected = contacts.clone();
+        let class = contact_flags::EDGE | contact_flags::UNTANGLE;
+        expected.sort_by_key(|c| {
+            (
+                ids[c.source_body as usize],
+                ids[c.target_body as usize],
+                c.source_vertex,
+                c.flags & class,
+                c.flags & contact_flags::OUTWARD_RAY,
+                c.target_triangle,
+                [c.u, c.v, c.depth].map(f32::to_bits),
+            )
+        });
+        let mut sorted = contacts;
+        sort_contacts(&mut sorted, &ids);
+        assert_eq!(sorted, expected);
+    }
 }

@@ -112,6 +112,11 @@ impl CpuScene {
         self.threads
     }
 
+    /// Runs `op` on the backend's pool (its threads for rayon's parallel iterators).
+    pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(op)
+    }
+
     /// A new packing: its current and previous positions.
     pub fn set_packing(&mut self, packing: &Packing, current: Vec<Vec3>, previous: Vec<Vec3>) {
         self.order = self.pool.install(|| crate::ray_order::vertex_order(packing, &current));

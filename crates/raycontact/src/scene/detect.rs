@@ -3,6 +3,8 @@
 //! scene keeps (the grown capacity, iterative detection's reference) and the contacts in their
 //! documented order.
 
+use rayon::prelude::*;
+
 use super::{Scene, check_distance};
 use crate::backend::Engine;
 use crate::body::BodyId;
@@ -234,9 +236,16 @@ impl Scene {
 
     /// The contacts in their documented order, bodies by id.
     fn contacts(&self, mut found: Outcome, mut stats: FrameStats) -> Contacts {
-        sort_contacts(&mut found.contacts, &self.packing.ids);
-        let contacts: Vec<Contact> =
-            found.contacts.iter().map(|c| Contact::from_gpu(c, &self.packing.ids)).collect();
+        let ids = &self.packing.ids;
+        let mut order = || {
+            sort_contacts(&mut found.contacts, ids);
+            found.contacts.par_iter().map(|c| Contact::from_gpu(c, ids)).collect::<Vec<_>>()
+        };
+        // On the CPU backend's pool (its thread count), else rayon's global pool.
+        let contacts = match &self.engine {
+            Engine::Cpu(c) => c.install(order),
+            Engine::Gpu(_) => order(),
+        };
         let untangle = contacts.iter().filter(|c| c.flags.contains(crate::ContactFlags::UNTANGLE)).count();
         let intersections =
             crate::intersection::canonical(&found.intersections, &self.packing, untangle as u32);
