@@ -265,18 +265,22 @@ pub struct Contacts {
     pub intersections: crate::Intersections,
 }
 
-/// Sorts contacts into the documented order, in the current rayon pool: each contact's key
-/// computed once (two `u128`s, bodies by the rank of their id), then sorted in parallel; stable,
-/// as the sort of the documented tuple is (equal keys keep their order).
-pub(crate) fn sort_contacts(contacts: &mut [ContactGpu], ids: &[BodyId]) {
-    use rayon::slice::ParallelSliceMut;
+/// The permutation that puts `contacts` in the documented order (`contacts[order[0]]` first),
+/// computed in the current rayon pool: each contact's key computed once (two `u128`s, bodies by
+/// the rank of their id), then the (key, index) pairs sorted in parallel; stable, as the sort of
+/// the documented tuple is (equal keys keep their order).
+pub(crate) fn contact_order(contacts: &[ContactGpu], ids: &[BodyId]) -> Vec<u32> {
+    use rayon::prelude::*;
     let mut by_id: Vec<u32> = (0..ids.len() as u32).collect();
     by_id.sort_unstable_by_key(|&b| ids[b as usize]);
     let mut rank = vec![0u32; ids.len()];
     for (r, &b) in by_id.iter().enumerate() {
         rank[b as usize] = r as u32;
     }
-    contacts.par_sort_by_cached_key(|c| sort_key(c, &rank));
+    let mut keyed: Vec<((u128, u128), u32)> =
+        contacts.par_iter().enumerate().map(|(i, c)| (sort_key(c, &rank), i as u32)).collect();
+    keyed.par_sort_unstable();
+    keyed.par_iter().map(|&(_, i)| i).collect()
 }
 
 /// The documented order's key of a contact, packed: (rank of the source body's id, of the
@@ -348,8 +352,8 @@ mod tests {
                 [c.u, c.v, c.depth].map(f32::to_bits),
             )
         });
-        let mut sorted = contacts;
-        sort_contacts(&mut sorted, &ids);
+        let sorted: Vec<ContactGpu> =
+            contact_order(&contacts, &ids).iter().map(|&i| contacts[i as usize]).collect();
         assert_eq!(sorted, expected);
     }
 }

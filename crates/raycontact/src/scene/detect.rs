@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::{Scene, check_distance};
 use crate::backend::Engine;
 use crate::body::BodyId;
-use crate::contact::{Contact, Contacts, Pairs, SelfCollision, sort_contacts};
+use crate::contact::{Contact, Contacts, Pairs, SelfCollision, contact_order};
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
@@ -235,11 +235,11 @@ impl Scene {
     }
 
     /// The contacts in their documented order, bodies by id.
-    fn contacts(&self, mut found: Outcome, mut stats: FrameStats) -> Contacts {
-        let ids = &self.packing.ids;
-        let mut order = || {
-            sort_contacts(&mut found.contacts, ids);
-            found.contacts.par_iter().map(|c| Contact::from_gpu(c, ids)).collect::<Vec<_>>()
+    fn contacts(&self, found: Outcome, mut stats: FrameStats) -> Contacts {
+        let (ids, found_contacts) = (&self.packing.ids, &found.contacts);
+        let order = || {
+            let order = contact_order(found_contacts, ids);
+            order.par_iter().map(|&i| Contact::from_gpu(&found_contacts[i as usize], ids)).collect::<Vec<_>>()
         };
         // On the CPU backend's pool (its thread count), else rayon's global pool.
         let contacts = match &self.engine {
