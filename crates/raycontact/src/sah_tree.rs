@@ -50,9 +50,15 @@ impl Bounds {
 
     /// Half the surface area (0 for an empty box).
     fn half_area(&self) -> f32 {
-        let d = (self.max - self.min).max(Vec3::ZERO);
-        d.x * d.y + d.y * d.z + d.z * d.x
+        half_area(self.min, self.max)
     }
+}
+
+/// Half the surface area of the box (`min`, `max`), 0 when empty (only compared: the SAH here,
+/// and the choice of the child to open in [`crate::wide_bvh::WideTree::collapse`]).
+pub fn half_area(min: Vec3, max: Vec3) -> f32 {
+    let d = (max - min).max(Vec3::ZERO);
+    d.x * d.y + d.y * d.z + d.z * d.x
 }
 
 /// Ranges of at least this many leaves on both sides of a split build their two subtrees in
@@ -187,6 +193,11 @@ fn split(range: &mut [Leaf]) -> (Bounds, usize) {
     (bounds, partition(range, centres))
 }
 
+/// The bin of a leaf on `axis`, whose centres start at `min` and span `BINS / scale`.
+fn bin(l: &Leaf, axis: usize, min: f32, scale: f32) -> usize {
+    (((l.centre[axis] - min) * scale) as usize).min(BINS - 1)
+}
+
 /// Reorders `range` (two leaves or more, their centres within `centres`) into a left and a
 /// right part by the binned SAH, and returns the left part's length (1 to `range.len() - 1`).
 fn partition(range: &mut [Leaf], centres: Bounds) -> usize {
@@ -199,11 +210,10 @@ fn partition(range: &mut [Leaf], centres: Bounds) -> usize {
             continue;
         }
         let scale = BINS as f32 / extent[axis];
-        let bin = |l: &Leaf| (((l.centre[axis] - centres.min[axis]) * scale) as usize).min(BINS - 1);
         let mut boxes = [Bounds::EMPTY; BINS];
         let mut counts = [0usize; BINS];
         for l in range.iter() {
-            let b = bin(l);
+            let b = bin(l, axis, centres.min[axis], scale);
             boxes[b].grow(l.min, l.max);
             counts[b] += 1;
         }
@@ -232,11 +242,9 @@ fn partition(range: &mut [Leaf], centres: Bounds) -> usize {
         return range.len() / 2;
     };
     let scale = BINS as f32 / extent[axis];
-    let goes_left =
-        |l: &Leaf| ((((l.centre[axis] - centres.min[axis]) * scale) as usize).min(BINS - 1)) <= plane;
     let mut left = 0;
     for i in 0..range.len() {
-        if goes_left(&range[i]) {
+        if bin(&range[i], axis, centres.min[axis], scale) <= plane {
             range.swap(i, left);
             left += 1;
         }

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
 use crate::packing::Packing;
-use crate::sah_tree::sah_tree;
+use crate::sah_tree::{half_area, sah_tree};
 
 /// Children of a wide node.
 pub const WIDTH: usize = 4;
@@ -103,15 +103,14 @@ pub struct WideBvh {
     pub off: bool,
 }
 
+/// Whether body `b` is marked as not moved (a body past the end of `moved` moved).
+fn still(moved: &[bool], b: usize) -> bool {
+    moved.get(b).is_some_and(|&m| !m)
+}
+
 /// Nodes of a binary tree of `leaves` leaves (as `crate::frame::used_nodes`).
 fn used_nodes(leaves: u32) -> usize {
     (2 * leaves as usize).saturating_sub(1)
-}
-
-/// Half the surface area of a box (only compared).
-fn half_area(n: &Node) -> f32 {
-    let d = (n.max - n.min).max(Vec3::ZERO);
-    d.x * d.y + d.y * d.z + d.z * d.x
 }
 
 impl WideTree {
@@ -142,7 +141,10 @@ impl WideTree {
             let left = binary[b as usize].child;
             let mut kids = [left, binary[left as usize].escape, NONE, NONE];
             // Half areas of the internal children (-1 for a leaf, which is never opened).
-            let area = |c: u32| if c < internal { half_area(&binary[c as usize]) } else { -1.0 };
+            let area = |c: u32| {
+                let n = &binary[c as usize];
+                if c < internal { half_area(n.min, n.max) } else { -1.0 }
+            };
             let mut areas = [area(kids[0]), area(kids[1]), -1.0, -1.0];
             let mut count = 2;
             while count < WIDTH {
@@ -280,15 +282,16 @@ impl WideTree {
 impl WideBvh {
     /// Collapses every body's fitted binary tree (`nodes` in the packed layout) and fills its
     /// triangle records from `positions`, in parallel over the bodies, but for the bodies that
-    /// `keep` marks (their positions did not change since their tree was made), when every
-    /// body has a tree: those are kept ([`WideTree::keep`]).
+    /// `moved` marks false (their positions did not change since their tree was made; a body
+    /// past its end counts as moved), when every body has a tree: those are kept
+    /// ([`WideTree::keep`]).
     pub fn build(
         &mut self,
         packing: &Packing,
         body_state: &[BodyState],
         nodes: &[Node],
         positions: &[Vec3],
-        keep: &[bool],
+        moved: &[bool],
     ) {
         if self.off {
             self.trees.clear();
@@ -300,7 +303,7 @@ impl WideBvh {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
             let (tris, at) = (&packing.triangles, body.tri_offset);
-            if built && keep.get(b).copied().unwrap_or(false) {
+            if built && still(moved, b) {
                 tree.keep(lbvh, leaves, at, tris, positions);
             } else {
                 tree.collapse(lbvh, leaves, at, tris, positions);
@@ -310,7 +313,7 @@ impl WideBvh {
 
     /// Brings every body's wide tree (built by [`Self::build`]) to the refitted binary trees:
     /// the boxes and this frame's corners copied into the lanes, on the same topology; but the
-    /// bodies that `keep` marks are kept ([`WideTree::keep`]), and a tree collapsed from a
+    /// bodies that `moved` marks false are kept ([`WideTree::keep`]), and a tree collapsed from a
     /// binned-SAH tree whose body moved is collapsed from the body's refitted LBVH again (its
     /// lanes name the SAH tree's nodes).
     pub fn refit(
@@ -319,7 +322,7 @@ impl WideBvh {
         body_state: &[BodyState],
         nodes: &[Node],
         positions: &[Vec3],
-        keep: &[bool],
+        moved: &[bool],
     ) {
         if self.off || self.trees.len() != packing.bodies.len() {
             // Off, or no trees to refit (e.g. just turned on): built from the refitted binary
@@ -330,7 +333,7 @@ impl WideBvh {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
             let (tris, at) = (&packing.triangles, body.tri_offset);
-            if keep.get(b).copied().unwrap_or(false) {
+            if still(moved, b) {
                 tree.keep(lbvh, leaves, at, tris, positions);
             } else if !tree.sah.is_empty() {
                 tree.collapse(lbvh, leaves, at, tris, positions);

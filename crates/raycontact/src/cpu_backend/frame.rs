@@ -28,11 +28,6 @@ pub(crate) struct Changes {
 }
 
 impl Changes {
-    /// Per body, whether its wide tree is kept.
-    fn keep(&self) -> Vec<bool> {
-        self.moved.iter().map(|&m| !m).collect()
-    }
-
     /// The trees were brought up to date by `action` (or kept).
     fn updated(&mut self, action: BvhAction) {
         if matches!(action, BvhAction::Rebuilt | BvhAction::Refitted) {
@@ -126,8 +121,7 @@ impl FrameData {
             };
             if !rebuild {
                 if let Some(c) = changes {
-                    let keep = c.keep();
-                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &keep);
+                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &c.moved);
                     c.updated(BvhAction::Refitted);
                     lap(Stage::Fit);
                 }
@@ -141,8 +135,7 @@ impl FrameData {
         }
         stats.degradation = stats.degradation.or(Some(1.0));
         if let Some(c) = changes {
-            let keep = c.keep();
-            self.wide.build(packing, &self.body_state, &self.nodes, positions, &keep);
+            self.wide.build(packing, &self.body_state, &self.nodes, positions, &c.moved);
             c.updated(BvhAction::Rebuilt);
         }
         lap(Stage::Fit);
