@@ -1,19 +1,27 @@
-// The source vertices of the narrow phase: one invocation per (directed pair, vertex), laid out
-// by `pair_tiles` and dispatched indirectly from it. A vertex of body a goes on the list, as
+// The source vertices of the narrow phase: ITEMS vertices per invocation of one directed pair,
+// laid out by `pair_tiles` and dispatched indirectly from it. A vertex of body a goes on the list, as
 // (directed pair k, body-local vertex), unless it lies outside body b's box grown by the pair's
 // reach max(prediction, e_a + e_b) (it cannot have a contact then; not tested for a self pair,
 // nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside it). The
 // narrow phase then runs one invocation per listed vertex: rays only where they can find
 // something, in full SIMD groups. Invocation i of a directed pair's workgroups takes the source
-// body's i-th vertex in `vertex_order` (the body's ray order, a Morton order of its vertices computed
-// when the bodies are packed: `raycontact::ray_order`), so that neighbouring invocations, hence
-// a SIMD group's rays, start near each other and walk the same part of the target's tree,
-// whatever the mesh's own vertex order. A workgroup (WG_SIZE vertices of one directed pair)
-// reads its directed pair once (its first invocation, for all), counts its entries in workgroup
-// memory and reserves their slots with one atomic on the list's counter: the list holds each
-// workgroup's entries as one run, so that the narrow phase's SIMD groups mostly see one directed
-// pair, hence one pair case, and the counter takes one atomic per workgroup instead of one per
-// vertex. Entries past the capacity are counted, not written.
+// body's vertices i * ITEMS .. (i + 1) * ITEMS in `vertex_order` (the body's ray order, a Morton
+// order of its vertices computed when the bodies are packed: `raycontact::ray_order`) and lists
+// them in that order, so that neighbouring entries, hence a SIMD group's rays, start near each
+// other and walk the same part of the target's tree, whatever the mesh's own vertex order. A
+// workgroup (WG_SIZE * ITEMS vertices of one directed pair) reads its directed pair once (its
+// first invocation, for all), counts its entries in workgroup memory (one atomic per invocation,
+// for all of its entries) and reserves their slots with one atomic on the list's counter: the
+// list holds each workgroup's entries as one run, so that the narrow phase's SIMD groups mostly
+// see one directed pair, hence one pair case, and the counter takes one atomic per workgroup
+// instead of one per vertex. Entries past the capacity are counted, not written.
+// ITEMS (`Tuning`) is 16 on a software adapter: llvmpipe runs a kernel with barriers as one
+// coroutine per SIMD group of every workgroup, a fixed cost of several µs a workgroup, so that a
+// scene of many small bodies paid more for its ~1,600 workgroups of 256 vertices (resting-pile:
+// 9 ms) than for the tests; with 4,096 vertices a workgroup it launches one per directed pair.
+// A GPU (ITEMS 1) keeps one vertex per invocation. An invocation tests its vertices twice (to
+// count them, then to write them where the reservation says): no private array of entries,
+// which a SIMD compiler turns into a scalar loop over the lanes.
 // CPU twin: `raycontact::internals::cpu::ray_sources`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
@@ -35,7 +43,7 @@ var<workgroup> wg_base: u32;
 // invocation of a workgroup has the same: the search over `tile_offsets` and the records of both
 // bodies need not be read WG_SIZE times). `wg_k` is NONE for a workgroup past the layout;
 // `wg_start` is the workgroup's first vertex slot in the source body's ray order, `wg_end` the
-// body's vertex count; `wg_boxed` says whether the vertices are tested against body b's box
+// body's vertex count (0 past the layout); `wg_boxed` says whether the vertices are tested against body b's box
 // grown by the pair's reach, `wg_lo` .. `wg_hi`.
 var<workgroup> wg_k: u32;
 var<workgroup> wg_offset: u32;
@@ -47,6 +55,8 @@ var<workgroup> wg_hi: vec3<f32>;
 
 fn load_group(w: u32) {
     wg_k = NONE;
+    wg_start = 0u;
+    wg_end = 0u;
     let d = 2u * min(atomicLoad(&pairs.state.pair_count), params.pair_capacity);
     if d == 0u || w >= tile_offsets[d] {
         return;
@@ -56,7 +66,7 @@ fn load_group(w: u32) {
     let body_b = bodies[dp.b];
     wg_k = dp.k;
     wg_offset = body_a.vertex_offset;
-    wg_start = dp.group * WG_SIZE;
+    wg_start = dp.group * WG_SIZE * ITEMS;
     wg_end = body_a.vertex_count;
     let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
     let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
@@ -70,23 +80,17 @@ fn load_group(w: u32) {
     }
 }
 
-// Whether invocation `lid` of the workgroup lists a vertex: (directed pair, local vertex) when
-// it does, NONE in x when not.
-fn listed(lid: u32) -> vec2<u32> {
-    let no = vec2<u32>(NONE, 0u);
-    let k = wg_k;
-    let slot = wg_start + lid;
-    if k == NONE || slot >= wg_end {
-        return no;
-    }
+// Whether the workgroup lists the vertex in slot `slot` of the source body's ray order (a slot
+// below `wg_end`): (directed pair, local vertex) when it does, NONE in x when not.
+fn listed(slot: u32) -> vec2<u32> {
     let v = vertex_order[wg_offset + slot];
     if wg_boxed != 0u {
         let p = vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
         if any(p < wg_lo) || any(p > wg_hi) {
-            return no;
+            return vec2<u32>(NONE, 0u);
         }
     }
-    return vec2<u32>(k, v - wg_offset);
+    return vec2<u32>(wg_k, v - wg_offset);
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -96,10 +100,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         atomicStore(&wg_count, 0u);
     }
     workgroupBarrier();
-    let entry = listed(lid);
+    // This invocation's slots (none past the body's end or the layout): loops to their end, not
+    // over ITEMS slots with a test (see the header of radix_scatter.wgsl).
+    let first = min(wg_start + lid * ITEMS, wg_end);
+    let end = min(first + ITEMS, wg_end);
+    var count = 0u;
+    for (var s = first; s < end; s += 1u) {
+        if listed(s).x != NONE {
+            count += 1u;
+        }
+    }
     var rank = 0u;
-    if entry.x != NONE {
-        rank = atomicAdd(&wg_count, 1u);
+    if count > 0u {
+        rank = atomicAdd(&wg_count, count);
     }
     workgroupBarrier();
     if lid == 0u {
@@ -109,8 +122,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
     }
     workgroupBarrier();
-    let slot = wg_base + rank;
-    if entry.x != NONE && slot < params.source_capacity {
-        sources[slot] = entry;
+    var slot = wg_base + rank;
+    for (var s = first; s < end && count > 0u; s += 1u) {
+        let entry = listed(s);
+        if entry.x != NONE {
+            if slot < params.source_capacity {
+                sources[slot] = entry;
+            }
+            slot += 1u;
+        }
     }
 }

@@ -239,3 +239,41 @@ fn the_broad_phase_in_pair_tiles_and_in_its_own_dispatch_find_the_same_pairs() {
     // pair_tiles, ray_sources, source_args; broad_phase before them beyond 64 bodies.
     assert_eq!(dispatches, [3, 4], "broad_phase dispatched beyond 64 bodies only");
 }
+
+/// `ray_sources` on both tunings (16 source vertices per invocation on a software adapter, one
+/// on a GPU; `pair_tiles` lays its workgroups out to match): the same contacts as the CPU
+/// backend, with a source body that spans several workgroups of either (10,242 vertices: three
+/// of 4,096, forty-one of 256) against smaller ones, a cloth among them, every direction.
+#[test]
+fn ray_sources_on_both_tunings_lists_the_same_vertices() {
+    use raycontact_tests::other_tuning_ctx;
+    let big = meshes::icosphere(1.0, 5);
+    // Off the big sphere's lattice (no ray through a vertex or an edge of the other body).
+    let small = |at: Vec3| {
+        let turn = glam::Quat::from_euler(glam::EulerRot::XYZ, 0.31, 0.17, 0.23);
+        meshes::icosphere(0.3, 2).transformed(Affine3A::from_rotation_translation(turn, at))
+    };
+    let (a, b, c) = (
+        small(Vec3::new(1.1, 0.013, 0.007)),
+        small(Vec3::new(-0.8, 0.61, 0.011)),
+        small(Vec3::new(0.017, -1.2, 0.009)),
+    );
+    let bodies = [(&big, VOLUME), (&a, VOLUME), (&b, BodyKind::Cloth { half_thickness: 0.01 }), (&c, VOLUME)];
+    assert!(big.positions.len() > 2 * 4096, "{} vertices", big.positions.len());
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    for (m, k) in bodies {
+        cpu.add_body(&m.positions, &m.triangles, k).unwrap();
+    }
+    cpu.set_prediction_distance(0.05).unwrap();
+    let want = cpu.detect(Pairs::Overlapping).unwrap();
+    assert!(want.contacts.len() > 200, "{} contacts", want.contacts.len());
+    for (name, context) in [("this tuning", ctx()), ("the other tuning", other_tuning_ctx())] {
+        let mut gpu = Scene::new(context);
+        for (m, k) in bodies {
+            gpu.add_body(&m.positions, &m.triangles, k).unwrap();
+        }
+        gpu.set_prediction_distance(0.05).unwrap();
+        let got = gpu.detect(Pairs::Overlapping).unwrap();
+        assert_twins(&format!("{name} ({:?})", context.tuning()), &got, &want);
+    }
+}

@@ -82,8 +82,8 @@ pub enum Kernel {
     RaycastAll,
     /// Pairs of bodies whose boxes overlap.
     BroadPhase,
-    /// Workgroup layout of the (directed pair, vertex) invocations, and their dispatch (and,
-    /// for a scene of few bodies, the broad phase before it).
+    /// Workgroup layout of `ray_sources` over the directed pairs (`ITEMS` source vertices an
+    /// invocation), and its dispatch (and, for a scene of few bodies, the broad phase before it).
     PairTiles,
     /// The source vertices within reach of the other body's box, listed.
     RaySources,

@@ -36,8 +36,9 @@ pub const TILE: u32 = 4096;
 pub const SORT_ITEMS: u32 = TILE / WG_SIZE;
 
 /// Work per invocation of the per-triangle kernels (`morton`, `triangle_bounds`, `hierarchy`,
-/// `fit`), chosen per adapter kind: the one source of the WGSL constant `ITEMS` (and
-/// `TILE_SPLIT`) prepended to every kernel ([`wgsl_prelude`]) and of the host's dispatch sizes.
+/// `fit`) and of `ray_sources` (source vertices of one directed pair), chosen per adapter kind:
+/// the one source of the WGSL constant `ITEMS` (and `TILE_SPLIT`) prepended to every kernel
+/// ([`wgsl_prelude`]) and of the host's dispatch sizes.
 ///
 /// A software adapter (lavapipe: a workgroup runs on one CPU thread, looping over SIMD-wide
 /// slices of its invocations) wants few large workgroups: 16 triangles per invocation, one
