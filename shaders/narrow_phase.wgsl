@@ -59,6 +59,10 @@ fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool {
     return leaf_near(p, r, bodies[body], body_state[body].leaf_count);
 }
 
+fn source_normal(v: u32) -> vec3<f32> {
+    return vertex_in(VERTEX_NORMALS, v);
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;

@@ -12,9 +12,7 @@
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> vertices: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
-@group(0) @binding(4) var<storage, read> vertex_tri_offsets: array<u32>;
-@group(0) @binding(5) var<storage, read> vertex_tris: array<u32>;
-@group(0) @binding(6) var<storage, read_write> regions: array<Region>;
+@group(0) @binding(4) var<storage, read_write> regions: array<Region>;
 
 fn position(v: u32) -> vec3<f32> {
     return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
@@ -41,8 +39,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         atomicStore(&regions[v].parent, ~root);
     }
     var area = 0.0;
-    for (var j = vertex_tri_offsets[v]; j < vertex_tri_offsets[v + 1u]; j += 1u) {
-        let g = vertex_tris[j];
+    // The triangles around v: the incidence in the triangle buffer (`layout::TRIANGLE_REGIONS`).
+    let offsets = 3u * TRIANGLE_REGIONS * params.tri_count;
+    let incident = 3u * TRIANGLE_INCIDENT * params.tri_count;
+    for (var j = triangles[offsets + v]; j < triangles[offsets + v + 1u]; j += 1u) {
+        let g = triangles[incident + j];
         let a = position(triangles[3u * g]);
         let b = position(triangles[3u * g + 1u]);
         let c = position(triangles[3u * g + 2u]);

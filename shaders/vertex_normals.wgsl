@@ -1,5 +1,6 @@
 // Area-weighted vertex normals: the normalised sum of the unnormalised face normals
-// (cross(b - a, c - a)) of the triangles incident to each vertex, in CSR order. And each body's
+// (cross(b - a, c - a)) of the triangles incident to each vertex, in CSR order (`face_sum`,
+// shared/incidence.wgsl, the incidence in the triangle buffer's regions). And each body's
 // box over its non-degenerate triangles, the box the Morton codes need: the box of the vertices
 // that belong to at least one non-degenerate triangle (the same set of coordinates as the
 // triangles' corners, so the same box), reduced as ordered keys with atomicMax (exact), per
@@ -18,15 +19,18 @@
 //!include shared/bodies.wgsl
 //!include shared/vertices.wgsl
 //!include shared/triangles.wgsl
+//!include shared/incidence.wgsl
 
 @group(0) @binding(0) var<uniform> params: FrameParams;
 @group(0) @binding(1) var<storage, read_write> vertices: array<f32>;
 @group(0) @binding(2) var<storage, read> triangles: array<u32>;
-@group(0) @binding(3) var<storage, read> vertex_tri_offsets: array<u32>;
-@group(0) @binding(4) var<storage, read> vertex_tris: array<u32>;
-@group(0) @binding(5) var<storage, read> bodies: array<BodyGpu>;
-@group(0) @binding(6) var<storage, read_write> body_state: array<BodyState>;
-@group(0) @binding(7) var<storage, read> vertex_order: array<u32>;
+@group(0) @binding(3) var<storage, read> bodies: array<BodyGpu>;
+@group(0) @binding(4) var<storage, read_write> body_state: array<BodyState>;
+@group(0) @binding(5) var<storage, read> vertex_order: array<u32>;
+
+fn triangle_count() -> u32 {
+    return params.tri_count;
+}
 
 // Keys of the workgroup's first two bodies: [slot * 6 + axis] the complemented minimum key,
 // [slot * 6 + 3 + axis] the maximum key; 0 = nothing yet.
@@ -49,23 +53,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let b0 = body_of_vertex(min(first, max(params.vertex_count, 1u) - 1u));
     if slot < params.vertex_count {
         let v = vertex_order[slot];
-        var n = vec3<f32>(0.0);
-        var live = false;
-        let end = vertex_tri_offsets[v + 1u];
-        for (var k = vertex_tri_offsets[v]; k < end; k += 1u) {
-            let t = vertex_tris[k];
-            let a = position(triangles[3u * t]);
-            let b = position(triangles[3u * t + 1u]);
-            let c = position(triangles[3u * t + 2u]);
-            n += cross(b - a, c - a);
-            if !live {
-                live = (triangle_box(a, b, c).flags & 1u) == 0u;
-            }
-        }
-        let len = length(n);
-        if len > 0.0 {
-            n = n / len;
-        }
+        let sum = face_sum(v, true);
+        let n = sum.normal;
+        let live = sum.live;
         let o = 3u * (VERTEX_NORMALS * params.vertex_count + v);
         vertices[o] = n.x;
         vertices[o + 1u] = n.y;

@@ -1,8 +1,8 @@
 // Iterative detection (Lehericey et al. 2013, IRTCD): one invocation per contact of the last
 // frame (`memory`, the other ping-pong side: `pairs.state.stored[1 - params.side]` of them,
 // dispatched indirectly from that side's arguments; both written by `contact_args` at the end
-// of that frame). Its ray (the same source vertex, the same side,
-// along the vertex's current normal) is classified again exactly as the full pass does
+// of that frame). Its ray (the same source vertex, the same side, along the vertex's current
+// normal, computed here: `source_normal`) is classified again exactly as the full pass does
 // (shared/classify.wgsl), but each trace starts on the triangle the ray hit last frame and walks
 // the triangle adjacency (`walk_ray`, shared/walk.wgsl) instead of traversing the BVH: the ray
 // on the target from last frame's target triangle, the source body's own trace from last
@@ -22,6 +22,8 @@
 //!include shared/bvh.wgsl
 //!include shared/walk.wgsl
 //!include shared/classify.wgsl
+//!include shared/triangles.wgsl
+//!include shared/incidence.wgsl
 
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
@@ -33,9 +35,16 @@
 @group(0) @binding(7) var<storage, read_write> pairs: PairList;
 @group(0) @binding(8) var<storage, read_write> contacts: array<Contact>;
 
-// Packed triangles: the size of a region of the triangle buffer (shared/walk.wgsl).
+// Packed triangles: the size of a region of the triangle buffer (shared/walk.wgsl,
+// shared/incidence.wgsl).
 fn triangle_count() -> u32 {
     return params.tri_count;
+}
+
+// The source's normal, computed here (an iterative pass runs no `vertex_normals`): the same bits
+// as `vertex_normals` writes.
+fn source_normal(v: u32) -> vec3<f32> {
+    return face_sum(v, false).normal;
 }
 
 // Counts one walk outcome (0..7), a fallback cast (8) or its hit (9) into the detection state.

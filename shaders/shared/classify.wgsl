@@ -17,7 +17,13 @@
 // whether packed body `body` may have a triangle within distance r of p (`true` whenever
 // unsure): a ray classified by L makes a contact only of a hit within the reach of its origin
 // (its own, or its straight ray's), so it is not cast at a body of another source that does not
-// (`narrow_phase` asks its BVH, `walk_contacts` answers `true`).
+// (`narrow_phase` asks its BVH, `walk_contacts` answers `true`), and
+//
+//     fn source_normal(v: u32) -> vec3<f32>
+//
+// the normal of packed vertex v, `vertex_normals`' (`narrow_phase` reads the normals region
+// that `vertex_normals` wrote this frame; `walk_contacts`, whose iterative pass runs no
+// `vertex_normals`, computes it with the same `face_sum`, shared/incidence.wgsl).
 // The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::internals::cpu::classify`.
 //
 // How far a ray is traced, and the re-projected ray made real. A ray classified by its
@@ -269,7 +275,7 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     let r = reach(predict, ea, eb);
     let v = body_a.vertex_offset + local;
     let p = vertex_position(v);
-    let n = vertex_in(VERTEX_NORMALS, v);
+    let n = source_normal(v);
     if all(n == vec3<f32>(0.0)) {
         return;
     }

@@ -22,7 +22,7 @@ struct IntersectParams {
     body_count: u32,
     contact_capacity: u32,
     pair_capacity: u32,
-    pad0: u32,
+    tri_count: u32,
     pad1: u32,
     pad2: u32,
 }

@@ -54,7 +54,8 @@ Implementations, all in the same run, doing the same work every frame:
                  full passes and iterative passes that re-cast last frame's contacts by walking
                  the triangle adjacency; threshold 2 frames of the fastest vertex's motion per
                  body (4 steps for a pair), confidence 2, fallback drop (the paper's: an
-                 iterative pass computes only the normals), a full pass at least every 64 frames
+                 iterative pass updates no BVH; the walk computes its sources' normals), a full
+                 pass at least every 64 frames
   cpu-walk       the same on the CPU reference with rayon
   parry-1        parry3d 0.31, one thread: every BVH rebuilt from the triangle boxes each frame
                  (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)

@@ -146,8 +146,9 @@ pub enum BvhAction {
     Rebuilt,
     /// Refitted: the fit alone, on the tree of the last rebuild.
     Refitted,
-    /// Left as they were: the frame computed the vertex normals alone (an iterative pass that
-    /// needs no BVH), so ray queries wait for the next update.
+    /// Left as they were, for an iterative pass that needs no BVH (ray queries wait for the next
+    /// update): the frame computed the vertex normals alone, or nothing where only the walk
+    /// needs them (it computes its sources' normals itself).
     Kept,
 }
 

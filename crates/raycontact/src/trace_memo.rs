@@ -102,4 +102,8 @@ impl<T: Tracer> Tracer for Memoized<'_, T> {
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
         self.inner.may_reach(cx, b, p, r)
     }
+
+    fn normal(&self, cx: &Narrow<'_>, v: u32) -> Vec3 {
+        self.inner.normal(cx, v)
+    }
 }

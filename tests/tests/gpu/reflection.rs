@@ -234,7 +234,7 @@ fn pod_structs_match_wgsl_layout() {
             body_count,
             contact_capacity,
             pair_capacity,
-            pad0,
+            tri_count,
             pad1,
             pad2
         ]

@@ -90,7 +90,7 @@ pub use source_args::source_args;
 pub use traverse::{closest_hit_ordered, closest_hit_wide, raycast_ordered};
 pub use triangle_bounds::{triangle_bounds, triangle_box};
 pub use untangle_contacts::untangle_contacts;
-pub use vertex_normals::{body_boxes, vertex_normals};
+pub use vertex_normals::{body_boxes, vertex_normal, vertex_normals};
 pub use walk::walk;
 pub use walk_contacts::{WalkTracer, is_intersection_contact, walk_contacts};
 pub use wrong_side::{wrong_end, wrong_side};

@@ -21,14 +21,27 @@ pub fn vertex_normals(
     normals: &mut [Vec3],
 ) {
     normals.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, out)| {
-        let mut n = Vec3::ZERO;
-        for &t in &vertex_tris[vertex_tri_offsets[v] as usize..vertex_tri_offsets[v + 1] as usize] {
-            let (a, b, c) = tri_vertices(positions, triangles, t as usize);
-            n += (b - a).cross(c - a);
-        }
-        let len = n.length();
-        *out = if len > 0.0 { n / len } else { n };
+        *out = vertex_normal(positions, triangles, vertex_tri_offsets, vertex_tris, v);
     });
+}
+
+/// Twin of `face_sum`'s normal (`shaders/shared/incidence.wgsl`): the normal of packed vertex
+/// `v` that [`vertex_normals`] computes, for one vertex (`walk_contacts` computes its sources'
+/// this way).
+pub fn vertex_normal(
+    positions: &[Vec3],
+    triangles: &[u32],
+    vertex_tri_offsets: &[u32],
+    vertex_tris: &[u32],
+    v: usize,
+) -> Vec3 {
+    let mut n = Vec3::ZERO;
+    for &t in &vertex_tris[vertex_tri_offsets[v] as usize..vertex_tri_offsets[v + 1] as usize] {
+        let (a, b, c) = tri_vertices(positions, triangles, t as usize);
+        n += (b - a).cross(c - a);
+    }
+    let len = n.length();
+    if len > 0.0 { n / len } else { n }
 }
 
 /// Twin of the box part of `vertex_normals.wgsl`: each body's box keys (`min_key`, `max_key`,

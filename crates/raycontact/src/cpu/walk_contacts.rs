@@ -38,6 +38,12 @@ impl Tracer for WalkTracer {
         true
     }
 
+    fn normal(&self, cx: &Narrow<'_>, v: u32) -> Vec3 {
+        // As `walk_contacts.wgsl`: computed here (an iterative pass computes no normals).
+        let p = cx.packing;
+        super::vertex_normal(cx.positions, &p.triangles, &p.vertex_tri_offsets, &p.vertex_tris, v as usize)
+    }
+
     fn trace(
         &self,
         cx: &Narrow<'_>,

@@ -40,8 +40,11 @@ impl Changes {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum TreeWork {
     /// The vertex normals alone: the trees are kept as they are (an iterative pass that needs
-    /// no BVH).
+    /// no BVH, whose intersection stages read the normals).
     NormalsOnly,
+    /// Nothing: the trees, the normals and the body boxes stay the last frame's (an iterative
+    /// pass that needs no BVH and no normals: its walk computes its sources' own).
+    Untouched,
     /// The trees brought up to date as `policy` says, or rebuilt whatever it says when `force`
     /// (a new packing).
     Update {
@@ -83,7 +86,7 @@ impl FrameData {
             time(s, (now - clock).as_nanos() as f64);
             clock = now;
         };
-        if for_rays {
+        if for_rays && work != TreeWork::Untouched {
             self.compute_normals(packing, positions);
             lap(Stage::Normals);
         }

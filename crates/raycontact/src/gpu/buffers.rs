@@ -47,10 +47,9 @@ pub(crate) enum B {
     /// copies no buffer into itself).
     Previous,
     Upload,
-    /// Triangles, then their adjacency ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)).
+    /// Triangles, their adjacency, the incidence and its offsets
+    /// ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)).
     Triangles,
-    VertexTriOffsets,
-    VertexTris,
     TriBoxes,
     Bodies,
     BodyState,
@@ -88,7 +87,7 @@ pub(crate) enum B {
     VertexOrder,
 }
 
-const BUF_COUNT: usize = 31;
+const BUF_COUNT: usize = 29;
 
 pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Params,
@@ -96,8 +95,6 @@ pub(crate) const ALL_BUFS: [B; BUF_COUNT] = [
     B::Previous,
     B::Upload,
     B::Triangles,
-    B::VertexTriOffsets,
-    B::VertexTris,
     B::TriBoxes,
     B::Bodies,
     B::BodyState,
@@ -135,8 +132,6 @@ pub(crate) fn buf_label(b: B) -> &'static str {
         B::Previous => "raycontact.previous",
         B::Upload => "raycontact.upload",
         B::Triangles => "raycontact.triangles",
-        B::VertexTriOffsets => "raycontact.vertex_tri_offsets",
-        B::VertexTris => "raycontact.vertex_tris",
         B::TriBoxes => "raycontact.tri_boxes",
         B::Bodies => "raycontact.bodies",
         B::BodyState => "raycontact.body_state",
@@ -229,9 +224,7 @@ impl Capacity {
             B::Vertices => 12 * VERTEX_REGIONS as u64 * v,
             B::Previous | B::Upload => 12 * v,
             B::VertexOrder => 4 * v,
-            B::Triangles => 12 * TRIANGLE_REGIONS as u64 * t,
-            B::VertexTris => 12 * t,
-            B::VertexTriOffsets => 4 * (v + 1),
+            B::Triangles => 12 * TRIANGLE_REGIONS as u64 * t + 4 * (v + 1),
             B::TriBoxes => 32 * t,
             B::Bodies => size_of::<BodyGpu>() as u64 * n,
             B::BodyState => size_of::<BodyState>() as u64 * n,
@@ -300,7 +293,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
     use B::*;
     match k {
         Kernel::VertexNormals => {
-            vec![Params, Vertices, Triangles, VertexTriOffsets, VertexTris, Bodies, BodyState, VertexOrder]
+            vec![Params, Vertices, Triangles, Bodies, BodyState, VertexOrder]
         }
         Kernel::TriangleBounds => vec![Bodies, TileBody, Vertices, Triangles, TriBoxes, Params],
         Kernel::Morton => {

@@ -22,7 +22,10 @@ use glam::Vec3;
 
 use crate::context::GpuContext;
 use crate::kernels::{Binding, Kernel, Pipelines};
-use crate::layout::{FrameParams, UNIFORM_STRIDE, VERTEX_PREVIOUS, dispatch_size};
+use crate::layout::{
+    FrameParams, TRIANGLE_ADJACENCY, TRIANGLE_INCIDENT, TRIANGLE_REGIONS, UNIFORM_STRIDE, VERTEX_PREVIOUS,
+    dispatch_size,
+};
 use crate::packing::Packing;
 use crate::stats::StageStats;
 
@@ -156,9 +159,12 @@ impl GpuScene {
         let w = |b: B, data: &[u8]| at(b, 0, data);
         w(B::Params, bytemuck::bytes_of(&p.params));
         w(B::Triangles, bytemuck::cast_slice(&p.triangles));
-        at(B::Triangles, 4 * p.triangles.len() as u64, bytemuck::cast_slice(&p.adjacency));
-        w(B::VertexTriOffsets, bytemuck::cast_slice(&p.vertex_tri_offsets));
-        w(B::VertexTris, bytemuck::cast_slice(&p.vertex_tris));
+        // The triangle buffer's regions of 3 words a triangle, then the incidence's offsets
+        // (`layout::TRIANGLE_REGIONS`).
+        let region = |r: u32| 4 * r as u64 * p.triangles.len() as u64;
+        at(B::Triangles, region(TRIANGLE_ADJACENCY), bytemuck::cast_slice(&p.adjacency));
+        at(B::Triangles, region(TRIANGLE_INCIDENT), bytemuck::cast_slice(&p.vertex_tris));
+        at(B::Triangles, region(TRIANGLE_REGIONS), bytemuck::cast_slice(&p.vertex_tri_offsets));
         w(B::Bodies, bytemuck::cast_slice(&p.bodies));
         w(B::TileBody, bytemuck::cast_slice(&p.tile_body));
         w(B::Segments, bytemuck::cast_slice(&p.segments));
@@ -231,7 +237,8 @@ impl GpuScene {
     fn account(&self, k: Kernel, side: u32, st: &mut StageStats) {
         st.dispatches += 1;
         for (b, binding) in buffers::kernel_buffers(k, side).iter().zip(k.bindings()) {
-            let (read, written) = traffic::traffic(k, *b, *binding, self.bufs.used(*b));
+            let t = self.params.tri_count as u64;
+            let (read, written) = traffic::traffic(k, *b, *binding, self.bufs.used(*b), t);
             st.bytes_read += read;
             st.bytes_written += written;
         }

@@ -2,8 +2,8 @@
 //! [`StageStats`](crate::stats::StageStats)): every binding's buffer, but only the parts a
 //! kernel uses of the three buffers that hold several arrays so that no kernel binds more than
 //! WebGPU's default of 8 storage buffers: the vertices (positions, previous positions,
-//! normals), the triangles (their vertices, their adjacency) and the pairs (the detection's
-//! counters, the pair list).
+//! normals), the triangles (their vertices, their adjacency, the incidence and its offsets) and
+//! the pairs (the detection's counters, the pair list).
 
 use super::buffers::B;
 use crate::kernels::{Binding, Kernel};
@@ -17,6 +17,8 @@ enum Part {
     Normals,
     Triangles,
     Adjacency,
+    Incident,
+    IncidentOffsets,
     Counters,
     PairList,
 }
@@ -30,7 +32,12 @@ fn parts(k: Kernel, b: B) -> Option<(&'static [Part], &'static [Part])> {
         (B::Vertices, Kernel::NarrowPhase | Kernel::WalkContacts) => (&[Positions, Previous, Normals], &[]),
         (B::Vertices, Kernel::Response) => (&[Positions, Previous], &[]),
         (B::Vertices, _) => (&[Positions], &[]),
-        (B::Triangles, Kernel::Walk | Kernel::WalkContacts) => (&[Triangles, Adjacency], &[]),
+        (B::Triangles, Kernel::Walk) => (&[Triangles, Adjacency], &[]),
+        // `walk_contacts` computes its sources' normals from the incidence.
+        (B::Triangles, Kernel::WalkContacts) => (&[Triangles, Adjacency, Incident, IncidentOffsets], &[]),
+        (B::Triangles, Kernel::VertexNormals | Kernel::RegionAreas) => {
+            (&[Triangles, Incident, IncidentOffsets], &[])
+        }
         (B::Triangles, _) => (&[Triangles], &[]),
         (B::Pairs, Kernel::SourceArgs) => (&[Counters], &[]),
         (B::Pairs, Kernel::ContactArgs) => (&[Counters], &[Counters]),
@@ -42,9 +49,10 @@ fn parts(k: Kernel, b: B) -> Option<(&'static [Part], &'static [Part])> {
 }
 
 /// Bytes (read, written) of one dispatch of kernel `k` through `binding` of buffer `b`, of
-/// which `used` bytes are in use: the parts the kernel reads and writes of a buffer of several
-/// arrays, else all of it (one [`SortPass`] for the sort's per-pass uniforms).
-pub(crate) fn traffic(k: Kernel, b: B, binding: Binding, used: u64) -> (u64, u64) {
+/// which `used` bytes are in use, in a packing of `triangles` triangles: the parts the kernel
+/// reads and writes of a buffer of several arrays, else all of it (one [`SortPass`] for the
+/// sort's per-pass uniforms).
+pub(crate) fn traffic(k: Kernel, b: B, binding: Binding, used: u64, triangles: u64) -> (u64, u64) {
     if b == B::SortPasses {
         return (size_of::<SortPass>() as u64, 0);
     }
@@ -53,7 +61,8 @@ pub(crate) fn traffic(k: Kernel, b: B, binding: Binding, used: u64) -> (u64, u64
     };
     let bytes = |p: &Part| match p {
         Part::Positions | Part::Previous | Part::Normals => used / VERTEX_REGIONS as u64,
-        Part::Triangles | Part::Adjacency => used / TRIANGLE_REGIONS as u64,
+        Part::Triangles | Part::Adjacency | Part::Incident => 12 * triangles,
+        Part::IncidentOffsets => used.saturating_sub(12 * TRIANGLE_REGIONS as u64 * triangles),
         Part::Counters => PAIRS_OFFSET.min(used),
         Part::PairList => used.saturating_sub(PAIRS_OFFSET),
     };

@@ -242,9 +242,9 @@ impl Kernel {
     /// [`limits::MAX_STORAGE_BUFFERS`] storage buffers (WebGPU's default).
     pub fn bindings(self) -> &'static [Binding] {
         match self {
-            // params, vertices (positions read, normals written), triangles, vertex_tri_offsets,
-            // vertex_tris, bodies, body_state (boxes), vertex_order
-            Kernel::VertexNormals => &[U, W, R, R, R, R, W, R],
+            // params, vertices (positions read, normals written), triangles (with the
+            // incidence), bodies, body_state (boxes), vertex_order
+            Kernel::VertexNormals => &[U, W, R, R, W, R],
             // bodies, tile_body, vertices, triangles, tri_boxes, params
             Kernel::TriangleBounds => &[R, R, R, R, W, U],
             // bodies, tile_body, vertices, triangles, tri_boxes, body_state, keys, counters, params
@@ -301,7 +301,7 @@ impl Kernel {
             // params, edges, marks, regions
             Kernel::RegionsHook => &[U, R, R, W],
             // params, bodies, vertices, triangles, vertex_tri_offsets, vertex_tris, regions
-            Kernel::RegionAreas => &[U, R, R, R, R, R, W],
+            Kernel::RegionAreas => &[U, R, R, R, W],
             // params, bodies, edges, state, crossings, regions
             Kernel::WrongSide => &[U, R, R, R, W, W],
             // params, bodies, edges, state, crossings, contour, loops, regions
@@ -442,7 +442,7 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 16] = [
+pub const SHARED: [(&str, &str); 17] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
@@ -454,6 +454,7 @@ pub const SHARED: [(&str, &str); 16] = [
     ("shared/intersect.wgsl", shader!("shared/intersect.wgsl")),
     ("shared/vertices.wgsl", shader!("shared/vertices.wgsl")),
     ("shared/triangles.wgsl", shader!("shared/triangles.wgsl")),
+    ("shared/incidence.wgsl", shader!("shared/incidence.wgsl")),
     ("shared/pairs.wgsl", shader!("shared/pairs.wgsl")),
     ("shared/targets.wgsl", shader!("shared/targets.wgsl")),
     ("shared/directed_pair.wgsl", shader!("shared/directed_pair.wgsl")),

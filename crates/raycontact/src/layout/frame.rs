@@ -59,13 +59,20 @@ pub const VERTEX_REGIONS: u32 = 3;
 pub const VERTEX_PREVIOUS: u32 = 1;
 /// Region of the vertex buffer holding the vertex normals.
 pub const VERTEX_NORMALS: u32 = 2;
-/// The triangle buffer holds two regions of `3 × tri_count` words (the packing's
-/// [`FrameParams::tri_count`]): the packed vertex indices of each triangle (region 0), then its
+/// The triangle buffer holds three regions of `3 × tri_count` words (the packing's
+/// [`FrameParams::tri_count`]): the packed vertex indices of each triangle (region 0), its
 /// adjacency (the body-local neighbour across each edge, [`BOUNDARY`](super::BOUNDARY) or
-/// [`NON_MANIFOLD`](super::NON_MANIFOLD)).
-pub const TRIANGLE_REGIONS: u32 = 2;
+/// [`NON_MANIFOLD`](super::NON_MANIFOLD)), and the triangles incident to each packed vertex
+/// (the packing's `vertex_tris`: CSR, each triangle once per corner, so `3 × tri_count` in all);
+/// then, after the regions, the `vertex_count + 1` CSR offsets into the last region (the
+/// packing's `vertex_tri_offsets`). One storage buffer, so that a kernel that reads them binds
+/// one: `walk_contacts`, at WebGPU's limit of 8 storage buffers, computes its sources' normals
+/// from the incidence.
+pub const TRIANGLE_REGIONS: u32 = 3;
 /// Region of the triangle buffer holding the adjacency.
 pub const TRIANGLE_ADJACENCY: u32 = 1;
+/// Region of the triangle buffer holding the triangles incident to each vertex.
+pub const TRIANGLE_INCIDENT: u32 = 2;
 
 /// Sort key of a degenerate triangle (sorts after every 30-bit Morton code).
 pub const DEGENERATE_KEY: u32 = u32::MAX;

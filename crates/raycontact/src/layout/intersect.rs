@@ -87,8 +87,8 @@ pub struct IntersectParams {
     pub contact_capacity: u32,
     /// Capacity of the pair list.
     pub pair_capacity: u32,
-    /// Padding.
-    pub pad0: u32,
+    /// Packed triangles of all bodies (where the triangle buffer's regions start).
+    pub tri_count: u32,
     /// Padding.
     pub pad1: u32,
     /// Padding.

@@ -35,7 +35,9 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const FORCE_LOAD_LIMIT: u32 = {FORCE_LOAD_LIMIT}u;\n\
          const VERTEX_PREVIOUS: u32 = {VERTEX_PREVIOUS}u;\n\
          const VERTEX_NORMALS: u32 = {VERTEX_NORMALS}u;\n\
-         const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n{walk}{intersect}",
+         const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n\
+         const TRIANGLE_INCIDENT: u32 = {TRIANGLE_INCIDENT}u;\n\
+         const TRIANGLE_REGIONS: u32 = {TRIANGLE_REGIONS}u;\n{walk}{intersect}",
         items = tuning.items,
         split = tuning.tile_split(),
         matrix = RADIX_BUCKETS * WG_SIZE,

@@ -68,12 +68,16 @@ impl Scene {
     }
 
     /// What this frame asks of the trees: rebuilt after a new packing (`first`), brought up to
-    /// date by the policy when the frame needs them (`bvh`), else kept.
-    pub(super) fn tree_work(&self, first: bool, bvh: bool) -> TreeWork {
+    /// date by the policy when the frame needs them (`bvh`), else kept, with the vertex normals
+    /// computed when something reads them (`normals`: the intersection stages; an iterative
+    /// pass's walk computes its sources' own).
+    pub(super) fn tree_work(&self, first: bool, bvh: bool, normals: bool) -> TreeWork {
         if first || bvh {
             TreeWork::Update { policy: self.bvh_update, force: first }
-        } else {
+        } else if normals {
             TreeWork::NormalsOnly
+        } else {
+            TreeWork::Untouched
         }
     }
 
@@ -81,7 +85,9 @@ impl Scene {
     /// bringing it up to date with the bodies' positions), the other policies by themselves.
     pub(super) fn gpu_tree_action(&mut self, work: TreeWork) -> BvhStats {
         let (policy, force) = match work {
-            TreeWork::NormalsOnly => return BvhStats { action: BvhAction::Kept, ..BvhStats::default() },
+            TreeWork::NormalsOnly | TreeWork::Untouched => {
+                return BvhStats { action: BvhAction::Kept, ..BvhStats::default() };
+            }
             TreeWork::Update { policy, force } => (policy, force),
         };
         let action = if force { BvhAction::Rebuilt } else { BvhAction::Refitted };

@@ -70,7 +70,7 @@ impl Scene {
                 ctx.scoped_async("detect", self.run_gpu(&ctx, &plan, first, &mut stats, blocking)).await
             }
             Engine::Cpu(_) => {
-                stats = self.run_cpu_frame(self.tree_work(first, plan.bvh));
+                stats = self.run_cpu_frame(self.tree_work(first, plan.bvh, plan.intersect.mode != 0));
                 let Engine::Cpu(c) = &mut self.engine else { unreachable!("matched above") };
                 c.detect(&self.packing, &plan, &mut stats)
             }
@@ -109,7 +109,9 @@ impl Scene {
         let mut enc = ctx
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("raycontact.detect") });
-        let work = self.tree_work(first, plan.bvh);
+        // An iterative pass's normals: read by the intersection stages (`untangle_contacts`);
+        // the walk computes its sources' own.
+        let work = self.tree_work(first, plan.bvh, plan.intersect.mode != 0);
         *stats = self.record_gpu_frame(&mut enc, first, work);
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();

@@ -37,7 +37,7 @@ impl Scene {
             });
         }
         let first = self.prepare_layout();
-        let stats = self.run_cpu_frame(self.tree_work(first, true));
+        let stats = self.run_cpu_frame(self.tree_work(first, true, true));
         Ok(stats)
     }
 
@@ -50,7 +50,7 @@ impl Scene {
             return Err(Error::InvalidInput { what: "record_update needs a GPU scene".into() });
         }
         let first = self.prepare_layout();
-        let work = self.tree_work(first, true);
+        let work = self.tree_work(first, true, true);
         Ok(self.record_gpu_frame(encoder, first, work))
     }
 
@@ -90,11 +90,12 @@ impl Scene {
         first: bool,
         work: TreeWork,
     ) -> FrameStats {
+        let kept_normals = work != TreeWork::Untouched;
         let bvh = self.gpu_tree_action(work);
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();
         let mut stats = FrameStats::default();
-        g.record_frame(encoder, !first, bvh.action, &mut stats);
+        g.record_frame(encoder, !first, bvh.action, kept_normals, &mut stats);
         stats.buffers_allocated = g.allocations() - before;
         stats.bvh = bvh;
         self.finish_frame(bvh.action != BvhAction::Kept);

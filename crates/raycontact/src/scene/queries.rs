@@ -13,7 +13,9 @@ use crate::layout::BodyState;
 
 impl Scene {
     /// Everything the last frame built, in the packed layout (reads it back from the GPU: for
-    /// tests and debugging, not for every frame).
+    /// tests and debugging, not for every frame). After an iterative pass whose walk computed its
+    /// sources' normals itself ([`BvhAction::Kept`](crate::BvhAction::Kept)), the normals and
+    /// the body boxes are those of the last frame that computed them.
     pub fn frame_data(&mut self) -> Result<FrameData> {
         self.require_fresh()?;
         match &mut self.engine {

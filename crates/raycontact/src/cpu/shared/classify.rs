@@ -62,6 +62,13 @@ pub trait Tracer: Sync {
     /// by their re-projected length make a contact only of a hit within the reach of their
     /// origin (their own, or their straight ray's), so they are not cast where this says no.
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool;
+
+    /// Twin of the kernel's `source_normal` (`shared/classify.wgsl`): the normal of packed
+    /// vertex `v`, as `vertex_normals` computes it. The frame's (`narrow_phase` reads the
+    /// normals `vertex_normals` wrote), unless the tracer computes it itself.
+    fn normal(&self, cx: &Narrow<'_>, v: u32) -> Vec3 {
+        cx.frame.normals[v as usize]
+    }
 }
 
 /// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `face` its
@@ -329,7 +336,7 @@ pub fn classify<T: Tracer>(
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     let p = cx.positions[v as usize];
-    let n = cx.frame.normals[v as usize];
+    let n = tracer.normal(cx, v);
     if n == Vec3::ZERO {
         return sink.counts;
     }

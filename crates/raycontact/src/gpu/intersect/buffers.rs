@@ -184,15 +184,7 @@ impl IntersectBuffers {
                 vec![p, o(&self.state), o(&self.crossings), o(&self.contour)]
             }
             Kernel::RegionsHook => vec![p, o(&self.edges), o(&self.marks), o(&self.regions)],
-            Kernel::RegionAreas => vec![
-                p,
-                g(B::Bodies),
-                g(B::Vertices),
-                g(B::Triangles),
-                g(B::VertexTriOffsets),
-                g(B::VertexTris),
-                o(&self.regions),
-            ],
+            Kernel::RegionAreas => vec![p, g(B::Bodies), g(B::Vertices), g(B::Triangles), o(&self.regions)],
             Kernel::WrongSide => {
                 vec![p, g(B::Bodies), o(&self.edges), o(&self.state), o(&self.crossings), o(&self.regions)]
             }

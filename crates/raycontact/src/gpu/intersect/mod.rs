@@ -94,6 +94,7 @@ impl GpuScene {
             body_count: self.params.body_count,
             contact_capacity: contacts.min(u32::MAX as u64) as u32,
             pair_capacity: self.bufs.capacity().pairs as u32,
+            tri_count: self.params.tri_count,
             ..Default::default()
         };
         self.ctx.queue().write_buffer(&b.params, 0, bytemuck::bytes_of(&params));

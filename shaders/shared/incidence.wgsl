@@ -1,0 +1,40 @@
+// The vertex normal of `vertex_normals`, for one vertex: the normalised sum of the unnormalised
+// face normals (cross(b - a, c - a)) of the triangles incident to it, in CSR order, read from the
+// triangle buffer (`layout::TRIANGLE_REGIONS`: the incident triangles in region
+// TRIANGLE_INCIDENT, the CSR offsets after the last region). `vertex_normals` writes it for
+// every vertex; `walk_contacts` computes it for its sources only (an iterative pass runs no
+// `vertex_normals`): the same operations in the same order, so the same bits.
+// A kernel that includes this (after shared/vertices.wgsl and shared/triangles.wgsl) declares
+// `triangles: array<u32>` and defines `triangle_count() -> u32`.
+// CPU twin: `raycontact::internals::cpu::vertex_normal`.
+
+// The sum's normal, and whether one of the triangles is not degenerate (computed only when
+// `want_live`: `vertex_normals` reduces the body boxes over such vertices).
+struct FaceSum {
+    normal: vec3<f32>,
+    live: bool,
+}
+
+fn face_sum(v: u32, want_live: bool) -> FaceSum {
+    let t = triangle_count();
+    let offsets = 3u * TRIANGLE_REGIONS * t;
+    let incident = 3u * TRIANGLE_INCIDENT * t;
+    var n = vec3<f32>(0.0);
+    var live = false;
+    let end = triangles[offsets + v + 1u];
+    for (var k = triangles[offsets + v]; k < end; k += 1u) {
+        let g = triangles[incident + k];
+        let a = vertex_in(0u, triangles[3u * g]);
+        let b = vertex_in(0u, triangles[3u * g + 1u]);
+        let c = vertex_in(0u, triangles[3u * g + 2u]);
+        n += cross(b - a, c - a);
+        if want_live && !live {
+            live = (triangle_box(a, b, c).flags & 1u) == 0u;
+        }
+    }
+    let len = length(n);
+    if len > 0.0 {
+        n = n / len;
+    }
+    return FaceSum(n, live);
+}
