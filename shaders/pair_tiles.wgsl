@@ -2,8 +2,8 @@
 // 2k + 1 the reverse; each gets ceil(source vertices / (WG_SIZE * ITEMS)) workgroups (ITEMS
 // vertices per invocation: `ray_sources`), but the reverse of a self-collision pair (a == b),
 // which gets none. One workgroup scans the tile counts into `tile_offsets` (D + 1 entries for D
-// directed pairs) and writes the
-// indirect dispatch of `ray_sources` over those workgroups. With DETECT_BROAD_IN_TILES (a scene
+// directed pairs) and writes the indirect dispatch of `ray_sources` over those workgroups.
+// With DETECT_BROAD_IN_TILES (a scene
 // of at most BROAD_IN_TILES_BODIES bodies, pairs found on the GPU) the same workgroup first runs
 // the broad phase's test over every pair of bodies (shared/pairs.wgsl), so that the broad phase
 // costs no dispatch of its own. CPU twin: `raycontact::internals::cpu::pair_tiles` (after

@@ -1,25 +1,25 @@
 // The source vertices of the narrow phase: ITEMS vertices per invocation of one directed pair,
-// laid out by `pair_tiles` and dispatched indirectly from it. A vertex of body a goes on the list, as
-// (directed pair k, body-local vertex), unless it lies outside body b's box grown by the pair's
-// reach max(prediction, e_a + e_b) (it cannot have a contact then; not tested for a self pair,
-// nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside it). The
-// narrow phase then runs one invocation per listed vertex: rays only where they can find
-// something, in full SIMD groups. Invocation i of a directed pair's workgroups takes the source
-// body's vertices i * ITEMS .. (i + 1) * ITEMS in `vertex_order` (the body's ray order, a Morton
-// order of its vertices computed when the bodies are packed: `raycontact::ray_order`) and lists
-// them in that order, so that neighbouring entries, hence a SIMD group's rays, start near each
-// other and walk the same part of the target's tree, whatever the mesh's own vertex order. A
-// workgroup (WG_SIZE * ITEMS vertices of one directed pair) reads its directed pair once (its
+// laid out by `pair_tiles` and dispatched indirectly from it. A vertex of body a goes on the
+// list, as (directed pair k, body-local vertex), unless it lies outside body b's box grown by
+// the pair's reach max(prediction, e_a + e_b) (it cannot have a contact then; not tested for a
+// self pair, nor for volumetric -> cloth, whose inward ray may cross a to reach a cloth inside
+// it). The narrow phase then runs one invocation per listed vertex: rays only where they can
+// find something, in full SIMD groups. Invocation i of a directed pair's workgroups takes the
+// source body's vertices i * ITEMS .. (i + 1) * ITEMS in `vertex_order` (the body's ray order, a
+// Morton order of its vertices computed when the bodies are packed: `raycontact::ray_order`) and
+// lists them in that order, so that neighbouring entries, hence a SIMD group's rays, start near
+// each other and walk the same part of the target's tree, whatever the mesh's own vertex order.
+// A workgroup (WG_SIZE * ITEMS vertices of one directed pair) reads its directed pair once (its
 // first invocation, for all), counts its entries in workgroup memory (one atomic per invocation,
 // for all of its entries) and reserves their slots with one atomic on the list's counter: the
 // list holds each workgroup's entries as one run, so that the narrow phase's SIMD groups mostly
 // see one directed pair, hence one pair case, and the counter takes one atomic per workgroup
 // instead of one per vertex. Entries past the capacity are counted, not written.
 // ITEMS (`Tuning`) is 16 on a software adapter: llvmpipe runs a kernel with barriers as one
-// coroutine per SIMD group of every workgroup, a fixed cost of several µs a workgroup, so that a
-// scene of many small bodies paid more for its ~1,600 workgroups of 256 vertices (resting-pile:
-// 9 ms) than for the tests; with 4,096 vertices a workgroup it launches one per directed pair.
-// A GPU (ITEMS 1) keeps one vertex per invocation. An invocation tests its vertices twice (to
+// coroutine per SIMD group of every workgroup, a fixed cost of several µs a workgroup before any
+// work (518 workgroups that return at once: 3.5 ms), so a directed pair of up to 4,096 vertices
+// launches one workgroup instead of one per 256. A GPU (ITEMS 1) keeps one vertex per
+// invocation. An invocation tests its vertices twice (to
 // count them, then to write them where the reservation says): no private array of entries,
 // which a SIMD compiler turns into a scalar loop over the lanes.
 // CPU twin: `raycontact::internals::cpu::ray_sources`.
@@ -43,8 +43,8 @@ var<workgroup> wg_base: u32;
 // invocation of a workgroup has the same: the search over `tile_offsets` and the records of both
 // bodies need not be read WG_SIZE times). `wg_k` is NONE for a workgroup past the layout;
 // `wg_start` is the workgroup's first vertex slot in the source body's ray order, `wg_end` the
-// body's vertex count (0 past the layout); `wg_boxed` says whether the vertices are tested against body b's box
-// grown by the pair's reach, `wg_lo` .. `wg_hi`.
+// body's vertex count (0 past the layout); `wg_boxed` says whether the vertices are tested
+// against body b's box grown by the pair's reach, `wg_lo` .. `wg_hi`.
 var<workgroup> wg_k: u32;
 var<workgroup> wg_offset: u32;
 var<workgroup> wg_start: u32;

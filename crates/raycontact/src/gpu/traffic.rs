@@ -29,8 +29,9 @@ fn parts(k: Kernel, b: B) -> Option<(&'static [Part], &'static [Part])> {
     use Part::*;
     Some(match (b, k) {
         (B::Vertices, Kernel::VertexNormals) => (&[Positions, Normals], &[Normals]),
-        (B::Vertices, Kernel::NarrowPhase | Kernel::WalkContacts) => (&[Positions, Previous, Normals], &[]),
-        (B::Vertices, Kernel::Response) => (&[Positions, Previous], &[]),
+        (B::Vertices, Kernel::NarrowPhase) => (&[Positions, Previous, Normals], &[]),
+        // `walk_contacts` computes its sources' normals (from the positions).
+        (B::Vertices, Kernel::WalkContacts | Kernel::Response) => (&[Positions, Previous], &[]),
         (B::Vertices, _) => (&[Positions], &[]),
         (B::Triangles, Kernel::Walk) => (&[Triangles, Adjacency], &[]),
         // `walk_contacts` computes its sources' normals from the incidence.

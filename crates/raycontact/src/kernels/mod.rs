@@ -237,7 +237,8 @@ impl Kernel {
     ///
     /// Names in the comments are the scene's buffers: `vertices` holds the positions, the
     /// previous positions and the normals ([`layout::VERTEX_REGIONS`]), `triangles` the
-    /// triangles and their adjacency ([`layout::TRIANGLE_REGIONS`]), `pairs` the detection's
+    /// triangles, their adjacency and the vertices' incident triangles
+    /// ([`layout::TRIANGLE_REGIONS`]), `pairs` the detection's
     /// counters and the pair list ([`layout::PAIRS_OFFSET`]). Every kernel binds at most
     /// [`limits::MAX_STORAGE_BUFFERS`] storage buffers (WebGPU's default).
     pub fn bindings(self) -> &'static [Binding] {
