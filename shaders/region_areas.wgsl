@@ -7,12 +7,19 @@
 //!include shared/common.wgsl
 //!include shared/bodies.wgsl
 //!include shared/intersect.wgsl
+//!include shared/vertices.wgsl
+//!include shared/triangles.wgsl
+//!include shared/incidence.wgsl
 
 @group(0) @binding(0) var<uniform> params: IntersectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> vertices: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 @group(0) @binding(4) var<storage, read_write> regions: array<Region>;
+
+fn triangle_count() -> u32 {
+    return params.tri_count;
+}
 
 fn position(v: u32) -> vec3<f32> {
     return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
@@ -39,11 +46,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         atomicStore(&regions[v].parent, ~root);
     }
     var area = 0.0;
-    // The triangles around v: the incidence in the triangle buffer (`layout::TRIANGLE_REGIONS`).
-    let offsets = 3u * TRIANGLE_REGIONS * params.tri_count;
-    let incident = 3u * TRIANGLE_INCIDENT * params.tri_count;
-    for (var j = triangles[offsets + v]; j < triangles[offsets + v + 1u]; j += 1u) {
-        let g = triangles[incident + j];
+    // The triangles around v: the incidence in the triangle buffer (shared/incidence.wgsl).
+    let range = incident_range(v);
+    for (var j = range.x; j < range.y; j += 1u) {
+        let g = incident_triangle(j);
         let a = position(triangles[3u * g]);
         let b = position(triangles[3u * g + 1u]);
         let c = position(triangles[3u * g + 2u]);

@@ -28,11 +28,9 @@ pub(crate) struct Changes {
 }
 
 impl Changes {
-    /// The trees were brought up to date by `action` (or kept).
-    fn updated(&mut self, action: BvhAction) {
-        if matches!(action, BvhAction::Rebuilt | BvhAction::Refitted) {
-            self.moved.iter_mut().for_each(|m| *m = false);
-        }
+    /// The trees were brought up to date (rebuilt or refitted).
+    fn updated(&mut self) {
+        self.moved.iter_mut().for_each(|m| *m = false);
     }
 }
 
@@ -125,7 +123,7 @@ impl FrameData {
             if !rebuild {
                 if let Some(c) = changes {
                     self.wide.refit(packing, &self.body_state, &self.nodes, positions, &c.moved);
-                    c.updated(BvhAction::Refitted);
+                    c.updated();
                     lap(Stage::Fit);
                 }
                 stats.action = BvhAction::Refitted;
@@ -139,7 +137,7 @@ impl FrameData {
         stats.degradation = stats.degradation.or(Some(1.0));
         if let Some(c) = changes {
             self.wide.build(packing, &self.body_state, &self.nodes, positions, &c.moved);
-            c.updated(BvhAction::Rebuilt);
+            c.updated();
         }
         lap(Stage::Fit);
         stats

@@ -33,20 +33,18 @@ impl GpuScene {
     /// previous ones (`copy_previous`), the staged uploads are copied in, and the per-frame
     /// stages run as `bvh` says: all of them ([`BvhAction::Rebuilt`]); normals, bounds and fit
     /// on the last rebuild's tree ([`BvhAction::Refitted`]: its leaf and degenerate counts are
-    /// kept, the body boxes cleared); or, for an iterative pass that needs no BVH
-    /// ([`BvhAction::Kept`]), the vertex normals alone when `kept_normals` (the intersection
-    /// stages read them), else nothing (`walk_contacts` computes its sources' normals itself,
-    /// and the normals region and the body boxes keep the last full pass's). The passes of the
-    /// stages that do not run stay, empty, so that every timestamp pair is written.
+    /// kept, the body boxes cleared); the vertex normals alone ([`BvhAction::Kept`], an
+    /// iterative pass that needs no BVH, whose intersection stages read the normals); or no
+    /// stage ([`BvhAction::None`]: an iterative pass whose walk computes its sources' normals
+    /// itself, the normals region and the body boxes keeping the last frame's). The passes of
+    /// the stages that do not run stay, empty, so that every timestamp pair is written.
     pub fn record_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         copy_previous: bool,
         bvh: BvhAction,
-        kept_normals: bool,
         stats: &mut FrameStats,
     ) {
-        let bvh = if bvh == BvhAction::Kept && !kept_normals { BvhAction::None } else { bvh };
         let uploads = std::mem::take(&mut self.uploads);
         let p = self.params;
         if p.tri_count == 0 {

@@ -90,12 +90,13 @@ impl Scene {
         first: bool,
         work: TreeWork,
     ) -> FrameStats {
-        let kept_normals = work != TreeWork::Untouched;
         let bvh = self.gpu_tree_action(work);
+        // The stages to record: none for a frame that leaves even the normals (reported as kept).
+        let stages = if work == TreeWork::Untouched { BvhAction::None } else { bvh.action };
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();
         let mut stats = FrameStats::default();
-        g.record_frame(encoder, !first, bvh.action, kept_normals, &mut stats);
+        g.record_frame(encoder, !first, stages, &mut stats);
         stats.buffers_allocated = g.allocations() - before;
         stats.bvh = bvh;
         self.finish_frame(bvh.action != BvhAction::Kept);
