@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Quat, Vec3};
+use raycontact::internals::contact_parts::ContactParts;
 use raycontact::internals::cpu::{self, BvhTracer, FrameData, Narrow, Rays, WalkTracer};
 use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, WALK_FALLBACK_DROP, contact_flags};
 use raycontact::meshes::{self, TriMesh};
@@ -264,8 +265,9 @@ fn walking(c: &mut Criterion) {
     let n = memory.len() as u64;
     let mut group = c.benchmark_group("walking");
     group.throughput(Throughput::Elements(n));
+    let (mut parts, mut found) = (ContactParts::default(), Vec::new());
     group.bench_function(BenchmarkId::new("cpu-walk", n), |bench| {
-        bench.iter(|| cpu::walk_contacts(&cx, &tracer, &pairs, &memory))
+        bench.iter(|| cpu::walk_contacts(&cx, &tracer, &pairs, &memory, &mut parts, &mut found))
     });
     group.bench_function(BenchmarkId::new("cpu-bvh", n), |bench| {
         bench.iter(|| {

@@ -16,6 +16,7 @@
 //!   is kept.
 //! - [`trace_memo`]: the CPU backend's memo of a frame's traces that skip a vertex (a trace
 //!   asked by several pairs is cast once).
+//! - [`contact_parts`]: the CPU backend's per-job contact vectors, kept between frames.
 
 /// The constants and `#[repr(C)]` structs shared with the WGSL kernels.
 pub mod layout {
@@ -56,6 +57,11 @@ pub mod sah_tree {
 /// The CPU backend's memo of a frame's traces that skip a vertex.
 pub mod trace_memo {
     pub use crate::trace_memo::*;
+}
+
+/// The CPU backend's per-job contact vectors, kept between frames.
+pub mod contact_parts {
+    pub use crate::contact_parts::*;
 }
 
 pub use crate::frame::FrameData;

@@ -62,6 +62,8 @@ mod blocking;
 mod body;
 mod bvh_update;
 mod contact;
+mod contact_order;
+mod contact_parts;
 mod context;
 mod cpu;
 mod cpu_backend;

@@ -71,7 +71,7 @@ pub use morton::{expand_bits, morton, morton_code, quantisation_scale};
 pub use narrow_phase::{BvhTracer, narrow_phase};
 pub use pair_tiles::pair_tiles;
 pub use radix_sort::{radix_sort, radix_sort_segment};
-pub use ray_sources::ray_sources;
+pub use ray_sources::{ray_sources, ray_sources_ordered};
 pub use raycast::{raycast, raycast_one, raycast_ray};
 pub use raycast_all::{raycast_all, raycast_all_ray};
 pub use raycast_anyhit::{raycast_anyhit, raycast_anyhit_ray};

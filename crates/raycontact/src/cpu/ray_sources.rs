@@ -20,6 +20,31 @@ pub fn ray_sources(
     positions: &[Vec3],
     pairs: &[BodyPair],
 ) -> Vec<[u32; 2]> {
+    sources(packing, body_state, positions, pairs, None)
+}
+
+/// [`ray_sources`]' vertices with each directed pair's run in its body's ray order, as each
+/// workgroup of the kernel appends its run: `order` holds every body's local vertices in that
+/// order, at the body's vertex offset (the CPU backend's: by Morton code of the positions the
+/// packing was made with). The CPU backend casts its rays in this order, so that consecutive
+/// rays walk the same part of the target's tree.
+pub fn ray_sources_ordered(
+    packing: &Packing,
+    body_state: &[BodyState],
+    positions: &[Vec3],
+    pairs: &[BodyPair],
+    order: &[u32],
+) -> Vec<[u32; 2]> {
+    sources(packing, body_state, positions, pairs, Some(order))
+}
+
+fn sources(
+    packing: &Packing,
+    body_state: &[BodyState],
+    positions: &[Vec3],
+    pairs: &[BodyPair],
+    order: Option<&[u32]>,
+) -> Vec<[u32; 2]> {
     let mut directed = Vec::new();
     for (i, p) in pairs.iter().enumerate() {
         directed.push((2 * i as u32, p.a as usize, p.b as usize, p.prediction));
@@ -36,13 +61,19 @@ pub fn ray_sources(
             let reach = reach(prediction, body_a.half_thickness, body_b.half_thickness);
             let (lo, hi) = body_state[b].bounds_keys();
             let tested = a != b && (cloth_a || !cloth_b);
-            (0..body_a.vertex_count)
-                .filter(|&local| {
-                    let p = positions[(body_a.vertex_offset + local) as usize];
-                    !tested || !(p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any())
-                })
-                .map(|local| [k, local])
-                .collect()
+            let listed = |&local: &u32| {
+                let p = positions[(body_a.vertex_offset + local) as usize];
+                !tested || !(p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any())
+            };
+            match order {
+                Some(o) => o[body_a.vertex_offset as usize..][..body_a.vertex_count as usize]
+                    .iter()
+                    .copied()
+                    .filter(listed)
+                    .map(|local| [k, local])
+                    .collect(),
+                None => (0..body_a.vertex_count).filter(listed).map(|local| [k, local]).collect(),
+            }
         })
         .collect();
     lists.concat()

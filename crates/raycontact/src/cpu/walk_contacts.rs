@@ -3,10 +3,10 @@
 //! classified as the full pass does.
 
 use glam::Vec3;
-use rayon::prelude::*;
 
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
 use super::shared::walk::walk_ray;
+use crate::contact_parts::ContactParts;
 use crate::layout::{
     BodyGpu, BodyPair, ContactGpu, MAX_WALK_STEPS, NONE, Ray, RayHit, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP,
     WALK_NO_START, WalkCounts, contact_flags,
@@ -99,44 +99,39 @@ impl Tracer for WalkTracer {
 /// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over
 /// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
 /// the full pass does (edge and untangling contacts, [`is_intersection_contact`], are left
-/// out). Returns the contacts (in memory order) and the walk counters. (The kernel reads how
-/// many contacts `memory` holds from the detection state, `stored`, and the pairs from the list
-/// that follows it in the same buffer.)
+/// out), the contacts into `out` (in memory order; `parts` keeps the per-job vectors between
+/// frames). Returns the walk counters. (The kernel reads how many contacts `memory` holds from
+/// the detection state, `stored`, and the pairs from the list that follows it in the same
+/// buffer.)
 pub fn walk_contacts(
     cx: &Narrow<'_>,
     tracer: &WalkTracer,
     pairs: &[BodyPair],
     memory: &[ContactGpu],
-) -> (Vec<ContactGpu>, WalkCounts) {
-    memory
-        .par_iter()
-        .with_min_len(256)
-        .filter(|m| !is_intersection_contact(m))
-        .fold(
-            || (Vec::new(), WalkCounts::default()),
-            |(mut acc, mut counts), m| {
-                let outward = m.flags & contact_flags::OUTWARD_RAY != 0;
-                let rays = Rays {
-                    sides: if outward { 2 } else { 1 },
-                    hint_in: if outward { NONE } else { m.target_triangle },
-                    hint_out: if outward { m.target_triangle } else { NONE },
-                    hint_exit: m.exit_triangle,
-                };
-                let prediction = pairs[(m.pair / 2) as usize].prediction;
-                let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
-                let c = classify(cx, tracer, id, prediction, rays, &mut acc);
-                counts.add_counts(&c);
-                (acc, counts)
-            },
-        )
-        .reduce(
-            || (Vec::new(), WalkCounts::default()),
-            |(mut x, mut cx_), (mut y, cy)| {
-                x.append(&mut y);
-                cx_.add_counts(&cy);
-                (x, cx_)
-            },
-        )
+    parts: &mut ContactParts,
+    out: &mut Vec<ContactGpu>,
+) -> WalkCounts {
+    let per_block = parts.run(memory, out, |chunk, found| {
+        let mut counts = WalkCounts::default();
+        for m in chunk.iter().filter(|m| !is_intersection_contact(m)) {
+            let outward = m.flags & contact_flags::OUTWARD_RAY != 0;
+            let rays = Rays {
+                sides: if outward { 2 } else { 1 },
+                hint_in: if outward { NONE } else { m.target_triangle },
+                hint_out: if outward { m.target_triangle } else { NONE },
+                hint_exit: m.exit_triangle,
+            };
+            let prediction = pairs[(m.pair / 2) as usize].prediction;
+            let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
+            counts.add_counts(&classify(cx, tracer, id, prediction, rays, found));
+        }
+        counts
+    });
+    let mut counts = WalkCounts::default();
+    for c in &per_block {
+        counts.add_counts(c);
+    }
+    counts
 }
 
 /// Whether a remembered contact came from the intersection stages (an edge or untangling

@@ -32,16 +32,17 @@ impl CpuScene {
             remember_exit: plan.remember,
             inversions: plan.inversions,
         };
-        let mut out = Outcome::default();
+        let mut out = Outcome { contacts: std::mem::take(&mut self.spare), ..Outcome::default() };
         let mut full_pairs = None;
         match plan.pass {
             Pass::Iterative { fallback, reach } => {
                 let start = Instant::now();
                 let tracer = WalkTracer { fallback, reach };
-                let (pairs, memory) = (&self.memory_pairs, &self.memory);
-                let (found, counts) = self.pool.install(|| cpu::walk_contacts(&cx, &tracer, pairs, memory));
+                let (pairs, memory, parts, found) =
+                    (&self.memory_pairs, &self.last, &mut self.parts, &mut out.contacts);
+                let counts =
+                    self.pool.install(|| cpu::walk_contacts(&cx, &tracer, pairs, memory, parts, found));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
-                out.contacts = found;
                 out.walked = memory.iter().filter(|m| !cpu::is_intersection_contact(m)).count() as u32;
                 out.walk = counts;
                 out.pairs = pairs.len() as u32;
@@ -64,7 +65,8 @@ impl CpuScene {
                     &self.memo
                 });
                 let order = &self.order;
-                out.contacts = self.pool.install(|| super::narrow::full_pass(&cx, &list, order, memo));
+                let (parts, found) = (&mut self.parts, &mut out.contacts);
+                self.pool.install(|| super::narrow::full_pass(&cx, &list, order, memo, parts, found));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
                 out.pairs = list.len() as u32;
                 full_pairs = Some(list);
@@ -78,12 +80,8 @@ impl CpuScene {
             out.crossing_capacity = capacity;
         }
         out.contact_capacity = on_overflow(plan.overflow, out.contacts.len() as u64, plan.contact_capacity)?;
-        self.last.clone_from(&out.contacts);
-        if plan.remember {
-            if let Some(list) = full_pairs {
-                self.memory_pairs = list;
-            }
-            self.memory.clone_from(&out.contacts);
+        if let (true, Some(list)) = (plan.remember, full_pairs) {
+            self.memory_pairs = list;
         }
         Ok(out)
     }

@@ -6,6 +6,7 @@
 use glam::Vec3;
 
 use crate::bvh_update::Quality;
+use crate::contact_parts::ContactParts;
 use crate::cpu::ResponseSums;
 use crate::error::Result;
 use crate::frame::FrameData;
@@ -77,12 +78,17 @@ pub(crate) struct CpuScene {
     order: Vec<u32>,
     /// The full pass's traces that skip a vertex, each cast once a frame.
     memo: TraceMemo,
-    /// The pair list of the last full pass and the last detection's contacts (what an iterative
-    /// pass re-casts), kept when iterative detection is on.
+    /// The pair list of the last full pass, kept when iterative detection is on.
     memory_pairs: Vec<BodyPair>,
-    memory: Vec<ContactGpu>,
-    /// The last detection's contacts (what the response acts on).
+    /// The last detection's contacts, handed back by the scene ([`CpuScene::keep_contacts`]):
+    /// what the response acts on, and what an iterative pass re-casts (every detection since
+    /// the last full pass had iterative detection on, or the scene starts with a full pass).
     last: Vec<ContactGpu>,
+    /// The contacts of the detection before the last, emptied: the next detection's output
+    /// (its memory already touched: [`crate::contact_parts`]).
+    spare: Vec<ContactGpu>,
+    /// The narrow phase's per-job contact vectors, kept between frames.
+    parts: ContactParts,
 }
 
 impl CpuScene {
@@ -102,8 +108,9 @@ impl CpuScene {
             order: Vec::new(),
             memo: TraceMemo::default(),
             memory_pairs: Vec::new(),
-            memory: Vec::new(),
             last: Vec::new(),
+            spare: Vec::new(),
+            parts: ContactParts::default(),
         })
     }
 
@@ -167,6 +174,12 @@ impl CpuScene {
     /// The packed positions of the previous frame.
     pub fn previous(&self) -> &[Vec3] {
         &self.previous
+    }
+
+    /// Keeps the contacts of the detection that just ran (the scene hands them back once it
+    /// has put them in order: moved, not copied).
+    pub fn keep_contacts(&mut self, contacts: Vec<ContactGpu>) {
+        self.spare = std::mem::replace(&mut self.last, contacts);
     }
 
     /// The response to the last detection's contacts ([`crate::cpu::response`]).

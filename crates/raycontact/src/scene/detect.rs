@@ -8,7 +8,8 @@ use rayon::prelude::*;
 use super::{Scene, check_distance};
 use crate::backend::Engine;
 use crate::body::BodyId;
-use crate::contact::{Contact, Contacts, Pairs, SelfCollision, contact_order};
+use crate::contact::{Contact, Contacts, Pairs, SelfCollision};
+use crate::contact_order::contact_order;
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
@@ -94,7 +95,11 @@ impl Scene {
         }
         self.detected = true;
         self.after_detect(&plan);
-        Ok(self.contacts(found, stats))
+        let contacts = self.contacts(&found, stats);
+        if let Engine::Cpu(c) = &mut self.engine {
+            c.keep_contacts(found.contacts);
+        }
+        Ok(contacts)
     }
 
     /// The GPU frame and detection: one encoder for both, then the plan's grow-and-re-run loop.
@@ -237,7 +242,7 @@ impl Scene {
     }
 
     /// The contacts in their documented order, bodies by id.
-    fn contacts(&self, found: Outcome, mut stats: FrameStats) -> Contacts {
+    fn contacts(&self, found: &Outcome, mut stats: FrameStats) -> Contacts {
         let (ids, found_contacts) = (&self.packing.ids, &found.contacts);
         let order = || {
             let order = contact_order(found_contacts, ids);
