@@ -109,7 +109,12 @@ fn shear(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, a: vec3<f32>, b: vec3<f32>, c
 // Returns (t, u, v, hit) with P = (1-u-v) a + u b + v c.
 fn intersect_triangle(o: vec3<f32>, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax: f32,
                       a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec4<f32> {
-    let s = shear(o, d, k, a, b, c);
+    return hit_sheared(shear(o, d, k, a, b, c), d, k, tmin, tmax);
+}
+
+// The second half of `intersect_triangle`, on the triangle already seen from the ray (the walk
+// has sheared it to choose its edge).
+fn hit_sheared(s: Sheared, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax: f32) -> vec4<f32> {
     let pa = s.pa;
     let pb = s.pb;
     let pc = s.pc;

@@ -46,11 +46,12 @@ fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
         let a = vertex_position(triangles[3u * g]);
         let b = vertex_position(triangles[3u * g + 1u]);
         let c = vertex_position(triangles[3u * g + 2u]);
-        let e = shear(ray.origin, ray.dir, axes, a, b, c).uvw;
+        let sheared = shear(ray.origin, ray.dir, axes, a, b, c);
+        let e = sheared.uvw;
         let outside = (e.x < 0.0 || e.y < 0.0 || e.z < 0.0) && (e.x > 0.0 || e.y > 0.0 || e.z > 0.0);
         let det = e.x + e.y + e.z;
         if !outside {
-            let h = intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, ray.tmax, a, b, c);
+            let h = hit_sheared(sheared, ray.dir, axes, ray.tmin, ray.tmax);
             if h.w > 0.0 {
                 out.t = h.x;
                 out.triangle = tri;

@@ -65,7 +65,14 @@ pub fn intersect_triangle(
     b: Vec3,
     c: Vec3,
 ) -> Option<(f32, f32, f32)> {
-    let s = shear(o, d, k, a, b, c);
+    hit_sheared(&shear(o, d, k, a, b, c), d, k, tmin, tmax)
+}
+
+/// The second half of [`intersect_triangle`] (`hit_sheared` in `ray.wgsl`), on the triangle
+/// already seen from the ray (the walk has sheared it to choose its edge). Inlined, so that
+/// [`intersect_triangle`] compiles to one function as before it was split.
+#[inline(always)]
+pub fn hit_sheared(s: &Sheared, d: Vec3, k: [usize; 3], tmin: f32, tmax: f32) -> Option<(f32, f32, f32)> {
     let ([pa, pb, pc], [axy, bxy, cxy], [u, v, w]) = (s.p, s.xy, s.uvw);
     let dz = d[k[2]];
     if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {

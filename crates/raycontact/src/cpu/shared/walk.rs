@@ -5,17 +5,17 @@
 use glam::Vec3;
 
 use super::common::tri_vertices;
-use super::ray::{intersect_triangle, ray_axes, shear};
+use super::ray::{hit_sheared, ray_axes, shear};
 use crate::layout::{
     BOUNDARY, BodyGpu, MAX_WALK_STEPS, NON_MANIFOLD, NONE, Ray, WALK_BOUNDARY, WALK_HISTORY, WALK_HIT,
     WALK_LOOP, WALK_NO_START, WALK_PARALLEL, WALK_RANGE, WALK_STEPS, WalkHit,
 };
 
-/// The edge functions `(U, V, W)` of the watertight ray–triangle test, computed with exactly the
-/// operations of [`intersect_triangle`] ([`Sheared::uvw`](super::ray::Sheared::uvw), `shear`
-/// in `shaders/shared/ray.wgsl`): the barycentric weights of `a`, `b`, `c` of the point where
-/// the ray's *line* crosses the triangle's plane, each scaled by the same determinant
-/// `U + V + W` (of either sign). `U` is the weight of `a`, negative beyond edge 0 `(b, c)`; `V`
+/// The edge functions `(U, V, W)` of the watertight ray–triangle test, computed with exactly
+/// the operations of [`intersect_triangle`](super::ray::intersect_triangle)
+/// ([`Sheared::uvw`](super::ray::Sheared::uvw), `shear` in `shaders/shared/ray.wgsl`): the
+/// barycentric weights of `a`, `b`, `c` of the point where the ray's *line* crosses the
+/// triangle's plane, each scaled by the same determinant `U + V + W` (of either sign). `U` is the weight of `a`, negative beyond edge 0 `(b, c)`; `V`
 /// of `b`, edge 1 `(c, a)`; `W` of `c`, edge 2 `(a, b)`.
 pub fn edge_functions(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
     shear(o, d, k, a, b, c).uvw
@@ -62,11 +62,12 @@ pub fn walk_ray(
         out.last = tri;
         let g = (body.tri_offset + tri) as usize;
         let (a, b, c) = tri_vertices(positions, triangles, g);
-        let e = edge_functions(ray.origin, ray.dir, axes, a, b, c);
+        let sheared = shear(ray.origin, ray.dir, axes, a, b, c);
+        let e = sheared.uvw;
         let outside = (e[0] < 0.0 || e[1] < 0.0 || e[2] < 0.0) && (e[0] > 0.0 || e[1] > 0.0 || e[2] > 0.0);
         let det = e[0] + e[1] + e[2];
         if !outside {
-            match intersect_triangle(ray.origin, ray.dir, axes, ray.tmin, ray.tmax, a, b, c) {
+            match hit_sheared(&sheared, ray.dir, axes, ray.tmin, ray.tmax) {
                 Some((t, u, v)) => {
                     out = WalkHit { t, triangle: tri, u, v, outcome: WALK_HIT, ..out };
                 }
