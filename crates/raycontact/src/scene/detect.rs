@@ -9,7 +9,7 @@ use super::{Scene, check_distance};
 use crate::backend::Engine;
 use crate::body::BodyId;
 use crate::contact::{Contact, Contacts, Pairs, SelfCollision};
-use crate::contact_order::contact_order;
+use crate::contact_order::{MIN_JOB, contact_order};
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
@@ -246,7 +246,11 @@ impl Scene {
         let (ids, found_contacts) = (&self.packing.ids, &found.contacts);
         let order = || {
             let order = contact_order(found_contacts, ids);
-            order.par_iter().map(|&i| Contact::from_gpu(&found_contacts[i as usize], ids)).collect::<Vec<_>>()
+            order
+                .par_iter()
+                .with_min_len(MIN_JOB)
+                .map(|&i| Contact::from_gpu(&found_contacts[i as usize], ids))
+                .collect::<Vec<_>>()
         };
         // On the CPU backend's pool (its thread count), else rayon's global pool.
         let contacts = match &self.engine {
