@@ -85,7 +85,7 @@ pub use shared::common::reach;
 pub use shared::intersect::{crossing_key, edge_side};
 pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inverse, shear};
 pub use shared::targets::{QueryScene, query_targets};
-pub use shared::walk::{edge_functions, walk_ray};
+pub use shared::walk::walk_ray;
 pub use source_args::source_args;
 pub use traverse::{closest_hit_ordered, closest_hit_wide, raycast_ordered};
 pub use triangle_bounds::{triangle_bounds, triangle_box};

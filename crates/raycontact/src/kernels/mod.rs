@@ -301,7 +301,7 @@ impl Kernel {
             Kernel::ContourStart => &[U, R, R, W],
             // params, edges, marks, regions
             Kernel::RegionsHook => &[U, R, R, W],
-            // params, bodies, vertices, triangles, vertex_tri_offsets, vertex_tris, regions
+            // params, bodies, vertices, triangles (and their incidence), regions
             Kernel::RegionAreas => &[U, R, R, R, W],
             // params, bodies, edges, state, crossings, regions
             Kernel::WrongSide => &[U, R, R, R, W, W],

@@ -11,16 +11,6 @@ use crate::layout::{
     WALK_LOOP, WALK_NO_START, WALK_PARALLEL, WALK_RANGE, WALK_STEPS, WalkHit,
 };
 
-/// The edge functions `(U, V, W)` of the watertight ray–triangle test, computed with exactly
-/// the operations of [`intersect_triangle`](super::ray::intersect_triangle)
-/// ([`Sheared::uvw`](super::ray::Sheared::uvw), `shear` in `shaders/shared/ray.wgsl`): the
-/// barycentric weights of `a`, `b`, `c` of the point where the ray's *line* crosses the
-/// triangle's plane, each scaled by the same determinant `U + V + W` (of either sign). `U` is the weight of `a`, negative beyond edge 0 `(b, c)`; `V`
-/// of `b`, edge 1 `(c, a)`; `W` of `c`, edge 2 `(a, b)`.
-pub fn edge_functions(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
-    shear(o, d, k, a, b, c).uvw
-}
-
 /// The walk of one ray over packed body `body` (twin of `walk_ray` in
 /// `shaders/shared/walk.wgsl`): from body-local triangle `start` ([`NONE`]: no start), at most
 /// `max_steps` edges (clamped to [`MAX_WALK_STEPS`]). `adjacency` and `triangles` are the
@@ -62,6 +52,10 @@ pub fn walk_ray(
         out.last = tri;
         let g = (body.tri_offset + tri) as usize;
         let (a, b, c) = tri_vertices(positions, triangles, g);
+        // The edge functions (U, V, W) of the watertight test (`Sheared::uvw`): the
+        // barycentric weights of a, b, c where the ray's line crosses the triangle's plane,
+        // scaled by U + V + W (of either sign). U is negative beyond edge 0 (b, c), V beyond
+        // edge 1 (c, a), W beyond edge 2 (a, b).
         let sheared = shear(ray.origin, ray.dir, axes, a, b, c);
         let e = sheared.uvw;
         let outside = (e[0] < 0.0 || e[1] < 0.0 || e[2] < 0.0) && (e[0] > 0.0 || e[1] > 0.0 || e[2] > 0.0);
