@@ -6,6 +6,7 @@ use glam::Vec3;
 use crate::layout::{BodyState, key_to_float};
 
 /// The three corners of packed triangle `t`.
+#[inline(always)]
 pub(crate) fn tri_vertices(positions: &[Vec3], triangles: &[u32], t: usize) -> (Vec3, Vec3, Vec3) {
     (
         positions[triangles[3 * t] as usize],

@@ -35,6 +35,7 @@ pub struct Sheared {
 }
 
 /// The first half of [`intersect_triangle`] (`shear` in `ray.wgsl`), also the walk's edge choice.
+#[inline(always)]
 pub fn shear(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> Sheared {
     let (pa, pb, pc) = (a - o, b - o, c - o);
     let (dx, dy, dz) = (d[k[0]], d[k[1]], d[k[2]]);
@@ -55,6 +56,7 @@ pub fn shear(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> Shea
 /// `Some((t, u, v))` with `P = (1-u-v) a + u b + v c`. A ray through a shared edge or vertex
 /// hits every incident triangle with the same `t`, computed from the edge or vertex alone.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub fn intersect_triangle(
     o: Vec3,
     d: Vec3,
@@ -119,6 +121,7 @@ pub fn safe_inverse(d: Vec3) -> Vec3 {
 
 /// Entry distance of the ray into a box (the widened slab test of [`hit_box`], `box_entry` in
 /// `ray.wgsl`), or `None`.
+#[inline(always)]
 pub(crate) fn box_entry(
     o: Vec3,
     d: Vec3,
