@@ -4,8 +4,10 @@
 //! previous positions, the frame's data, and what iterative detection remembers.
 
 use glam::Vec3;
+use rayon::prelude::*;
 
 use crate::bvh_update::Quality;
+use crate::contact_order::MIN_JOB;
 use crate::contact_parts::ContactParts;
 use crate::cpu::ResponseSums;
 use crate::error::Result;
@@ -82,7 +84,8 @@ pub(crate) struct CpuScene {
     memory_pairs: Vec<BodyPair>,
     /// The last detection's contacts, handed back by the scene ([`CpuScene::keep_contacts`]):
     /// what the response acts on, and what an iterative pass re-casts (every detection since
-    /// the last full pass had iterative detection on, or the scene starts with a full pass).
+    /// the last full pass had iterative detection on, or the scene starts with a full pass), in
+    /// the documented order when iterative detection is on.
     last: Vec<ContactGpu>,
     /// The contacts of the detection before the last, emptied: the next detection's output
     /// (its memory already touched: [`crate::contact_parts`]).
@@ -176,10 +179,25 @@ impl CpuScene {
         &self.previous
     }
 
-    /// Keeps the contacts of the detection that just ran (the scene hands them back once it
-    /// has put them in order: moved, not copied).
-    pub fn keep_contacts(&mut self, contacts: Vec<ContactGpu>) {
-        self.spare = std::mem::replace(&mut self.last, contacts);
+    /// Keeps the contacts of the detection that just ran, handed back by the scene once it has
+    /// put them in order: moved as they are, or, with `order` (the scene passes it when
+    /// iterative detection is on), gathered through that permutation into the vector they
+    /// replace, so that the next iterative pass walks them, and finds its contacts, in the
+    /// documented order: their vertices in order (neighbours' incidence and triangles close
+    /// in memory, where the full pass's ray order scatters them), and no permutation to
+    /// compute for its contacts ([`crate::contact_order`]).
+    pub fn keep_contacts(&mut self, contacts: Vec<ContactGpu>, order: Option<&[u32]>) {
+        let Some(order) = order else {
+            self.spare = std::mem::replace(&mut self.last, contacts);
+            return;
+        };
+        let mut ordered = std::mem::take(&mut self.last);
+        ordered.clear();
+        self.pool.install(|| {
+            ordered.par_extend(order.par_iter().with_min_len(MIN_JOB).map(|&i| contacts[i as usize]));
+        });
+        self.last = ordered;
+        self.spare = contacts;
     }
 
     /// The response to the last detection's contacts ([`crate::cpu::response`]).

@@ -95,9 +95,10 @@ impl Scene {
         }
         self.detected = true;
         self.after_detect(&plan);
-        let contacts = self.contacts(&found, stats);
+        let (contacts, order) = self.contacts(&found, stats);
         if let Engine::Cpu(c) = &mut self.engine {
-            c.keep_contacts(found.contacts);
+            // Kept in order where an iterative pass may walk them.
+            c.keep_contacts(found.contacts, order.as_deref().filter(|_| plan.remember));
         }
         Ok(contacts)
     }
@@ -241,19 +242,28 @@ impl Scene {
         }
     }
 
-    /// The contacts in their documented order, bodies by id.
-    fn contacts(&self, found: &Outcome, mut stats: FrameStats) -> Contacts {
+    /// The contacts in their documented order, bodies by id, and the permutation that put
+    /// them in it (`None`: they came in order).
+    fn contacts(&self, found: &Outcome, mut stats: FrameStats) -> (Contacts, Option<Vec<u32>>) {
         let (ids, found_contacts) = (&self.packing.ids, &found.contacts);
         let order = || {
             let order = contact_order(found_contacts, ids);
-            order
-                .par_iter()
-                .with_min_len(MIN_JOB)
-                .map(|&i| Contact::from_gpu(&found_contacts[i as usize], ids))
-                .collect::<Vec<_>>()
+            let contacts = match &order {
+                Some(order) => order
+                    .par_iter()
+                    .with_min_len(MIN_JOB)
+                    .map(|&i| Contact::from_gpu(&found_contacts[i as usize], ids))
+                    .collect::<Vec<_>>(),
+                None => found_contacts
+                    .par_iter()
+                    .with_min_len(MIN_JOB)
+                    .map(|c| Contact::from_gpu(c, ids))
+                    .collect(),
+            };
+            (contacts, order)
         };
         // On the CPU backend's pool (its thread count), else rayon's global pool.
-        let contacts = match &self.engine {
+        let (contacts, order) = match &self.engine {
             Engine::Cpu(c) => c.install(order),
             Engine::Gpu(_) => order(),
         };
@@ -261,6 +271,6 @@ impl Scene {
         let intersections =
             crate::intersection::canonical(&found.intersections, &self.packing, untangle as u32);
         stats.intersections = intersections.counts;
-        Contacts { contacts, pairs: found.pairs, stats, intersections }
+        (Contacts { contacts, pairs: found.pairs, stats, intersections }, order)
     }
 }
