@@ -1,9 +1,9 @@
-//! The CPU backend's memo of the traces that skip a vertex (`TraceMemo`): a trace asked again
-//! (same body, same ray bit for bit, same skipped vertex) is answered without a cast, and with
-//! what the cast returned; any other trace is cast. On a ball draped in three garments (its
-//! own-body traces asked once per garment) with a ring round its cap, with exits remembered and
-//! not: the same contacts as casting every trace, in the same order, with fewer casts; and the
-//! backend's contacts equal the twin's narrow phase.
+//! The CPU backend's memo of the traces that skip a vertex (`TraceMemo`): an unbounded trace
+//! asked again (same body, same ray bit for bit, same skipped vertex) is answered without a
+//! cast, and with what the cast returned; any other trace is cast. On a ball draped in three
+//! garments (its own-body traces asked once per garment) with a ring round its cap, with exits
+//! remembered and not: the same contacts as casting every trace, in the same order, with fewer
+//! casts; and the backend's contacts equal the twin's narrow phase.
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::cpu::{Narrow, Tracer};
@@ -131,10 +131,26 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     trace(&memo, 0, &ray, v + 1);
     trace(&memo, 0, &ray, NONE);
     assert_eq!(casts(), 6);
+    // A bounded trace is never memoised: asked again, it is cast again (and a bounded trace
+    // on an empty slot leaves it empty for the unbounded one).
+    let bounded = Ray { tmax: 2.0 * first.t, ..ray };
+    let b1 = trace(&memo, 0, &bounded, v + 2);
+    let b2 = trace(&memo, 0, &bounded, v + 2);
+    assert_eq!((b1.triangle, b1.t.to_bits()), (b2.triangle, b2.t.to_bits()));
+    assert_eq!(casts(), 8);
+    trace(&memo, 0, &ray, v + 2);
+    trace(&memo, 0, &ray, v + 2);
+    assert_eq!(casts(), 9, "the unbounded trace of that vertex is memoised");
     // The first trace of the slot stays; the memo forgets it on reset.
     trace(&memo, 0, &ray, v);
-    assert_eq!(casts(), 6);
+    assert_eq!(casts(), 9);
     memo.reset(p.positions.len());
     trace(&memo, 0, &ray, v);
-    assert_eq!(casts(), 7);
+    assert_eq!(casts(), 10);
+    // A frame of bounded traces only writes nothing, and the next frame starts empty too.
+    memo.reset(p.positions.len());
+    trace(&memo, 0, &bounded, v);
+    memo.reset(p.positions.len());
+    trace(&memo, 0, &ray, v);
+    assert_eq!(casts(), 12);
 }
