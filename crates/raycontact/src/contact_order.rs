@@ -12,9 +12,10 @@
 //! key it replaces took 1.4 ms.
 //!
 //! Contacts already in the documented order, their packed keys strictly increasing, are left
-//! where they are ([`contact_order`] returns `None`) without a pass. That is the CPU backend's
-//! iterative pass: it keeps its contacts in this order ([`CpuScene::keep_contacts`]) and walks
-//! them in the order it keeps them, each remembered contact giving at most its own.
+//! where they are ([`contact_order`] returns `None`): one pass over the keys, no sort. That is
+//! the CPU backend's iterative pass: it keeps its contacts in this order
+//! ([`CpuScene::keep_contacts`]) and walks them in the order it keeps them, each remembered
+//! contact giving at most its own.
 //!
 //! [`CpuScene::keep_contacts`]: crate::cpu_backend::CpuScene::keep_contacts
 

@@ -19,11 +19,12 @@
 //! each, not one bounded trace was asked twice (cloth-layers 11k bounded traces a frame,
 //! eight-sheets 2k, resting-pile 6.3k: every trace that skips a vertex there, so its full pass
 //! does not touch the memo at all), while the unbounded ones gave every answer (cloth-layers
-//! 20k of 66k, eight-sheets 5k of 75k). The memo is emptied only when it was written to. A trace's result is its
-//! closest hit, which depends on nothing else (not on the tree, the traversal or the order of
-//! the rays), so the contacts are those of casting every trace. Only for tracers whose result
-//! is a function of the body and the ray (BVH casts), not for walks, whose result depends on the
-//! hint.
+//! 20k of 66k, eight-sheets 5k of 75k). The memo is emptied only when it was written to.
+//!
+//! A trace's result is its closest hit, which depends on nothing else (not on the tree, the
+//! traversal or the order of the rays), so the contacts are those of casting every trace. Only
+//! for tracers whose result is a function of the body and the ray (BVH casts), not for walks,
+//! whose result depends on the hint.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
