@@ -469,22 +469,26 @@ impl GpuContext {
         offset: u64,
         size: u64,
     ) -> Result<Vec<u8>> {
-        crate::blocking::block_on(label, self.read_mapped_async(buffer, label, offset, size, true))?
+        let read = self.map_read_async(buffer, label, offset, size, true, |bytes| bytes.to_vec());
+        crate::blocking::block_on(label, read)?
     }
 
-    /// [`Self::read_mapped`] as a future. With `blocking`, it waits for the GPU in place (the
-    /// future is then ready at once); otherwise it polls the device each time it is polled and
-    /// yields in between, never blocking the thread.
-    pub(crate) async fn read_mapped_async(
+    /// Maps `size` bytes of `buffer` (which must have `MAP_READ`) from `offset` and returns what
+    /// `read` makes of them, so that a caller takes what it needs straight from the mapping (one
+    /// copy, no intermediate `Vec<u8>`); the buffer is unmapped before it returns. With
+    /// `blocking`, it waits for the GPU in place (the future is then ready at once); otherwise it
+    /// polls the device each time it is polled and yields in between, never blocking the thread.
+    pub(crate) async fn map_read_async<R>(
         &self,
         buffer: &wgpu::Buffer,
         label: &'static str,
         offset: u64,
         size: u64,
         blocking: bool,
-    ) -> Result<Vec<u8>> {
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         if size == 0 {
-            return Ok(Vec::new());
+            return Ok(read(&[]));
         }
         let slice = buffer.slice(offset..offset + size);
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
@@ -499,15 +503,15 @@ impl GpuContext {
             .await
             .ok_or(Error::Readback { buffer: label, message: "map callback dropped".into() })?;
         mapped.map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
-        let bytes = {
+        let result = {
             let view = slice
                 .get_mapped_range()
                 .map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
-            view.to_vec()
+            read(&view)
         };
         buffer.unmap();
         self.take_error("readback")?;
-        Ok(bytes)
+        Ok(result)
     }
 
     /// Awaits `fut`, polling the device (without blocking) each time the future is polled.

@@ -59,6 +59,10 @@ impl GpuScene {
     /// Reads the counters and the contacts of a submitted detection whose first `copied`
     /// contacts were copied for readback; copies the rest (a second, copy-only submission) when
     /// there were more. Returns the counters and at most `capacity` contacts.
+    ///
+    /// The counters and the copied contacts are mapped once, and the contacts are collected
+    /// straight from the mapping: one map and one copy of the contacts per frame (the usual case,
+    /// where the count did not outgrow the frame's copy).
     pub(super) async fn read_detect(
         &mut self,
         copied: u64,
@@ -67,29 +71,52 @@ impl GpuScene {
         blocking: bool,
     ) -> Result<(DetectState, Vec<ContactGpu>)> {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
-        let head =
-            self.ctx.read_mapped_async(read, "raycontact.contacts.read", 0, HEAD_BYTES, blocking).await?;
-        let state: DetectState = bytemuck::pod_read_unaligned(&head);
-        let count = (state.contact_count as u64).min(capacity);
-        self.last_contact_count = state.contact_count as u64;
-        if count > copied {
-            // The readback holds `capacity` contacts (see `readback_contacts`).
-            let (read, _) = self.contact_read.as_ref().expect("contact readback");
-            let mut enc = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("raycontact.contacts.read"),
-            });
-            let ((cur, _), _) = contact_sides(self.side);
-            enc.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, HEAD_BYTES, Some(count * CONTACT_BYTES));
-            self.ctx.queue().submit([enc.finish()]);
-            stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
-        }
-        let (read, _) = self.contact_read.as_ref().expect("contact readback");
-        let bytes = self
+        let label = "raycontact.contacts.read";
+        let size = HEAD_BYTES + copied * CONTACT_BYTES;
+        let (state, contacts) = self
             .ctx
-            .read_mapped_async(read, "raycontact.contacts.read", HEAD_BYTES, count * CONTACT_BYTES, blocking)
+            .map_read_async(read, label, 0, size, blocking, |bytes| {
+                let state: DetectState = bytemuck::pod_read_unaligned(&bytes[..HEAD_BYTES as usize]);
+                let count = (state.contact_count as u64).min(capacity);
+                // Taken here only when the frame's copy holds them all.
+                let contacts = (count <= copied).then(|| {
+                    let end = (HEAD_BYTES + count * CONTACT_BYTES) as usize;
+                    bytemuck::pod_collect_to_vec::<u8, ContactGpu>(&bytes[HEAD_BYTES as usize..end])
+                });
+                (state, contacts)
+            })
             .await?;
+        self.last_contact_count = state.contact_count as u64;
+        let count = (state.contact_count as u64).min(capacity);
+        let contacts = match contacts {
+            Some(contacts) => contacts,
+            None => {
+                // The readback holds `capacity` contacts (see `readback_contacts`).
+                let (read, _) = self.contact_read.as_ref().expect("contact readback");
+                let mut enc = self
+                    .ctx
+                    .device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+                let ((cur, _), _) = contact_sides(self.side);
+                enc.copy_buffer_to_buffer(
+                    self.bufs.get(cur),
+                    0,
+                    read,
+                    HEAD_BYTES,
+                    Some(count * CONTACT_BYTES),
+                );
+                self.ctx.queue().submit([enc.finish()]);
+                stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
+                let bytes = count * CONTACT_BYTES;
+                self.ctx
+                    .map_read_async(read, label, HEAD_BYTES, bytes, blocking, |b| {
+                        bytemuck::pod_collect_to_vec::<u8, ContactGpu>(b)
+                    })
+                    .await?
+            }
+        };
         stats.bytes_read_back += HEAD_BYTES + count * CONTACT_BYTES;
-        Ok((state, bytemuck::pod_collect_to_vec(&bytes)))
+        Ok((state, contacts))
     }
 
     /// The contact buffer, the counters buffer and the indirect arguments buffer of the last

@@ -104,8 +104,10 @@ impl GpuScene {
             return Ok(RawIntersections::default());
         }
         let (read, _) = self.intersect_read.as_ref().expect("intersection readback");
-        let head =
-            self.ctx.read_mapped_async(read, "raycontact.intersect.read", 0, STATE_BYTES, blocking).await?;
+        let head = self
+            .ctx
+            .map_read_async(read, "raycontact.intersect.read", 0, STATE_BYTES, blocking, <[u8]>::to_vec)
+            .await?;
         let state: IntersectState = bytemuck::pod_read_unaligned(&head);
         let cap = self.intersect.as_ref().map_or(0, |b| b.cap.crossings);
         let n = (state.crossings as u64).min(cap);
@@ -122,7 +124,10 @@ impl GpuScene {
         let full = mode == INTERSECT_FULL;
         let l = layout(full, k, self.params.vertex_count as u64);
         let (read, _) = self.intersect_read.as_ref().expect("intersection readback");
-        let bytes = self.ctx.read_mapped_async(read, "raycontact.intersect.read", 0, l.end, blocking).await?;
+        let bytes = self
+            .ctx
+            .map_read_async(read, "raycontact.intersect.read", 0, l.end, blocking, <[u8]>::to_vec)
+            .await?;
         stats.bytes_read_back += STATE_BYTES + l.end;
         let part = |at: u64, size: u64| &bytes[at as usize..(at + size) as usize];
         let loops = (state.loops as u64).min(n);
