@@ -209,6 +209,47 @@ mod tests {
         assert_eq!(radix_order(&[], &rank, packed), None, "no contacts: in order");
     }
 
+    #[test]
+    fn a_large_random_set_orders_as_the_comparison_order() {
+        // 30k contacts in random order over 3 bodies and 9k vertices, as a GPU appends them,
+        // with runs of equal keys (a vertex's two rays on one triangle) ordered by the remaining
+        // fields and then by index.
+        let ids: Vec<BodyId> = (0..3).map(|i| BodyId { index: 2 - i, generation: i }).collect();
+        let mut seed = 0x2015_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n) as u32
+        };
+        let contacts: Vec<ContactGpu> = (0..30_000)
+            .map(|i| ContactGpu {
+                source_body: next(3),
+                target_body: next(3),
+                source_vertex: next(9000),
+                target_triangle: next(4),
+                flags: next(2),
+                depth: [0.5, -0.25][next(2) as usize],
+                pair: i,
+                ..ContactGpu::default()
+            })
+            .collect();
+        let rank = ranks(&ids);
+        let expected: Vec<u32> = comparison_order(&contacts, &rank);
+        let radix = contact_order(&contacts, &ids).expect("random contacts are out of order");
+        assert_eq!(radix, expected);
+        // In order already: left in place.
+        let ordered: Vec<ContactGpu> = expected.iter().map(|&i| contacts[i as usize]).collect();
+        let distinct = ordered.windows(2).all(|w| {
+            let p = Packed::fitting(&ordered, ids.len()).expect("fits");
+            p.key(&w[0], &rank) < p.key(&w[1], &rank)
+        });
+        if distinct {
+            assert_eq!(contact_order(&ordered, &ids), None);
+        } else {
+            let again = contact_order(&ordered, &ids).expect("equal keys: the permutation");
+            assert!(again.iter().enumerate().all(|(i, &j)| i as u32 == j), "already in order: identity");
+        }
+    }
+
     /// Contacts whose packed keys strictly increase are left in place; one pair of equal keys
     /// (ordered by the remaining fields) or one step down, and they are ordered.
     #[test]
