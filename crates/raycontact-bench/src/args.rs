@@ -94,6 +94,9 @@ Figures:
   nodes/ray      BVH nodes whose box was tested per ray, for the GPU's traversal (short stack,
                  counted by its CPU twin) and for the CPU backend's (its 4-wide trees: every
                  lane of every wide node visited)
+  longest source the most nodes one source vertex's traces visit (GPU traversal): one
+                 invocation's serial work, under which a GPU's ray stage cannot go however
+                 wide the GPU; and the largest vertex valence (one invocation's normal sum)
   BVH            per refitting implementation: frames rebuilt / refitted, and the trees' SAH
                  cost over their cost at the last rebuild (measured on the CPU backend)
   dispatches     compute dispatches per GPU frame; read back: bytes copied to the host per frame

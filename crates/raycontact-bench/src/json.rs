@@ -136,6 +136,9 @@ struct Body {
 struct Rays {
     check_rays: u64,
     inward_rays: u64,
+    largest_valence: u32,
+    longest_source: String,
+    longest_source_nodes_gpu_walk: u64,
     nodes_per_ray_cpu_walk: f64,
     nodes_per_ray_gpu_walk: f64,
     outward_rays: u64,
@@ -438,7 +441,7 @@ fn instance(r: &InstanceResult) -> InstanceJson {
         parameter: r.parameter,
         parameter_name: r.scene.parameter_name(),
         prediction_distance: f64::from(r.prediction),
-        rays: rays(&r.rays),
+        rays: rays(&r.rays, &r.bodies),
         scene: r.scene.name(),
         triangles: r.triangles(),
         variant: r.variant.clone(),
@@ -448,10 +451,13 @@ fn instance(r: &InstanceResult) -> InstanceJson {
 }
 
 /// The ray figures.
-fn rays(f: &RayFigures) -> Rays {
+fn rays(f: &RayFigures, bodies: &[(String, raycontact::BodyKind, usize, usize, bool)]) -> Rays {
     Rays {
         check_rays: f.check_rays,
         inward_rays: f.inward_rays,
+        largest_valence: f.largest_valence,
+        longest_source: f.longest_source_name(bodies),
+        longest_source_nodes_gpu_walk: f.longest_source_nodes,
         nodes_per_ray_cpu_walk: f.nodes_per_ray_cpu_walk,
         nodes_per_ray_gpu_walk: f.nodes_per_ray_gpu_walk,
         outward_rays: f.outward_rays,

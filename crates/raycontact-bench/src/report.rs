@@ -125,6 +125,14 @@ pub fn print_instance(r: &InstanceResult) {
         f.nodes_per_ray_cpu_walk,
         f.triangles_per_ray
     );
+    if f.longest_source.is_some() {
+        println!(
+            "longest source: {} nodes ({}), the GPU ray stage's serial floor; largest valence {} triangles",
+            f.longest_source_nodes,
+            f.longest_source_name(&r.bodies),
+            f.largest_valence
+        );
+    }
     println!(
         "{:<38} {:>9} {:>9} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "implementation",

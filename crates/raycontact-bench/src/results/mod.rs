@@ -228,9 +228,30 @@ pub struct RayFigures {
     pub triangles_per_ray: f64,
     /// Rays whose short stack overflowed and finished with the stackless walk (GPU traversal).
     pub stack_fallbacks: u64,
+    /// The most nodes one source vertex's traces visit together (GPU traversal): the serial work
+    /// of the narrow phase's busiest invocation, which a GPU's ray stage cannot take less time
+    /// than.
+    pub longest_source_nodes: u64,
+    /// That source vertex: the instance's body index and the vertex (`None` without sources).
+    pub longest_source: Option<(usize, u32)>,
+    /// The most triangles around one vertex of any body: the sum that one invocation of
+    /// `vertex_normals` makes for it.
+    pub largest_valence: u32,
 }
 
 impl RayFigures {
+    /// The longest source as `<body name> vertex <index>` (`bodies`: the instance's, in order),
+    /// empty without sources.
+    pub fn longest_source_name(
+        &self,
+        bodies: &[(String, raycontact::BodyKind, usize, usize, bool)],
+    ) -> String {
+        match self.longest_source {
+            Some((b, v)) => format!("{} vertex {v}", bodies.get(b).map_or("?", |b| b.0.as_str())),
+            None => String::new(),
+        }
+    }
+
     /// Rays per frame.
     pub fn rays(&self) -> u64 {
         self.inward_rays + self.outward_rays + self.check_rays

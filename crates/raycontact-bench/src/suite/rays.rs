@@ -38,6 +38,8 @@ struct CountingTracer<'a> {
     normal: Vec3,
     /// Whether a trace was made (the vertex passed the box filter).
     traced: AtomicBool,
+    /// Nodes this source's traces visited (GPU traversal).
+    nodes: AtomicU64,
 }
 
 impl Tracer for CountingTracer<'_> {
@@ -60,6 +62,7 @@ impl Tracer for CountingTracer<'_> {
         };
         kind.fetch_add(1, Relaxed);
         c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
+        self.nodes.fetch_add(hit.nodes_visited as u64, Relaxed);
         c.nodes_cpu.fetch_add(ordered.nodes_visited as u64, Relaxed);
         c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
         c.fallbacks.fetch_add(hit.fallback as u64, Relaxed);
@@ -110,7 +113,8 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
     };
     let counters = RayCounters::default();
     let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
-    sources.par_iter().with_min_len(256).for_each(|&[k, v]| {
+    // Each source's nodes, with its body and vertex: the longest is kept.
+    let longest = sources.par_iter().with_min_len(256).map(|&[k, v]| {
         let p = &pairs[(k / 2) as usize];
         let (a, b) = if k % 2 == 0 { (p.a as usize, p.b as usize) } else { (p.b as usize, p.a as usize) };
         let body = &packing.bodies[a];
@@ -120,10 +124,19 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
             self_pair: a == b,
             normal: frame.normals[(body.vertex_offset + v) as usize],
             traced: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
         };
         let mut sink = Vec::new();
         cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
+        (tracer.nodes.load(Relaxed), a, v)
     });
+    let (longest_source_nodes, body, vertex) = longest.max_by_key(|&(n, _, _)| n).unwrap_or((0, 0, 0));
+    let longest_source = match ids.iter().position(|&id| Some(&id) == packing.ids.get(body)) {
+        Some(i) if longest_source_nodes > 0 => Some((i, vertex)),
+        _ => None,
+    };
+    let largest_valence =
+        inst.bodies.iter().map(|b| valence(&b.mesh.triangles, b.mesh.positions.len())).max();
     let get = |a: &AtomicU64| a.load(Relaxed);
     let c = &counters;
     let rays = (get(&c.inward) + get(&c.outward) + get(&c.check)).max(1) as f64;
@@ -137,5 +150,19 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         nodes_per_ray_cpu_walk: get(&c.nodes_cpu) as f64 / rays,
         triangles_per_ray: get(&c.tris) as f64 / rays,
         stack_fallbacks: get(&c.fallbacks),
+        longest_source_nodes,
+        longest_source,
+        largest_valence: largest_valence.unwrap_or(0),
     })
+}
+
+/// The most triangles around one vertex of a mesh.
+fn valence(triangles: &[[u32; 3]], vertices: usize) -> u32 {
+    let mut around = vec![0u32; vertices];
+    for t in triangles {
+        for &v in t {
+            around[v as usize] += 1;
+        }
+    }
+    around.into_iter().max().unwrap_or(0)
 }
