@@ -5,8 +5,9 @@
 // CPU twin: `raycontact::internals::cpu::broad_phase`.
 
 // Appends pair (i, j) for t = i * body_count + j, i <= j, when its boxes grown by the pair's
-// reach overlap, or when it is a self pair of a kind `params.self_collision` names. Pairs past
-// the capacity are counted, not written.
+// reach overlap, or when it is a self pair of a kind `params.self_collision` names; never a
+// pair of two static bodies (BODY_STATIC), a self pair of one included. Pairs past the capacity
+// are counted, not written.
 fn broad_pair(t: u32) {
     let n = params.body_count;
     let i = t / n;
@@ -17,6 +18,9 @@ fn broad_pair(t: u32) {
     let si = body_state[i];
     let sj = body_state[j];
     if si.leaf_count == 0u || sj.leaf_count == 0u {
+        return;
+    }
+    if (bodies[i].flags & bodies[j].flags & BODY_STATIC) != 0u {
         return;
     }
     var keep = false;

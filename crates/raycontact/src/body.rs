@@ -51,6 +51,8 @@ pub(crate) struct BodyData {
     pub mean_size: f32,
     /// Unique edges, body-local ([`crate::internals::adjacency::unique_edges`]).
     pub edges: Vec<crate::layout::EdgeGpu>,
+    /// Whether the body is static ([`crate::Scene::set_static`]).
+    pub fixed: bool,
 }
 
 /// Most unique edges of one body: the contour's canonical keys hold an edge index in 30 bits.
@@ -141,6 +143,12 @@ impl BodyData {
             adjacency: crate::adjacency::triangle_adjacency(triangles),
             mean_size: crate::adjacency::mean_triangle_size(positions, triangles),
             edges,
+            fixed: false,
         })
+    }
+
+    /// The body's [`crate::layout::BodyGpu::flags`]: its kind's, and whether it is static.
+    pub fn flags(&self) -> u32 {
+        self.kind.flags() | if self.fixed { crate::layout::BODY_STATIC } else { 0 }
     }
 }

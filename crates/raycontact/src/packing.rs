@@ -53,7 +53,7 @@ impl Packing {
                 node_offset: 2 * t0,
                 tile_offset: tile0,
                 tile_count: tiles,
-                flags: b.kind.flags(),
+                flags: b.flags(),
                 half_thickness: b.kind.half_thickness(),
                 mean_size: b.mean_size,
                 edge_offset: e0,

@@ -1,6 +1,6 @@
 //! Pair lists and bodies at the edges of the rules, GPU against the CPU backend and the
 //! analytic expectation: per-pair prediction distances (`Pairs::WithDistance`), an empty pair
-//! list, one-triangle bodies, and bodies whose triangles are all degenerate.
+//! list, one-triangle bodies, bodies whose triangles are all degenerate, and static bodies.
 
 use glam::{Affine3A, Vec3};
 use raycontact::meshes::{self, TriMesh};
@@ -238,6 +238,49 @@ fn the_broad_phase_in_pair_tiles_and_in_its_own_dispatch_find_the_same_pairs() {
     }
     // pair_tiles, ray_sources, source_args; broad_phase before them beyond 64 bodies.
     assert_eq!(dispatches, [3, 4], "broad_phase dispatched beyond 64 bodies only");
+}
+
+/// Static bodies (`Scene::set_static`) on either side of `BROAD_IN_TILES_BODIES`: the broad
+/// phase pairs no two of them (nor a static cloth with itself), the GPU as the CPU backend; a
+/// listed pair of two static bodies is still tested, and unmarking one pairs it again.
+#[test]
+fn static_bodies_are_paired_only_with_moving_ones() {
+    for count in [64, 65] {
+        let balls = row_of_balls(count);
+        let bodies: Vec<(&TriMesh, BodyKind)> = balls.iter().map(|(m, k)| (m, *k)).collect();
+        let mut s = both(&bodies);
+        // The first half static: its neighbour pairs and its cloths' self pairs go.
+        let half = count / 2;
+        for (scene, ids) in &mut s {
+            scene.set_prediction_distance(0.05).unwrap();
+            for &id in &ids[..half] {
+                scene.set_static(id, true).unwrap();
+            }
+            assert!(scene.is_static(ids[0]).unwrap() && !scene.is_static(ids[half]).unwrap());
+        }
+        let what = format!("{count} balls, {half} static");
+        let found = detect(&what, &mut s, Pairs::Overlapping);
+        let moving_cloths = (half..count).filter(|i| i % 7 == 3).count();
+        assert_eq!(found.pairs as usize, count - half + moving_cloths, "{what}: pairs");
+        let ids = s[0].1.clone();
+        let fixed = |b: BodyId| ids[..half].contains(&b);
+        assert!(
+            found.contacts.iter().all(|c| !(fixed(c.source_body) && fixed(c.target_body))),
+            "{what}: a contact between two static bodies"
+        );
+        assert!(found.contacts.iter().any(|c| fixed(c.source_body) || fixed(c.target_body)));
+        // Listed, two static neighbours are tested.
+        let listed = [(ids[0], ids[1])];
+        let found = detect(&format!("{what}, listed"), &mut s, Pairs::List(&listed));
+        assert_eq!(found.pairs, 1, "{what}: the listed pair");
+        assert!(!found.contacts.is_empty(), "{what}: the listed static pair's contacts");
+        // Unmarked, ball 0 pairs with ball 1 again.
+        for (scene, ids) in &mut s {
+            scene.set_static(ids[0], false).unwrap();
+        }
+        let found = detect(&format!("{what}, ball 0 moving"), &mut s, Pairs::Overlapping);
+        assert_eq!(found.pairs as usize, count - half + 1 + moving_cloths, "{what}: ball 0 moving");
+    }
 }
 
 /// `ray_sources` on both tunings (16 source vertices per invocation on a software adapter, one

@@ -90,9 +90,11 @@ impl Parry {
         }
         let mut scene = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
         for (i, body) in inst.bodies.iter().enumerate() {
-            scene
+            let id = scene
                 .add_body(inst.positions_at(0, i), &body.mesh.triangles, body.kind)
                 .map_err(|e| e.to_string())?;
+            // The same pairs as raycontact's: none between two static bodies.
+            scene.set_static(id, !body.moving).map_err(|e| e.to_string())?;
         }
         scene.update().map_err(|e| e.to_string())?;
         let meshes = match mode {

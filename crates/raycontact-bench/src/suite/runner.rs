@@ -34,7 +34,10 @@ pub fn run_raycontact(
     let err = |e: raycontact::Error| format!("{} {}: {e}", inst.scene.name(), result.id);
     let mut ids: Vec<BodyId> = Vec::new();
     for (b, body) in inst.bodies.iter().enumerate() {
-        ids.push(scene.add_body(inst.positions_at(0, b), &body.mesh.triangles, body.kind).map_err(err)?);
+        let id = scene.add_body(inst.positions_at(0, b), &body.mesh.triangles, body.kind).map_err(err)?;
+        // A body the scene never moves is static: no pair of two of them is tested.
+        scene.set_static(id, !body.moving).map_err(err)?;
+        ids.push(id);
     }
     scene.set_prediction_distance(inst.prediction).map_err(err)?;
     let mut walking = None;

@@ -101,7 +101,8 @@ pub struct BodyGpu {
     pub tile_offset: u32,
     /// Tiles of the body: `ceil(tri_count / TILE)`.
     pub tile_count: u32,
-    /// Body flags: [`BODY_CLOTH`] for a cloth, 0 for a volumetric body.
+    /// Body flags: [`BODY_CLOTH`] for a cloth (0 for a volumetric body), with [`BODY_STATIC`]
+    /// for a static one.
     pub flags: u32,
     /// Half-thickness `e` of a cloth (0 for a volumetric body).
     pub half_thickness: f32,
@@ -117,6 +118,9 @@ pub struct BodyGpu {
 
 /// [`BodyGpu::flags`] bit of a cloth (WGSL `BODY_CLOTH`).
 pub const BODY_CLOTH: u32 = 1;
+/// [`BodyGpu::flags`] bit of a static body (WGSL `BODY_STATIC`,
+/// [`Scene::set_static`](crate::Scene::set_static)): the broad phase pairs no two of them.
+pub const BODY_STATIC: u32 = 2;
 
 /// Per-frame state of a body, built on the GPU (WGSL `BodyState` / `BodyStateRead`).
 #[repr(C)]

@@ -279,6 +279,31 @@ impl Scene {
         Ok(self.body(id)?.data.kind)
     }
 
+    /// Marks a body static (or not): a body the caller does not move, such as the ground or a
+    /// fixed obstacle. [`Pairs::Overlapping`](crate::Pairs::Overlapping) then tests no pair of
+    /// two static bodies and no self pair of a static body: their contacts cannot change, and a
+    /// physics engine has no use for them. Pairs listed with [`Pairs::List`](crate::Pairs::List)
+    /// or [`Pairs::WithDistance`](crate::Pairs::WithDistance) are tested as listed. The body
+    /// keeps its normals and trees as any other (its positions may still be set). A change
+    /// takes effect at the next frame, as an added body does (the bodies are packed anew, and
+    /// iterative detection starts from a full pass). Errors: [`Error::UnknownBody`].
+    pub fn set_static(&mut self, id: BodyId, fixed: bool) -> Result<()> {
+        self.body(id)?;
+        let body = self.slots[id.index as usize].body.as_mut().expect("checked above");
+        if body.data.fixed != fixed {
+            body.data.fixed = fixed;
+            self.relayout = true;
+            self.fresh = false;
+            self.detected = false;
+        }
+        Ok(())
+    }
+
+    /// Whether a body is static ([`Scene::set_static`]).
+    pub fn is_static(&self, id: BodyId) -> Result<bool> {
+        Ok(self.body(id)?.data.fixed)
+    }
+
     /// The live bodies, in slot order.
     pub fn bodies(&self) -> impl Iterator<Item = BodyId> + '_ {
         self.slots
