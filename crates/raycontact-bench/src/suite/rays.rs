@@ -135,8 +135,8 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         Some(i) if longest_source_nodes > 0 => Some((i, vertex)),
         _ => None,
     };
-    let largest_valence =
-        inst.bodies.iter().map(|b| valence(&b.mesh.triangles, b.mesh.positions.len())).max();
+    // From the packing's vertex -> triangles incidence (what `vertex_normals` sums).
+    let largest_valence = packing.vertex_tri_offsets.windows(2).map(|w| w[1] - w[0]).max();
     let get = |a: &AtomicU64| a.load(Relaxed);
     let c = &counters;
     let rays = (get(&c.inward) + get(&c.outward) + get(&c.check)).max(1) as f64;
@@ -154,15 +154,4 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         longest_source,
         largest_valence: largest_valence.unwrap_or(0),
     })
-}
-
-/// The most triangles around one vertex of a mesh.
-fn valence(triangles: &[[u32; 3]], vertices: usize) -> u32 {
-    let mut around = vec![0u32; vertices];
-    for t in triangles {
-        for &v in t {
-            around[v as usize] += 1;
-        }
-    }
-    around.into_iter().max().unwrap_or(0)
 }
