@@ -38,7 +38,9 @@ default finishes in about a minute on lavapipe; paper runs the papers' sizes. Th
 (half-thickness e = 0.004) run with a prediction distance of 0.02 (5 e) on every
 implementation, the other scenes with none; cloth self pairs (C, C) are tested (the default).
 
-Implementations, all in the same run, doing the same work every frame:
+Implementations, all in the same run, doing the same work every frame (a body the scene never
+moves is static: the CPU implementations, raycontact's and parry3d's, keep its normals, boxes and
+BVH from frame to frame; the GPU recomputes every body):
   gpu            raycontact on the GPU adapter (Scene::detect: BVH rebuild, broad phase, rays,
                  readback; one submission)
   gpu-refit      the same with BvhUpdate::Refit: the BVHs refitted (normals, bounds, fit; no
@@ -57,14 +59,14 @@ Implementations, all in the same run, doing the same work every frame:
                  iterative pass updates no BVH; the walk computes its sources' normals), a full
                  pass at least every 64 frames
   cpu-walk       the same on the CPU reference with rayon
-  parry-1        parry3d 0.31, one thread: every BVH rebuilt from the triangle boxes each frame
-                 (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)
+  parry-1        parry3d 0.31, one thread: every moving body's BVH rebuilt from the triangle
+                 boxes each frame (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)
                  cast through it, classified by raycontact's rules (cpu::classify); a trace
                  asked again by another pair answered from the frame's memo, as on cpu-1
   parry-rayon    the same with rayon over all cores
   parry-refit-1  parry3d's deformable path, one thread: a TriMesh per body with
-                 TriMeshFlags::DEFORMABLE, built once, TriMesh::set_vertices every frame (which
-                 refits its BVH), the same rays and rules
+                 TriMeshFlags::DEFORMABLE, built once, TriMesh::set_vertices every frame on the
+                 moving bodies (which refits its BVH), the same rays and rules
   parry-refit-rayon  the same with rayon over all cores (the bodies refitted in parallel)
 --cpu leaves the GPU out (no adapter needed).
 

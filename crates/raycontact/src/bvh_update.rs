@@ -31,6 +31,12 @@ use crate::packing::Packing;
 ///   order of the CPU backend's refit (see [`BvhStats::host_ns`](crate::BvhStats::host_ns)).
 ///
 /// The first frame after bodies are added or removed always rebuilds.
+///
+/// On the CPU backend, a body whose positions did not change since the trees' last update keeps
+/// its normals, boxes and tree (what computing them again would give: under `Rebuild`, a tree
+/// that a refit made after the body last moved is rebuilt once), so a still or
+/// [static](crate::Scene::set_static) body costs nothing per frame; the GPU computes every body
+/// every frame.
 /// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured
 /// degradation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -108,3 +108,11 @@ impl Packing {
         self.ids.iter().position(|&b| b == id)
     }
 }
+
+/// Whether packed body `b` is to be brought up to date: `moved` marks it, or it lies past the
+/// end of `moved` (an empty `moved`: every body). The CPU backend's stages skip the others,
+/// whose positions, and so whose normals, boxes, keys and trees, did not change since their
+/// last update.
+pub(crate) fn has_moved(moved: &[bool], b: usize) -> bool {
+    moved.get(b).is_none_or(|&m| m)
+}

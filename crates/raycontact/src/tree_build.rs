@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use crate::frame::body_trees;
 use crate::layout::{BodyState, LEAF_BIT, NONE, Node, TriBox};
-use crate::packing::Packing;
+use crate::packing::{Packing, has_moved};
 
 /// Ranges of at least this many leaves build their two subtrees in parallel (a join costs more
 /// than building a few thousand nodes).
@@ -29,7 +29,9 @@ const PARALLEL_LEAVES: usize = 8192;
 /// Builds the binary tree of every packed body (`nodes` and `parents` in the packed layout):
 /// links, parents and boxes, from the body's sorted `keys` and `values` (global triangles) and
 /// the triangles' boxes. Equal to [`cpu::hierarchy`](crate::cpu::hierarchy) followed by
-/// [`cpu::fit`](crate::cpu::fit).
+/// [`cpu::fit`](crate::cpu::fit). Only the bodies that `moved` marks (`has_moved`: an empty
+/// `moved` is every body).
+#[allow(clippy::too_many_arguments)]
 pub fn build_trees(
     packing: &Packing,
     body_state: &[BodyState],
@@ -38,9 +40,11 @@ pub fn build_trees(
     tri_boxes: &[TriBox],
     nodes: &mut [Node],
     parents: &mut [u32],
+    moved: &[bool],
 ) {
     let trees = body_trees(packing, body_state, nodes, parents);
-    packing.bodies.par_iter().zip(body_state).zip(trees).for_each(|((body, state), (tree, up))| {
+    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).enumerate();
+    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, ((body, state), (tree, up)))| {
         let n = state.leaf_count as usize;
         if n == 0 {
             return;

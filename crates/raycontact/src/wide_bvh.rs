@@ -16,13 +16,16 @@
 //! the update is a rebuild or a refit) gets, the first time, a tree collapsed from a
 //! binned-SAH binary tree over the same leaves instead ([`crate::sah_tree`]), kept in
 //! [`WideTree::sah`] until the body changes again: the same hits (any tree over the same leaves
-//! gives the same closest hit), through fewer boxes.
+//! gives the same closest hit), through fewer boxes. A static body
+//! ([`Scene::set_static`](crate::Scene::set_static)) gets such a tree whenever its tree is made
+//! anew (its first frame, or a frame after it was moved), so that the first frame that keeps it
+//! does not pay for the slower build.
 
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
-use crate::packing::Packing;
+use crate::layout::{BODY_STATIC, BodyState, LEAF_BIT, NONE, Node};
+use crate::packing::{Packing, has_moved};
 use crate::sah_tree::{half_area, sah_tree};
 
 /// Children of a wide node.
@@ -101,11 +104,6 @@ pub struct WideBvh {
     /// Builds none: the traversal walks the binary trees, as the GPU kernels do
     /// ([`Scene::set_wide_bvh`](crate::Scene::set_wide_bvh)).
     pub off: bool,
-}
-
-/// Whether body `b` is marked as not moved (a body past the end of `moved` moved).
-fn still(moved: &[bool], b: usize) -> bool {
-    moved.get(b).is_some_and(|&m| !m)
 }
 
 /// Nodes of a binary tree of `leaves` leaves (as `crate::frame::used_nodes`).
@@ -206,9 +204,9 @@ impl WideTree {
 
     /// Keeps this tree for a body whose positions did not change since the tree was made: the
     /// first time, collapses instead a binned-SAH tree over the leaves of the body's fitted
-    /// LBVH (`lbvh`, `leaves` leaves), as [`Self::collapse`] does the LBVH, and keeps that tree
-    /// in [`Self::sah`] (any tree over the same leaves gives the same closest hit, whatever
-    /// update made the LBVH); then leaves it as it is.
+    /// LBVH (`lbvh`, `leaves` leaves), as [`Self::collapse_sah`] does (any tree over the same
+    /// leaves gives the same closest hit, whatever update made the LBVH); then leaves it as it
+    /// is.
     pub fn keep(
         &mut self,
         lbvh: &[Node],
@@ -217,13 +215,30 @@ impl WideTree {
         triangles: &[u32],
         positions: &[Vec3],
     ) {
-        if !self.sah.is_empty() || leaves < 2 {
-            return;
+        if self.sah.is_empty() && leaves >= 2 {
+            self.collapse_sah(lbvh, leaves, tri_offset, triangles, positions);
         }
+    }
+
+    /// Collapses, as [`Self::collapse`] does the LBVH, a binned-SAH tree over the leaves of the
+    /// body's fitted LBVH (`lbvh`, `leaves` leaves), and keeps that tree in [`Self::sah`]: what
+    /// [`Self::keep`] does the first time, and what a static body's new tree is made of at once
+    /// (its positions are not expected to change, so the slower build pays off from the next
+    /// frame, and is not paid in the middle of the run).
+    pub fn collapse_sah(
+        &mut self,
+        lbvh: &[Node],
+        leaves: u32,
+        tri_offset: u32,
+        triangles: &[u32],
+        positions: &[Vec3],
+    ) {
         let mut sah = std::mem::take(&mut self.sah);
         sah_tree(lbvh, leaves, &mut sah);
         self.collapse(&sah, leaves, tri_offset, triangles, positions);
-        self.sah = sah;
+        if leaves >= 2 {
+            self.sah = sah;
+        }
     }
 
     /// Whether some leaf's box, grown by `r` on every side, holds `p` (`true` for a tree not
@@ -303,8 +318,10 @@ impl WideBvh {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
             let (tris, at) = (&packing.triangles, body.tri_offset);
-            if built && still(moved, b) {
+            if built && !has_moved(moved, b) {
                 tree.keep(lbvh, leaves, at, tris, positions);
+            } else if body.flags & BODY_STATIC != 0 {
+                tree.collapse_sah(lbvh, leaves, at, tris, positions);
             } else {
                 tree.collapse(lbvh, leaves, at, tris, positions);
             }
@@ -333,8 +350,10 @@ impl WideBvh {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
             let (tris, at) = (&packing.triangles, body.tri_offset);
-            if still(moved, b) {
+            if !has_moved(moved, b) {
                 tree.keep(lbvh, leaves, at, tris, positions);
+            } else if body.flags & BODY_STATIC != 0 {
+                tree.collapse_sah(lbvh, leaves, at, tris, positions);
             } else if !tree.sah.is_empty() {
                 tree.collapse(lbvh, leaves, at, tris, positions);
             } else {

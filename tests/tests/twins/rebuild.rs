@@ -137,7 +137,7 @@ fn radix_sort_equals_a_stable_sort_in_every_segment() {
             expected[s.offset as usize..(s.offset + s.count) as usize].sort_by_key(|kv| kv.0);
         }
         let (mut k, mut v) = (keys.clone(), values.clone());
-        cpu::radix_sort(&segments, &mut k, &mut v);
+        cpu::radix_sort(&segments, &mut k, &mut v, &[]);
         let got: Vec<(u32, u32)> = k.into_iter().zip(v).collect();
         assert_eq!(got, expected, "round {round}");
     }

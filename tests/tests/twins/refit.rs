@@ -108,7 +108,7 @@ fn refitted_costs(scene: &Scene, trees: &[Vec<Node>], positions: &[Vec3]) -> Vec
     let p = scene.packing();
     let mut boxes = vec![Default::default(); p.params.tri_count as usize];
     let mut state = vec![BodyState::default(); p.bodies.len()];
-    cpu::triangle_bounds(p, positions, &mut boxes, &mut state);
+    cpu::triangle_bounds(p, positions, &mut boxes, &mut state, &[]);
     (0..p.bodies.len())
         .map(|b| {
             let mut nodes = trees[b].clone();

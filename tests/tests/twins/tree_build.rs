@@ -19,7 +19,7 @@ fn same_trees(what: &str, bodies: &[(&TriMesh, BodyKind)]) {
     let f = &p.frame;
     let (mut nodes, mut parents) = (vec![Node::default(); f.nodes.len()], vec![NONE; f.parents.len()]);
     cpu::hierarchy(&p.packing, &f.body_state, &f.keys, &f.values, &mut nodes, &mut parents);
-    cpu::fit(&p.packing, &f.body_state, &f.tri_boxes, &mut nodes);
+    cpu::fit(&p.packing, &f.body_state, &f.tri_boxes, &mut nodes, &[]);
     let (mut fused, mut fused_parents) = (vec![Node::default(); f.nodes.len()], vec![NONE; f.parents.len()]);
     tree_build::build_trees(
         &p.packing,
@@ -29,6 +29,7 @@ fn same_trees(what: &str, bodies: &[(&TriMesh, BodyKind)]) {
         &f.tri_boxes,
         &mut fused,
         &mut fused_parents,
+        &[],
     );
     let bits = |n: &Node| {
         (n.min.to_array().map(f32::to_bits), n.child, n.max.to_array().map(f32::to_bits), n.escape)

@@ -443,3 +443,78 @@ fn the_sah_tree_is_a_binary_tree_over_the_lbvh_leaves() {
     sah_tree(&[], 0, &mut none);
     assert!(none.is_empty());
 }
+
+#[test]
+fn bodies_that_did_not_move_keep_what_a_full_update_would_compute() {
+    // With the wide trees on, the CPU backend brings up to date only the bodies whose
+    // positions changed since the trees' last update; with them off (the twins end to end) it
+    // recomputes every body. Both must hold the same normals, boxes, keys and binary trees at
+    // every frame, whichever body moves, under each policy. A static body's wide tree is
+    // collapsed from a binned-SAH tree from its first frame on.
+    let torus = meshes::torus(0.8, 0.3, 40, 20);
+    let ball = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(0.3, 0.2, 0.0)));
+    let ground =
+        meshes::cuboid(Vec3::new(2.0, 0.15, 2.0), 4).transformed(Affine3A::from_translation(-1.05 * Vec3::Y));
+    let policies = [BvhUpdate::Rebuild, BvhUpdate::Refit, BvhUpdate::Auto { max_degradation: 1.01 }];
+    for policy in policies {
+        let mut scenes = [true, false].map(|wide| {
+            let mut s = Scene::new_cpu(Some(2)).unwrap();
+            s.set_bvh_update(policy).unwrap();
+            s.set_wide_bvh(wide);
+            let ids = [
+                s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap(),
+                s.add_body(&ball.positions, &ball.triangles, BodyKind::Cloth { half_thickness: 0.01 })
+                    .unwrap(),
+                s.add_body(&ground.positions, &ground.triangles, BodyKind::Volumetric).unwrap(),
+            ];
+            s.set_static(ids[2], true).unwrap();
+            (s, ids)
+        });
+        for frame in 0..9 {
+            let k = frame as f32 * 0.2;
+            // Body 0 moves every frame but the fourth; the ball every third frame; the
+            // static ground once (frame 6: it may still be moved).
+            let moves = [frame % 4 != 3, frame % 3 == 1, frame == 6];
+            for (s, ids) in &mut scenes {
+                for (b, mesh) in [&torus, &ball, &ground].into_iter().enumerate() {
+                    if frame > 0 && moves[b] {
+                        let shift = Vec3::new(0.02 * (k + b as f32).sin(), 0.01 * k, 0.0);
+                        let p: Vec<Vec3> = mesh
+                            .positions
+                            .iter()
+                            .map(|p| Quat::from_rotation_z(0.1 * k * p.x) * *p + shift)
+                            .collect();
+                        s.set_positions(ids[b], &p).unwrap();
+                    }
+                }
+            }
+            let found = scenes.each_mut().map(|(s, _)| s.detect(Pairs::Overlapping).unwrap().contacts);
+            assert_eq!(found[0], found[1], "{policy:?} frame {frame}: contacts");
+            let [(wide, _), (twins, _)] = &mut scenes;
+            let (a, b) = (wide.frame_data().unwrap(), twins.frame_data().unwrap());
+            let what = format!("{policy:?} frame {frame}");
+            let bits = |v: &[Vec3]| v.iter().map(|n| n.to_array().map(f32::to_bits)).collect::<Vec<_>>();
+            assert_eq!(bits(&a.normals), bits(&b.normals), "{what}: normals");
+            assert_eq!(a.tri_boxes, b.tri_boxes, "{what}: triangle boxes");
+            assert_eq!(a.body_state, b.body_state, "{what}: body states");
+            let p = wide.packing().clone();
+            for body in 0..3 {
+                assert_eq!(a.body_nodes(&p, body), b.body_nodes(&p, body), "{what}: body {body}'s tree");
+                assert_eq!(
+                    a.body_parents(&p, body),
+                    b.body_parents(&p, body),
+                    "{what}: body {body}'s parents"
+                );
+                let r = p.bodies[body].tri_offset as usize
+                    ..(p.bodies[body].tri_offset + p.bodies[body].tri_count) as usize;
+                if a.body_state[body].leaf_count > 0 && policy == BvhUpdate::Rebuild {
+                    assert_eq!(a.keys[r.clone()], b.keys[r.clone()], "{what}: body {body}'s keys");
+                    assert_eq!(a.values[r.clone()], b.values[r], "{what}: body {body}'s values");
+                }
+            }
+            // The static ground's wide tree comes from a binned-SAH tree, also in the frames it
+            // was moved in.
+            assert!(!a.body_wide(2).unwrap().sah.is_empty(), "{what}: the static body's SAH tree");
+        }
+    }
+}

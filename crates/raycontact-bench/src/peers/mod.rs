@@ -68,6 +68,10 @@ pub struct Parry {
     mode: ParryMode,
     /// The deformable meshes of [`ParryMode::Refit`], one per body.
     meshes: Vec<TriMesh>,
+    /// The BVHs of [`ParryMode::Rebuild`], one per body, kept for the bodies that do not move.
+    bvhs: Vec<Bvh>,
+    /// Per body, whether its positions changed since the last frame (all at the first).
+    moved: Vec<bool>,
     packing: Packing,
     pairs: Option<Vec<(usize, usize)>>,
     prediction: f32,
@@ -113,6 +117,8 @@ impl Parry {
         Ok(Parry {
             mode,
             meshes,
+            bvhs: Vec::new(),
+            moved: Vec::new(),
             packing: scene.packing().clone(),
             pairs: inst.pairs.clone(),
             prediction: inst.prediction,
@@ -129,37 +135,54 @@ impl Parry {
         self.pool.current_num_threads()
     }
 
-    /// One frame: normals and boxes (raycontact's CPU twins), every parry3d BVH rebuilt from the
-    /// triangle boxes (binned SAH) or refitted ([`ParryMode`]), the pairs, then raycontact's
-    /// classification of every source vertex of every directed pair with a [`ParryTracer`] (a trace
-    /// asked again by another pair answered by a [`TraceMemo`], as on raycontact's CPU backend).
+    /// One frame: normals and boxes (raycontact's CPU twins), the parry3d BVH of every body that
+    /// moved rebuilt from the triangle boxes (binned SAH) or refitted ([`ParryMode`]), the
+    /// pairs, then raycontact's classification of every source vertex of every directed pair
+    /// with a [`ParryTracer`] (a trace asked again by another pair answered by a [`TraceMemo`],
+    /// as on raycontact's CPU backend). A body whose positions are last frame's keeps its
+    /// normals, boxes and BVH, as raycontact's CPU backend keeps them.
     pub fn frame(&mut self, positions: &[&[Vec3]]) -> ParryFrame {
         std::mem::swap(&mut self.previous, &mut self.current);
         self.current.clear();
         for p in positions {
             self.current.extend_from_slice(p);
         }
-        if self.previous.len() != self.current.len() {
+        let first = self.previous.len() != self.current.len();
+        if first {
             self.previous.clone_from(&self.current);
         }
+        let (bodies, current, previous) = (&self.packing.bodies, &self.current, &self.previous);
+        self.moved.clear();
+        self.moved.extend(bodies.iter().map(|b| {
+            let range = b.vertex_offset as usize..(b.vertex_offset + b.vertex_count) as usize;
+            first || current[range.clone()] != previous[range]
+        }));
         let pool = &self.pool;
-        let (mode, meshes) = (self.mode, &mut self.meshes);
+        let (mode, meshes, kept, moved) = (self.mode, &mut self.meshes, &mut self.bvhs, &self.moved);
         self.memo.reset(self.current.len());
         let memo = &self.memo;
         pool.install(|| {
             let (packing, current, frame) = (&self.packing, &self.current, &mut self.frame);
             frame.normals.resize(current.len(), Vec3::ZERO);
             frame.tri_boxes.resize(packing.params.tri_count as usize, Default::default());
-            frame.body_state.clear();
-            frame.body_state.resize(packing.bodies.len(), BodyState::default());
-            cpu::vertex_normals(
-                current,
-                &packing.triangles,
-                &packing.vertex_tri_offsets,
-                &packing.vertex_tris,
-                &mut frame.normals,
-            );
-            cpu::triangle_bounds(packing, current, &mut frame.tri_boxes, &mut frame.body_state);
+            if frame.body_state.len() != packing.bodies.len() {
+                frame.body_state.clear();
+                frame.body_state.resize(packing.bodies.len(), BodyState::default());
+            }
+            let vertices = |b: &raycontact::internals::layout::BodyGpu| {
+                b.vertex_offset as usize..(b.vertex_offset + b.vertex_count) as usize
+            };
+            let (tris, offsets, incident) =
+                (&packing.triangles, &packing.vertex_tri_offsets, &packing.vertex_tris);
+            for body in packing.bodies.iter().zip(moved).filter(|(_, m)| **m).map(|(b, _)| b) {
+                let range = vertices(body);
+                frame.normals[range.clone()].par_iter_mut().enumerate().with_min_len(1024).for_each(
+                    |(i, n)| {
+                        *n = cpu::vertex_normal(current, tris, offsets, incident, range.start + i);
+                    },
+                );
+            }
+            cpu::triangle_bounds(packing, current, &mut frame.tri_boxes, &mut frame.body_state, moved);
             // The broad phase reads a body's box only when it has leaves (the Morton stage
             // counts them in raycontact): its non-degenerate triangles.
             for (b, state) in packing.bodies.iter().zip(frame.body_state.iter_mut()) {
@@ -167,24 +190,29 @@ impl Parry {
                 state.leaf_count = frame.tri_boxes[range].iter().filter(|t| t.flags & 1 == 0).count() as u32;
                 state.degenerate_count = b.tri_count - state.leaf_count;
             }
-            let built: Vec<Bvh> = match mode {
-                ParryMode::Rebuild => packing
-                    .bodies
-                    .par_iter()
-                    .map(|b| {
-                        let range = b.tri_offset as usize..(b.tri_offset + b.tri_count) as usize;
-                        let boxes: Vec<Aabb> =
-                            frame.tri_boxes[range].iter().map(|t| Aabb::new(t.min, t.max)).collect();
-                        Bvh::from_leaves(Strategy::Binned, &boxes)
-                    })
-                    .collect(),
+            match mode {
+                ParryMode::Rebuild => {
+                    kept.resize_with(packing.bodies.len(), Bvh::default);
+                    kept.par_iter_mut().zip(&packing.bodies).zip(moved).filter(|(_, m)| **m).for_each(
+                        |((bvh, b), _)| {
+                            let range = b.tri_offset as usize..(b.tri_offset + b.tri_count) as usize;
+                            let boxes: Vec<Aabb> =
+                                frame.tri_boxes[range].iter().map(|t| Aabb::new(t.min, t.max)).collect();
+                            *bvh = Bvh::from_leaves(Strategy::Binned, &boxes);
+                        },
+                    );
+                }
                 ParryMode::Refit => {
-                    meshes.par_iter_mut().zip(positions).for_each(|(m, p)| m.set_vertices(p));
-                    Vec::new()
+                    meshes
+                        .par_iter_mut()
+                        .zip(positions)
+                        .zip(moved)
+                        .filter(|(_, m)| **m)
+                        .for_each(|((m, p), _)| m.set_vertices(p));
                 }
             };
             let bvhs: Vec<&Bvh> = match mode {
-                ParryMode::Rebuild => built.iter().collect(),
+                ParryMode::Rebuild => kept.iter().collect(),
                 ParryMode::Refit => meshes.iter().map(|m| m.bvh()).collect(),
             };
             let pairs: Vec<BodyPair> = match &self.pairs {

@@ -5,16 +5,24 @@ use rayon::prelude::*;
 
 use crate::frame::used_nodes;
 use crate::layout::{BodyState, LEAF_BIT, Node, TriBox};
-use crate::packing::Packing;
+use crate::packing::{Packing, has_moved};
 
 /// Twin of `fit.wgsl`: the box of every node, bottom-up (a leaf's box is its triangle's box; an
 /// internal node's is the union of its children's, a zero of either sign as +0, as the kernel's
-/// ordered keys give it). Exact, so equal to the GPU's bit for bit.
-pub fn fit(packing: &Packing, body_state: &[BodyState], tri_boxes: &[TriBox], nodes: &mut [Node]) {
+/// ordered keys give it). Exact, so equal to the GPU's bit for bit. The trees of the bodies that
+/// `moved` marks (`has_moved`: an empty `moved` is every body, as the kernel does).
+pub fn fit(
+    packing: &Packing,
+    body_state: &[BodyState],
+    tri_boxes: &[TriBox],
+    nodes: &mut [Node],
+    moved: &[bool],
+) {
     // The bodies in parallel (a scene of many small bodies), and the nodes of a large one.
     let trees = packing
         .split_per_body(nodes, |body, b| (body.node_offset as usize, used_nodes(body_state[b].leaf_count)));
-    packing.bodies.par_iter().zip(body_state).zip(trees).for_each(|((body, state), tree)| {
+    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).enumerate();
+    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, ((body, state), tree))| {
         let n = state.leaf_count;
         if n == 0 {
             return;

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::shared::common::tri_vertices;
 use crate::layout::{BodyState, DEGENERATE_KEY, ONE_THIRD, TriBox};
-use crate::packing::Packing;
+use crate::packing::{Packing, has_moved};
 
 /// Spreads the low 10 bits of `v` two bits apart.
 pub fn expand_bits(v: u32) -> u32 {
@@ -41,7 +41,9 @@ pub fn morton_code(a: Vec3, b: Vec3, c: Vec3, lo: Vec3, scale: f32) -> u32 {
 }
 
 /// Twin of `morton.wgsl`: keys (Morton code, or [`DEGENERATE_KEY`]) and values (packed
-/// triangle index) in packed triangle order, and each body's leaf and degenerate counts.
+/// triangle index) in packed triangle order, and each body's leaf and degenerate counts, for
+/// the bodies that `moved` marks (`has_moved`: an empty `moved` is every body, as the kernel
+/// does).
 pub fn morton(
     packing: &Packing,
     positions: &[Vec3],
@@ -49,12 +51,13 @@ pub fn morton(
     body_state: &mut [BodyState],
     keys: &mut [u32],
     values: &mut [u32],
+    moved: &[bool],
 ) {
     // The bodies in parallel (a scene of many small bodies), and the triangles of a large one.
     let part = |body: &crate::layout::BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
     let (keys, values) = (packing.split_per_body(keys, part), packing.split_per_body(values, part));
-    let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).zip(keys).zip(values);
-    bodies.for_each(|(((body, state), keys), values)| {
+    let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).zip(keys).zip(values).enumerate();
+    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, (((body, state), keys), values))| {
         let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
         let (lo, hi) = state.bounds_keys();
         let scale = quantisation_scale((hi - lo).max_element());

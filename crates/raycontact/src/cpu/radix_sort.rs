@@ -5,20 +5,25 @@
 use rayon::prelude::*;
 
 use crate::layout::SortSegment;
+use crate::packing::has_moved;
 
 /// Twin of the radix sort (`radix_count`, `radix_scatter`): a stable sort of
 /// (key, value) pairs by key within each segment, by LSD radix sort (8 bits a pass on the CPU;
-/// any stable sort gives the same result). Segments are sorted in parallel.
-pub fn radix_sort(segments: &[SortSegment], keys: &mut [u32], values: &mut [u32]) {
+/// any stable sort gives the same result). Segments are sorted in parallel; segment b (body b's
+/// keys) only where `moved` marks body b (`has_moved`: an empty `moved` is every segment, as
+/// the kernels do).
+pub fn radix_sort(segments: &[SortSegment], keys: &mut [u32], values: &mut [u32], moved: &[bool]) {
     let mut parts = Vec::with_capacity(segments.len());
     let (mut k_rest, mut v_rest) = (keys, values);
     let mut at = 0usize;
-    for s in segments {
+    for (b, s) in segments.iter().enumerate() {
         let (_, k) = std::mem::take(&mut k_rest).split_at_mut(s.offset as usize - at);
         let (_, v) = std::mem::take(&mut v_rest).split_at_mut(s.offset as usize - at);
         let (k_seg, k_tail) = k.split_at_mut(s.count as usize);
         let (v_seg, v_tail) = v.split_at_mut(s.count as usize);
-        parts.push((k_seg, v_seg));
+        if has_moved(moved, b) {
+            parts.push((k_seg, v_seg));
+        }
         k_rest = k_tail;
         v_rest = v_tail;
         at = (s.offset + s.count) as usize;

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::shared::common::tri_vertices;
 use crate::layout::{BodyState, DEGENERATE_SIN2, TriBox, float_to_key};
-use crate::packing::Packing;
+use crate::packing::{Packing, has_moved};
 
 /// Box of a triangle and whether it is degenerate (as `triangle_bounds.wgsl` decides).
 pub fn triangle_box(a: Vec3, b: Vec3, c: Vec3) -> TriBox {
@@ -24,22 +24,27 @@ pub fn triangle_box(a: Vec3, b: Vec3, c: Vec3) -> TriBox {
 }
 
 /// Twin of `triangle_bounds.wgsl`: triangle boxes, degenerate flags and body boxes (over the
-/// non-degenerate triangles, as ordered keys).
+/// non-degenerate triangles, as ordered keys), of the bodies that `moved` marks
+/// (`has_moved`: an empty `moved` is every body, as the kernel does; the CPU backend leaves
+/// out the bodies whose positions did not change since their last update).
 pub fn triangle_bounds(
     packing: &Packing,
     positions: &[Vec3],
     tri_boxes: &mut [TriBox],
     body_state: &mut [BodyState],
+    moved: &[bool],
 ) {
-    tri_boxes.par_iter_mut().enumerate().with_min_len(1024).for_each(|(t, out)| {
-        let (a, b, c) = tri_vertices(positions, &packing.triangles, t);
-        *out = triangle_box(a, b, c);
-    });
     // The bodies in parallel (a scene of many small bodies), and the triangles of a large one.
-    let tri_boxes = &*tri_boxes;
-    packing.bodies.par_iter().zip(body_state.par_iter_mut()).for_each(|(body, state)| {
-        let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
-        let (lo, hi) = tri_boxes[range]
+    let part = |body: &crate::layout::BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
+    let boxes = packing.split_per_body(tri_boxes, part);
+    let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).zip(boxes).enumerate();
+    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, ((body, state), boxes))| {
+        let first = body.tri_offset as usize;
+        boxes.par_iter_mut().enumerate().with_min_len(1024).for_each(|(t, out)| {
+            let (a, b, c) = tri_vertices(positions, &packing.triangles, first + t);
+            *out = triangle_box(a, b, c);
+        });
+        let (lo, hi) = boxes
             .par_iter()
             .with_min_len(1024)
             .filter(|b| b.flags & 1 == 0)

@@ -12,24 +12,52 @@ use rayon::prelude::*;
 use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
 use crate::cpu;
 use crate::frame::{FrameData, used_nodes};
-use crate::layout::{BodyState, LEAF_BIT, NONE};
-use crate::packing::Packing;
+use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE};
+use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
 
-/// Which bodies' positions changed since their trees were last brought up to date (the wide
-/// trees of the others are kept, whatever this frame's update: the same positions give the
-/// same leaves, and any tree over them the same hits).
+/// Which bodies' positions changed since their trees were last brought up to date, and which
+/// trees are what a rebuild at today's positions would make. The others' normals, boxes and
+/// trees are kept (the same positions give the same ones), and so are their wide trees,
+/// whatever this frame's update (the same leaves, and any tree over them the same hits).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Changes {
     /// Per packed body: its positions changed since the last update of the trees (all true
     /// after a new packing).
     pub moved: Vec<bool>,
+    /// Per packed body: its binary tree was rebuilt at its current positions (a refit after
+    /// it moved makes another tree than a rebuild would).
+    fresh: Vec<bool>,
+    /// Per packed body: a rebuild must build its tree (moved, or not fresh); this frame's.
+    stale: Vec<bool>,
 }
 
 impl Changes {
-    /// The trees were brought up to date (rebuilt or refitted).
-    fn updated(&mut self) {
+    /// A new packing: every body moved, no tree is fresh.
+    fn repacked(&mut self, bodies: usize) {
+        self.moved = vec![true; bodies];
+        self.fresh = vec![false; bodies];
+    }
+
+    /// This frame's bodies to rebuild, from the moves and the fresh trees.
+    fn begin(&mut self) {
+        let fresh = self.fresh.iter().copied().chain(std::iter::repeat(false));
+        self.stale.clear();
+        self.stale.extend(self.moved.iter().zip(fresh).map(|(&m, f)| m || !f));
+    }
+
+    /// The trees were refitted: the trees of the bodies that moved are no longer fresh.
+    fn refitted(&mut self) {
+        self.fresh.resize(self.moved.len(), false);
+        self.fresh.iter_mut().zip(&self.moved).for_each(|(f, &m)| *f &= !m);
+        self.moved.iter_mut().for_each(|m| *m = false);
+    }
+
+    /// The trees were rebuilt: every tree is fresh.
+    fn rebuilt(&mut self) {
+        self.fresh.clear();
+        self.fresh.resize(self.moved.len(), true);
         self.moved.iter_mut().for_each(|m| *m = false);
     }
 }
@@ -78,6 +106,23 @@ impl FrameData {
         mut time: impl FnMut(Stage, f64),
     ) -> BvhStats {
         let for_rays = changes.is_some();
+        let force = matches!(work, TreeWork::Update { force: true, .. });
+        if let Some(c) = changes.as_deref_mut() {
+            if force {
+                c.repacked(packing.bodies.len());
+            }
+            c.begin();
+        }
+        // The bodies to bring up to date: with the wide trees on, those whose positions changed
+        // since the trees' last update (`moved`: the others' normals, boxes and refitted trees
+        // are what this frame would compute again), and for a rebuild those whose tree is not
+        // a rebuild at their positions (`stale`); every body for the twins end to end and the
+        // GPU's mirror.
+        let all = !for_rays || self.wide.off;
+        let (moved, stale): (&[bool], &[bool]) = match changes.as_deref() {
+            Some(c) if !all => (&c.moved, &c.stale),
+            _ => (&[], &[]),
+        };
         let mut clock = Instant::now();
         let mut lap = |s: Stage| {
             let now = Instant::now();
@@ -85,32 +130,27 @@ impl FrameData {
             clock = now;
         };
         if for_rays && work != TreeWork::Untouched {
-            self.compute_normals(packing, positions);
+            self.compute_normals(packing, positions, moved);
             lap(Stage::Normals);
         }
-        let TreeWork::Update { policy, force } = work else {
+        let TreeWork::Update { policy, .. } = work else {
             return BvhStats { action: BvhAction::Kept, ..BvhStats::default() };
         };
-        if force {
-            if let Some(c) = changes.as_deref_mut() {
-                *c = Changes { moved: vec![true; packing.bodies.len()] };
-            }
-        }
         let bodies = packing.bodies.len();
         // A refit needs the tree of a rebuild of this packing, measured when the policy watches.
         let refit =
             !force && policy.refits() && self.body_state.len() == bodies && quality.bodies() == bodies;
         let t = packing.params.tri_count as usize;
         self.tri_boxes.resize(t, Default::default());
-        if !refit {
+        if self.body_state.len() != bodies {
             self.body_state.clear();
             self.body_state.resize(bodies, BodyState::default());
         }
-        cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state);
+        cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state, moved);
         lap(Stage::Bounds);
         let mut stats = BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() };
         if refit {
-            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes);
+            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes, moved);
             stats.degenerate_changed = !self.leaves_match(packing);
             stats.degradation = Some(quality.degradation(&sah_costs(packing, &self.body_state, &self.nodes)));
             lap(Stage::Fit);
@@ -123,30 +163,37 @@ impl FrameData {
             if !rebuild {
                 if let Some(c) = changes {
                     self.wide.refit(packing, &self.body_state, &self.nodes, positions, &c.moved);
-                    c.updated();
+                    c.refitted();
                     lap(Stage::Fit);
                 }
                 stats.action = BvhAction::Refitted;
                 return stats;
             }
         }
-        self.rebuild_tree(packing, positions, &mut lap);
+        self.rebuild_tree(packing, positions, stale, &mut lap);
         if policy.refits() {
             quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes));
         }
         stats.degradation = stats.degradation.or(Some(1.0));
         if let Some(c) = changes {
             self.wide.build(packing, &self.body_state, &self.nodes, positions, &c.moved);
-            c.updated();
+            c.rebuilt();
         }
         lap(Stage::Fit);
         stats
     }
 
-    /// Morton codes, sort, then the hierarchy with its boxes: a new binary tree. With the wide
-    /// trees on, the hierarchy and its boxes are built in one pass (reported as the hierarchy
-    /// stage); off, by the `hierarchy` and `fit` twins, as the kernels build them.
-    fn rebuild_tree(&mut self, packing: &Packing, positions: &[Vec3], lap: &mut impl FnMut(Stage)) {
+    /// Morton codes, sort, then the hierarchy with its boxes: a new binary tree, for the bodies
+    /// that `moved` marks (empty: every body). With the wide trees on, the hierarchy and its
+    /// boxes are built in one pass (reported as the hierarchy stage); off, by the `hierarchy`
+    /// and `fit` twins, as the kernels build them.
+    fn rebuild_tree(
+        &mut self,
+        packing: &Packing,
+        positions: &[Vec3],
+        moved: &[bool],
+        lap: &mut impl FnMut(Stage),
+    ) {
         let t = packing.params.tri_count as usize;
         self.keys.resize(t, 0);
         self.values.resize(t, 0);
@@ -159,9 +206,10 @@ impl FrameData {
             &mut self.body_state,
             &mut self.keys,
             &mut self.values,
+            moved,
         );
         lap(Stage::Morton);
-        cpu::radix_sort(&packing.segments, &mut self.keys, &mut self.values);
+        cpu::radix_sort(&packing.segments, &mut self.keys, &mut self.values, moved);
         lap(Stage::Sort);
         if self.wide.off {
             // The kernels' twins end to end (`Scene::set_wide_bvh(false)`).
@@ -174,7 +222,7 @@ impl FrameData {
                 &mut self.parents,
             );
             lap(Stage::Hierarchy);
-            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes);
+            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes, moved);
         } else {
             // Links, parents and boxes in one pass, equal to the `hierarchy` and `fit` twins.
             tree_build::build_trees(
@@ -185,6 +233,7 @@ impl FrameData {
                 &self.tri_boxes,
                 &mut self.nodes,
                 &mut self.parents,
+                moved,
             );
             lap(Stage::Hierarchy);
         }
@@ -206,24 +255,36 @@ impl FrameData {
 
     /// The vertex normals, bit for bit those of [`cpu::vertex_normals`] (the same cross
     /// products summed in the same order), with each triangle's cross product computed once
-    /// (in `faces`) instead of once per corner.
-    fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3]) {
+    /// (in `faces`) instead of once per corner; of the bodies that `moved` marks (empty: every
+    /// body; the others' are last frame's, from the same positions).
+    fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3], moved: &[bool]) {
         let mut faces = std::mem::take(&mut self.faces);
         faces.resize(packing.params.tri_count as usize, Vec3::ZERO);
-        let tris = &packing.triangles;
-        faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(t, f)| {
-            let [a, b, c] = [tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]].map(|v| positions[v as usize]);
-            *f = (b - a).cross(c - a);
-        });
         self.normals.resize(positions.len(), Vec3::ZERO);
+        let tris = &packing.triangles;
         let (offsets, incident) = (&packing.vertex_tri_offsets, &packing.vertex_tris);
-        self.normals.par_iter_mut().enumerate().with_min_len(2048).for_each(|(v, out)| {
-            let mut n = Vec3::ZERO;
-            for &t in &incident[offsets[v] as usize..offsets[v + 1] as usize] {
-                n += faces[t as usize];
-            }
-            let len = n.length();
-            *out = if len > 0.0 { n / len } else { n };
+        let tri_part = |body: &BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
+        let vertex_part = |body: &BodyGpu, _| (body.vertex_offset as usize, body.vertex_count as usize);
+        let bodies = packing.split_per_body(&mut faces, tri_part);
+        let bodies = bodies.into_par_iter().zip(packing.split_per_body(&mut self.normals, vertex_part));
+        bodies.enumerate().filter(|(b, _)| has_moved(moved, *b)).for_each(|(b, (faces, normals))| {
+            let (first_tri, first_vertex) = (packing.bodies[b].tri_offset, packing.bodies[b].vertex_offset);
+            faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
+                let t = first_tri as usize + i;
+                let [a, b, c] =
+                    [tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]].map(|v| positions[v as usize]);
+                *f = (b - a).cross(c - a);
+            });
+            let faces = &*faces;
+            normals.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, out)| {
+                let v = first_vertex as usize + i;
+                let mut n = Vec3::ZERO;
+                for &t in &incident[offsets[v] as usize..offsets[v + 1] as usize] {
+                    n += faces[(t - first_tri) as usize];
+                }
+                let len = n.length();
+                *out = if len > 0.0 { n / len } else { n };
+            });
         });
         self.faces = faces;
     }

@@ -283,8 +283,11 @@ impl Scene {
     /// fixed obstacle. [`Pairs::Overlapping`](crate::Pairs::Overlapping) then tests no pair of
     /// two static bodies and no self pair of a static body: their contacts cannot change, and a
     /// physics engine has no use for them. Pairs listed with [`Pairs::List`](crate::Pairs::List)
-    /// or [`Pairs::WithDistance`](crate::Pairs::WithDistance) are tested as listed. The body
-    /// keeps its normals and trees as any other (its positions may still be set). A change
+    /// or [`Pairs::WithDistance`](crate::Pairs::WithDistance) are tested as listed. Its
+    /// positions may still be set. On the CPU backend its normals and trees are kept while its
+    /// positions stay (as any body's), and its rays walk a tree made from a binned-SAH tree
+    /// from its first frame on (the slower build is paid when its tree is made, not in a later
+    /// frame; again each time it is moved). A change
     /// takes effect at the next frame, as an added body does (the bodies are packed anew, and
     /// iterative detection starts from a full pass). Errors: [`Error::UnknownBody`].
     pub fn set_static(&mut self, id: BodyId, fixed: bool) -> Result<()> {
