@@ -69,6 +69,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         return;
     }
     let seg = segments[tile_segment[tile]];
+    // An empty segment: nothing to sort (the GPU scene empties the segment of a body whose
+    // keys are kept this frame, `layout::BODY_KEEP`).
+    if seg.count == 0u {
+        return;
+    }
     let local_tile = tile - seg.tile_offset;
     let first = local_tile * TILE + lid * SORT_ITEMS;
     let block = pass_block(pass_info.pass_index, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;

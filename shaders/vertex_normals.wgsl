@@ -12,7 +12,8 @@
 // whatever the mesh's own vertex order): reads the positions region of the vertex buffer, writes
 // its normals region (shared/vertices.wgsl). A workgroup's vertices span consecutive bodies:
 // those of its first two bodies are reduced in workgroup memory, any others (bodies of fewer
-// than WG_SIZE vertices in between) go straight to the body's keys.
+// than WG_SIZE vertices in between) go straight to the body's keys. A body marked BODY_KEEP
+// this frame is skipped: its normals and box are last frame's (its keys are not cleared).
 // CPU twin: `raycontact::internals::cpu::vertex_normals` (normals) and
 // `raycontact::internals::cpu::body_boxes` (boxes).
 //!include shared/common.wgsl
@@ -51,7 +52,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     workgroupBarrier();
     // The workgroup's first body (the same for every invocation).
     let b0 = body_of_vertex(min(first, max(params.vertex_count, 1u) - 1u));
-    if slot < params.vertex_count {
+    // The vertex's body (the workgroup's first unless the slot lies past its end).
+    var body = b0;
+    if slot < params.vertex_count && slot >= bodies[b0].vertex_offset + bodies[b0].vertex_count {
+        body = body_of_vertex(slot);
+    }
+    // A body marked BODY_KEEP keeps its normals and box.
+    if slot < params.vertex_count && (bodies[body].flags & BODY_KEEP) == 0u {
         let v = vertex_order[slot];
         let sum = face_sum(v, true);
         let n = sum.normal;
@@ -62,11 +69,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         vertices[o + 2u] = n.z;
         if live {
             let p = position(v);
-            var body = b0;
-            let b0_end = bodies[b0].vertex_offset + bodies[b0].vertex_count;
-            if slot >= b0_end {
-                body = body_of_vertex(slot);
-            }
             let k = body - b0;
             for (var d = 0u; d < 3u; d += 1u) {
                 let lo = ~float_to_key(p[d]);

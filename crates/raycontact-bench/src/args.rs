@@ -39,8 +39,8 @@ default finishes in about a minute on lavapipe; paper runs the papers' sizes. Th
 implementation, the other scenes with none; cloth self pairs (C, C) are tested (the default).
 
 Implementations, all in the same run, doing the same work every frame (a body the scene never
-moves is static: the CPU implementations, raycontact's and parry3d's, keep its normals, boxes and
-BVH from frame to frame; the GPU recomputes every body):
+moves is static: every implementation, raycontact's on the GPU and the CPU and parry3d's, keeps
+its normals, boxes and BVH from frame to frame):
   gpu            raycontact on the GPU adapter (Scene::detect: BVH rebuild, broad phase, rays,
                  readback; one submission)
   gpu-refit      the same with BvhUpdate::Refit: the BVHs refitted (normals, bounds, fit; no

@@ -32,11 +32,12 @@ use crate::packing::Packing;
 ///
 /// The first frame after bodies are added or removed always rebuilds.
 ///
-/// On the CPU backend, a body whose positions did not change since the trees' last update keeps
-/// its normals, boxes and tree (what computing them again would give: under `Rebuild`, a tree
-/// that a refit made after the body last moved is rebuilt once), so a still or
-/// [static](crate::Scene::set_static) body costs nothing per frame; the GPU computes every body
-/// every frame.
+/// A body whose positions did not change since the trees' last update keeps its normals, boxes
+/// and tree (what computing them again would give: under `Rebuild`, a tree that a refit made
+/// after the body last moved is rebuilt once), so a still or
+/// [static](crate::Scene::set_static) body costs no tree work per frame: the CPU backend's
+/// stages leave it out, and on the GPU the frame's kernels skip it (its workgroups still run,
+/// and end at once).
 /// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured
 /// degradation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -61,6 +61,7 @@ mod backend;
 mod blocking;
 mod body;
 mod bvh_update;
+mod changes;
 mod contact;
 mod contact_order;
 mod contact_parts;

@@ -3,8 +3,8 @@
 
 use glam::Vec3;
 use rand::Rng;
-use raycontact::internals::FrameData;
 use raycontact::internals::layout::{LEAF_BIT, NONE, Node, TILE};
+use raycontact::internals::{FrameData, Packing};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, GpuContext, Scene};
 use raycontact_tests::{ctx, other_tuning_ctx, rng};
@@ -27,21 +27,27 @@ fn gpu_vs_cpu_on(ctx: &GpuContext, meshes: &[TriMesh]) -> (Scene, FrameData) {
     cpu.update().unwrap();
     let g = gpu.frame_data().unwrap();
     let c = cpu.frame_data().unwrap();
-    let p = gpu.packing().clone();
-    assert_eq!(g.normals.len(), c.normals.len());
+    assert_same_frame("", &g, &c, gpu.packing());
+    (gpu, g)
+}
+
+/// Checks that two frames of the same packing agree: normals within 1e-5, everything else
+/// (triangle boxes, body states, each body's sorted keys and triangles, nodes and parents)
+/// exactly. `what` names the case in the messages.
+pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) {
+    assert_eq!(g.normals.len(), c.normals.len(), "{what}");
     for (v, (a, b)) in g.normals.iter().zip(&c.normals).enumerate() {
-        assert!((*a - *b).abs().max_element() <= 1e-5, "normal of vertex {v}: GPU {a} vs CPU {b}");
+        assert!((*a - *b).abs().max_element() <= 1e-5, "{what} normal of vertex {v}: GPU {a} vs CPU {b}");
     }
-    assert_eq!(g.tri_boxes, c.tri_boxes, "triangle boxes");
-    assert_eq!(g.body_state, c.body_state, "body boxes and counts");
+    assert_eq!(g.tri_boxes, c.tri_boxes, "{what} triangle boxes");
+    assert_eq!(g.body_state, c.body_state, "{what} body boxes and counts");
     for (b, body) in p.bodies.iter().enumerate() {
         let r = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
-        assert_eq!(g.keys[r.clone()], c.keys[r.clone()], "sorted Morton codes of body {b}");
-        assert_eq!(g.values[r.clone()], c.values[r], "sorted triangles of body {b}");
-        assert_eq!(g.body_nodes(&p, b), c.body_nodes(&p, b), "nodes of body {b}");
-        assert_eq!(g.body_parents(&p, b), c.body_parents(&p, b), "parents of body {b}");
+        assert_eq!(g.keys[r.clone()], c.keys[r.clone()], "{what} sorted Morton codes of body {b}");
+        assert_eq!(g.values[r.clone()], c.values[r], "{what} sorted triangles of body {b}");
+        assert_eq!(g.body_nodes(p, b), c.body_nodes(p, b), "{what} nodes of body {b}");
+        assert_eq!(g.body_parents(p, b), c.body_parents(p, b), "{what} parents of body {b}");
     }
-    (gpu, g)
 }
 
 /// Checks one body's BVH: the escape walk from the root that always descends visits every node

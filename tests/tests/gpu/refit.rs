@@ -8,6 +8,7 @@ use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, BvhAction, BvhUpdate, Pairs, Scene, Stage};
 use raycontact_tests::ctx;
 
+use crate::bvh::assert_same_frame;
 use crate::narrow::assert_same;
 
 /// Two interlocked tori and a cloth sheet over them.
@@ -114,4 +115,38 @@ fn gpu_auto_decides_as_the_cpu_backend_and_finds_a_rebuilds_contacts() {
     }
     let rebuilt = actions.iter().filter(|a| **a == BvhAction::Rebuilt).count();
     assert!(rebuilt >= 3 && rebuilt < actions.len() - 3, "{actions:?}");
+}
+
+#[test]
+fn bodies_left_still_keep_their_frame_data_on_the_gpu() {
+    // A body whose positions are not set again is marked BODY_KEEP (in a rebuild, once its
+    // tree is a rebuild at its positions): the frame's kernels skip it and its normals, boxes,
+    // keys and tree stay. They must equal what the CPU twins compute again for every body
+    // (`set_wide_bvh(false)`), frame after frame, under each policy, with the contacts.
+    let meshes = bodies();
+    let policies = [BvhUpdate::Rebuild, BvhUpdate::Refit, BvhUpdate::Auto { max_degradation: 1.05 }];
+    for policy in policies {
+        let (mut gpu, ids) = scene(true, policy);
+        let (mut twins, _) = scene(false, policy);
+        twins.set_wide_bvh(false);
+        for frame in 0..10 {
+            // Body 0 moves but every fourth frame, body 1 every third, the sheet twice.
+            let moves = [frame % 4 != 3, frame % 3 == 0, frame == 2 || frame == 7];
+            for s in [&mut gpu, &mut twins] {
+                for (b, (m, _)) in meshes.iter().enumerate() {
+                    if moves[b] {
+                        s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
+                    }
+                }
+            }
+            let what = format!("{policy:?} frame {frame}");
+            let g = gpu.detect(Pairs::Overlapping).unwrap();
+            let c = twins.detect(Pairs::Overlapping).unwrap();
+            assert_eq!(g.stats.bvh.action, c.stats.bvh.action, "{what}");
+            assert!(!g.contacts.is_empty(), "{what}");
+            assert_same(&what, &g.contacts, &c.contacts);
+            let (gf, cf) = (gpu.frame_data().unwrap(), twins.frame_data().unwrap());
+            assert_same_frame(&format!("{what}:"), &gf, &cf, gpu.packing());
+        }
+    }
 }

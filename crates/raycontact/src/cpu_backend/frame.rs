@@ -10,57 +10,13 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
+use crate::changes::Changes;
 use crate::cpu;
 use crate::frame::{FrameData, used_nodes};
 use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
-
-/// Which bodies' positions changed since their trees were last brought up to date, and which
-/// trees are what a rebuild at today's positions would make. The others' normals, boxes and
-/// trees are kept (the same positions give the same ones), and so are their wide trees,
-/// whatever this frame's update (the same leaves, and any tree over them the same hits).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Changes {
-    /// Per packed body: its positions changed since the last update of the trees (all true
-    /// after a new packing).
-    pub moved: Vec<bool>,
-    /// Per packed body: its binary tree was rebuilt at its current positions (a refit after
-    /// it moved makes another tree than a rebuild would).
-    fresh: Vec<bool>,
-    /// Per packed body: a rebuild must build its tree (moved, or not fresh); this frame's.
-    stale: Vec<bool>,
-}
-
-impl Changes {
-    /// A new packing: every body moved, no tree is fresh.
-    fn repacked(&mut self, bodies: usize) {
-        self.moved = vec![true; bodies];
-        self.fresh = vec![false; bodies];
-    }
-
-    /// This frame's bodies to rebuild, from the moves and the fresh trees.
-    fn begin(&mut self) {
-        let fresh = self.fresh.iter().copied().chain(std::iter::repeat(false));
-        self.stale.clear();
-        self.stale.extend(self.moved.iter().zip(fresh).map(|(&m, f)| m || !f));
-    }
-
-    /// The trees were refitted: the trees of the bodies that moved are no longer fresh.
-    fn refitted(&mut self) {
-        self.fresh.resize(self.moved.len(), false);
-        self.fresh.iter_mut().zip(&self.moved).for_each(|(f, &m)| *f &= !m);
-        self.moved.iter_mut().for_each(|m| *m = false);
-    }
-
-    /// The trees were rebuilt: every tree is fresh.
-    fn rebuilt(&mut self) {
-        self.fresh.clear();
-        self.fresh.resize(self.moved.len(), true);
-        self.moved.iter_mut().for_each(|m| *m = false);
-    }
-}
 
 /// What a frame asks of the BVHs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -120,7 +76,7 @@ impl FrameData {
         // GPU's mirror.
         let all = !for_rays || self.wide.off;
         let (moved, stale): (&[bool], &[bool]) = match changes.as_deref() {
-            Some(c) if !all => (&c.moved, &c.stale),
+            Some(c) if !all => (&c.moved, c.stale()),
             _ => (&[], &[]),
         };
         let mut clock = Instant::now();

@@ -24,7 +24,7 @@ mod intersect;
 mod narrow;
 mod queries;
 
-use frame::Changes;
+use crate::changes::Changes;
 pub(crate) use frame::TreeWork;
 
 /// Where the CPU backend's parallel work runs: its own rayon pool natively; on the web, where no
@@ -141,9 +141,7 @@ impl CpuScene {
         for (body, offset, positions) in moved {
             let off = offset as usize;
             self.current[off..off + positions.len()].copy_from_slice(positions);
-            if let Some(m) = self.changes.moved.get_mut(body) {
-                *m = true;
-            }
+            self.changes.mark(body);
         }
     }
 

@@ -12,7 +12,9 @@
 //! | fit | 1 | 1 | `fit` |
 //!
 //! An iterative pass that needs no BVH runs `vertex_normals` alone. The passes of the stages
-//! that do not run stay, empty, so that every timestamp pair is written.
+//! that do not run stay, empty, so that every timestamp pair is written. A body whose frame
+//! data the frame leaves as it is (`layout::BODY_KEEP`, marked by `kept.rs`) is skipped by
+//! every one of these kernels, and its state is not cleared.
 
 use super::GpuScene;
 use super::buffers::B;
@@ -78,6 +80,8 @@ impl GpuScene {
             stats.stage(Stage::Upload).add_copy(size);
         }
         let rebuild = bvh == BvhAction::Rebuilt;
+        // The bodies whose data stays (`layout::BODY_KEEP`): their states are not cleared.
+        self.kept.begin_frame(self.ctx.queue(), &self.bufs, bvh);
         self.clear_accumulators(encoder, bvh, stats);
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
         let triangle_groups = self.ctx.tuning().tile_groups(p.tile_count);
@@ -113,12 +117,14 @@ impl GpuScene {
         if let Some(t) = &self.timer {
             t.resolve(encoder, UPDATE_STAGES);
         }
+        self.kept.end_frame(bvh);
     }
 
     /// Zeroes what the frame's kernels accumulate into: for a rebuild every body's state (box
     /// keys, leaf and degenerate counts), the sort's digit counts and `fit`'s keys; for a refit
     /// `fit`'s keys and the box keys (the counts are the tree's); when only the normals run, the
-    /// box keys alone (`vertex_normals` reduces the boxes whenever it runs).
+    /// box keys alone (`vertex_normals` reduces the boxes whenever it runs). The states of the
+    /// bodies the frame keeps (`layout::BODY_KEEP`) stay.
     fn clear_accumulators(&self, encoder: &mut wgpu::CommandEncoder, bvh: BvhAction, stats: &mut FrameStats) {
         let st = stats.stage(Stage::Normals);
         let whole = match bvh {
@@ -126,17 +132,37 @@ impl GpuScene {
             BvhAction::Refitted => &[B::FitKeys][..],
             _ => &[][..],
         };
-        for &b in whole {
+        let kept = self.kept.any();
+        for &b in whole.iter().filter(|&&b| !(kept && b == B::BodyState)) {
             encoder.clear_buffer(self.bufs.get(b), 0, Some(self.bufs.used(b)));
             st.add_clear(self.bufs.used(b));
         }
-        if matches!(bvh, BvhAction::Rebuilt | BvhAction::None) {
+        if bvh == BvhAction::None || (bvh == BvhAction::Rebuilt && !kept) {
             return;
         }
         let stride = size_of::<BodyState>() as u64;
-        for body in 0..self.params.body_count as u64 {
+        let bodies = self.params.body_count as usize;
+        let buffer = self.bufs.get(B::BodyState);
+        if bvh == BvhAction::Rebuilt {
+            // The whole states of the bodies not kept, a run of consecutive ones at a time.
+            let mut b = 0;
+            while b < bodies {
+                let first = b;
+                while b < bodies && !self.kept.is_kept(b) {
+                    b += 1;
+                }
+                if b > first {
+                    let bytes = (b - first) as u64 * stride;
+                    encoder.clear_buffer(buffer, first as u64 * stride, Some(bytes));
+                    st.add_clear(bytes);
+                }
+                b += 1;
+            }
+            return;
+        }
+        for body in (0..bodies).filter(|&b| !self.kept.is_kept(b)) {
             for (offset, bytes) in BOX_KEYS {
-                encoder.clear_buffer(self.bufs.get(B::BodyState), body * stride + offset, Some(bytes));
+                encoder.clear_buffer(buffer, body as u64 * stride + offset, Some(bytes));
                 st.add_clear(bytes);
             }
         }

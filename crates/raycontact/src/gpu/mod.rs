@@ -33,6 +33,7 @@ mod buffers;
 mod detect;
 mod frame;
 mod intersect;
+mod kept;
 mod raycast;
 mod readback;
 mod response;
@@ -98,6 +99,8 @@ pub(crate) struct GpuScene {
     intersect_read: Option<(wgpu::Buffer, u64)>,
     /// Crossings of the last detection, to size the next readback.
     last_crossing_count: u64,
+    /// The bodies a frame leaves as they are (`layout::BODY_KEEP`), and what moved.
+    kept: kept::Kept,
 }
 
 impl GpuScene {
@@ -124,6 +127,7 @@ impl GpuScene {
             intersect: None,
             intersect_read: None,
             last_crossing_count: 0,
+            kept: kept::Kept::default(),
         }
     }
 
@@ -179,6 +183,7 @@ impl GpuScene {
         w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count, true));
         self.edges.clone_from(&p.edges);
         self.packing_epoch += 1;
+        self.kept.packed(p);
     }
 
     /// Byte offset of region `region` of the vertex buffer
@@ -187,9 +192,10 @@ impl GpuScene {
         12 * region as u64 * self.params.vertex_count as u64
     }
 
-    /// Writes new positions of a body (packed vertex range) into the upload buffer; the next
-    /// recorded frame copies them in.
-    pub fn stage_positions(&mut self, vertex_offset: u32, positions: &[Vec3]) {
+    /// Writes new positions of packed body `body` (its packed vertex range from `vertex_offset`)
+    /// into the upload buffer; the next recorded frame copies them in.
+    pub fn stage_positions(&mut self, body: usize, vertex_offset: u32, positions: &[Vec3]) {
+        self.kept.moved(body);
         self.ctx.queue().write_buffer(
             self.bufs.get(B::Upload),
             12 * vertex_offset as u64,

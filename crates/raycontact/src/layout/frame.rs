@@ -102,7 +102,7 @@ pub struct BodyGpu {
     /// Tiles of the body: `ceil(tri_count / TILE)`.
     pub tile_count: u32,
     /// Body flags: [`BODY_CLOTH`] for a cloth (0 for a volumetric body), with [`BODY_STATIC`]
-    /// for a static one.
+    /// for a static one, and [`BODY_KEEP`] in a frame that leaves its frame data as it is.
     pub flags: u32,
     /// Half-thickness `e` of a cloth (0 for a volumetric body).
     pub half_thickness: f32,
@@ -121,6 +121,13 @@ pub const BODY_CLOTH: u32 = 1;
 /// [`BodyGpu::flags`] bit of a static body (WGSL `BODY_STATIC`,
 /// [`Scene::set_static`](crate::Scene::set_static)): the broad phase pairs no two of them.
 pub const BODY_STATIC: u32 = 2;
+/// [`BodyGpu::flags`] bit of a body whose frame data this frame's update leaves as it is (WGSL
+/// `BODY_KEEP`): its positions did not change since its tree was last brought up to date, and
+/// in a rebuild its tree was rebuilt at these positions. Its normals, box, triangle boxes,
+/// keys and tree are what the frame's kernels would compute again, so `vertex_normals`,
+/// `triangle_bounds`, `morton`, the sort, `hierarchy` and `fit` skip it. Set by the GPU scene
+/// per frame; never in a packing.
+pub const BODY_KEEP: u32 = 4;
 
 /// Per-frame state of a body, built on the GPU (WGSL `BodyState` / `BodyStateRead`).
 #[repr(C)]

@@ -26,6 +26,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const SELF_HIT_GAP: f32 = {gap};\n\
          const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
          const BODY_STATIC: u32 = {BODY_STATIC}u;\n\
+         const BODY_KEEP: u32 = {BODY_KEEP}u;\n\
          const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
          const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
          const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n\

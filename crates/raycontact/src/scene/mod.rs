@@ -257,7 +257,7 @@ impl Scene {
         if !self.relayout {
             if let Engine::Gpu(g) = &mut self.engine {
                 let b = self.packing.index_of(id).expect("packed body");
-                g.stage_positions(self.packing.bodies[b].vertex_offset, positions);
+                g.stage_positions(b, self.packing.bodies[b].vertex_offset, positions);
             }
         }
         self.track_displacement(id);
@@ -284,8 +284,9 @@ impl Scene {
     /// two static bodies and no self pair of a static body: their contacts cannot change, and a
     /// physics engine has no use for them. Pairs listed with [`Pairs::List`](crate::Pairs::List)
     /// or [`Pairs::WithDistance`](crate::Pairs::WithDistance) are tested as listed. Its
-    /// positions may still be set. On the CPU backend its normals and trees are kept while its
-    /// positions stay (as any body's), and its rays walk a tree made from a binned-SAH tree
+    /// positions may still be set. Its normals and trees are kept while its positions stay (as
+    /// any body's, on both backends), and on the CPU backend its rays walk a tree made from a
+    /// binned-SAH tree
     /// from its first frame on (the slower build is paid when its tree is made, not in a later
     /// frame; again each time it is moved). A change
     /// takes effect at the next frame, as an added body does (the bodies are packed anew, and

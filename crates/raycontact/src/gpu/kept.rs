@@ -1,0 +1,97 @@
+//! The bodies a GPU frame leaves as they are ([`BODY_KEEP`]): a body whose positions did not
+//! change since its tree was last brought up to date (and, in a rebuild, whose tree was rebuilt
+//! at these positions) has the normals, box, triangle boxes, sorted keys and tree that the
+//! frame's kernels would compute again. The scene marks it in the bodies buffer (and, in a
+//! rebuild, empties its sort segment) before the frame, so that `vertex_normals`,
+//! `triangle_bounds`, `morton`, the sort, `hierarchy` and `fit` skip it and its data stays; the
+//! frame clears only the other bodies' states. As on the CPU backend ([`Changes`]).
+
+use super::buffers::{B, Buffers};
+use crate::changes::Changes;
+use crate::layout::{BODY_KEEP, BodyGpu, SortSegment};
+use crate::packing::Packing;
+use crate::stats::BvhAction;
+
+/// What the bodies and segments buffers hold of each body, and what moved.
+#[derive(Debug, Default)]
+pub(super) struct Kept {
+    changes: Changes,
+    /// The packing's bodies, with the [`BODY_KEEP`] bits as the bodies buffer holds them.
+    bodies: Vec<BodyGpu>,
+    /// The packing's sort segments (one per body), with the counts as the segments buffer
+    /// holds them (0 for a body kept in the last rebuild).
+    segments: Vec<SortSegment>,
+    /// Per body, its triangles (its segment's count when it is sorted).
+    triangles: Vec<u32>,
+    /// Whether this frame keeps some body.
+    any: bool,
+}
+
+impl Kept {
+    /// A new packing, as uploaded: no body kept, every body moved.
+    pub fn packed(&mut self, p: &Packing) {
+        self.changes.repacked(p.bodies.len());
+        self.bodies.clone_from(&p.bodies);
+        self.segments.clone_from(&p.segments);
+        self.triangles.clear();
+        self.triangles.extend(p.bodies.iter().map(|b| b.tri_count));
+        self.any = false;
+    }
+
+    /// Packed body `b` was given new positions.
+    pub fn moved(&mut self, b: usize) {
+        self.changes.mark(b);
+    }
+
+    /// Marks the bodies this frame (its trees updated as `bvh` says) keeps, writing the flags
+    /// and segment counts that changed; returns whether it keeps some body.
+    pub fn begin_frame(&mut self, queue: &wgpu::Queue, bufs: &Buffers, bvh: BvhAction) -> bool {
+        if bvh == BvhAction::None {
+            // No stage runs.
+            return false;
+        }
+        self.changes.begin();
+        self.any = false;
+        let flags_at = std::mem::offset_of!(BodyGpu, flags) as u64;
+        let count_at = std::mem::offset_of!(SortSegment, count) as u64;
+        for b in 0..self.bodies.len() {
+            let keep = match bvh {
+                BvhAction::Rebuilt => !self.changes.stale()[b],
+                _ => !self.changes.moved[b],
+            };
+            self.any |= keep;
+            let flags = (self.bodies[b].flags & !BODY_KEEP) | if keep { BODY_KEEP } else { 0 };
+            if flags != self.bodies[b].flags {
+                self.bodies[b].flags = flags;
+                let at = (b * size_of::<BodyGpu>()) as u64 + flags_at;
+                queue.write_buffer(bufs.get(B::Bodies), at, bytemuck::bytes_of(&flags));
+            }
+            let count = if keep { 0 } else { self.triangles[b] };
+            if bvh == BvhAction::Rebuilt && count != self.segments[b].count {
+                self.segments[b].count = count;
+                let at = (b * size_of::<SortSegment>()) as u64 + count_at;
+                queue.write_buffer(bufs.get(B::Segments), at, bytemuck::bytes_of(&count));
+            }
+        }
+        self.any
+    }
+
+    /// Whether the frame that [`Self::begin_frame`] began keeps some body.
+    pub fn any(&self) -> bool {
+        self.any
+    }
+
+    /// Whether packed body `b` is kept by the frame that [`Self::begin_frame`] began.
+    pub fn is_kept(&self, b: usize) -> bool {
+        self.any && self.bodies.get(b).is_some_and(|body| body.flags & BODY_KEEP != 0)
+    }
+
+    /// The frame's trees were updated as `bvh` says.
+    pub fn end_frame(&mut self, bvh: BvhAction) {
+        match bvh {
+            BvhAction::Rebuilt => self.changes.rebuilt(),
+            BvhAction::Refitted => self.changes.refitted(),
+            _ => {}
+        }
+    }
+}
