@@ -58,8 +58,7 @@ fn quantisation_scale(extent: f32) -> f32 {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let tile = tile_of(wid);
-    // NONE: past the last tile; BODY_KEEP: the body's data is kept this frame.
-    if tile.index == NONE || (tile.body.flags & BODY_KEEP) != 0u {
+    if tile.index == NONE {
         return;
     }
     let bi = tile.body_index;

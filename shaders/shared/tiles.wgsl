@@ -6,7 +6,8 @@
 // this declares `bodies: array<BodyGpu>`, `tile_body: array<u32>` and `params: FrameParams`.
 
 struct Tile {
-    // NONE for a workgroup past the last tile (the dispatch is rounded up).
+    // NONE for a workgroup past the last tile (the dispatch is rounded up), and for one of a
+    // body whose frame data this frame keeps (BODY_KEEP): the kernel has nothing to do.
     index: u32,
     body_index: u32,
     body: BodyGpu,
@@ -30,11 +31,15 @@ fn tile_items(tile: Tile, lid: u32, count: u32) -> u32 {
 fn tile_of(wid: vec3<u32>) -> Tile {
     let group = linear_group(wid);
     let index = group / TILE_SPLIT;
+    let none = Tile(NONE, 0u, BodyGpu(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u), 0u);
     if index >= params.tile_count {
-        return Tile(NONE, 0u, BodyGpu(0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, 0.0, 0u, 0u), 0u);
+        return none;
     }
     let bi = tile_body[index];
     let body = bodies[bi];
+    if (body.flags & BODY_KEEP) != 0u {
+        return none;
+    }
     let part = group % TILE_SPLIT;
     return Tile(index, bi, body, (index - body.tile_offset) * TILE + part * (WG_SIZE * ITEMS));
 }

@@ -27,14 +27,12 @@ impl Changes {
 
     /// This frame's bodies to rebuild, from the moves and the fresh trees.
     pub(crate) fn begin(&mut self) {
-        let fresh = self.fresh.iter().copied().chain(std::iter::repeat(false));
         self.stale.clear();
-        self.stale.extend(self.moved.iter().zip(fresh).map(|(&m, f)| m || !f));
+        self.stale.extend(self.moved.iter().zip(&self.fresh).map(|(&m, &f)| m || !f));
     }
 
     /// The trees were refitted: the trees of the bodies that moved are no longer fresh.
     pub(crate) fn refitted(&mut self) {
-        self.fresh.resize(self.moved.len(), false);
         self.fresh.iter_mut().zip(&self.moved).for_each(|(f, &m)| *f &= !m);
         self.moved.iter_mut().for_each(|m| *m = false);
     }
@@ -53,8 +51,7 @@ impl Changes {
 
     /// The trees were rebuilt: every tree is fresh.
     pub(crate) fn rebuilt(&mut self) {
-        self.fresh.clear();
-        self.fresh.resize(self.moved.len(), true);
+        self.fresh.iter_mut().for_each(|f| *f = true);
         self.moved.iter_mut().for_each(|m| *m = false);
     }
 }

@@ -202,29 +202,13 @@ impl WideTree {
         }
     }
 
-    /// Keeps this tree for a body whose positions did not change since the tree was made: the
-    /// first time, collapses instead a binned-SAH tree over the leaves of the body's fitted
-    /// LBVH (`lbvh`, `leaves` leaves), as [`Self::collapse_sah`] does (any tree over the same
-    /// leaves gives the same closest hit, whatever update made the LBVH); then leaves it as it
-    /// is.
-    pub fn keep(
-        &mut self,
-        lbvh: &[Node],
-        leaves: u32,
-        tri_offset: u32,
-        triangles: &[u32],
-        positions: &[Vec3],
-    ) {
-        if self.sah.is_empty() && leaves >= 2 {
-            self.collapse_sah(lbvh, leaves, tri_offset, triangles, positions);
-        }
-    }
-
     /// Collapses, as [`Self::collapse`] does the LBVH, a binned-SAH tree over the leaves of the
-    /// body's fitted LBVH (`lbvh`, `leaves` leaves), and keeps that tree in [`Self::sah`]: what
-    /// [`Self::keep`] does the first time, and what a static body's new tree is made of at once
-    /// (its positions are not expected to change, so the slower build pays off from the next
-    /// frame, and is not paid in the middle of the run).
+    /// body's fitted LBVH (`lbvh`, `leaves` leaves), and keeps that tree in [`Self::sah`] (any
+    /// tree over the same leaves gives the same closest hit, whatever update made the LBVH):
+    /// the tree of a body whose positions did not change since its tree was made, the first
+    /// time it is kept, and a static body's new tree at once (its positions are not expected to
+    /// change, so the slower build pays off from the next frame, and is not paid in the middle
+    /// of the run).
     pub fn collapse_sah(
         &mut self,
         lbvh: &[Node],
@@ -298,8 +282,9 @@ impl WideBvh {
     /// Collapses every body's fitted binary tree (`nodes` in the packed layout) and fills its
     /// triangle records from `positions`, in parallel over the bodies, but for the bodies that
     /// `moved` marks false (their positions did not change since their tree was made; a body
-    /// past its end counts as moved), when every body has a tree: those are kept
-    /// ([`WideTree::keep`]).
+    /// past its end counts as moved), when every body has a tree: those are kept, collapsed the
+    /// first time from a binned-SAH tree ([`WideTree::collapse_sah`]), as is a static body's new
+    /// tree.
     pub fn build(
         &mut self,
         packing: &Packing,
@@ -318,9 +303,10 @@ impl WideBvh {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
             let (tris, at) = (&packing.triangles, body.tri_offset);
-            if built && !has_moved(moved, b) {
-                tree.keep(lbvh, leaves, at, tris, positions);
-            } else if body.flags & BODY_STATIC != 0 {
+            let still = built && !has_moved(moved, b);
+            if still && !tree.sah.is_empty() {
+                // Kept as it is.
+            } else if still || body.flags & BODY_STATIC != 0 {
                 tree.collapse_sah(lbvh, leaves, at, tris, positions);
             } else {
                 tree.collapse(lbvh, leaves, at, tris, positions);
@@ -330,7 +316,7 @@ impl WideBvh {
 
     /// Brings every body's wide tree (built by [`Self::build`]) to the refitted binary trees:
     /// the boxes and this frame's corners copied into the lanes, on the same topology; but the
-    /// bodies that `moved` marks false are kept ([`WideTree::keep`]), and a tree collapsed from a
+    /// bodies that `moved` marks false are kept (as [`Self::build`] keeps them), and a tree collapsed from a
     /// binned-SAH tree whose body moved is collapsed from the body's refitted LBVH again (its
     /// lanes name the SAH tree's nodes).
     pub fn refit(
@@ -350,9 +336,10 @@ impl WideBvh {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
             let (tris, at) = (&packing.triangles, body.tri_offset);
-            if !has_moved(moved, b) {
-                tree.keep(lbvh, leaves, at, tris, positions);
-            } else if body.flags & BODY_STATIC != 0 {
+            let still = !has_moved(moved, b);
+            if still && !tree.sah.is_empty() {
+                // Kept as it is.
+            } else if still || body.flags & BODY_STATIC != 0 {
                 tree.collapse_sah(lbvh, leaves, at, tris, positions);
             } else if !tree.sah.is_empty() {
                 tree.collapse(lbvh, leaves, at, tris, positions);

@@ -32,7 +32,7 @@ use parry3d::partitioning::{Bvh, BvhBuildStrategy as Strategy};
 use parry3d::shape::{TriMesh, TriMeshFlags};
 use raycontact::Scene;
 use raycontact::internals::Packing;
-use raycontact::internals::layout::{BodyPair, BodyState, ContactGpu, SELF_CLOTH};
+use raycontact::internals::layout::{BodyGpu, BodyPair, BodyState, ContactGpu, SELF_CLOTH};
 use raycontact::internals::trace_memo::TraceMemo;
 use raycontact::internals::{
     FrameData,
@@ -153,10 +153,7 @@ impl Parry {
         }
         let (bodies, current, previous) = (&self.packing.bodies, &self.current, &self.previous);
         self.moved.clear();
-        self.moved.extend(bodies.iter().map(|b| {
-            let range = b.vertex_offset as usize..(b.vertex_offset + b.vertex_count) as usize;
-            first || current[range.clone()] != previous[range]
-        }));
+        self.moved.extend(bodies.iter().map(|b| first || current[vertices(b)] != previous[vertices(b)]));
         let pool = &self.pool;
         let (mode, meshes, kept, moved) = (self.mode, &mut self.meshes, &mut self.bvhs, &self.moved);
         self.memo.reset(self.current.len());
@@ -169,9 +166,6 @@ impl Parry {
                 frame.body_state.clear();
                 frame.body_state.resize(packing.bodies.len(), BodyState::default());
             }
-            let vertices = |b: &raycontact::internals::layout::BodyGpu| {
-                b.vertex_offset as usize..(b.vertex_offset + b.vertex_count) as usize
-            };
             let (tris, offsets, incident) =
                 (&packing.triangles, &packing.vertex_tri_offsets, &packing.vertex_tris);
             for body in packing.bodies.iter().zip(moved).filter(|(_, m)| **m).map(|(b, _)| b) {
@@ -266,4 +260,9 @@ fn classify_pairs<T: Tracer>(cx: &Narrow<'_>, tracer: &T, pairs: &[BodyPair]) ->
         })
         .reduce(|| (Vec::new(), 0), join);
     ParryFrame { contacts, rays }
+}
+
+/// The packed vertex range of a body.
+fn vertices(b: &BodyGpu) -> std::ops::Range<usize> {
+    b.vertex_offset as usize..(b.vertex_offset + b.vertex_count) as usize
 }

@@ -18,11 +18,9 @@ pub(super) struct Kept {
     changes: Changes,
     /// The packing's bodies, with the [`BODY_KEEP`] bits as the bodies buffer holds them.
     bodies: Vec<BodyGpu>,
-    /// The packing's sort segments (one per body), with the counts as the segments buffer
-    /// holds them (0 for a body kept in the last rebuild).
-    segments: Vec<SortSegment>,
-    /// Per body, its triangles (its segment's count when it is sorted).
-    triangles: Vec<u32>,
+    /// Per body, the count of its sort segment as the segments buffer holds it: its triangles,
+    /// or 0 when the last rebuild kept it.
+    counts: Vec<u32>,
     /// Whether this frame keeps some body.
     any: bool,
 }
@@ -32,9 +30,8 @@ impl Kept {
     pub fn packed(&mut self, p: &Packing) {
         self.changes.repacked(p.bodies.len());
         self.bodies.clone_from(&p.bodies);
-        self.segments.clone_from(&p.segments);
-        self.triangles.clear();
-        self.triangles.extend(p.bodies.iter().map(|b| b.tri_count));
+        self.counts.clear();
+        self.counts.extend(p.segments.iter().map(|s| s.count));
         self.any = false;
     }
 
@@ -44,14 +41,14 @@ impl Kept {
     }
 
     /// Marks the bodies this frame (its trees updated as `bvh` says) keeps, writing the flags
-    /// and segment counts that changed; returns whether it keeps some body.
-    pub fn begin_frame(&mut self, queue: &wgpu::Queue, bufs: &Buffers, bvh: BvhAction) -> bool {
+    /// and segment counts that changed.
+    pub fn begin_frame(&mut self, queue: &wgpu::Queue, bufs: &Buffers, bvh: BvhAction) {
+        self.any = false;
         if bvh == BvhAction::None {
             // No stage runs.
-            return false;
+            return;
         }
         self.changes.begin();
-        self.any = false;
         let flags_at = std::mem::offset_of!(BodyGpu, flags) as u64;
         let count_at = std::mem::offset_of!(SortSegment, count) as u64;
         for b in 0..self.bodies.len() {
@@ -66,14 +63,13 @@ impl Kept {
                 let at = (b * size_of::<BodyGpu>()) as u64 + flags_at;
                 queue.write_buffer(bufs.get(B::Bodies), at, bytemuck::bytes_of(&flags));
             }
-            let count = if keep { 0 } else { self.triangles[b] };
-            if bvh == BvhAction::Rebuilt && count != self.segments[b].count {
-                self.segments[b].count = count;
+            let count = if keep { 0 } else { self.bodies[b].tri_count };
+            if bvh == BvhAction::Rebuilt && count != self.counts[b] {
+                self.counts[b] = count;
                 let at = (b * size_of::<SortSegment>()) as u64 + count_at;
                 queue.write_buffer(bufs.get(B::Segments), at, bytemuck::bytes_of(&count));
             }
         }
-        self.any
     }
 
     /// Whether the frame that [`Self::begin_frame`] began keeps some body.
