@@ -113,10 +113,24 @@ pub(crate) struct Outcome {
     pub crossing_capacity: u64,
 }
 
-/// The capacity a grown contact buffer gets for `needed` contacts: a quarter more and 256, so
-/// that a slowly rising count does not re-run the rays every frame.
+/// The capacity a grown contact buffer gets for `needed` contacts: twice as many and 256, so
+/// that a slowly rising count does not re-run the rays every frame (and fills less than three
+/// quarters of it: [`with_headroom`] leaves it).
 pub(crate) fn grown_capacity(needed: u64) -> u64 {
-    needed + needed / 4 + 256
+    2 * needed + 256
+}
+
+/// The capacity the next detection gets after one that found `found` within `capacity`: under
+/// [`OverflowPolicy::Grow`], a detection that filled more than three quarters of it raises it to
+/// [`grown_capacity`] (at least 1.5 times the capacity, the step by which the GPU's buffers
+/// grow), so that a count rising from frame to frame (cloth settling into more contacts) grows
+/// the buffers before the frame that would overflow them: that frame allocates instead of
+/// casting its rays twice. Under [`OverflowPolicy::Error`] the capacity stays as set.
+pub(crate) fn with_headroom(policy: OverflowPolicy, found: u64, capacity: u64) -> u64 {
+    match policy {
+        OverflowPolicy::Grow if found > capacity - capacity / 4 => capacity.max(grown_capacity(found)),
+        _ => capacity,
+    }
 }
 
 /// Applies `policy` when `found` contacts exceed `capacity`: the capacity to use (grown with

@@ -4,7 +4,7 @@
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyId, BodyKind, Contact, Error, OverflowPolicy, Pairs, Scene};
+use raycontact::{BodyId, BodyKind, Contact, Error, OverflowPolicy, Pairs, Scene, Stage};
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus, random_unit, rng};
 
 fn scene_with(gpu: bool, meshes: &[TriMesh]) -> (Scene, Vec<BodyId>) {
@@ -216,9 +216,9 @@ fn overflow_reports_the_exact_number_needed_and_grows_alike_on_both_backends() {
         small.set_overflow_policy(OverflowPolicy::Grow);
         let grown = small.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap();
         assert_eq!(grown.contacts, all, "{what}");
-        // Grown with headroom: a quarter more than needed, and 256.
+        // Grown with headroom: twice the number needed, and 256.
         let n = all.len() as u64;
-        assert_eq!(small.contact_capacity(), n + n / 4 + 256, "{what}");
+        assert_eq!(small.contact_capacity(), 2 * n + 256, "{what}");
         grown_to.push(small.contact_capacity());
         // Steady state: the next frames allocate nothing.
         let again = small.detect(Pairs::Overlapping).unwrap();
@@ -226,6 +226,49 @@ fn overflow_reports_the_exact_number_needed_and_grows_alike_on_both_backends() {
         assert_eq!(small.detect(Pairs::Overlapping).unwrap().stats.buffers_allocated, 0, "{what}");
     }
     assert_eq!(grown_to[0], grown_to[1]);
+}
+
+#[test]
+fn a_detection_that_fills_most_of_the_capacity_grows_it_for_the_next_without_casting_twice() {
+    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
+    let mut grown_to = Vec::new();
+    for gpu in [true, false] {
+        let what = if gpu { "GPU" } else { "CPU backend" };
+        let (mut s, ids) = scene_with(gpu, &meshes);
+        let pair = [(ids[0], ids[1])];
+        let all = s.detect(Pairs::List(&pair)).unwrap();
+        let n = all.contacts.len() as u64;
+        assert!(n > 100, "{what}: {n} contacts");
+        let rays = |c: &raycontact::Contacts| c.stats.get(Stage::Rays).map_or(0, |st| st.dispatches);
+
+        // Room for exactly the contacts found: no overflow, but past three quarters of it.
+        let (mut tight, ids) = scene_with(gpu, &meshes);
+        let pair = [(ids[0], ids[1])];
+        tight.set_contact_capacity(n);
+        let first = tight.detect(Pairs::List(&pair)).unwrap();
+        assert_eq!(first.contacts, all.contacts, "{what}");
+        assert_eq!(rays(&first), rays(&all), "{what}: the rays cast once");
+        assert_eq!(tight.contact_capacity(), 2 * n + 256, "{what}: grown for the next detection");
+        grown_to.push(tight.contact_capacity());
+        // The next detection grows the buffers (on the GPU) and casts its rays once.
+        let next = tight.detect(Pairs::List(&pair)).unwrap();
+        assert_eq!(next.contacts, all.contacts, "{what}");
+        assert_eq!(rays(&next), rays(&all), "{what}: the rays cast once");
+        if gpu {
+            assert!(next.stats.buffers_allocated > 0, "the contact buffers grew before the rays");
+        }
+        assert_eq!(tight.contact_capacity(), 2 * n + 256, "{what}: under three quarters now");
+        let steady = tight.detect(Pairs::List(&pair)).unwrap();
+        assert_eq!(steady.stats.buffers_allocated, 0, "{what}");
+
+        // Under the error policy the capacity stays as set.
+        let (mut strict, ids) = scene_with(gpu, &meshes);
+        strict.set_contact_capacity(n);
+        strict.set_overflow_policy(OverflowPolicy::Error);
+        assert_eq!(strict.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap().contacts, all.contacts);
+        assert_eq!(strict.contact_capacity(), n, "{what}: the error policy keeps the capacity");
+    }
+    assert_eq!(grown_to[0], grown_to[1], "both backends grow alike");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::CpuScene;
 use crate::cpu::{self, Narrow, WalkTracer};
 use crate::error::Result;
 use crate::packing::Packing;
-use crate::plan::{DetectPlan, Outcome, Pass, on_overflow};
+use crate::plan::{DetectPlan, Outcome, Pass, on_overflow, with_headroom};
 use crate::stats::{FrameStats, Stage};
 
 fn elapsed_ns(start: Instant) -> Option<f64> {
@@ -79,7 +79,10 @@ impl CpuScene {
             out.intersections = raw;
             out.crossing_capacity = capacity;
         }
-        out.contact_capacity = on_overflow(plan.overflow, out.contacts.len() as u64, plan.contact_capacity)?;
+        let found = out.contacts.len() as u64;
+        let capacity = on_overflow(plan.overflow, found, plan.contact_capacity)?;
+        // As the GPU's: more room for the next detection when this one came near the end.
+        out.contact_capacity = with_headroom(plan.overflow, found, capacity);
         if let (true, Some(list)) = (plan.remember, full_pairs) {
             self.memory_pairs = list;
         }

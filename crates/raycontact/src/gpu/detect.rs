@@ -12,7 +12,7 @@ use crate::layout::{
     BROAD_IN_TILES_BODIES, BodyPair, DETECT_BROAD_IN_TILES, DETECT_NO_INVERSION, DETECT_REMEMBER_EXIT,
     DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE,
 };
-use crate::plan::{DetectPlan, Outcome, Pass, on_crossing_overflow, on_overflow};
+use crate::plan::{DetectPlan, Outcome, Pass, on_crossing_overflow, on_overflow, with_headroom};
 use crate::stats::{FrameStats, Stage};
 
 /// Attempts of one detection: the first, a re-run with a longer source list and edge list, one
@@ -40,7 +40,7 @@ impl GpuScene {
         GpuDetection {
             side: self.side ^ 1,
             contacts: plan.contact_capacity,
-            sources: plan.source_need,
+            sources: plan.source_need.max(self.source_headroom),
             intersect: super::IntersectRun {
                 mode: plan.intersect.mode,
                 crossings: plan.intersect.crossing_capacity,
@@ -99,8 +99,8 @@ impl GpuScene {
             let mut short = false;
             if plan.pass == Pass::Full && state.sources as u64 > self.source_capacity() {
                 // More source vertices within reach than the list holds (an internal buffer,
-                // grown whatever the overflow policy).
-                d.sources = state.sources as u64;
+                // grown whatever the overflow policy, with the headroom of a contact buffer).
+                d.sources = 2 * state.sources as u64;
                 short = true;
             }
             let listed = intersections.state.edge_sources as u64;
@@ -120,17 +120,25 @@ impl GpuScene {
                     continue;
                 }
             }
-            let capacity = on_overflow(plan.overflow, state.contact_count as u64, d.contacts)?;
+            let found = state.contact_count as u64;
+            let capacity = on_overflow(plan.overflow, found, d.contacts)?;
             if capacity != d.contacts {
                 d.contacts = capacity;
                 continue;
+            }
+            // A list or buffer filled past three quarters grows before the next frame (its
+            // `reserve`), so that a count rising from frame to frame does not make that frame
+            // cast its rays twice.
+            let sources = state.sources as u64;
+            if plan.pass == Pass::Full && sources > self.source_capacity() - self.source_capacity() / 4 {
+                self.source_headroom = 2 * sources;
             }
             return Ok(Outcome {
                 contacts,
                 pairs: state.pair_count,
                 walked: state.walked,
                 walk: state.walk,
-                contact_capacity: d.contacts,
+                contact_capacity: with_headroom(plan.overflow, found, d.contacts),
                 intersections,
                 crossing_capacity: d.intersect.crossings,
             });

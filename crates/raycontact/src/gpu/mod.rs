@@ -87,6 +87,9 @@ pub(crate) struct GpuScene {
     contact_read: Option<(wgpu::Buffer, u64)>,
     /// Contacts of the last detection, to size the next readback.
     last_contact_count: u64,
+    /// Source vertices the next full pass's list holds at least: raised to twice the count when a
+    /// full pass filled more than three quarters of the list (`detect.rs`).
+    source_headroom: u64,
     /// The ping-pong side of the contacts of the last recorded detection.
     side: u32,
     /// The packed edges of the current packing (uploaded to the intersection stages' buffers).
@@ -121,6 +124,7 @@ impl GpuScene {
             readback: None,
             contact_read: None,
             last_contact_count: 0,
+            source_headroom: 0,
             side: 0,
             edges: Vec::new(),
             packing_epoch: 0,

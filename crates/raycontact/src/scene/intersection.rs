@@ -35,7 +35,7 @@ impl Scene {
 
     /// Sets how many edge–triangle crossings one detection may store (65536 by default). Past
     /// it the scene's [`OverflowPolicy`](crate::OverflowPolicy) applies, as for contacts:
-    /// [`OverflowPolicy::Grow`](crate::OverflowPolicy::Grow) raises it (by a quarter more than
+    /// [`OverflowPolicy::Grow`](crate::OverflowPolicy::Grow) raises it (to twice the number
     /// needed, plus 256) and runs the detection again;
     /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error) returns
     /// [`Error::CrossingOverflow`](crate::Error::CrossingOverflow).

@@ -324,8 +324,11 @@ impl Scene {
     }
 
     /// Sets how many contacts one detection may return (65536 by default). Past the capacity
-    /// the [`OverflowPolicy`] applies; [`OverflowPolicy::Grow`] raises it (by a quarter more than
-    /// needed, plus 256) and runs the rays again, on both backends.
+    /// the [`OverflowPolicy`] applies; [`OverflowPolicy::Grow`] raises it (to twice the number
+    /// needed, plus 256) and runs the rays again, on both backends. Under
+    /// [`OverflowPolicy::Grow`] a detection that fills more than three quarters of it also raises
+    /// it, to twice what it found (plus 256), for the next detection: a count that rises from
+    /// frame to frame then grows the buffer without running the rays twice.
     pub fn set_contact_capacity(&mut self, contacts: u64) {
         self.contact_capacity = contacts.max(1);
         // What iterative detection remembers may not fit any more: the next pass is full.
