@@ -128,9 +128,15 @@ pub(crate) fn grown_capacity(needed: u64) -> u64 {
 /// casting its rays twice. Under [`OverflowPolicy::Error`] the capacity stays as set.
 pub(crate) fn with_headroom(policy: OverflowPolicy, found: u64, capacity: u64) -> u64 {
     match policy {
-        OverflowPolicy::Grow if found > capacity - capacity / 4 => capacity.max(grown_capacity(found)),
+        OverflowPolicy::Grow if fills_most(found, capacity) => capacity.max(grown_capacity(found)),
         _ => capacity,
     }
+}
+
+/// Whether `found` entries fill more than three quarters of `capacity`: the point past which a
+/// buffer grows before the next detection ([`with_headroom`]; the GPU's source list too).
+pub(crate) fn fills_most(found: u64, capacity: u64) -> bool {
+    found > capacity - capacity / 4
 }
 
 /// Applies `policy` when `found` contacts exceed `capacity`: the capacity to use (grown with

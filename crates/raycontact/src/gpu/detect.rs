@@ -12,7 +12,9 @@ use crate::layout::{
     BROAD_IN_TILES_BODIES, BodyPair, DETECT_BROAD_IN_TILES, DETECT_NO_INVERSION, DETECT_REMEMBER_EXIT,
     DetectParams, DetectState, PAIRS_OFFSET, WG_SIZE,
 };
-use crate::plan::{DetectPlan, Outcome, Pass, on_crossing_overflow, on_overflow, with_headroom};
+use crate::plan::{
+    DetectPlan, Outcome, Pass, fills_most, grown_capacity, on_crossing_overflow, on_overflow, with_headroom,
+};
 use crate::stats::{FrameStats, Stage};
 
 /// Attempts of one detection: the first, a re-run with a longer source list and edge list, one
@@ -99,8 +101,8 @@ impl GpuScene {
             let mut short = false;
             if plan.pass == Pass::Full && state.sources as u64 > self.source_capacity() {
                 // More source vertices within reach than the list holds (an internal buffer,
-                // grown whatever the overflow policy, with the headroom of a contact buffer).
-                d.sources = 2 * state.sources as u64;
+                // grown whatever the overflow policy, as a contact buffer grows).
+                d.sources = grown_capacity(state.sources as u64);
                 short = true;
             }
             let listed = intersections.state.edge_sources as u64;
@@ -130,8 +132,8 @@ impl GpuScene {
             // `reserve`), so that a count rising from frame to frame does not make that frame
             // cast its rays twice.
             let sources = state.sources as u64;
-            if plan.pass == Pass::Full && sources > self.source_capacity() - self.source_capacity() / 4 {
-                self.source_headroom = 2 * sources;
+            if plan.pass == Pass::Full && fills_most(sources, self.source_capacity()) {
+                self.source_headroom = grown_capacity(sources);
             }
             return Ok(Outcome {
                 contacts,

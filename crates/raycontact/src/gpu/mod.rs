@@ -87,8 +87,8 @@ pub(crate) struct GpuScene {
     contact_read: Option<(wgpu::Buffer, u64)>,
     /// Contacts of the last detection, to size the next readback.
     last_contact_count: u64,
-    /// Source vertices the next full pass's list holds at least: raised to twice the count when a
-    /// full pass filled more than three quarters of the list (`detect.rs`).
+    /// Source vertices the next full pass's list holds at least: raised (`plan::grown_capacity`)
+    /// when a full pass filled more than three quarters of the list (`detect.rs`).
     source_headroom: u64,
     /// The ping-pong side of the contacts of the last recorded detection.
     side: u32,
