@@ -20,11 +20,12 @@ var<private> key_base: u32;
 var<private> leaf_count: i32;
 
 // Length of the common prefix of sorted keys i and j (ties broken by index); -1 out of range.
-fn delta(i: i32, j: i32) -> i32 {
+// `ki` is key i, read once by the caller for all of its comparisons with i: llvmpipe runs every
+// buffer read as a loop over its SIMD lanes, so the reads are most of this kernel's cost there.
+fn delta(i: i32, ki: u32, j: i32) -> i32 {
     if j < 0 || j >= leaf_count {
         return -1;
     }
-    let ki = keys[key_base + u32(i)];
     let kj = keys[key_base + u32(j)];
     if ki == kj {
         return 32 + i32(countLeadingZeros(u32(i) ^ u32(j)));
@@ -32,9 +33,15 @@ fn delta(i: i32, j: i32) -> i32 {
     return i32(countLeadingZeros(ki ^ kj));
 }
 
-// +1 when internal node k's range starts at k (it is a right child), -1 when it ends at k.
-fn direction(k: i32) -> i32 {
-    if delta(k, k + 1) > delta(k, k - 1) {
+// Sorted key k.
+fn key(k: i32) -> u32 {
+    return keys[key_base + u32(k)];
+}
+
+// +1 when internal node k's range starts at k (it is a right child), -1 when it ends at k; `kk`
+// is key k.
+fn direction(k: i32, kk: u32) -> i32 {
+    if delta(k, kk, k + 1) > delta(k, kk, k - 1) {
         return 1;
     }
     return -1;
@@ -46,7 +53,7 @@ fn escape_after(last: i32) -> u32 {
         return NONE;
     }
     let k = last + 1;
-    if k <= leaf_count - 2 && direction(k) == 1 {
+    if k <= leaf_count - 2 && direction(k, key(k)) == 1 {
         return u32(k);
     }
     return u32(leaf_count - 1 + k);
@@ -78,25 +85,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             continue;
         }
         // Internal node i: find its range [min(i, j), max(i, j)] and split g.
-        let d = direction(i);
-        let dmin = delta(i, i - d);
+        let ki = key(i);
+        let d = direction(i, ki);
+        let dmin = delta(i, ki, i - d);
         var lmax = 2;
-        while delta(i, i + lmax * d) > dmin {
+        while delta(i, ki, i + lmax * d) > dmin {
             lmax *= 2;
         }
         var l = 0;
         for (var t = lmax / 2; t >= 1; t /= 2) {
-            if delta(i, i + (l + t) * d) > dmin {
+            if delta(i, ki, i + (l + t) * d) > dmin {
                 l += t;
             }
         }
         let j = i + l * d;
-        let dnode = delta(i, j);
+        let dnode = delta(i, ki, j);
         var s = 0;
         var t = l;
         loop {
             t = (t + 1) / 2;
-            if delta(i, i + (s + t) * d) > dnode {
+            if delta(i, ki, i + (s + t) * d) > dnode {
                 s += t;
             }
             if t <= 1 {

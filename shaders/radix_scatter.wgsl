@@ -9,10 +9,15 @@
 // 2. The rank of each element within the tile's run of its digit: invocation t owns the
 //    SORT_ITEMS consecutive elements t * SORT_ITEMS .. of the tile; one exclusive scan of the
 //    (digit, invocation) count matrix, flattened digit-major, gives each invocation's first rank
-//    per digit. The matrix holds two 16-bit counts per word: word (d / 2) * WG_SIZE + t has
+//    per digit. The matrix holds two 16-bit counts per word: word (d / 2) * C + t has
 //    invocation t's count of digit d in its low half when d is even, in its high half when d is
-//    odd. A tile has at most TILE < 2^16 elements (asserted in `layout`), so no half ever
-//    carries into the other, and the scan adds both halves at once. While scattering, each
+//    odd, C being the matrix's columns: the invocations that have elements (all WG_SIZE in a
+//    full tile, 57 in a body of 900 triangles). The others' counts would be zeros: leaving them
+//    out of the matrix spares those invocations the clearing and scanning of their words, a
+//    fixed cost of every workgroup that llvmpipe pays in full (each workgroup access of it a
+//    loop over the SIMD lanes) in the part-full last tile of every body. A tile has at most
+//    TILE < 2^16 elements (asserted in `layout`), so no half ever carries into the other, and
+//    the scan adds both halves at once. While scattering, each
 //    invocation counts its own words up past the elements it has placed: no per-invocation array
 //    of ranks (a private array indexed by data, which a SIMD compiler such as llvmpipe's turns
 //    into a scalar loop over the lanes), and no array of digits or keys either (each invocation
@@ -47,7 +52,7 @@
 const COUNT_WORDS: u32 = RADIX_MATRIX / 2u;
 const NEXT_COUNTS: u32 = RADIX_BUCKETS * 2u * RADIX_BUCKETS;
 
-// counts[(digit / 2) * WG_SIZE + invocation], two digits to a word (see above)
+// counts[(digit / 2) * columns + invocation], two digits to a word (see above)
 var<workgroup> counts: array<u32, COUNT_WORDS>;
 // Where this tile's run of each digit starts, relative to the segment's first element.
 var<workgroup> run_start: array<u32, RADIX_BUCKETS>;
@@ -77,9 +82,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let local_tile = tile - seg.tile_offset;
     let first = local_tile * TILE + lid * SORT_ITEMS;
     let block = pass_block(pass_info.pass_index, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
+    // The count matrix's columns (the invocations that have elements), and the words of this
+    // invocation's column: none past the columns (a loop bound, not an `if`: see below).
+    let columns = (min(seg.count - local_tile * TILE, TILE) + SORT_ITEMS - 1u) / SORT_ITEMS;
+    let rows = select(0u, RADIX_BUCKETS / 2u, lid < columns);
 
-    for (var w = 0u; w < RADIX_BUCKETS / 2u; w += 1u) {
-        counts[w * WG_SIZE + lid] = 0u;
+    for (var w = 0u; w < rows; w += 1u) {
+        counts[w * columns + lid] = 0u;
     }
     for (var e = lid; e < NEXT_COUNTS; e += WG_SIZE) {
         atomicStore(&next_counts[e], 0u);
@@ -109,26 +118,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let items = min(seg.count, first + SORT_ITEMS) - min(seg.count, first);
     for (var k = 0u; k < items; k += 1u) {
         let d = (keys_in[seg.offset + first + k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-        counts[(d / 2u) * WG_SIZE + lid] += 1u << ((d & 1u) * 16u);
+        counts[(d / 2u) * columns + lid] += 1u << ((d & 1u) * 16u);
     }
     workgroupBarrier();
-    // Exclusive scan of the flattened matrix, both halves at once: invocation t scans words
-    // t*CHUNK .. t*CHUNK+CHUNK.
-    let words = COUNT_WORDS / WG_SIZE;
+    // Exclusive scan of the flattened matrix (RADIX_BUCKETS / 2 rows of `columns` words), both
+    // halves at once: invocation t < columns scans the `words` words from t * words on.
+    let words = RADIX_BUCKETS / 2u;
     var total = 0u;
-    for (var j = 0u; j < words; j += 1u) {
+    for (var j = 0u; j < rows; j += 1u) {
         total += counts[lid * words + j];
     }
     let prefix = workgroup_exclusive_scan(lid, total);
     var running = prefix.x;
-    for (var j = 0u; j < words; j += 1u) {
+    for (var j = 0u; j < rows; j += 1u) {
         let c = counts[lid * words + j];
         counts[lid * words + j] = running;
         running += c;
     }
     workgroupBarrier();
     if lid < RADIX_BUCKETS {
-        run_base[lid] = run_start[lid] - half_of(counts[(lid / 2u) * WG_SIZE], lid);
+        run_base[lid] = run_start[lid] - half_of(counts[(lid / 2u) * columns], lid);
     }
     workgroupBarrier();
 
@@ -141,7 +150,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let i = first + k;
         let key = keys_in[seg.offset + i];
         let d = (key >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-        let at = (d / 2u) * WG_SIZE + lid;
+        let at = (d / 2u) * columns + lid;
         let word = counts[at];
         counts[at] = word + (1u << ((d & 1u) * 16u));
         let to = run_base[d] + half_of(word, d);

@@ -19,9 +19,12 @@
 // coroutine per SIMD group of every workgroup, a fixed cost of several µs a workgroup before any
 // work (518 workgroups that return at once: 3.5 ms), so a directed pair of up to 4,096 vertices
 // launches one workgroup instead of one per 256. A GPU (ITEMS 1) keeps one vertex per
-// invocation. An invocation tests its vertices twice (to
-// count them, then to write them where the reservation says): no private array of entries,
-// which a SIMD compiler turns into a scalar loop over the lanes.
+// invocation. An invocation tests each of its vertices once, keeping the outcomes as a bit mask
+// (ITEMS <= 32, `layout::Tuning`), then writes only the listed ones where the reservation says:
+// no position read twice, and no private array of entries, which a SIMD compiler turns into a
+// scalar loop over the lanes. A vertex never listed (most of them where two bodies' boxes barely
+// overlap) costs one test; llvmpipe runs every buffer access as a loop over its SIMD lanes, so
+// the accesses are the kernel's cost there.
 // CPU twin: `raycontact::internals::cpu::ray_sources`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
@@ -80,17 +83,15 @@ fn load_group(w: u32) {
     }
 }
 
-// Whether the workgroup lists the vertex in slot `slot` of the source body's ray order (a slot
-// below `wg_end`): (directed pair, local vertex) when it does, NONE in x when not.
-fn listed(slot: u32) -> vec2<u32> {
-    let v = vertex_order[wg_offset + slot];
-    if wg_boxed != 0u {
-        let p = vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
-        if any(p < wg_lo) || any(p > wg_hi) {
-            return vec2<u32>(NONE, 0u);
-        }
-    }
-    return vec2<u32>(wg_k, v - wg_offset);
+// The packed vertex in slot `slot` of the source body's ray order (a slot below `wg_end`).
+fn slot_vertex(slot: u32) -> u32 {
+    return vertex_order[wg_offset + slot];
+}
+
+// Whether packed vertex v lies in body b's grown box (`wg_lo` .. `wg_hi`).
+fn in_box(v: u32) -> bool {
+    let p = vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
+    return !(any(p < wg_lo) || any(p > wg_hi));
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -101,15 +102,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
     // This invocation's slots (none past the body's end or the layout): loops to their end, not
-    // over ITEMS slots with a test (see the header of radix_scatter.wgsl).
+    // over ITEMS slots with a test (see the header of radix_scatter.wgsl). Bit i of `mask`: slot
+    // first + i is listed.
     let first = min(wg_start + lid * ITEMS, wg_end);
     let end = min(first + ITEMS, wg_end);
-    var count = 0u;
-    for (var s = first; s < end; s += 1u) {
-        if listed(s).x != NONE {
-            count += 1u;
+    var mask = 0u;
+    if wg_boxed == 0u {
+        // Every slot is listed: no vertex to read.
+        mask = select(0u, 0xffffffffu >> (32u - (end - first)), end > first);
+    } else {
+        for (var s = first; s < end; s += 1u) {
+            if in_box(slot_vertex(s)) {
+                mask |= 1u << (s - first);
+            }
         }
     }
+    let count = countOneBits(mask);
     var rank = 0u;
     if count > 0u {
         rank = atomicAdd(&wg_count, count);
@@ -123,13 +131,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
     var slot = wg_base + rank;
-    for (var s = first; s < end && count > 0u; s += 1u) {
-        let entry = listed(s);
-        if entry.x != NONE {
-            if slot < params.source_capacity {
-                sources[slot] = entry;
-            }
-            slot += 1u;
+    while mask != 0u {
+        let s = first + countTrailingZeros(mask);
+        mask &= mask - 1u;
+        if slot < params.source_capacity {
+            sources[slot] = vec2<u32>(wg_k, slot_vertex(s) - wg_offset);
         }
+        slot += 1u;
     }
 }

@@ -37,10 +37,6 @@ fn triangle_count() -> u32 {
 // [slot * 6 + 3 + axis] the maximum key; 0 = nothing yet.
 var<workgroup> wg_keys: array<atomic<u32>, 12>;
 
-fn position(v: u32) -> vec3<f32> {
-    return vertex_in(0u, v);
-}
-
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let first = linear_group(wid) * WG_SIZE;
@@ -68,7 +64,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         vertices[o + 1u] = n.y;
         vertices[o + 2u] = n.z;
         if live {
-            let p = position(v);
+            let p = sum.position;
             let k = body - b0;
             for (var d = 0u; d < 3u; d += 1u) {
                 let lo = ~float_to_key(p[d]);

@@ -34,6 +34,8 @@ pub const WG_SIZE: u32 = 256;
 pub const TILE: u32 = 4096;
 /// Elements one invocation of a radix sort kernel handles (one workgroup sorts one tile).
 pub const SORT_ITEMS: u32 = TILE / WG_SIZE;
+// `ray_sources` keeps one bit per item of an invocation in a u32 (items are at most SORT_ITEMS).
+const _: () = assert!(SORT_ITEMS <= 32);
 
 /// Work per invocation of the per-triangle kernels (`morton`, `triangle_bounds`, `hierarchy`,
 /// `fit`) and of `ray_sources` (source vertices of one directed pair), chosen per adapter kind:
