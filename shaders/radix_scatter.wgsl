@@ -17,11 +17,11 @@
 //    fixed cost of every workgroup that llvmpipe pays in full (each workgroup access of it a
 //    loop over the SIMD lanes) in the part-full last tile of every body. A tile has at most
 //    TILE < 2^16 elements (asserted in `layout`), so no half ever carries into the other, and
-//    the scan adds both halves at once. While scattering, each
-//    invocation counts its own words up past the elements it has placed: no per-invocation array
-//    of ranks (a private array indexed by data, which a SIMD compiler such as llvmpipe's turns
-//    into a scalar loop over the lanes), and no array of digits or keys either (each invocation
-//    reads its keys again to scatter them and recomputes the digit).
+//    the scan adds both halves at once. While scattering, each invocation counts its own words
+//    up past the elements it has placed: no per-invocation array of ranks (a private array
+//    indexed by data, which a SIMD compiler such as llvmpipe's turns into a scalar loop over the
+//    lanes), and no array of digits or keys either (each invocation reads its keys again to
+//    scatter them and recomputes the digit).
 // 3. With SORT_COUNT_NEXT, the next pass's digit of every scattered key is counted by
 //    destination tile. A run holds at most TILE elements, so it spans at most two destination
 //    tiles: the counts are kept per (run, which of its two tiles, next digit) in workgroup memory
