@@ -26,7 +26,7 @@ fn delta(i: i32, ki: u32, j: i32) -> i32 {
     if j < 0 || j >= leaf_count {
         return -1;
     }
-    let kj = keys[key_base + u32(j)];
+    let kj = key(j);
     if ki == kj {
         return 32 + i32(countLeadingZeros(u32(i) ^ u32(j)));
     }

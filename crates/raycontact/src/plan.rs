@@ -128,7 +128,7 @@ pub(crate) fn grown_capacity(needed: u64) -> u64 {
 /// casting its rays twice. Under [`OverflowPolicy::Error`] the capacity stays as set.
 pub(crate) fn with_headroom(policy: OverflowPolicy, found: u64, capacity: u64) -> u64 {
     match policy {
-        OverflowPolicy::Grow if fills_most(found, capacity) => capacity.max(grown_capacity(found)),
+        OverflowPolicy::Grow if fills_most(found, capacity) => grown_capacity(found),
         _ => capacity,
     }
 }

@@ -193,19 +193,26 @@ fn random_placements_match_the_cpu_reference() {
     assert!(total > 1000);
 }
 
+/// Two overlapping spheres on the GPU or on the CPU backend, and their pair: the scene of the
+/// contact-capacity tests.
+fn sphere_pair(gpu: bool) -> (Scene, [(BodyId, BodyId); 1]) {
+    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
+    let (s, ids) = scene_with(gpu, &meshes);
+    (s, [(ids[0], ids[1])])
+}
+
 #[test]
 fn overflow_reports_the_exact_number_needed_and_grows_alike_on_both_backends() {
-    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
     let mut grown_to = Vec::new();
     for gpu in [true, false] {
         let what = if gpu { "GPU" } else { "CPU backend" };
-        let (mut s, ids) = scene_with(gpu, &meshes);
-        let all = s.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap().contacts;
+        let (mut s, pair) = sphere_pair(gpu);
+        let all = s.detect(Pairs::List(&pair)).unwrap().contacts;
         assert!(all.len() > 10);
-        let (mut small, ids) = scene_with(gpu, &meshes);
+        let (mut small, pair) = sphere_pair(gpu);
         small.set_contact_capacity(4);
         small.set_overflow_policy(OverflowPolicy::Error);
-        match small.detect(Pairs::List(&[(ids[0], ids[1])])) {
+        match small.detect(Pairs::List(&pair)) {
             Err(Error::ContactOverflow { needed, capacity }) => {
                 assert_eq!(needed as usize, all.len(), "{what}");
                 assert_eq!(capacity, 4, "{what}");
@@ -214,7 +221,7 @@ fn overflow_reports_the_exact_number_needed_and_grows_alike_on_both_backends() {
         }
         assert_eq!(small.contact_capacity(), 4, "{what}: an error leaves the capacity");
         small.set_overflow_policy(OverflowPolicy::Grow);
-        let grown = small.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap();
+        let grown = small.detect(Pairs::List(&pair)).unwrap();
         assert_eq!(grown.contacts, all, "{what}");
         // Grown with headroom: twice the number needed, and 256.
         let n = all.len() as u64;
@@ -230,20 +237,17 @@ fn overflow_reports_the_exact_number_needed_and_grows_alike_on_both_backends() {
 
 #[test]
 fn a_detection_that_fills_most_of_the_capacity_grows_it_for_the_next_without_casting_twice() {
-    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
     let mut grown_to = Vec::new();
     for gpu in [true, false] {
         let what = if gpu { "GPU" } else { "CPU backend" };
-        let (mut s, ids) = scene_with(gpu, &meshes);
-        let pair = [(ids[0], ids[1])];
+        let (mut s, pair) = sphere_pair(gpu);
         let all = s.detect(Pairs::List(&pair)).unwrap();
         let n = all.contacts.len() as u64;
         assert!(n > 100, "{what}: {n} contacts");
         let rays = |c: &raycontact::Contacts| c.stats.get(Stage::Rays).map_or(0, |st| st.dispatches);
 
         // Room for exactly the contacts found: no overflow, but past three quarters of it.
-        let (mut tight, ids) = scene_with(gpu, &meshes);
-        let pair = [(ids[0], ids[1])];
+        let (mut tight, pair) = sphere_pair(gpu);
         tight.set_contact_capacity(n);
         let first = tight.detect(Pairs::List(&pair)).unwrap();
         assert_eq!(first.contacts, all.contacts, "{what}");
@@ -262,10 +266,10 @@ fn a_detection_that_fills_most_of_the_capacity_grows_it_for_the_next_without_cas
         assert_eq!(steady.stats.buffers_allocated, 0, "{what}");
 
         // Under the error policy the capacity stays as set.
-        let (mut strict, ids) = scene_with(gpu, &meshes);
+        let (mut strict, pair) = sphere_pair(gpu);
         strict.set_contact_capacity(n);
         strict.set_overflow_policy(OverflowPolicy::Error);
-        assert_eq!(strict.detect(Pairs::List(&[(ids[0], ids[1])])).unwrap().contacts, all.contacts);
+        assert_eq!(strict.detect(Pairs::List(&pair)).unwrap().contacts, all.contacts);
         assert_eq!(strict.contact_capacity(), n, "{what}: the error policy keeps the capacity");
     }
     assert_eq!(grown_to[0], grown_to[1], "both backends grow alike");
