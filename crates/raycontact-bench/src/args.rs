@@ -46,8 +46,9 @@ its normals, boxes and BVH from frame to frame):
   gpu-refit      the same with BvhUpdate::Refit: the BVHs refitted (normals, bounds, fit; no
                  Morton codes, sort or hierarchy), rebuilt only at the first frame
   cpu-1          raycontact's CPU backend (the kernels' CPU twins; rays through its 4-wide
-                 BVHs; a trace asked again by another pair, e.g. a body's own-body trace in
-                 each of its cloth pairs, answered from the frame's memo), single-threaded
+                 BVHs, a cloth vertex's inward and outward rays in one walk; a trace asked
+                 again by another pair, e.g. a body's own-body trace in each of its cloth
+                 pairs, answered from the frame's memo), single-threaded
   cpu-rayon      the CPU backend with rayon over all cores (the contacts' reference)
   cpu-refit      cpu-rayon with BvhUpdate::Refit
   cpu-twins      cpu-rayon walking the binary BVH as the kernels do (Scene::set_wide_bvh(false)):

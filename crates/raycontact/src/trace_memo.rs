@@ -119,6 +119,13 @@ impl<T: Tracer> Tracer for Memoized<'_, T> {
         traced
     }
 
+    /// `inner`'s, past the memo: a line trace is the pair of rays along a cloth vertex's normal,
+    /// which only the pair that asks it casts (a cloth vertex's traces that skip it are its self
+    /// pair's; the memoised own-body traces are volumetric vertices').
+    fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
+        self.inner.trace_line(cx, b, ray, ignore)
+    }
+
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
         self.inner.may_reach(cx, b, p, r)
     }

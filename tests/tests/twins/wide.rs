@@ -2,7 +2,9 @@
 //! `cpu::closest_hit_wide`) against the binary tree it is collapsed from: the same hit, ray for
 //! ray (triangle, t, u, v), on random rays through triangle soups and closed surfaces, with and
 //! without an ignored vertex, after rebuilds and after refits; and the same contacts as the
-//! binary walk on the 200 random placements of the GPU tests. Also: its lanes hold the boxes of
+//! binary walk on the 200 random placements of the GPU tests. The line walk
+//! (`cpu::closest_hits_line`, a ray and its opposite in one walk) finds each ray's hit of the
+//! wide walk, on the same rays. Also: its lanes hold the boxes of
 //! the binary nodes they name, a kept body's tree is collapsed from a binned-SAH tree over the
 //! LBVH's leaves (a valid binary tree that the binary walks find the same hits in), and the
 //! backend's normals equal the twin's bit for bit.
@@ -66,8 +68,9 @@ fn same(a: &RayHit, b: &RayHit) -> bool {
 
 /// Every ray of `rays` (with its ignored vertex) walked three ways through body `b` of `frame`:
 /// the wide tree, the binary ordered walk and the GPU's walk (`cpu::closest_hit`), and a fourth
-/// when the wide tree was collapsed from a binned-SAH tree: the GPU's walk of that tree.
-/// Returns the hits.
+/// when the wide tree was collapsed from a binned-SAH tree: the GPU's walk of that tree; and the
+/// line walk of the ray with its opposite, whose hits are the wide walk's of each. Returns the
+/// hits.
 fn compare_walks(
     what: &str,
     p: &Packing,
@@ -87,6 +90,13 @@ fn compare_walks(
         assert!(
             same(&w, &o) && same(&w, &g),
             "{what}: ray {i} {ray:?}: wide {w:?}, ordered {o:?}, gpu walk {g:?}"
+        );
+        let back = Ray { dir: -ray.dir, ..*ray };
+        let wb = cpu::closest_hit_wide(body, nodes, wide, pos, &p.triangles, &back, *ignore);
+        let [l, lb] = cpu::closest_hits_line(body, nodes, wide, pos, &p.triangles, [ray, &back], *ignore);
+        assert!(
+            same(&l, &w) && same(&lb, &wb),
+            "{what}: ray {i} {ray:?}: line walk {l:?} and {lb:?}, wide walks {w:?} and {wb:?}"
         );
         if !wide.sah.is_empty() {
             let s = cpu::closest_hit(body, &wide.sah, pos, &p.triangles, ray, *ignore);

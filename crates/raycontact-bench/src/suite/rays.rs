@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
 use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, NONE, Ray, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, NONE, Ray, RayHit, SELF_CLOTH};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
 
@@ -28,7 +28,8 @@ struct RayCounters {
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
 /// (`cpu::closest_hit`, whose hit it returns) and with the CPU backend's (`cpu::closest_hit_wide`
-/// over its 4-wide trees), counting rays by kind, nodes and triangles. One per source vertex.
+/// over its 4-wide trees, and a cloth vertex's two rays in one `cpu::closest_hits_line`),
+/// counting rays by kind, nodes and triangles. One per source vertex.
 struct CountingTracer<'a> {
     counters: &'a RayCounters,
     /// The source body and whether the pair is a self pair.
@@ -42,16 +43,10 @@ struct CountingTracer<'a> {
     nodes: AtomicU64,
 }
 
-impl Tracer for CountingTracer<'_> {
-    fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
-        let body = &cx.packing.bodies[b];
-        let nodes = cx.frame.body_nodes(cx.packing, b);
-        let tris = &cx.packing.triangles;
-        let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
-        let ordered = match cx.frame.body_wide(b) {
-            Some(w) => cpu::closest_hit_wide(body, nodes, w, cx.positions, tris, ray, ignore),
-            None => cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore),
-        };
+impl CountingTracer<'_> {
+    /// Counts a trace of `ray` on body `b` whose GPU walk found `hit`, and `cpu_nodes` nodes of
+    /// the CPU backend's walk.
+    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, cpu_nodes: u32) {
         let c = self.counters;
         let kind = if b == self.source && !self.self_pair {
             &c.check
@@ -63,13 +58,46 @@ impl Tracer for CountingTracer<'_> {
         kind.fetch_add(1, Relaxed);
         c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
         self.nodes.fetch_add(hit.nodes_visited as u64, Relaxed);
-        c.nodes_cpu.fetch_add(ordered.nodes_visited as u64, Relaxed);
+        c.nodes_cpu.fetch_add(cpu_nodes as u64, Relaxed);
         c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
         c.fallbacks.fetch_add(hit.fallback as u64, Relaxed);
         if !self.traced.swap(true, Relaxed) {
             c.sources.fetch_add(1, Relaxed);
         }
+    }
+}
+
+impl Tracer for CountingTracer<'_> {
+    fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
+        let body = &cx.packing.bodies[b];
+        let nodes = cx.frame.body_nodes(cx.packing, b);
+        let tris = &cx.packing.triangles;
+        let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
+        let ordered = match cx.frame.body_wide(b) {
+            Some(w) => cpu::closest_hit_wide(body, nodes, w, cx.positions, tris, ray, ignore),
+            None => cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore),
+        };
+        self.count(b, ray, &hit, ordered.nodes_visited);
         Traced { hit, walked: false, steps: 0, outcome: NONE }
+    }
+
+    /// A cloth vertex's two rays: each walked as the kernels walk it, and both in the CPU
+    /// backend's one walk (`cpu::closest_hits_line`, whose nodes are counted once).
+    fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
+        let body = &cx.packing.bodies[b];
+        let nodes = cx.frame.body_nodes(cx.packing, b);
+        let tris = &cx.packing.triangles;
+        let back = Ray { dir: -ray.dir, ..*ray };
+        let rays = [ray, &back];
+        let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
+        let ordered = match cx.frame.body_wide(b) {
+            Some(w) => cpu::closest_hits_line(body, nodes, w, cx.positions, tris, rays, ignore),
+            None => rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)),
+        };
+        for k in 0..2 {
+            self.count(b, rays[k], &hits[k], ordered[k].nodes_visited);
+        }
+        Some(hits.map(|hit| Traced { hit, walked: false, steps: 0, outcome: NONE }))
     }
 
     /// As the kernels and the CPU backend: the rays that cannot reach are not cast, so not

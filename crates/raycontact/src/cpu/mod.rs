@@ -5,9 +5,10 @@
 //!
 //! The files mirror `shaders/`: the twin of kernel `shaders/k.wgsl` is in `cpu/k.rs` (the radix
 //! sort's three kernels share `cpu/radix_sort.rs`), and the twin of an include
-//! `shaders/shared/i.wgsl` in `cpu/shared/i.rs`. Two files are not twins: `cpu/traverse.rs`,
-//! the CPU backend's own BVH traversals ([`closest_hit_wide`] over its 4-wide trees,
-//! [`closest_hit_ordered`], [`raycast_ordered`]), which find the same closest hit as the GPU's
+//! `shaders/shared/i.wgsl` in `cpu/shared/i.rs`. Three files are not twins: `cpu/traverse.rs`
+//! and `cpu/traverse_line.rs`, the CPU backend's own BVH traversals ([`closest_hit_wide`] over
+//! its 4-wide trees, [`closest_hits_line`] for a ray and its opposite in one walk,
+//! [`closest_hit_ordered`], [`raycast_ordered`]), which find the same closest hits as the GPU's
 //! by another walk, and `cpu/reference.rs`, the
 //! references only the tests and benchmarks use ([`raycast_brute_force`]). Every public item
 //! is re-exported here, as `raycontact::internals::cpu::<name>`.
@@ -45,6 +46,7 @@ mod response;
 mod shared;
 mod source_args;
 mod traverse;
+mod traverse_line;
 mod triangle_bounds;
 mod untangle_contacts;
 mod vertex_normals;
@@ -88,6 +90,7 @@ pub use shared::targets::{QueryScene, query_targets};
 pub use shared::walk::walk_ray;
 pub use source_args::source_args;
 pub use traverse::{closest_hit_ordered, closest_hit_wide, raycast_ordered};
+pub use traverse_line::closest_hits_line;
 pub use triangle_bounds::{triangle_bounds, triangle_box};
 pub use untangle_contacts::untangle_contacts;
 pub use vertex_normals::{body_boxes, vertex_normal, vertex_normals};

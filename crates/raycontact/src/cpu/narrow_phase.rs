@@ -20,6 +20,12 @@ impl Tracer for BvhTracer {
         Traced { hit: cx.bvh_hit(b, ray, ignore), walked: false, steps: 0, outcome: NONE }
     }
 
+    /// Both rays in one walk of the tree ([`closest_hits_line`](crate::cpu::closest_hits_line)).
+    fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
+        let traced = |hit| Traced { hit, walked: false, steps: 0, outcome: NONE };
+        Some(cx.bvh_hits_line(b, ray, ignore).map(traced))
+    }
+
     /// `leaf_near` on the body's tree: its wide tree when the frame has one (whose leaf lanes
     /// hold the binary leaves' boxes: the same answer), else the binary tree, as the kernel.
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {

@@ -27,7 +27,7 @@ use crate::packing::Packing;
 use crate::wide_bvh::{TriRecord, WideNode, WideTree};
 
 /// The widening of `box_entry`'s slab test (relative).
-const WIDEN: f32 = 2.0e-6;
+pub(super) const WIDEN: f32 = 2.0e-6;
 
 /// The CPU backend's ray casts: [`raycast`](crate::cpu::raycast)'s results through
 /// [`closest_hit_wide`] (through [`closest_hit_ordered`] when the frame has no wide tree).
@@ -51,19 +51,19 @@ pub fn raycast_ordered(
 }
 
 /// A ray's constants for the 4-wide slab test, computed once per ray.
-struct WideRay {
+pub(super) struct WideRay {
     /// The origin, each axis splat.
     o: [Vec4; 3],
     /// `safe_inverse` of the direction, each axis splat.
     inv: [Vec4; 3],
-    tmin: Vec4,
+    pub(super) tmin: Vec4,
     /// Axes the ray is parallel to (`|d| < 1e-30`): their slab is decided by the origin alone.
     parallel: [bool; 3],
     any_parallel: bool,
 }
 
 impl WideRay {
-    fn new(ray: &Ray, inv: Vec3) -> Self {
+    pub(super) fn new(ray: &Ray, inv: Vec3) -> Self {
         let parallel = ray.dir.abs().cmplt(Vec3::splat(1.0e-30));
         let parallel = [parallel.test(0), parallel.test(1), parallel.test(2)];
         WideRay {
@@ -75,12 +75,12 @@ impl WideRay {
         }
     }
 
-    /// `box_entry` of the four children of `n` at once: the mask of the children hit (bit i:
-    /// lane i) and their entry distances. The same float operations as `box_entry`, lane by
-    /// lane, with its NaN cases made explicit (an entry that is NaN is `tmin`, an exit that is
-    /// NaN is `tmax`, as `f32::max` and `f32::min` give them).
+    /// The slab test of the four children of `n` before widening and clipping: the lanes a
+    /// parallel axis leaves possible, and per lane the largest entry and smallest exit over the
+    /// axes (`box_entry`'s `tn` and `tf`). The same float operations as `box_entry`, lane by
+    /// lane, with its NaN cases made explicit.
     #[inline(always)]
-    fn test(&self, n: &WideNode, tmax: f32) -> (u32, Vec4) {
+    pub(super) fn slab(&self, n: &WideNode) -> (u32, Vec4, Vec4) {
         let mut near = [Vec4::ZERO; 3];
         let mut far = [Vec4::ZERO; 3];
         for a in 0..3 {
@@ -97,22 +97,44 @@ impl WideRay {
                 lanes &= (self.o[a].cmpge(n.lo[a]) & self.o[a].cmple(n.hi[a])).bitmask();
             }
         }
-        let tn = near[0].max(near[1].max(near[2]));
-        let tf = far[0].min(far[1].min(far[2]));
-        let e = tn - tn.abs() * WIDEN;
-        let enter = Vec4::select(e.cmpge(self.tmin), e, self.tmin);
-        let x = tf + tf.abs() * WIDEN;
-        let tmax4 = Vec4::splat(tmax);
-        let exit = Vec4::select(x.cmple(tmax4), x, tmax4);
-        (enter.cmple(exit).bitmask() & lanes, enter)
+        (lanes, near[0].max(near[1].max(near[2])), far[0].min(far[1].min(far[2])))
     }
+
+    /// `box_entry` of the four children of `n` at once: the mask of the children hit (bit i:
+    /// lane i) and their entry distances (an entry that is NaN is `tmin`, an exit that is NaN
+    /// is `tmax`, as `f32::max` and `f32::min` give them).
+    #[inline(always)]
+    fn test(&self, n: &WideNode, tmax: f32) -> (u32, Vec4) {
+        let (lanes, tn, tf) = self.slab(n);
+        let e = tn - tn.abs() * WIDEN;
+        let x = tf + tf.abs() * WIDEN;
+        let (mask, enter) = clip(e, x, self.tmin, tmax);
+        (mask & lanes, enter)
+    }
+}
+
+/// The widened entries `e` and exits `x` of four boxes clipped to `[tmin, tmax]` (`box_entry`'s
+/// last step, lane by lane): the lanes whose entry is not past their exit, and the entries.
+#[inline(always)]
+pub(super) fn clip(e: Vec4, x: Vec4, tmin: Vec4, tmax: f32) -> (u32, Vec4) {
+    let enter = Vec4::select(e.cmpge(tmin), e, tmin);
+    let tmax4 = Vec4::splat(tmax);
+    let exit = Vec4::select(x.cmple(tmax4), x, tmax4);
+    (enter.cmple(exit).bitmask(), enter)
 }
 
 /// The leaf test of `Leaf::test` (`shaders/shared/bvh.wgsl`'s `leaf_hit` and `nearer`) on a
 /// triangle record: skipped when it uses the ignored vertex, kept when nearer, or as near with a
 /// lower index; `tmax` shrinks to it.
 #[inline(always)]
-fn record_test(r: &TriRecord, ray: &Ray, axes: [usize; 3], ignore: u32, best: &mut RayHit, tmax: &mut f32) {
+pub(super) fn record_test(
+    r: &TriRecord,
+    ray: &Ray,
+    axes: [usize; 3],
+    ignore: u32,
+    best: &mut RayHit,
+    tmax: &mut f32,
+) {
     if r.vertices.contains(&ignore) {
         return;
     }
@@ -129,20 +151,27 @@ fn record_test(r: &TriRecord, ray: &Ray, axes: [usize; 3], ignore: u32, best: &m
 /// Whether a subtree entered at `t` may still hold a hit as near as `tmax` (the ordered walks'
 /// pruning of a popped entry).
 #[inline(always)]
-fn within(t: f32, tmax: f32) -> bool {
+pub(super) fn within(t: f32, tmax: f32) -> bool {
     t <= tmax + tmax.abs() * WIDEN
 }
 
-/// The walk's stack of (wide node, entry distance): 64 entries inline, then on the heap.
-struct WideStack {
-    inline: [(u32, f32); 64],
+/// A walk's stack of entries (a wide node and its entry distances): 64 entries inline, then on
+/// the heap.
+pub(super) struct WideStack<E: Copy> {
+    inline: [E; 64],
     len: usize,
-    spill: Vec<(u32, f32)>,
+    spill: Vec<E>,
 }
 
-impl WideStack {
+impl<E: Copy> WideStack<E> {
+    /// An empty stack (`fill` fills the unused inline slots).
     #[inline(always)]
-    fn push(&mut self, e: (u32, f32)) {
+    pub(super) fn new(fill: E) -> Self {
+        WideStack { inline: [fill; 64], len: 0, spill: Vec::new() }
+    }
+
+    #[inline(always)]
+    pub(super) fn push(&mut self, e: E) {
         if self.len < self.inline.len() && self.spill.is_empty() {
             self.inline[self.len] = e;
             self.len += 1;
@@ -152,7 +181,7 @@ impl WideStack {
     }
 
     #[inline(always)]
-    fn pop(&mut self) -> Option<(u32, f32)> {
+    pub(super) fn pop(&mut self) -> Option<E> {
         if let Some(e) = self.spill.pop() {
             return Some(e);
         }
@@ -190,7 +219,7 @@ pub fn closest_hit_wide(
     let wray = WideRay::new(ray, inv);
     let axes = ray_axes(ray.dir);
     let mut tmax = ray.tmax;
-    let mut stack = WideStack { inline: [(0, 0.0); 64], len: 0, spill: Vec::new() };
+    let mut stack = WideStack::new((0u32, 0f32));
     let mut node = 0u32;
     loop {
         let n = &tree.nodes[node as usize];
@@ -358,6 +387,23 @@ impl Narrow<'_> {
         match self.frame.body_wide(b) {
             Some(w) => closest_hit_wide(body, nodes, w, positions, triangles, ray, ignore),
             None => closest_hit_ordered(body, nodes, positions, triangles, ray, ignore),
+        }
+    }
+
+    /// The closest hits of `ray` and of its opposite ray (the same origin and bounds, `-dir`)
+    /// on packed body `b`, skipping the triangles of packed vertex `ignore`: [`Self::bvh_hit`]
+    /// of each, through one walk of the frame's wide tree ([`super::closest_hits_line`]), or
+    /// two walks of its binary one when it has none.
+    pub(crate) fn bvh_hits_line(&self, b: usize, ray: &Ray, ignore: u32) -> [RayHit; 2] {
+        let back = Ray { dir: -ray.dir, ..*ray };
+        match self.frame.body_wide(b) {
+            Some(w) => {
+                let body = &self.packing.bodies[b];
+                let nodes = self.frame.body_nodes(self.packing, b);
+                let (positions, triangles) = (self.positions, &self.packing.triangles);
+                super::closest_hits_line(body, nodes, w, positions, triangles, [ray, &back], ignore)
+            }
+            None => [self.bvh_hit(b, ray, ignore), self.bvh_hit(b, &back, ignore)],
         }
     }
 }

@@ -63,6 +63,15 @@ pub trait Tracer: Sync {
     /// origin (their own, or their straight ray's), so they are not cast where this says no.
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool;
 
+    /// The traces of `ray` and of its opposite ray (the same origin and bounds, `-dir`) on
+    /// packed body `b`, skipping the triangles of packed vertex `ignore`, without hints: what
+    /// [`Self::trace`] returns for each, in that order; `None` when the tracer casts them one by
+    /// one through [`Self::trace`] (the default; the walks, whose traces follow hints). The BVH
+    /// tracer walks the tree once for both.
+    fn trace_line(&self, _: &Narrow<'_>, _: usize, _: &Ray, _: u32) -> Option<[Traced; 2]> {
+        None
+    }
+
     /// Twin of the kernel's `source_normal` (`shared/classify.wgsl`): the normal of packed
     /// vertex `v`, as `vertex_normals` computes it. The frame's (`narrow_phase` reads the
     /// normals `vertex_normals` wrote), unless the tracer computes it itself.
@@ -147,6 +156,11 @@ impl Narrow<'_> {
     ) -> Probe {
         let ray = Ray { origin, tmin, dir, tmax };
         let tr = sink.tracer.trace(self, b, &ray, ignore, hint, &mut sink.counts);
+        self.probe_of(b, dir, tr)
+    }
+
+    /// The probe of trace `tr` along `dir` on packed body `b`.
+    fn probe_of(&self, b: usize, dir: Vec3, tr: Traced) -> Probe {
         let mut pr =
             Probe { hit: tr.hit, walked: tr.walked, steps: tr.steps, outcome: tr.outcome, ..Probe::NONE };
         if tr.hit.triangle != NONE {
@@ -179,6 +193,31 @@ impl Narrow<'_> {
             return Probe::NONE;
         }
         self.probe(sink, b, origin, dir, 0.0, tmax, ignore, hint)
+    }
+
+    /// The probes of a cloth vertex's two rays along its normal `n` from `origin` on packed body
+    /// `b`, up to `tmax` without hints, in one trace when the tracer can (`None` when it casts
+    /// them one by one): the inward one (`-n`) and the outward one. With a reach `r`, both are
+    /// [`Self::probe_by_length`]'s (misses where `may_reach` says no, unless `ignore` is set).
+    #[allow(clippy::too_many_arguments)]
+    fn probe_line<T: Tracer>(
+        &self,
+        sink: &mut Sink<'_, T>,
+        b: usize,
+        origin: Vec3,
+        n: Vec3,
+        tmax: f32,
+        ignore: u32,
+        r: Option<f32>,
+    ) -> Option<[Probe; 2]> {
+        let ray = Ray { origin, tmin: 0.0, dir: -n, tmax };
+        if let Some(r) = r {
+            if ignore == NONE && !sink.tracer.may_reach(self, b, origin, r) {
+                return Some([Probe::NONE; 2]);
+            }
+        }
+        let [i, o] = sink.tracer.trace_line(self, b, &ray, ignore)?;
+        Some([self.probe_of(b, -n, i), self.probe_of(b, n, o)])
     }
 
     /// Twin of `own_hit`: the source body's own hit along the ray, up to `t` (or without limit
@@ -419,8 +458,17 @@ pub fn classify<T: Tracer>(
             }
         }
     } else if !cloth_b {
-        let i = if use_in { cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin) } else { Probe::NONE };
-        let o = if use_out { cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout) } else { Probe::NONE };
+        // Both rays in one trace where the tracer can (the same hits).
+        let line = if use_in && use_out && hin == NONE && hout == NONE {
+            cx.probe_line(&mut sink, b, p, n, inf, NONE, None)
+        } else {
+            None
+        };
+        let [i, o] = line.unwrap_or_else(|| {
+            let i = if use_in { cx.probe(&mut sink, b, p, -n, 0.0, inf, NONE, hin) } else { Probe::NONE };
+            let o = if use_out { cx.probe(&mut sink, b, p, n, 0.0, inf, NONE, hout) } else { Probe::NONE };
+            [i, o]
+        });
         let inside_i = i.hits() && i.cosine > 0.0;
         let inside_o = o.hits() && o.cosine > 0.0;
         if inside_o && (!inside_i || o.length < i.length) {
@@ -440,6 +488,12 @@ pub fn classify<T: Tracer>(
     } else {
         let ignore = if self_pair { v } else { NONE };
         let (mut todo, mut done, mut hints) = (rays.sides, 0u32, [hin, hout]);
+        // Both rays in one trace where the tracer can (the same hits); then side by side.
+        let line = if todo == 3 && hin == NONE && hout == NONE {
+            cx.probe_line(&mut sink, b, p, n, beyond, ignore, Some(near))
+        } else {
+            None
+        };
         for i in 0..3 {
             let side = i & 1;
             if todo & (1 << side) == 0 || done & (1 << side) != 0 {
@@ -447,7 +501,10 @@ pub fn classify<T: Tracer>(
             }
             done |= 1 << side;
             let (dir, ray) = if side == 1 { (n, OUTWARD_RAY) } else { (-n, INWARD_RAY) };
-            let h = cx.probe_by_length(&mut sink, b, p, dir, beyond, ignore, hints[side], near);
+            let h = match line {
+                Some(both) => both[side],
+                None => cx.probe_by_length(&mut sink, b, p, dir, beyond, ignore, hints[side], near),
+            };
             let other = 1 - side;
             if h.outcome == WALK_RANGE && todo & (1 << other) == 0 {
                 todo |= 1 << other;
