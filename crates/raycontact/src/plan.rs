@@ -109,7 +109,8 @@ pub(crate) struct Outcome {
     pub contact_capacity: u64,
     /// What the intersection stages produced (mode 0 when they did not run).
     pub intersections: crate::intersection::RawIntersections,
-    /// The crossing capacity after the detection (grown as the contact capacity).
+    /// The crossing capacity after the detection (grown as the contact capacity, with the same
+    /// headroom).
     pub crossing_capacity: u64,
 }
 

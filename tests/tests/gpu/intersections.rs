@@ -241,6 +241,32 @@ fn the_crossing_capacity_grows_or_overflows_as_the_policy_says() {
     assert_eq!(again.stats.buffers_allocated, 0);
 }
 
+#[test]
+fn a_detection_that_fills_most_of_the_crossing_capacity_grows_it_for_the_next_without_running_twice() {
+    let bodies = intersect::sphere_through_sheet();
+    let ([mut g, mut c], _) = scenes(&bodies, IntersectionMode::Full);
+    let all = g.detect(Pairs::Overlapping).unwrap();
+    let n = all.intersections.crossings.len() as u64;
+    assert!(n > 8, "{n} crossings");
+    let runs = |f: &Contacts| f.stats.get(raycontact::Stage::Crossings).map_or(0, |s| s.dispatches);
+    for (s, what) in [(&mut g, "GPU"), (&mut c, "CPU backend")] {
+        // Room for exactly the crossings found: no overflow, but past three quarters of it.
+        s.set_crossing_capacity(n);
+        s.set_overflow_policy(OverflowPolicy::Grow);
+        let first = s.detect(Pairs::Overlapping).unwrap();
+        assert_eq!(first.intersections.crossings.len() as u64, n, "{what}");
+        assert_eq!(s.crossing_capacity(), 2 * n + 256, "{what}: grown for the next detection");
+        if what == "GPU" {
+            assert_eq!(runs(&first), runs(&all), "{what}: the crossings traced once");
+        }
+        // Under the Error policy the capacity stays as set.
+        s.set_crossing_capacity(n);
+        s.set_overflow_policy(OverflowPolicy::Error);
+        s.detect(Pairs::Overlapping).unwrap();
+        assert_eq!(s.crossing_capacity(), n, "{what}: kept under the Error policy");
+    }
+}
+
 /// A random rigid placement of `m` with its centre within `spread` of the origin.
 fn placed(m: &TriMesh, r: &mut impl Rng, spread: f32) -> Vec<Vec3> {
     let turn = Quat::from_axis_angle(random_unit(r), r.random_range(0.0..std::f32::consts::TAU));

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::intersection::RawIntersections;
 use crate::layout::{BodyPair, ContactGpu, INTERSECT_FULL, IntersectState, RegionGpu};
 use crate::packing::Packing;
-use crate::plan::{DetectPlan, on_crossing_overflow};
+use crate::plan::{DetectPlan, on_crossing_overflow, with_headroom};
 use crate::stats::{FrameStats, Stage};
 
 impl CpuScene {
@@ -81,6 +81,8 @@ impl CpuScene {
         contacts.extend(edge_contacts);
         contacts.extend(untangle);
         lap(stats, Stage::Analysis);
+        // As the GPU's: more room for the next detection when this one came near the end.
+        let capacity = with_headroom(plan.overflow, crossings.len() as u64, capacity);
         raw.crossings = crossings;
         Ok((raw, capacity))
     }

@@ -130,11 +130,13 @@ impl GpuScene {
             }
             // A list or buffer filled past three quarters grows before the next frame (its
             // `reserve`), so that a count rising from frame to frame does not make that frame
-            // cast its rays twice.
+            // cast its rays twice: the source list, and under the Grow policy the contact and
+            // crossing buffers.
             let sources = state.sources as u64;
             if plan.pass == Pass::Full && fills_most(sources, self.source_capacity()) {
                 self.source_headroom = grown_capacity(sources);
             }
+            let crossings = intersections.state.crossings as u64;
             return Ok(Outcome {
                 contacts,
                 pairs: state.pair_count,
@@ -142,7 +144,7 @@ impl GpuScene {
                 walk: state.walk,
                 contact_capacity: with_headroom(plan.overflow, found, d.contacts),
                 intersections,
-                crossing_capacity: d.intersect.crossings,
+                crossing_capacity: with_headroom(plan.overflow, crossings, d.intersect.crossings),
             });
         }
         Err(Error::Gpu {

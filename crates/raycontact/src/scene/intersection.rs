@@ -38,7 +38,10 @@ impl Scene {
     /// [`OverflowPolicy::Grow`](crate::OverflowPolicy::Grow) raises it (to twice the number
     /// needed, plus 256) and runs the detection again;
     /// [`OverflowPolicy::Error`](crate::OverflowPolicy::Error) returns
-    /// [`Error::CrossingOverflow`](crate::Error::CrossingOverflow).
+    /// [`Error::CrossingOverflow`](crate::Error::CrossingOverflow). Under `Grow` a detection that
+    /// fills more than three quarters of it also raises it, to twice what it found (plus 256),
+    /// for the next detection, as the contact capacity
+    /// ([`Scene::set_contact_capacity`](crate::Scene::set_contact_capacity)).
     pub fn set_crossing_capacity(&mut self, crossings: u64) {
         self.crossing_capacity = crossings.max(1);
     }
