@@ -17,6 +17,11 @@
 //! body first, to its exit, then the cloth up to half that distance. A cloth pair with r = 0 is
 //! traced up to 0 (inversions only). Without inversion handling ([`Narrow::inversions`] false)
 //! no hit is tested for an inversion. The reasons are in the WGSL header.
+//!
+//! The kernel casts a cloth vertex's inward and outward rays one after the other; a tracer that
+//! can trace a ray and its opposite at once ([`Tracer::trace_line`]: the CPU backend's BVH
+//! tracer) gets them as one request when both are cast without hints (cloth → cloth, a cloth's
+//! self pair, cloth → volumetric). The hits, so the contacts, are the same.
 
 use glam::Vec3;
 
