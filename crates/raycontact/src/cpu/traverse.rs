@@ -389,21 +389,4 @@ impl Narrow<'_> {
             None => closest_hit_ordered(body, nodes, positions, triangles, ray, ignore),
         }
     }
-
-    /// The closest hits of `ray` and of its opposite ray (the same origin and bounds, `-dir`)
-    /// on packed body `b`, skipping the triangles of packed vertex `ignore`: [`Self::bvh_hit`]
-    /// of each, through one walk of the frame's wide tree ([`super::closest_hits_line`]), or
-    /// two walks of its binary one when it has none.
-    pub(crate) fn bvh_hits_line(&self, b: usize, ray: &Ray, ignore: u32) -> [RayHit; 2] {
-        let back = Ray { dir: -ray.dir, ..*ray };
-        match self.frame.body_wide(b) {
-            Some(w) => {
-                let body = &self.packing.bodies[b];
-                let nodes = self.frame.body_nodes(self.packing, b);
-                let (positions, triangles) = (self.positions, &self.packing.triangles);
-                super::closest_hits_line(body, nodes, w, positions, triangles, [ray, &back], ignore)
-            }
-            None => [self.bvh_hit(b, ray, ignore), self.bvh_hit(b, &back, ignore)],
-        }
-    }
 }

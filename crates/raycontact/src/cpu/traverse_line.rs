@@ -24,6 +24,7 @@
 
 use glam::Vec4;
 
+use super::shared::classify::Narrow;
 use super::shared::ray::{box_entry, ray_axes, safe_inverse};
 use super::traverse::{WIDEN, WideRay, WideStack, clip, closest_hit_ordered, record_test, within};
 use crate::layout::{BodyGpu, LEAF_BIT, Node, Ray, RayHit};
@@ -144,6 +145,25 @@ pub fn closest_hits_line(
                 }
                 None => return best,
             }
+        }
+    }
+}
+
+impl Narrow<'_> {
+    /// The closest hits of `ray` and of its opposite ray (the same origin and bounds, `-dir`)
+    /// on packed body `b`, skipping the triangles of packed vertex `ignore`: [`Self::bvh_hit`]
+    /// of each, through one walk of the frame's wide tree ([`closest_hits_line`]), or
+    /// two walks of its binary one when it has none.
+    pub(crate) fn bvh_hits_line(&self, b: usize, ray: &Ray, ignore: u32) -> [RayHit; 2] {
+        let back = Ray { dir: -ray.dir, ..*ray };
+        match self.frame.body_wide(b) {
+            Some(w) => {
+                let body = &self.packing.bodies[b];
+                let nodes = self.frame.body_nodes(self.packing, b);
+                let (positions, triangles) = (self.positions, &self.packing.triangles);
+                closest_hits_line(body, nodes, w, positions, triangles, [ray, &back], ignore)
+            }
+            None => [self.bvh_hit(b, ray, ignore), self.bvh_hit(b, &back, ignore)],
         }
     }
 }
