@@ -27,7 +27,7 @@ use crate::packing::Packing;
 use crate::wide_bvh::{TriRecord, WideNode, WideTree};
 
 /// The widening of `box_entry`'s slab test (relative).
-pub(super) const WIDEN: f32 = 2.0e-6;
+const WIDEN: f32 = 2.0e-6;
 
 /// The CPU backend's ray casts: [`raycast`](crate::cpu::raycast)'s results through
 /// [`closest_hit_wide`] (through [`closest_hit_ordered`] when the frame has no wide tree).
@@ -80,7 +80,7 @@ impl WideRay {
     /// axes (`box_entry`'s `tn` and `tf`). The same float operations as `box_entry`, lane by
     /// lane, with its NaN cases made explicit.
     #[inline(always)]
-    pub(super) fn slab(&self, n: &WideNode) -> (u32, Vec4, Vec4) {
+    fn slab(&self, n: &WideNode) -> (u32, Vec4, Vec4) {
         let mut near = [Vec4::ZERO; 3];
         let mut far = [Vec4::ZERO; 3];
         for a in 0..3 {
@@ -100,14 +100,20 @@ impl WideRay {
         (lanes, near[0].max(near[1].max(near[2])), far[0].min(far[1].min(far[2])))
     }
 
+    /// [`Self::slab`] widened as `box_entry` widens it: the lanes, the entries `tn - |tn| w`
+    /// and the exits `tf + |tf| w`, before clipping.
+    #[inline(always)]
+    pub(super) fn widened(&self, n: &WideNode) -> (u32, Vec4, Vec4) {
+        let (lanes, tn, tf) = self.slab(n);
+        (lanes, tn - tn.abs() * WIDEN, tf + tf.abs() * WIDEN)
+    }
+
     /// `box_entry` of the four children of `n` at once: the mask of the children hit (bit i:
     /// lane i) and their entry distances (an entry that is NaN is `tmin`, an exit that is NaN
     /// is `tmax`, as `f32::max` and `f32::min` give them).
     #[inline(always)]
     fn test(&self, n: &WideNode, tmax: f32) -> (u32, Vec4) {
-        let (lanes, tn, tf) = self.slab(n);
-        let e = tn - tn.abs() * WIDEN;
-        let x = tf + tf.abs() * WIDEN;
+        let (lanes, e, x) = self.widened(n);
         let (mask, enter) = clip(e, x, self.tmin, tmax);
         (mask & lanes, enter)
     }

@@ -26,7 +26,7 @@ use glam::Vec4;
 
 use super::shared::classify::Narrow;
 use super::shared::ray::{box_entry, ray_axes, safe_inverse};
-use super::traverse::{WIDEN, WideRay, WideStack, clip, closest_hit_ordered, record_test, within};
+use super::traverse::{WideRay, WideStack, clip, closest_hit_ordered, record_test, within};
 use crate::layout::{BodyGpu, LEAF_BIT, Node, Ray, RayHit};
 use crate::wide_bvh::WideTree;
 
@@ -82,9 +82,7 @@ pub fn closest_hits_line(
     }
     loop {
         let n = &tree.nodes[here.0 as usize];
-        let (lanes, tn, tf) = wray.slab(n);
-        let e = tn - tn.abs() * WIDEN;
-        let x = tf + tf.abs() * WIDEN;
+        let (lanes, e, x) = wray.widened(n);
         // The ray's test, and the opposite ray's: its entries are -x, its exits -e.
         let (m0, t0) = clip(e, x, wray.tmin, tmax[0]);
         let (m1, t1) = clip(-x, -e, tmin1, tmax[1]);
