@@ -42,6 +42,7 @@ pub mod adjacency {
 /// The CPU backend's 4-wide BVH.
 pub mod wide_bvh {
     pub use crate::wide_bvh::*;
+    pub use crate::wide_collapse::{PARALLEL_BODY_LEAVES, PARALLEL_THREADS};
 }
 
 /// The CPU backend's one-pass build of the binary BVH.

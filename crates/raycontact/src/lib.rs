@@ -89,6 +89,7 @@ mod trace_memo;
 mod tree_build;
 pub mod walk;
 mod wide_bvh;
+mod wide_collapse;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};

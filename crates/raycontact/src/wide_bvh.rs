@@ -9,8 +9,9 @@
 //!
 //! Collapse: a wide node starts from a binary internal node's two children and repeatedly
 //! replaces the internal child of largest surface area by its two children, up to four (the
-//! usual BVH2 → BVH4 collapse). The children of a wide node are stored next to each other; a
-//! lane holds a wide node index, or [`LEAF_BIT`] `|` the index of a [`TriRecord`].
+//! usual BVH2 → BVH4 collapse; `crate::wide_collapse`, serially or, for a large body on many
+//! cores, in parallel). A lane holds a wide node index, or
+//! [`LEAF_BIT`](crate::layout::LEAF_BIT) `|` the index of a [`TriRecord`].
 //!
 //! A body whose tree is kept (its positions did not change since the tree was made, whether
 //! the update is a rebuild or a refit) gets, the first time, a tree collapsed from a
@@ -24,9 +25,9 @@
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::layout::{BODY_STATIC, BodyState, LEAF_BIT, NONE, Node};
+use crate::layout::{BODY_STATIC, BodyState, NONE, Node};
 use crate::packing::{Packing, has_moved};
-use crate::sah_tree::{half_area, sah_tree};
+use crate::sah_tree::sah_tree;
 
 /// Children of a wide node.
 pub const WIDTH: usize = 4;
@@ -40,7 +41,7 @@ pub struct WideNode {
     pub lo: [Vec4; 3],
     /// Box maxima of the children, per axis.
     pub hi: [Vec4; 3],
-    /// Per child: a wide node index (body-local), or [`LEAF_BIT`] `|` a [`TriRecord`] index;
+    /// Per child: a wide node index (body-local), or [`LEAF_BIT`](crate::layout::LEAF_BIT) `|` a [`TriRecord`] index;
     /// [`NONE`] past `count`.
     pub child: [u32; WIDTH],
     /// Children used (2 to 4; lanes past it are empty).
@@ -57,7 +58,7 @@ impl Default for WideNode {
 
 impl WideNode {
     /// Sets lane `i` to the box of `n`.
-    fn set_box(&mut self, i: usize, n: &Node) {
+    pub(crate) fn set_box(&mut self, i: usize, n: &Node) {
         for a in 0..3 {
             self.lo[a][i] = n.min[a];
             self.hi[a][i] = n.max[a];
@@ -93,6 +94,70 @@ pub struct WideTree {
     /// The binned-SAH binary tree this tree was collapsed from, for a body whose tree is kept
     /// (`raycontact::internals::sah_tree`); empty when it was collapsed from the body's LBVH.
     pub sah: Vec<Node>,
+    /// The parallel collapse's scratch memory, kept between frames.
+    pub scratch: CollapseScratch,
+}
+
+/// What a collapse reads of one body: its fitted binary tree (`binary`, its used nodes, of
+/// `leaves` leaves: internal nodes first), and for the triangle records its first packed
+/// triangle `tri_offset` in the packed `triangles` and this frame's packed `positions`.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyTree<'a> {
+    /// The binary tree's used nodes (body-local indices).
+    pub binary: &'a [Node],
+    /// Its leaves.
+    pub leaves: u32,
+    /// The body's first packed triangle.
+    pub tri_offset: u32,
+    /// The packed triangles' vertices (three per triangle).
+    pub triangles: &'a [u32],
+    /// This frame's packed positions.
+    pub positions: &'a [Vec3],
+}
+
+impl<'a> BodyTree<'a> {
+    /// Packed body `b`'s tree `binary` of `leaves` leaves, with its triangles and `positions`.
+    pub fn new(
+        packing: &'a Packing,
+        b: usize,
+        binary: &'a [Node],
+        leaves: u32,
+        positions: &'a [Vec3],
+    ) -> Self {
+        let tri_offset = packing.bodies[b].tri_offset;
+        BodyTree { binary, leaves, tri_offset, triangles: &packing.triangles, positions }
+    }
+
+    /// The record of body-local triangle `triangle`: its corners and packed vertices.
+    pub fn record(&self, triangle: u32) -> TriRecord {
+        let g = 3 * (self.tri_offset + triangle) as usize;
+        let vertices = [self.triangles[g], self.triangles[g + 1], self.triangles[g + 2]];
+        TriRecord { corners: vertices.map(|v| self.positions[v as usize]), vertices, triangle }
+    }
+}
+
+/// The scratch memory of the parallel collapse (`WideTree::collapse_lbvh_parallel`), kept
+/// between frames: per binary internal node, whether a wide node is rooted there and the binary
+/// nodes of its lanes, and the compaction's ranks. Not part of the tree's value (equal to any
+/// other, printed empty).
+#[derive(Clone, Default)]
+pub struct CollapseScratch {
+    pub(crate) used: Vec<u32>,
+    pub(crate) lanes: Vec<[u32; WIDTH]>,
+    pub(crate) rank: Vec<u32>,
+    pub(crate) blocks: Vec<u32>,
+}
+
+impl PartialEq for CollapseScratch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for CollapseScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CollapseScratch")
+    }
 }
 
 /// The wide trees of every packed body (empty: not built, e.g. a frame read back from the GPU,
@@ -112,115 +177,18 @@ fn used_nodes(leaves: u32) -> usize {
 }
 
 impl WideTree {
-    /// Collapses a fitted binary tree of `leaves` leaves (its used nodes, Karras order) into
-    /// this tree, reusing its vectors, and fills the triangle records (the body's triangles at
-    /// `tri_offset` in the packed `triangles`, this frame's `positions`).
-    pub fn collapse(
-        &mut self,
-        binary: &[Node],
-        leaves: u32,
-        tri_offset: u32,
-        triangles: &[u32],
-        positions: &[Vec3],
-    ) {
-        self.nodes.clear();
-        self.source.clear();
-        self.tris.clear();
-        self.sah.clear();
-        if leaves < 2 {
-            return;
-        }
-        let internal = leaves - 1;
-        self.nodes.push(WideNode::default());
-        self.source.push([NONE; WIDTH]);
-        let mut stack = Vec::with_capacity(64);
-        stack.push((0u32, 0usize));
-        while let Some((b, w)) = stack.pop() {
-            let left = binary[b as usize].child;
-            let mut kids = [left, binary[left as usize].escape, NONE, NONE];
-            // Half areas of the internal children (-1 for a leaf, which is never opened).
-            let area = |c: u32| {
-                let n = &binary[c as usize];
-                if c < internal { half_area(n.min, n.max) } else { -1.0 }
-            };
-            let mut areas = [area(kids[0]), area(kids[1]), -1.0, -1.0];
-            let mut count = 2;
-            while count < WIDTH {
-                let mut i = 0;
-                for j in 1..count {
-                    if areas[j] > areas[i] {
-                        i = j;
-                    }
-                }
-                if areas[i] < 0.0 {
-                    break;
-                }
-                let l = binary[kids[i] as usize].child;
-                let r = binary[l as usize].escape;
-                // Keep the binary left-to-right order of the leaves under the node.
-                kids.copy_within(i + 1..count, i + 2);
-                areas.copy_within(i + 1..count, i + 2);
-                (kids[i], kids[i + 1]) = (l, r);
-                (areas[i], areas[i + 1]) = (area(l), area(r));
-                count += 1;
-            }
-            let (mut lo, mut hi) = ([[0.0f32; WIDTH]; 3], [[0.0f32; WIDTH]; 3]);
-            let (mut child, mut src, mut leaf_lanes) = ([NONE; WIDTH], [NONE; WIDTH], 0);
-            for i in 0..count {
-                let k = kids[i];
-                let bn = &binary[k as usize];
-                for a in 0..3 {
-                    lo[a][i] = bn.min[a];
-                    hi[a][i] = bn.max[a];
-                }
-                src[i] = k;
-                child[i] = if k < internal {
-                    let at = self.nodes.len();
-                    self.nodes.push(WideNode::default());
-                    self.source.push([NONE; WIDTH]);
-                    stack.push((k, at));
-                    at as u32
-                } else {
-                    let at = self.tris.len() as u32;
-                    let triangle = bn.child & !LEAF_BIT;
-                    let g = 3 * (tri_offset + triangle) as usize;
-                    let vertices = [triangles[g], triangles[g + 1], triangles[g + 2]];
-                    let corners = vertices.map(|v| positions[v as usize]);
-                    self.tris.push(TriRecord { corners, vertices, triangle });
-                    leaf_lanes |= 1 << i;
-                    LEAF_BIT | at
-                };
-            }
-            self.nodes[w] = WideNode {
-                lo: lo.map(Vec4::from_array),
-                hi: hi.map(Vec4::from_array),
-                child,
-                count: count as u32,
-                leaves: leaf_lanes,
-            };
-            self.source[w] = src;
-        }
-    }
-
     /// Collapses, as [`Self::collapse`] does the LBVH, a binned-SAH tree over the leaves of the
-    /// body's fitted LBVH (`lbvh`, `leaves` leaves), and keeps that tree in [`Self::sah`] (any
+    /// body's fitted LBVH (`body.binary`), and keeps that tree in [`Self::sah`] (any
     /// tree over the same leaves gives the same closest hit, whatever update made the LBVH):
     /// the tree of a body whose positions did not change since its tree was made, the first
     /// time it is kept, and a static body's new tree at once (its positions are not expected to
     /// change, so the slower build pays off from the next frame, and is not paid in the middle
     /// of the run).
-    pub fn collapse_sah(
-        &mut self,
-        lbvh: &[Node],
-        leaves: u32,
-        tri_offset: u32,
-        triangles: &[u32],
-        positions: &[Vec3],
-    ) {
+    pub fn collapse_sah(&mut self, body: BodyTree<'_>) {
         let mut sah = std::mem::take(&mut self.sah);
-        sah_tree(lbvh, leaves, &mut sah);
-        self.collapse(&sah, leaves, tri_offset, triangles, positions);
-        if leaves >= 2 {
+        sah_tree(body.binary, body.leaves, &mut sah);
+        self.collapse(BodyTree { binary: &sah, ..body });
+        if body.leaves >= 2 {
             self.sah = sah;
         }
     }
@@ -267,14 +235,10 @@ impl WideTree {
         });
     }
 
-    /// Copies the triangles' corners and vertices (body `tri_offset`, packed `triangles`,
-    /// this frame's `positions`) into the records.
-    pub fn fill(&mut self, tri_offset: u32, triangles: &[u32], positions: &[Vec3]) {
-        self.tris.par_iter_mut().with_min_len(1024).for_each(|r| {
-            let g = 3 * (tri_offset + r.triangle) as usize;
-            r.vertices = [triangles[g], triangles[g + 1], triangles[g + 2]];
-            r.corners = r.vertices.map(|v| positions[v as usize]);
-        });
+    /// Copies the triangles' corners and vertices (of `body`'s triangles and positions) into
+    /// the records.
+    pub fn fill(&mut self, body: BodyTree<'_>) {
+        self.tris.par_iter_mut().with_min_len(1024).for_each(|r| *r = body.record(r.triangle));
     }
 }
 
@@ -302,14 +266,14 @@ impl WideBvh {
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
-            let (tris, at) = (&packing.triangles, body.tri_offset);
+            let tree_of = BodyTree::new(packing, b, lbvh, leaves, positions);
             let still = built && !has_moved(moved, b);
             if still && !tree.sah.is_empty() {
                 // Kept as it is.
             } else if still || body.flags & BODY_STATIC != 0 {
-                tree.collapse_sah(lbvh, leaves, at, tris, positions);
+                tree.collapse_sah(tree_of);
             } else {
-                tree.collapse(lbvh, leaves, at, tris, positions);
+                tree.collapse_lbvh(tree_of);
             }
         });
     }
@@ -335,17 +299,17 @@ impl WideBvh {
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
-            let (tris, at) = (&packing.triangles, body.tri_offset);
+            let tree_of = BodyTree::new(packing, b, lbvh, leaves, positions);
             let still = !has_moved(moved, b);
             if still && !tree.sah.is_empty() {
                 // Kept as it is.
             } else if still || body.flags & BODY_STATIC != 0 {
-                tree.collapse_sah(lbvh, leaves, at, tris, positions);
+                tree.collapse_sah(tree_of);
             } else if !tree.sah.is_empty() {
-                tree.collapse(lbvh, leaves, at, tris, positions);
+                tree.collapse_lbvh(tree_of);
             } else {
                 tree.refit(lbvh);
-                tree.fill(at, tris, positions);
+                tree.fill(tree_of);
             }
         });
     }

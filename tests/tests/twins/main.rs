@@ -15,3 +15,4 @@ mod refit;
 mod trace_memo;
 mod tree_build;
 mod wide;
+mod wide_collapse;

@@ -1,0 +1,334 @@
+//! The collapse of a body's binary tree into its 4-wide tree (`crate::wide_bvh`): serially
+//! ([`WideTree::collapse`], for any binary tree in Karras' numbering of internal nodes and
+//! leaves: the LBVH and the binned-SAH tree), and for an LBVH on every core
+//! ([`WideTree::collapse_lbvh_parallel`]): the same wide nodes (the same lanes, chosen by the
+//! same rule), numbered by the LBVH's own layout instead of the order a serial walk meets them,
+//! so that every subtree can be collapsed on its own thread and written straight into place.
+//! [`WideTree::collapse_lbvh`] chooses between the two.
+//!
+//! Why it can: in Karras' layout an internal node is numbered by one end of its leaf range
+//! (`[f, l]`), and every internal node below it by a leaf of that range. So a wide node rooted
+//! at binary node `b` is given slot `b` of a sparse array of `n - 1` slots (one per binary
+//! internal node), its lanes' subtrees own disjoint windows of slots (their leaf ranges), and
+//! the records are numbered by leaf (leaf `j`'s triangle in record `j`, the LBVH's sorted, that
+//! is Morton, order). A compaction then moves the used slots, in order, into the tree's nodes and
+//! renames the lanes. A subtree's wide nodes stay together, as in the serial layout.
+//!
+//! It does more work than the serial collapse (a second pass, over the used slots, that reads
+//! the lanes' binary boxes again), so [`WideTree::collapse_lbvh`] uses it only for bodies of at
+//! least [`PARALLEL_BODY_LEAVES`] leaves in pools of at least [`PARALLEL_THREADS`] threads.
+//! Measured with `raycontact-bench --cpu --no-parry` (the `fit` stage of `cpu-rayon`, which is
+//! the collapse; medians of 10 or 3 frames, serial → parallel):
+//!
+//! | | 16 threads (H200 host) | 8 threads | 4 threads | 2 threads (2-core VM) |
+//! |---|---|---|---|---|
+//! | armadillo pair (one moving body of 52k) | 3.8–7.2 → 1.0–1.1 ms | 5.8–8.4 → 1.1 | 5.2–5.9 → 1.5–1.6 | |
+//! | `mesh-scaling`, 159k triangles | 4.4–6.6 → 1.5–1.9 ms | 6.8–7.7 → 2.5–2.7 | 7.1–8.0 → 4.6–4.7 | |
+//! | `mesh-scaling`, 641k triangles | 26–37 → 15–19 ms | 25–31 → 23–24 | 30–31 → 26–27 | 40–50 → 57–69 |
+
+use rayon::prelude::*;
+
+use crate::layout::{LEAF_BIT, NONE, Node};
+use crate::sah_tree::half_area;
+use crate::wide_bvh::{BodyTree, TriRecord, WIDTH, WideNode, WideTree};
+
+/// Subtrees of at least this many leaves collapse their lanes in parallel.
+const PARALLEL_LEAVES: u32 = 4096;
+
+/// Bodies of fewer leaves are collapsed serially by [`WideTree::collapse_lbvh`].
+pub const PARALLEL_BODY_LEAVES: u32 = 16_384;
+
+/// Pools of fewer threads collapse serially ([`WideTree::collapse_lbvh`]).
+pub const PARALLEL_THREADS: usize = 4;
+
+/// Slots per block of the compaction.
+const BLOCK: usize = 4096;
+
+/// The slots a subtree writes: binary internal nodes `base..` (its leaf range).
+struct Slots<'a> {
+    base: u32,
+    used: &'a mut [u32],
+    lanes: &'a mut [[u32; WIDTH]],
+}
+
+impl<'a> Slots<'a> {
+    /// The slots before `at` and those from `at`.
+    fn split(self, at: u32) -> (Slots<'a>, Slots<'a>) {
+        let k = (at.saturating_sub(self.base) as usize).min(self.used.len());
+        let (used_l, used_r) = self.used.split_at_mut(k);
+        let (lanes_l, lanes_r) = self.lanes.split_at_mut(k);
+        (
+            Slots { base: self.base, used: used_l, lanes: lanes_l },
+            Slots { base: self.base + k as u32, used: used_r, lanes: lanes_r },
+        )
+    }
+}
+
+/// A binary tree of `n` leaves in Karras' layout (internal nodes `0 .. n - 1`, then the leaves).
+struct Lbvh<'a> {
+    binary: &'a [Node],
+    internal: u32,
+}
+
+impl Lbvh<'_> {
+    /// The first leaf (sorted index) of the subtree of node `k` that follows another in
+    /// depth-first order (an escape target: a leaf, or an internal node whose range starts at
+    /// its own index); `n` past the end.
+    fn first_leaf_of_next(&self, k: u32) -> u32 {
+        match k {
+            NONE => self.internal + 1,
+            k if k < self.internal => k,
+            k => k - self.internal,
+        }
+    }
+
+    /// Collapses the subtree of internal node `b`, whose leaves start at sorted leaf `first`,
+    /// into `slots` (its leaf range's slots).
+    fn collapse(&self, b: u32, first: u32, slots: Slots<'_>) {
+        let (kids, count) = lanes(self.binary, self.internal, b);
+        let mut rest = slots;
+        let i = (b - rest.base) as usize;
+        (rest.used[i], rest.lanes[i]) = (1, kids);
+        let mut jobs: [Option<(u32, u32, Slots<'_>)>; WIDTH] = [None, None, None, None];
+        let mut start = first;
+        let mut big = false;
+        for (i, &k) in kids[..count].iter().enumerate() {
+            let end = self.first_leaf_of_next(self.binary[k as usize].escape);
+            let (mine, after) = rest.split(end);
+            rest = after;
+            if k < self.internal {
+                big |= end - start >= PARALLEL_LEAVES;
+                jobs[i] = Some((k, start, mine));
+            }
+            start = end;
+        }
+        self.run(&mut jobs[..count], big);
+    }
+
+    /// Collapses the lanes' subtrees, in parallel when `big`.
+    fn run(&self, jobs: &mut [Option<(u32, u32, Slots<'_>)>], big: bool) {
+        match jobs {
+            [] => {}
+            [one] => {
+                if let Some((k, first, slots)) = one.take() {
+                    self.collapse(k, first, slots);
+                }
+            }
+            _ => {
+                let (l, r) = jobs.split_at_mut(jobs.len() / 2);
+                if big {
+                    rayon::join(|| self.run(l, big), || self.run(r, big));
+                } else {
+                    self.run(l, big);
+                    self.run(r, big);
+                }
+            }
+        }
+    }
+}
+
+/// The lanes of the wide node rooted at binary internal node `b` of a tree whose internal
+/// nodes are `0 .. internal` (the leaves after them), in the binary left-to-right order: its
+/// two children, then, while fewer than [`WIDTH`], the internal lane of largest surface area
+/// replaced by its two children (the first of equal ones); [`NONE`] past the count returned.
+fn lanes(binary: &[Node], internal: u32, b: u32) -> ([u32; WIDTH], usize) {
+    let left = binary[b as usize].child;
+    let mut kids = [left, binary[left as usize].escape, NONE, NONE];
+    // Half areas of the internal children (-1 for a leaf, which is never opened).
+    let area = |c: u32| {
+        let n = &binary[c as usize];
+        if c < internal { half_area(n.min, n.max) } else { -1.0 }
+    };
+    let mut areas = [area(kids[0]), area(kids[1]), -1.0, -1.0];
+    let mut count = 2;
+    while count < WIDTH {
+        let mut i = 0;
+        for j in 1..count {
+            if areas[j] > areas[i] {
+                i = j;
+            }
+        }
+        if areas[i] < 0.0 {
+            break;
+        }
+        let l = binary[kids[i] as usize].child;
+        let r = binary[l as usize].escape;
+        // Keep the binary left-to-right order of the leaves under the node.
+        kids.copy_within(i + 1..count, i + 2);
+        areas.copy_within(i + 1..count, i + 2);
+        (kids[i], kids[i + 1]) = (l, r);
+        (areas[i], areas[i + 1]) = (area(l), area(r));
+        count += 1;
+    }
+    (kids, count)
+}
+
+/// The wide node of lanes `kids` (binary nodes of a tree whose internal nodes are
+/// `0 .. internal`): their boxes, and as each lane's child `name(k)` of its binary node `k`
+/// (a wide node index for an internal one, [`LEAF_BIT`] `|` a record for a leaf); with the
+/// binary node of each lane.
+fn wide_node(
+    binary: &[Node],
+    internal: u32,
+    kids: &[u32],
+    mut name: impl FnMut(u32) -> u32,
+) -> (WideNode, [u32; WIDTH]) {
+    let mut node = WideNode::default();
+    let mut src = [NONE; WIDTH];
+    for (i, &k) in kids.iter().enumerate() {
+        node.set_box(i, &binary[k as usize]);
+        src[i] = k;
+        node.child[i] = name(k);
+        if k >= internal {
+            node.leaves |= 1 << i;
+        }
+    }
+    node.count = kids.len() as u32;
+    (node, src)
+}
+
+impl WideTree {
+    /// Collapses a body's fitted binary tree (internal nodes first, then the leaves) into this
+    /// tree, reusing its vectors, and fills the triangle records (in the order the collapse
+    /// meets the leaves).
+    pub fn collapse(&mut self, body: BodyTree<'_>) {
+        let (binary, leaves) = (body.binary, body.leaves);
+        self.nodes.clear();
+        self.source.clear();
+        self.tris.clear();
+        self.sah.clear();
+        if leaves < 2 {
+            return;
+        }
+        let internal = leaves - 1;
+        self.nodes.push(WideNode::default());
+        self.source.push([NONE; WIDTH]);
+        let mut stack = Vec::with_capacity(64);
+        stack.push((0u32, 0usize));
+        while let Some((b, w)) = stack.pop() {
+            let (kids, count) = lanes(binary, internal, b);
+            let (nodes, source, tris) = (&mut self.nodes, &mut self.source, &mut self.tris);
+            let (node, src) = wide_node(binary, internal, &kids[..count], |k| {
+                if k < internal {
+                    let at = nodes.len();
+                    nodes.push(WideNode::default());
+                    source.push([NONE; WIDTH]);
+                    stack.push((k, at));
+                    at as u32
+                } else {
+                    let at = tris.len() as u32;
+                    tris.push(body.record(binary[k as usize].child & !LEAF_BIT));
+                    LEAF_BIT | at
+                }
+            });
+            self.nodes[w] = node;
+            self.source[w] = src;
+        }
+    }
+
+    /// Collapses a fitted LBVH of `leaves` leaves (its used nodes, in Karras' layout: the
+    /// `hierarchy` stage's) into this tree, as [`Self::collapse_lbvh_parallel`] does where the
+    /// body has at least [`PARALLEL_BODY_LEAVES`] leaves and the current rayon pool at least
+    /// [`PARALLEL_THREADS`] threads, else as [`Self::collapse`] does (on fewer cores the
+    /// parallel collapse's second pass costs more than it gains). The same wide nodes either way.
+    pub fn collapse_lbvh(&mut self, body: BodyTree<'_>) {
+        if body.leaves >= PARALLEL_BODY_LEAVES && rayon::current_num_threads() >= PARALLEL_THREADS {
+            self.collapse_lbvh_parallel(body);
+        } else {
+            self.collapse(body);
+        }
+    }
+
+    /// Collapses a fitted LBVH of `leaves` leaves (its used nodes, in Karras' layout: the
+    /// `hierarchy` stage's) into this tree on every core of the current rayon pool, reusing its
+    /// vectors, and fills the triangle records (leaf `j`'s in record `j`). The same wide nodes
+    /// as [`Self::collapse`], numbered otherwise (the module's doc says how).
+    pub fn collapse_lbvh_parallel(&mut self, body: BodyTree<'_>) {
+        let (binary, leaves) = (body.binary, body.leaves);
+        self.sah.clear();
+        if leaves < 2 {
+            self.nodes.clear();
+            self.source.clear();
+            self.tris.clear();
+            return;
+        }
+        let lbvh = Lbvh { binary, internal: leaves - 1 };
+        let slots = (leaves - 1) as usize;
+        let s = &mut self.scratch;
+        s.used.resize(slots, 0);
+        s.lanes.resize(slots, [NONE; WIDTH]);
+        s.rank.resize(slots, 0);
+        s.used.par_iter_mut().with_min_len(BLOCK).for_each(|u| *u = 0);
+        lbvh.collapse(0, 0, Slots { base: 0, used: &mut s.used, lanes: &mut s.lanes });
+
+        // Ranks: each block's used slots counted, then numbered from the blocks before.
+        let blocks = slots.div_ceil(BLOCK);
+        s.blocks.resize(blocks + 1, 0);
+        s.rank.par_chunks_mut(BLOCK).zip(s.used.par_chunks(BLOCK)).zip(&mut s.blocks[1..]).for_each(
+            |((rank, used), total)| {
+                let mut count = 0;
+                for (r, &u) in rank.iter_mut().zip(used) {
+                    *r = count;
+                    count += u;
+                }
+                *total = count;
+            },
+        );
+        for j in 0..blocks {
+            s.blocks[j + 1] += s.blocks[j];
+        }
+        let count = s.blocks[blocks] as usize;
+        self.nodes.resize(count, Default::default());
+        self.source.resize(count, [NONE; WIDTH]);
+        let (rank, blocks_at) = (&s.rank, &s.blocks);
+        let rename = |k: u32| {
+            if k < lbvh.internal {
+                blocks_at[k as usize / BLOCK] + rank[k as usize]
+            } else {
+                LEAF_BIT | (k - lbvh.internal)
+            }
+        };
+        let fill = |j: usize, nodes: &mut [WideNode], source: &mut [[u32; WIDTH]]| {
+            let first = j * BLOCK;
+            let used = s.used[first..].iter().take(BLOCK);
+            let mut out = nodes.iter_mut().zip(source.iter_mut());
+            for (i, _) in used.enumerate().filter(|(_, u)| **u != 0) {
+                let (n, src) = out.next().expect("a slot per used node");
+                let kids = s.lanes[first + i];
+                let count = kids.iter().take_while(|&&k| k != NONE).count();
+                (*n, *src) = wide_node(binary, lbvh.internal, &kids[..count], rename);
+            }
+        };
+        scatter(&mut self.nodes, &mut self.source, blocks_at, 0..blocks, &fill);
+
+        self.tris.resize(leaves as usize, TriRecord::default());
+        let leaf_nodes = &binary[lbvh.internal as usize..];
+        self.tris.par_iter_mut().zip(leaf_nodes).with_min_len(1024).for_each(|(r, leaf)| {
+            *r = body.record(leaf.child & !LEAF_BIT);
+        });
+    }
+}
+
+/// Calls `fill(j, nodes, source)` for every block `j` of `blocks`, with the block's part of the
+/// compacted arrays (from `at[j]` to `at[j + 1]`), on every core.
+fn scatter<N: Send, F>(
+    nodes: &mut [N],
+    source: &mut [[u32; WIDTH]],
+    at: &[u32],
+    blocks: std::ops::Range<usize>,
+    fill: &F,
+) where
+    F: Fn(usize, &mut [N], &mut [[u32; WIDTH]]) + Sync,
+{
+    if blocks.len() == 1 {
+        return fill(blocks.start, nodes, source);
+    }
+    let mid = blocks.start + blocks.len() / 2;
+    let k = (at[mid] - at[blocks.start]) as usize;
+    let (nl, nr) = nodes.split_at_mut(k);
+    let (sl, sr) = source.split_at_mut(k);
+    rayon::join(
+        || scatter(nl, sl, at, blocks.start..mid, fill),
+        || scatter(nr, sr, at, mid..blocks.end, fill),
+    );
+}

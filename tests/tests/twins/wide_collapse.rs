@@ -1,0 +1,151 @@
+//! The parallel collapse of an LBVH into the CPU backend's 4-wide tree
+//! (`WideTree::collapse_lbvh`, the one the backend uses for bodies that move) against the
+//! serial collapse (`WideTree::collapse`): the same wide nodes, lane for lane (the binary node,
+//! box and kind of every lane, and every leaf's triangle record), read in the same depth-first
+//! order from the root of each, on one thread and on four, on bodies small and large enough for
+//! the parallel split (a subtree of 4096 leaves or more); and `WideTree::collapse_lbvh` takes
+//! the parallel collapse exactly for large bodies in pools of several threads.
+
+use glam::{Affine3A, Quat, Vec3};
+use rand::Rng;
+use raycontact::BodyKind;
+use raycontact::internals::layout::{LEAF_BIT, NONE};
+use raycontact::internals::wide_bvh::{
+    BodyTree, PARALLEL_BODY_LEAVES, PARALLEL_THREADS, TriRecord, WideTree,
+};
+use raycontact::meshes::{self, TriMesh};
+use raycontact_tests::{random_unit, rng};
+
+use crate::reference::Packed;
+
+/// One lane as read from the root: its binary node, its box and its child (a leaf's record).
+#[derive(Debug, PartialEq)]
+enum Lane {
+    Node { source: u32, lo: [f32; 3], hi: [f32; 3] },
+    Leaf { source: u32, lo: [f32; 3], hi: [f32; 3], record: TriRecord },
+}
+
+/// The tree read depth first from the root: per wide node, its lanes in order, each internal
+/// lane followed by its subtree. Checks every node and record is reached exactly once.
+fn canonical(tree: &WideTree) -> Vec<Vec<Lane>> {
+    let mut out = Vec::new();
+    let mut seen_nodes = vec![false; tree.nodes.len()];
+    let mut seen_tris = vec![false; tree.tris.len()];
+    let mut stack = vec![0u32];
+    while let Some(w) = stack.pop() {
+        assert!(!std::mem::replace(&mut seen_nodes[w as usize], true), "node {w} reached twice");
+        let (n, src) = (&tree.nodes[w as usize], &tree.source[w as usize]);
+        let mut lanes = Vec::new();
+        let mut kids = Vec::new();
+        for (i, &source) in src.iter().enumerate().take(n.count as usize) {
+            let (lo, hi) = ([0, 1, 2].map(|a| n.lo[a][i]), [0, 1, 2].map(|a| n.hi[a][i]));
+            let c = n.child[i];
+            assert_eq!(n.leaves >> i & 1 == 1, c & LEAF_BIT != 0, "leaf bit of lane {i} of node {w}");
+            if c & LEAF_BIT != 0 {
+                let r = (c & !LEAF_BIT) as usize;
+                assert!(!std::mem::replace(&mut seen_tris[r], true), "record {r} reached twice");
+                lanes.push(Lane::Leaf { source, lo, hi, record: tree.tris[r] });
+            } else {
+                lanes.push(Lane::Node { source, lo, hi });
+                kids.push(c);
+            }
+        }
+        assert!(n.child[n.count as usize..].iter().chain(&src[n.count as usize..]).all(|&c| c == NONE));
+        out.push(lanes);
+        stack.extend(kids.into_iter().rev());
+    }
+    assert!(seen_nodes.iter().all(|&s| s), "a node not reached from the root");
+    assert!(seen_tris.iter().all(|&s| s), "a record not reached from the root");
+    out
+}
+
+fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
+    let mut m = TriMesh::default();
+    for t in 0..count {
+        let c = Vec3::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));
+        for _ in 0..3 {
+            m.positions.push(c + random_unit(r) * r.random_range(0.001..0.05));
+        }
+        m.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
+    }
+    m
+}
+
+#[test]
+fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
+    let mut r = rng(5151);
+    let torus = meshes::torus(1.0, 0.35, 160, 40);
+    let turned = torus.transformed(Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(1.0),
+        Vec3::new(0.3, 0.0, 0.0),
+    ));
+    let meshes: Vec<(String, TriMesh)> = vec![
+        ("two triangles".into(), soup(&mut r, 2)),
+        ("a soup of 3".into(), soup(&mut r, 3)),
+        ("a soup of 1000".into(), soup(&mut r, 1000)),
+        ("a soup of 40000".into(), soup(&mut r, 40_000)),
+        ("a torus of 12800".into(), torus),
+        ("a turned torus".into(), turned),
+        ("the bunny".into(), raycontact_tests::bunny()),
+    ];
+    let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for (what, mesh) in &meshes {
+        let p = Packed::new(&[(mesh, BodyKind::Volumetric)]);
+        let lbvh = p.frame.body_nodes(&p.packing, 0);
+        let leaves = p.frame.body_state[0].leaf_count;
+        let body = BodyTree::new(&p.packing, 0, lbvh, leaves, &p.positions);
+        let mut serial = WideTree::default();
+        serial.collapse(body);
+        let want = canonical(&serial);
+        for (threads, pool) in [(1, &one), (4, &four)] {
+            // Twice into the same tree: the second reuses the first's memory and scratch.
+            let mut parallel = WideTree::default();
+            for round in 0..2 {
+                pool.install(|| parallel.collapse_lbvh_parallel(body));
+                assert_eq!(
+                    parallel.nodes.len(),
+                    serial.nodes.len(),
+                    "{what}, {threads} threads, round {round}"
+                );
+                assert_eq!(parallel.tris.len(), serial.tris.len(), "{what}: records");
+                assert!(
+                    canonical(&parallel) == want,
+                    "{what}, {threads} threads, round {round}: another tree"
+                );
+            }
+            if leaves >= 2 {
+                // Records in leaf order: leaf j's triangle in record j.
+                let internal = leaves as usize - 1;
+                assert!(
+                    parallel
+                        .tris
+                        .iter()
+                        .zip(&lbvh[internal..])
+                        .all(|(r, l)| LEAF_BIT | r.triangle == l.child)
+                );
+            }
+            // What the backend calls: the parallel collapse for a large body on 4 threads, the
+            // serial one (numbered as it numbers) otherwise.
+            let mut chosen = WideTree::default();
+            pool.install(|| chosen.collapse_lbvh(body));
+            let parallel_wanted = threads >= PARALLEL_THREADS && leaves >= PARALLEL_BODY_LEAVES;
+            let like = if parallel_wanted { &parallel } else { &serial };
+            assert!(chosen == *like, "{what}, {threads} threads: collapse_lbvh chose otherwise");
+        }
+    }
+    // A tree over a smaller body after a larger one: nothing left of the larger one.
+    let big = Packed::new(&[(&meshes[3].1, BodyKind::Volumetric)]);
+    let small = Packed::new(&[(&meshes[2].1, BodyKind::Volumetric)]);
+    let mut tree = WideTree::default();
+    for p in [&big, &small] {
+        let (lbvh, leaves) = (p.frame.body_nodes(&p.packing, 0), p.frame.body_state[0].leaf_count);
+        four.install(|| {
+            tree.collapse_lbvh_parallel(BodyTree::new(&p.packing, 0, lbvh, leaves, &p.positions))
+        });
+    }
+    let mut serial = WideTree::default();
+    let (lbvh, leaves) = (small.frame.body_nodes(&small.packing, 0), small.frame.body_state[0].leaf_count);
+    serial.collapse(BodyTree::new(&small.packing, 0, lbvh, leaves, &small.positions));
+    assert!(canonical(&tree) == canonical(&serial), "after a larger body");
+}
