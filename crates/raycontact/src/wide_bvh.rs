@@ -41,8 +41,8 @@ pub struct WideNode {
     pub lo: [Vec4; 3],
     /// Box maxima of the children, per axis.
     pub hi: [Vec4; 3],
-    /// Per child: a wide node index (body-local), or [`LEAF_BIT`](crate::layout::LEAF_BIT) `|` a [`TriRecord`] index;
-    /// [`NONE`] past `count`.
+    /// Per child: a wide node index (body-local), or [`LEAF_BIT`](crate::layout::LEAF_BIT) `|`
+    /// a [`TriRecord`] index; [`NONE`] past `count`.
     pub child: [u32; WIDTH],
     /// Children used (2 to 4; lanes past it are empty).
     pub count: u32,
@@ -58,7 +58,7 @@ impl Default for WideNode {
 
 impl WideNode {
     /// Sets lane `i` to the box of `n`.
-    pub(crate) fn set_box(&mut self, i: usize, n: &Node) {
+    fn set_box(&mut self, i: usize, n: &Node) {
         for a in 0..3 {
             self.lo[a][i] = n.min[a];
             self.hi[a][i] = n.max[a];
@@ -129,6 +129,7 @@ impl<'a> BodyTree<'a> {
     }
 
     /// The record of body-local triangle `triangle`: its corners and packed vertices.
+    #[inline]
     pub fn record(&self, triangle: u32) -> TriRecord {
         let g = 3 * (self.tri_offset + triangle) as usize;
         let vertices = [self.triangles[g], self.triangles[g + 1], self.triangles[g + 2]];

@@ -26,6 +26,7 @@
 //! | `mesh-scaling`, 159k triangles | 4.4–6.6 → 1.5–1.9 ms | 6.8–7.7 → 2.5–2.7 | 7.1–8.0 → 4.6–4.7 | |
 //! | `mesh-scaling`, 641k triangles | 26–37 → 15–19 ms | 25–31 → 23–24 | 30–31 → 26–27 | 40–50 → 57–69 |
 
+use glam::Vec4;
 use rayon::prelude::*;
 
 use crate::layout::{LEAF_BIT, NONE, Node};
@@ -131,6 +132,7 @@ impl Lbvh<'_> {
 /// nodes are `0 .. internal` (the leaves after them), in the binary left-to-right order: its
 /// two children, then, while fewer than [`WIDTH`], the internal lane of largest surface area
 /// replaced by its two children (the first of equal ones); [`NONE`] past the count returned.
+#[inline]
 fn lanes(binary: &[Node], internal: u32, b: u32) -> ([u32; WIDTH], usize) {
     let left = binary[b as usize].child;
     let mut kids = [left, binary[left as usize].escape, NONE, NONE];
@@ -164,26 +166,31 @@ fn lanes(binary: &[Node], internal: u32, b: u32) -> ([u32; WIDTH], usize) {
 }
 
 /// The wide node of lanes `kids` (binary nodes of a tree whose internal nodes are
-/// `0 .. internal`): their boxes, and as each lane's child `name(k)` of its binary node `k`
-/// (a wide node index for an internal one, [`LEAF_BIT`] `|` a record for a leaf); with the
-/// binary node of each lane.
-fn wide_node(
-    binary: &[Node],
-    internal: u32,
-    kids: &[u32],
-    mut name: impl FnMut(u32) -> u32,
-) -> (WideNode, [u32; WIDTH]) {
-    let mut node = WideNode::default();
-    let mut src = [NONE; WIDTH];
+/// `0 .. internal`) and lane children `child` (a wide node index for an internal lane,
+/// [`LEAF_BIT`] `|` a record for a leaf): their boxes, with the binary node of each lane.
+#[inline]
+fn wide_node(binary: &[Node], internal: u32, kids: &[u32], child: [u32; WIDTH]) -> (WideNode, [u32; WIDTH]) {
+    // The boxes gathered as plain arrays and made vectors once, as the collapse always did.
+    let (mut lo, mut hi) = ([[0.0f32; WIDTH]; 3], [[0.0f32; WIDTH]; 3]);
+    let (mut src, mut leaves) = ([NONE; WIDTH], 0);
     for (i, &k) in kids.iter().enumerate() {
-        node.set_box(i, &binary[k as usize]);
+        let bn = &binary[k as usize];
+        for a in 0..3 {
+            lo[a][i] = bn.min[a];
+            hi[a][i] = bn.max[a];
+        }
         src[i] = k;
-        node.child[i] = name(k);
         if k >= internal {
-            node.leaves |= 1 << i;
+            leaves |= 1 << i;
         }
     }
-    node.count = kids.len() as u32;
+    let node = WideNode {
+        lo: lo.map(Vec4::from_array),
+        hi: hi.map(Vec4::from_array),
+        child,
+        count: kids.len() as u32,
+        leaves,
+    };
     (node, src)
 }
 
@@ -207,22 +214,21 @@ impl WideTree {
         stack.push((0u32, 0usize));
         while let Some((b, w)) = stack.pop() {
             let (kids, count) = lanes(binary, internal, b);
-            let (nodes, source, tris) = (&mut self.nodes, &mut self.source, &mut self.tris);
-            let (node, src) = wide_node(binary, internal, &kids[..count], |k| {
-                if k < internal {
-                    let at = nodes.len();
-                    nodes.push(WideNode::default());
-                    source.push([NONE; WIDTH]);
+            let mut child = [NONE; WIDTH];
+            for (c, &k) in child.iter_mut().zip(&kids[..count]) {
+                *c = if k < internal {
+                    let at = self.nodes.len();
+                    self.nodes.push(WideNode::default());
+                    self.source.push([NONE; WIDTH]);
                     stack.push((k, at));
                     at as u32
                 } else {
-                    let at = tris.len() as u32;
-                    tris.push(body.record(binary[k as usize].child & !LEAF_BIT));
+                    let at = self.tris.len() as u32;
+                    self.tris.push(body.record(binary[k as usize].child & !LEAF_BIT));
                     LEAF_BIT | at
-                }
-            });
-            self.nodes[w] = node;
-            self.source[w] = src;
+                };
+            }
+            (self.nodes[w], self.source[w]) = wide_node(binary, internal, &kids[..count], child);
         }
     }
 
@@ -296,7 +302,8 @@ impl WideTree {
                 let (n, src) = out.next().expect("a slot per used node");
                 let kids = s.lanes[first + i];
                 let count = kids.iter().take_while(|&&k| k != NONE).count();
-                (*n, *src) = wide_node(binary, lbvh.internal, &kids[..count], rename);
+                let child = kids.map(|k| if k == NONE { NONE } else { rename(k) });
+                (*n, *src) = wide_node(binary, lbvh.internal, &kids[..count], child);
             }
         };
         scatter(&mut self.nodes, &mut self.source, blocks_at, 0..blocks, &fill);
