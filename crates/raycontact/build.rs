@@ -9,6 +9,12 @@
 //!
 //! The README is the workspace's (`../../README.md`) in a checkout and `README.md` in the
 //! package (cargo copies the `readme` there); its example is a doctest (`RAYCONTACT_README`).
+//!
+//! Both are passed **relative to the crate's directory**, and the crate joins them to the
+//! `CARGO_MANIFEST_DIR` of its own compilation. Cargo keeps a build script's output while the
+//! files it watches are older than its last run, and it knows a path package by its path
+//! within the workspace, so two checkouts sharing one target directory share that output: an
+//! absolute path would have kept compiling one checkout with the other checkout's shaders.
 
 use std::path::{Path, PathBuf};
 
@@ -18,28 +24,29 @@ fn main() {
     let manifest =
         PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let shaders = shader_dir(&manifest).unwrap_or_else(|e| panic!("raycontact: {e}"));
-    println!("cargo::rustc-env=RAYCONTACT_SHADERS={}", shaders.display());
+    println!("cargo::rustc-env=RAYCONTACT_SHADERS={shaders}");
 
-    let packaged = manifest.join("README.md");
-    let readme = if packaged.is_file() { packaged } else { manifest.join("../../README.md") };
-    println!("cargo::rustc-env=RAYCONTACT_README={}", readme.display());
+    let readme = if manifest.join("README.md").is_file() { "README.md" } else { "../../README.md" };
+    println!("cargo::rustc-env=RAYCONTACT_README={readme}");
 }
 
-/// The shader directory: `shaders` itself when it is a directory (the symlink followed, or the
-/// packaged copy), or the target named by a symlink checked out as a plain file.
-fn shader_dir(manifest: &Path) -> Result<PathBuf, String> {
+/// The shader directory, relative to the crate's: `shaders` itself when it is a directory (the
+/// symlink followed, or the packaged copy), or the target named by a symlink checked out as a
+/// plain file.
+fn shader_dir(manifest: &Path) -> Result<String, String> {
     let link = manifest.join("shaders");
-    let dir = if link.is_dir() {
-        link.clone()
+    let relative = if link.is_dir() {
+        "shaders".to_string()
     } else if link.is_file() {
         let target = std::fs::read_to_string(&link).map_err(|e| format!("{}: {e}", link.display()))?;
-        manifest.join(target.trim())
+        target.trim().to_string()
     } else {
         return Err(format!(
             "{} is missing: it is the symlink to the workspace's shaders/ (../../shaders)",
             link.display()
         ));
     };
+    let dir: PathBuf = manifest.join(&relative);
     if !dir.is_dir() {
         return Err(format!("{} (the shaders, named by {}) is no directory", dir.display(), link.display()));
     }
@@ -51,5 +58,5 @@ fn shader_dir(manifest: &Path) -> Result<PathBuf, String> {
             ));
         }
     }
-    Ok(dir)
+    Ok(relative.replace('\\', "/"))
 }

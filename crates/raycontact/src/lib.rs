@@ -117,5 +117,5 @@ pub use wgpu;
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]
-#[doc = include_str!(env!("RAYCONTACT_README"))]
+#[doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", env!("RAYCONTACT_README")))]
 struct ReadmeDoctests;

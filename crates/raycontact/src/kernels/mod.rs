@@ -9,11 +9,11 @@
 use crate::layout;
 
 /// The text of a file under `shaders/`, from the directory that the build script found and
-/// checked (`RAYCONTACT_SHADERS`: the workspace's `shaders/` in a checkout, the crate's own
-/// `shaders/` in the package).
+/// checked (`RAYCONTACT_SHADERS`, relative to this crate's directory: the workspace's `shaders/`
+/// in a checkout, the crate's own `shaders/` in the package).
 macro_rules! shader {
     ($file:literal) => {
-        include_str!(concat!(env!("RAYCONTACT_SHADERS"), "/", $file))
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", env!("RAYCONTACT_SHADERS"), "/", $file))
     };
 }
 
