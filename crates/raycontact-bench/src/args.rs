@@ -159,6 +159,13 @@ pub struct SuiteArgs {
     /// Leave parry3d out.
     #[arg(long)]
     pub no_parry: bool,
+    /// Run only these implementations (ids as in the tables: gpu, gpu-refit, cpu-1, cpu-refit,
+    /// cpu-twins, gpu-walk, cpu-walk, parry-1, parry-rayon, parry-refit-1, parry-refit-rayon;
+    /// repeatable or comma-separated; default: all). `cpu-rayon` always runs: every other is
+    /// compared with it. `gpu-walk` brings `gpu` with it (its full passes are compared with
+    /// `gpu`'s); `--cpu` and `--no-parry` still leave their kinds out.
+    #[arg(long, value_delimiter = ',', value_name = "ID,...", value_parser = implementation_id)]
+    pub implementations: Vec<String>,
     /// Write every figure as JSON (schema raycontact.bench/3, docs/bench-json.md).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
@@ -209,6 +216,16 @@ impl Intersections {
 }
 
 impl SuiteArgs {
+    /// Whether `--implementations` lets implementation `id` run (`cpu-rayon` always runs;
+    /// `gpu` runs with `gpu-walk`).
+    pub fn runs(&self, id: &str) -> bool {
+        let wanted = |i: &str| self.implementations.iter().any(|w| w == i);
+        self.implementations.is_empty()
+            || id == "cpu-rayon"
+            || wanted(id)
+            || (id == "gpu" && wanted("gpu-walk"))
+    }
+
     /// The scenes a run covers, in suite order.
     pub fn selected_scenes(&self) -> Vec<SceneName> {
         let mut scenes = if self.scenes.is_empty() {
@@ -251,5 +268,14 @@ fn parse_vec3(option: &str, text: &str) -> Result<Vec3, String> {
     match parts[..] {
         [x, y, z] if x.is_finite() && y.is_finite() && z.is_finite() => Ok(Vec3::new(x, y, z)),
         _ => Err(format!("{option} `{text}`: expected three finite numbers x,y,z")),
+    }
+}
+
+/// An id that `--implementations` accepts: one of the suite's, as in its tables.
+fn implementation_id(id: &str) -> Result<String, String> {
+    if crate::results::ORDER.contains(&id) {
+        Ok(id.to_string())
+    } else {
+        Err(format!("no implementation `{id}`; the ids are {}", crate::results::ORDER.join(", ")))
     }
 }

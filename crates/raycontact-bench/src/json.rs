@@ -55,6 +55,7 @@ struct Generator {
 struct Settings {
     cpu_only: bool,
     frames: Option<usize>,
+    implementations: Option<Vec<String>>,
     intersections: &'static str,
     parry: bool,
     scenes: Vec<&'static str>,
@@ -381,6 +382,7 @@ pub fn document(result: &SuiteResult) -> Document {
         settings: Settings {
             cpu_only: args.cpu,
             frames: args.frames,
+            implementations: (!args.implementations.is_empty()).then(|| args.implementations.clone()),
             intersections: args.intersections.name(),
             parry: !args.no_parry,
             scenes: args.selected_scenes().iter().map(|s| s.name()).collect(),

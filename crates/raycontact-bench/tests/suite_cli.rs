@@ -336,6 +336,7 @@ fn schema() -> T {
                 ("scenes", arr(OneOf(SCENES))),
                 ("cpu_only", Bool),
                 ("parry", Bool),
+                ("implementations", nullable(arr(OneOf(IMPLS)))),
                 ("intersections", OneOf(&["off", "crossings", "full"])),
             ]),
         ),
@@ -696,7 +697,24 @@ fn scenes_and_options_can_be_chosen() {
     assert_eq!(params.len(), 3);
     assert_eq!(&params[..2], &[2.0, 3.0]);
     assert_eq!(doc["settings"]["parry"], false);
+    assert!(doc["settings"]["implementations"].is_null());
     assert!(implementation(&instances(&doc)[0], "parry-1").is_none());
+}
+
+#[test]
+fn implementations_can_be_chosen() {
+    // cpu-rayon, the reference, runs in any case; the others only when asked for.
+    let dir = TempDir::new("implementations");
+    let args = ["--cpu", "--size", "tiny", "--frames", "1", "--scene", "resting-pile"];
+    let (doc, _) = run_json(&dir, &[&args[..], &["--implementations", "cpu-walk,parry-refit-1"]].concat());
+    assert_eq!(doc["settings"]["implementations"], serde_json::json!(["cpu-walk", "parry-refit-1"]));
+    let inst = &instances(&doc)[0];
+    let ran: Vec<&str> =
+        inst["implementations"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(ran, ["cpu-rayon", "cpu-walk", "parry-refit-1"]);
+    let out = bench(&[&args[..], &["--implementations", "cpu-2"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", texts(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the ids are"), "{}", texts(&out));
 }
 
 #[test]

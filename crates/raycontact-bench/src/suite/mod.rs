@@ -11,7 +11,7 @@ mod runner;
 
 use std::time::Instant;
 
-use raycontact::{BvhUpdate, GpuContext, IntersectionMode, Scene};
+use raycontact::{BvhUpdate, GpuContext, Scene};
 
 use crate::args::SuiteArgs;
 use crate::peers::{self, Parry, ParryMode};
@@ -47,7 +47,7 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
     let total: usize = built
         .iter()
         .flat_map(|(_, v)| v)
-        .map(|i| i.positions.len() * impl_count(i, ctx.is_some(), !args.no_parry))
+        .map(|i| i.positions.len() * impl_count(i, &args, ctx.is_some()))
         .sum();
     let mut progress = Progress::new(total as u64, !args.no_progress);
     report::print_header(ctx.as_ref(), &args, &scenes);
@@ -55,8 +55,7 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
     for (scene, list) in built {
         let mut results = Vec::new();
         for inst in &list {
-            let r =
-                run_instance(inst, ctx.as_ref(), !args.no_parry, args.intersections.mode(), &mut progress)?;
+            let r = run_instance(inst, ctx.as_ref(), &args, &mut progress)?;
             if !scene.is_scaling() {
                 progress.suspend(|| report::print_instance(&r));
             }
@@ -95,11 +94,11 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
 fn run_instance(
     inst: &Instance,
     ctx: Option<&GpuContext>,
-    parry: bool,
-    intersections: IntersectionMode,
+    args: &SuiteArgs,
     progress: &mut Progress,
 ) -> Result<InstanceResult, String> {
     let start = Instant::now();
+    let intersections = args.intersections.mode();
     let threads = rayon::current_num_threads();
     // Every raycontact implementation runs the intersection stages that --intersections asks.
     let cpu = |t: Option<usize>, policy: BvhUpdate| -> Result<Scene, String> {
@@ -143,31 +142,42 @@ fn run_instance(
         for (id, policy, what) in
             [("gpu", BvhUpdate::Rebuild, "GPU"), ("gpu-refit", BvhUpdate::Refit, "GPU refit")]
         {
+            if !args.runs(id) {
+                continue;
+            }
             progress.set_message(label(inst, id));
             let r = ImplResult::new(id, format!("{what} ({})", c.adapter_name()), ImplKind::Gpu);
             let (r, keys, _) = runner::run_raycontact(gpu(c, policy)?, inst, r, None, progress)?;
             push(r, keys, &mut full_keys);
         }
     }
-    progress.set_message(label(inst, "cpu-1"));
-    let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu).on_threads(1);
-    let (r, keys, _) = runner::run_raycontact(cpu(Some(1), BvhUpdate::Rebuild)?, inst, r, None, progress)?;
-    push(r, keys, &mut full_keys);
-    progress.set_message(label(inst, "cpu-refit"));
-    let r = ImplResult::new("cpu-refit", format!("CPU refit, rayon {threads}"), ImplKind::Cpu)
-        .on_threads(threads);
-    let (r, keys, _) = runner::run_raycontact(cpu(None, BvhUpdate::Refit)?, inst, r, None, progress)?;
-    push(r, keys, &mut full_keys);
-    progress.set_message(label(inst, "cpu-twins"));
-    let what = format!("CPU twins, binary BVH, rayon {threads}");
-    let r = ImplResult::new("cpu-twins", what, ImplKind::Cpu).on_threads(threads);
-    let mut twins = cpu(None, BvhUpdate::Rebuild)?;
-    twins.set_wide_bvh(false);
-    let (r, keys, _) = runner::run_raycontact(twins, inst, r, None, progress)?;
-    push(r, keys, &mut full_keys);
+    if args.runs("cpu-1") {
+        progress.set_message(label(inst, "cpu-1"));
+        let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu).on_threads(1);
+        let scene = cpu(Some(1), BvhUpdate::Rebuild)?;
+        let (r, keys, _) = runner::run_raycontact(scene, inst, r, None, progress)?;
+        push(r, keys, &mut full_keys);
+    }
+    if args.runs("cpu-refit") {
+        progress.set_message(label(inst, "cpu-refit"));
+        let r = ImplResult::new("cpu-refit", format!("CPU refit, rayon {threads}"), ImplKind::Cpu)
+            .on_threads(threads);
+        let scene = cpu(None, BvhUpdate::Refit)?;
+        let (r, keys, _) = runner::run_raycontact(scene, inst, r, None, progress)?;
+        push(r, keys, &mut full_keys);
+    }
+    if args.runs("cpu-twins") {
+        progress.set_message(label(inst, "cpu-twins"));
+        let what = format!("CPU twins, binary BVH, rayon {threads}");
+        let r = ImplResult::new("cpu-twins", what, ImplKind::Cpu).on_threads(threads);
+        let mut twins = cpu(None, BvhUpdate::Rebuild)?;
+        twins.set_wide_bvh(false);
+        let (r, keys, _) = runner::run_raycontact(twins, inst, r, None, progress)?;
+        push(r, keys, &mut full_keys);
+    }
     if let Some(setup) = &inst.walking {
         let it = runner::iterative_of(setup);
-        if let Some(c) = ctx {
+        if let Some(c) = ctx.filter(|_| args.runs("gpu-walk")) {
             progress.set_message(label(inst, "gpu-walk"));
             let label = format!("GPU walking ({})", c.adapter_name());
             let r = ImplResult::new("gpu-walk", label, ImplKind::Gpu);
@@ -175,21 +185,24 @@ fn run_instance(
             let (r, keys, _) = runner::run_raycontact(scene, inst, r, Some((it, "gpu")), progress)?;
             push(r, keys, &mut full_keys);
         }
-        progress.set_message(label(inst, "cpu-walk"));
-        let label = format!("CPU reference walking, rayon {threads}");
-        let r = ImplResult::new("cpu-walk", label, ImplKind::Cpu).on_threads(threads);
-        let scene = cpu(None, BvhUpdate::Rebuild)?;
-        let (r, keys, _) = runner::run_raycontact(scene, inst, r, Some((it, "cpu-rayon")), progress)?;
-        push(r, keys, &mut full_keys);
+        if args.runs("cpu-walk") {
+            progress.set_message(label(inst, "cpu-walk"));
+            let label = format!("CPU reference walking, rayon {threads}");
+            let r = ImplResult::new("cpu-walk", label, ImplKind::Cpu).on_threads(threads);
+            let scene = cpu(None, BvhUpdate::Rebuild)?;
+            let walk = Some((it, "cpu-rayon"));
+            let (r, keys, _) = runner::run_raycontact(scene, inst, r, walk, progress)?;
+            push(r, keys, &mut full_keys);
+        }
     }
-    if parry {
+    if !args.no_parry {
         let peers = [
             ("parry-1", Some(1), ParryMode::Rebuild),
             ("parry-rayon", None, ParryMode::Rebuild),
             ("parry-refit-1", Some(1), ParryMode::Refit),
             ("parry-refit-rayon", None, ParryMode::Refit),
         ];
-        for (id, threads, mode) in peers {
+        for (id, threads, mode) in peers.into_iter().filter(|(id, ..)| args.runs(id)) {
             progress.set_message(label(inst, id));
             let mut p = Parry::new(inst, threads, mode)?;
             let what = if mode == ParryMode::Refit { "parry3d refit" } else { "parry3d" };
@@ -219,10 +232,22 @@ fn run_instance(
     })
 }
 
-/// Implementations that run on an instance.
-fn impl_count(inst: &Instance, gpu: bool, parry: bool) -> usize {
-    let walk = if inst.walking.is_some() { 1 + usize::from(gpu) } else { 0 };
-    3 + 2 * usize::from(gpu) + walk + if parry { 4 } else { 0 }
+/// Implementations that run on an instance (`gpu`: whether a GPU context is there).
+fn impl_count(inst: &Instance, args: &SuiteArgs, gpu: bool) -> usize {
+    let mut ids = vec!["cpu-1", "cpu-rayon", "cpu-refit", "cpu-twins"];
+    if gpu {
+        ids.extend(["gpu", "gpu-refit"]);
+    }
+    if inst.walking.is_some() {
+        ids.push("cpu-walk");
+        if gpu {
+            ids.push("gpu-walk");
+        }
+    }
+    if !args.no_parry {
+        ids.extend(["parry-1", "parry-rayon", "parry-refit-1", "parry-refit-rayon"]);
+    }
+    ids.into_iter().filter(|id| args.runs(id)).count()
 }
 
 /// The progress bar's message for an implementation running an instance.
