@@ -83,15 +83,16 @@ fn load_group(w: u32) {
     }
 }
 
-// The packed vertex in slot `slot` of the source body's ray order (a slot below `wg_end`).
-fn slot_vertex(slot: u32) -> u32 {
-    return vertex_order[wg_offset + slot];
+// The packed vertex in slot `slot` of the source body's ray order (a slot below `wg_end`), the
+// body's first packed vertex being `offset` (`wg_offset`).
+fn slot_vertex(offset: u32, slot: u32) -> u32 {
+    return vertex_order[offset + slot];
 }
 
-// Whether packed vertex v lies in body b's grown box (`wg_lo` .. `wg_hi`).
-fn in_box(v: u32) -> bool {
+// Whether packed vertex v lies in the box lo .. hi (body b's grown box).
+fn in_box(v: u32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
     let p = vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
-    return !(any(p < wg_lo) || any(p > wg_hi));
+    return !(any(p < lo) || any(p > hi));
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -104,6 +105,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // This invocation's slots (none past the body's end or the layout): loops to their end, not
     // over ITEMS slots with a test (see the header of radix_scatter.wgsl). Bit i of `mask`: slot
     // first + i is listed.
+    // The workgroup's values, read once into this invocation's own (llvmpipe reads workgroup
+    // memory lane by lane each time, and does not hoist those reads out of the loop).
+    let offset = wg_offset;
     let first = min(wg_start + lid * ITEMS, wg_end);
     let end = min(first + ITEMS, wg_end);
     var mask = 0u;
@@ -111,8 +115,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         // Every slot is listed: no vertex to read.
         mask = select(0u, 0xffffffffu >> (32u - (end - first)), end > first);
     } else {
+        let lo = wg_lo;
+        let hi = wg_hi;
         for (var s = first; s < end; s += 1u) {
-            if in_box(slot_vertex(s)) {
+            if in_box(slot_vertex(offset, s), lo, hi) {
                 mask |= 1u << (s - first);
             }
         }
@@ -131,11 +137,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
     var slot = wg_base + rank;
+    let k = wg_k;
     while mask != 0u {
         let s = first + countTrailingZeros(mask);
         mask &= mask - 1u;
         if slot < params.source_capacity {
-            sources[slot] = vec2<u32>(wg_k, slot_vertex(s) - wg_offset);
+            sources[slot] = vec2<u32>(k, slot_vertex(offset, s) - offset);
         }
         slot += 1u;
     }
