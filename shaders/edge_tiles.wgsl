@@ -11,6 +11,9 @@
 //!include shared/tile_offsets.wgsl
 //!include shared/intersect.wgsl
 
+// The workgroup of shared/sort.wgsl's scan.
+const SCAN_GROUP: u32 = WG_SIZE;
+
 @group(0) @binding(0) var<uniform> params: IntersectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> pairs: PairListRead;

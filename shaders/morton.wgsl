@@ -15,6 +15,9 @@
 //!include shared/triangles.wgsl
 //!include shared/sort.wgsl
 
+// The workgroup of shared/sort.wgsl's scan.
+const SCAN_GROUP: u32 = WG_SIZE;
+
 @group(0) @binding(0) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(1) var<storage, read> tile_body: array<u32>;
 @group(0) @binding(2) var<storage, read> vertices: array<f32>;

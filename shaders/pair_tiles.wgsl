@@ -14,6 +14,9 @@
 //!include shared/tile_offsets.wgsl
 //!include shared/pairs.wgsl
 
+// The workgroup of shared/sort.wgsl's scan.
+const SCAN_GROUP: u32 = WG_SIZE;
+
 @group(0) @binding(0) var<uniform> params: DetectParams;
 @group(0) @binding(1) var<storage, read> bodies: array<BodyGpu>;
 @group(0) @binding(2) var<storage, read> body_state: array<BodyStateRead>;

@@ -5,6 +5,9 @@
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
 
+// The workgroup of shared/sort.wgsl's scan.
+const SCAN_GROUP: u32 = WG_SIZE;
+
 @group(0) @binding(0) var<uniform> pass_info: SortPass;
 @group(0) @binding(1) var<storage, read> segments: array<SortSegment>;
 @group(0) @binding(2) var<storage, read> tile_segment: array<u32>;

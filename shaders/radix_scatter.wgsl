@@ -7,21 +7,22 @@
 //    (digit, this tile). Each invocation sums a chunk of them, one workgroup scan of the sums,
 //    then invocation d adds the counts of its chunk before (d, this tile).
 // 2. The rank of each element within the tile's run of its digit: invocation t owns the
-//    SORT_ITEMS consecutive elements t * SORT_ITEMS .. of the tile; one exclusive scan of the
-//    (digit, invocation) count matrix, flattened digit-major, gives each invocation's first rank
-//    per digit. The matrix holds two 16-bit counts per word: word (d / 2) * C + t has
-//    invocation t's count of digit d in its low half when d is even, in its high half when d is
-//    odd, C being the matrix's columns: the invocations that have elements (all WG_SIZE in a
-//    full tile, 57 in a body of 900 triangles). The others' counts would be zeros: leaving them
-//    out of the matrix spares those invocations the clearing and scanning of their words, a
-//    fixed cost of every workgroup that llvmpipe pays in full (each workgroup access of it a
-//    loop over the SIMD lanes) in the part-full last tile of every body. A tile has at most
-//    TILE < 2^16 elements (asserted in `layout`), so no half ever carries into the other, and
-//    the scan adds both halves at once. While scattering, each invocation counts its own words
-//    up past the elements it has placed: no per-invocation array of ranks (a private array
-//    indexed by data, which a SIMD compiler such as llvmpipe's turns into a scalar loop over the
-//    lanes), and no array of digits or keys either (each invocation reads its keys again to
-//    scatter them and recomputes the digit).
+//    SCATTER_ITEMS consecutive elements t * SCATTER_ITEMS .. of the tile; one exclusive scan
+//    of the (digit, invocation) count matrix, flattened digit-major, gives each invocation's
+//    first rank per digit. The matrix holds two 16-bit counts per word: word (d / 2) * C + t
+//    has invocation t's count of digit d in its low half when d is even, in its high half when
+//    d is odd, C being the matrix's columns: the invocations that have elements (all
+//    SORT_GROUP in a full tile; in a body of 900 triangles 57 of 256, or 8 of 32). The
+//    others' counts would be zeros: leaving them out of the matrix spares those invocations
+//    the clearing and scanning of their words, a fixed cost of every workgroup that llvmpipe
+//    pays in full (each workgroup access of it a loop over the SIMD lanes) in the part-full
+//    last tile of every body. A tile has at most TILE < 2^16 elements (asserted in `layout`),
+//    so no half ever carries into the other, and the scan adds both halves at once. While
+//    scattering, each invocation counts its own words up past the elements it has placed: no
+//    per-invocation array of ranks (a private array indexed by data, which a SIMD compiler
+//    such as llvmpipe's turns into a scalar loop over the lanes), and no array of digits or
+//    keys either (each invocation reads its keys again to scatter them and recomputes the
+//    digit).
 // 3. With SORT_COUNT_NEXT, the next pass's digit of every scattered key is counted by
 //    destination tile. A run holds at most TILE elements, so it spans at most two destination
 //    tiles: the counts are kept per (run, which of its two tiles, next digit) in workgroup memory
@@ -30,15 +31,21 @@
 // With SORT_IDENTITY_VALUES the values are the elements' packed indices (the frame's first
 // pass: its values are the triangles), not read from `values_in`.
 // The per-element loops of 2. and 3. run to the invocation's own element count (`items`:
-// SORT_ITEMS, fewer or none past the segment's end) instead of testing each of SORT_ITEMS
+// SCATTER_ITEMS, fewer or none past the segment's end) instead of testing each of SCATTER_ITEMS
 // slots: a SIMD compiler such as llvmpipe's steps every lane through an `if` with the lanes
 // masked off, but leaves a loop once none of its lanes is in it, so the SIMD groups past the end
-// of a part-full tile (a body of 900 triangles fills 57 of its 256 invocations) skip the
+// of a part-full tile (a body of 900 triangles fills 57 of 256 invocations) skip the
 // element work instead of paying it masked. The scan's serial loops (shared/sort.wgsl) do the
 // same. On a GPU the loops are the same work as the tests.
+// A workgroup has SORT_GROUP invocations (`layout::Tuning::sort_group`: 32 on a software
+// adapter, whose coroutine per SIMD slice of the workgroup is switched at each of a pass's
+// twelve barriers, WG_SIZE on a GPU), each placing SCATTER_ITEMS = TILE / SORT_GROUP elements.
 // CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
+
+// The workgroup of shared/sort.wgsl's scan.
+const SCAN_GROUP: u32 = SORT_GROUP;
 
 @group(0) @binding(0) var<uniform> pass_info: SortPass;
 @group(0) @binding(1) var<storage, read> segments: array<SortSegment>;
@@ -67,7 +74,7 @@ fn half_of(word: u32, d: u32) -> u32 {
     return (word >> ((d & 1u) * 16u)) & 0xffffu;
 }
 
-@compute @workgroup_size(WG_SIZE)
+@compute @workgroup_size(SORT_GROUP)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let tile = linear_group(wid);
     if tile >= pass_info.tile_count {
@@ -80,23 +87,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         return;
     }
     let local_tile = tile - seg.tile_offset;
-    let first = local_tile * TILE + lid * SORT_ITEMS;
+    let first = local_tile * TILE + lid * SCATTER_ITEMS;
     let block = pass_block(pass_info.pass_index, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
     // The count matrix's columns (the invocations that have elements), and the words of this
     // invocation's column: none past the columns (a loop bound, not an `if`: see below).
-    let columns = (min(seg.count - local_tile * TILE, TILE) + SORT_ITEMS - 1u) / SORT_ITEMS;
+    let columns = (min(seg.count - local_tile * TILE, TILE) + SCATTER_ITEMS - 1u) / SCATTER_ITEMS;
     let rows = select(0u, RADIX_BUCKETS / 2u, lid < columns);
 
     for (var w = 0u; w < rows; w += 1u) {
         counts[w * columns + lid] = 0u;
     }
-    for (var e = lid; e < NEXT_COUNTS; e += WG_SIZE) {
+    for (var e = lid; e < NEXT_COUNTS; e += SORT_GROUP) {
         atomicStore(&next_counts[e], 0u);
     }
 
     // 1. The runs' starts: a scan of the segment's counts in chunks.
     let n = RADIX_BUCKETS * seg.tile_count;
-    let chunk = (n + WG_SIZE - 1u) / WG_SIZE;
+    let chunk = (n + SORT_GROUP - 1u) / SORT_GROUP;
     let begin = min(lid * chunk, n);
     let end = min(begin + chunk, n);
     var sum = 0u;
@@ -115,7 +122,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
 
     // 2. The ranks within the tile. This invocation's elements: first .. first + items.
-    let items = min(seg.count, first + SORT_ITEMS) - min(seg.count, first);
+    let items = min(seg.count, first + SCATTER_ITEMS) - min(seg.count, first);
     for (var k = 0u; k < items; k += 1u) {
         let d = (keys_in[seg.offset + first + k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
         counts[(d / 2u) * columns + lid] += 1u << ((d & 1u) * 16u);
@@ -169,7 +176,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     workgroupBarrier();
     if count_next {
         let next_block = pass_block(pass_info.pass_index + 1u, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
-        for (var e = lid; e < NEXT_COUNTS; e += WG_SIZE) {
+        for (var e = lid; e < NEXT_COUNTS; e += SORT_GROUP) {
             let c = atomicLoad(&next_counts[e]);
             if c > 0u {
                 let d = e / (2u * RADIX_BUCKETS);

@@ -33,31 +33,33 @@ fn counter_index(seg: SortSegment, digit: u32, local_tile: u32) -> u32 {
     return seg.tile_offset * RADIX_BUCKETS + digit * seg.tile_count + local_tile;
 }
 
-var<workgroup> scan_tmp: array<u32, WG_SIZE>;
-var<workgroup> scan_blocks: array<u32, WG_SIZE / 16u + 1u>;
+// The scan's workgroup: every kernel that includes this file declares `SCAN_GROUP`, its own
+// workgroup size (WG_SIZE, or SORT_GROUP for the scatter), a multiple of 16 up to 256.
+var<workgroup> scan_tmp: array<u32, SCAN_GROUP>;
+var<workgroup> scan_blocks: array<u32, SCAN_GROUP / 16u + 1u>;
 
-// Exclusive prefix sum of `value` over the workgroup; every invocation must call it. Returns
-// (exclusive prefix, workgroup total). Three levels of 16-wide serial scans with four barriers:
-// a software rasteriser such as lavapipe pays dearly for each barrier, and a GPU loses little
-// against a log-depth scan at this width.
+// Exclusive prefix sum of `value` over the workgroup of SCAN_GROUP invocations; every
+// invocation must call it. Returns (exclusive prefix, workgroup total). Three levels of 16-wide
+// serial scans with four barriers: a software rasteriser such as lavapipe pays dearly for each
+// barrier, and a GPU loses little against a log-depth scan at this width.
 fn workgroup_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
     scan_tmp[lid] = value;
     workgroupBarrier();
     // The serial scans' bounds, not an `if` around them, keep the other invocations out: a SIMD
     // compiler such as llvmpipe's runs an `if` with its lanes masked off (every invocation
     // would step through the loop), but leaves a loop once none of its lanes is in it.
-    let block_steps = select(0u, 16u, lid < WG_SIZE / 16u);
+    let block_steps = select(0u, 16u, lid < SCAN_GROUP / 16u);
     var running = 0u;
     for (var j = 0u; j < block_steps; j += 1u) {
         let v = scan_tmp[lid * 16u + j];
         scan_tmp[lid * 16u + j] = running;
         running += v;
     }
-    if lid < WG_SIZE / 16u {
+    if lid < SCAN_GROUP / 16u {
         scan_blocks[lid] = running;
     }
     workgroupBarrier();
-    let top_steps = select(0u, WG_SIZE / 16u, lid == 0u);
+    let top_steps = select(0u, SCAN_GROUP / 16u, lid == 0u);
     running = 0u;
     for (var j = 0u; j < top_steps; j += 1u) {
         let v = scan_blocks[j];
@@ -65,10 +67,10 @@ fn workgroup_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
         running += v;
     }
     if lid == 0u {
-        scan_blocks[WG_SIZE / 16u] = running;
+        scan_blocks[SCAN_GROUP / 16u] = running;
     }
     workgroupBarrier();
-    let result = vec2<u32>(scan_tmp[lid] + scan_blocks[lid / 16u], scan_blocks[WG_SIZE / 16u]);
+    let result = vec2<u32>(scan_tmp[lid] + scan_blocks[lid / 16u], scan_blocks[SCAN_GROUP / 16u]);
     workgroupBarrier();
     return result;
 }

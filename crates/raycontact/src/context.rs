@@ -6,7 +6,7 @@ use std::time::Duration;
 use web_time::Instant;
 
 use crate::kernels::{DiskCache, PipelineCacheDir, PipelineCacheStatus, PipelineTime, Pipelines, limits};
-use crate::layout::{SORT_ITEMS, Tuning};
+use crate::layout::Tuning;
 
 use crate::error::{Error, Result};
 
@@ -545,9 +545,7 @@ impl GpuContext {
 fn tuning_of(options: &ContextOptions, info: &wgpu::AdapterInfo) -> Result<Tuning> {
     let tuning = options.tuning.unwrap_or_else(|| Tuning::for_device_type(info.device_type));
     if !tuning.is_valid() {
-        return Err(Error::InvalidInput {
-            what: format!("{tuning:?}: items must be a power of two from 1 to {SORT_ITEMS}"),
-        });
+        return Err(Error::InvalidInput { what: format!("{tuning:?}: {}", Tuning::requirements()) });
     }
     Ok(tuning)
 }

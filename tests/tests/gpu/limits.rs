@@ -6,16 +6,16 @@
 use naga::AddressSpace;
 use raycontact::internals::kernels::{Binding, Kernel, KernelLimits, MAX_STORAGE_BUFFERS};
 use raycontact::internals::layout::{WG_SIZE, workgroup_var_bytes};
-use raycontact::{BodyKind, ContextOptions, GpuContext, Pairs, Scene, meshes, wgpu};
+use raycontact::{BodyKind, ContextOptions, GpuContext, Pairs, Scene, Tuning, meshes, wgpu};
 use raycontact_tests::{ctx, key_surplus};
 
-use crate::reflection::module;
+use crate::reflection::module_with;
 
 /// What kernel `k` uses of a device's limits, from naga's reflection of its assembled WGSL: its
 /// bindings by address space, the size of its uniform, the workgroup memory its entry point uses
 /// (as WebGPU counts it: each variable rounded up to 16 bytes) and its workgroup size.
-fn reflected(k: Kernel) -> KernelLimits {
-    let m = module(k);
+fn reflected(k: Kernel, tuning: &Tuning) -> KernelLimits {
+    let m = module_with(k, tuning);
     let info =
         naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
             .validate(&m)
@@ -53,7 +53,18 @@ fn every_kernel_fits_webgpu_default_limits() {
     assert_eq!(MAX_STORAGE_BUFFERS, d.max_storage_buffers_per_shader_stage);
     for k in Kernel::ALL {
         let table = k.limits();
-        assert_eq!(reflected(k), table, "{}: the kernel table against naga's reflection", k.name());
+        for tuning in [Tuning::SOFTWARE, Tuning::GPU] {
+            let with = k.limits_with(&tuning);
+            assert_eq!(
+                reflected(k, &tuning),
+                with,
+                "{}: the kernel table against naga's reflection",
+                k.name()
+            );
+            // limits() is the most of any tuning (what a device is asked for).
+            assert!(with.workgroup_bytes <= table.workgroup_bytes && with.invocations <= table.invocations);
+        }
+        assert_eq!(table, k.limits_with(&Tuning::GPU), "{}: the widest tuning's", k.name());
         let fits = [
             (
                 "max_storage_buffers_per_shader_stage",

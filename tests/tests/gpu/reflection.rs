@@ -5,6 +5,7 @@
 use std::mem::{offset_of, size_of};
 
 use naga::{AddressSpace, StorageAccess, TypeInner};
+use raycontact::Tuning;
 use raycontact::internals::kernels::{Binding, Kernel, SHARED};
 use raycontact::internals::layout::{
     BodyGpu, BodyPair, BodyState, ContactGpu, DetectParams, DetectState, FrameParams, Node, QueryTarget,
@@ -19,7 +20,12 @@ use raycontact::internals::layout::{
 };
 
 pub(crate) fn module(k: Kernel) -> naga::Module {
-    let src = k.source();
+    module_with(k, &Tuning::default())
+}
+
+/// Kernel `k` built with `tuning`, parsed and validated by naga.
+pub(crate) fn module_with(k: Kernel, tuning: &Tuning) -> naga::Module {
+    let src = k.source_with(tuning);
     let module = naga::front::wgsl::parse_str(&src)
         .unwrap_or_else(|e| panic!("shaders/{}.wgsl does not parse:\n{}", k.name(), e.emit_to_string(&src)));
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
@@ -32,11 +38,13 @@ pub(crate) fn module(k: Kernel) -> naga::Module {
 
 #[test]
 fn every_kernel_parses_and_validates() {
-    for k in Kernel::ALL {
-        let m = module(k);
-        assert!(m.entry_points.iter().any(|e| e.name == "main"), "{} has a `main` entry point", k.name());
-        let wg = m.entry_points[0].workgroup_size;
-        assert_eq!(wg, [raycontact::internals::layout::WG_SIZE, 1, 1], "{} workgroup size", k.name());
+    for tuning in [Tuning::SOFTWARE, Tuning::GPU] {
+        for k in Kernel::ALL {
+            let m = module_with(k, &tuning);
+            assert!(m.entry_points.iter().any(|e| e.name == "main"), "{} has a `main` entry point", k.name());
+            let wg = m.entry_points[0].workgroup_size;
+            assert_eq!(wg, [k.workgroup_size(&tuning), 1, 1], "{} workgroup size, {tuning:?}", k.name());
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::{Binding, Kernel};
 use crate::error::{Error, Result};
-use crate::layout::{MAX_GROUPS_X, UNIFORM_STRIDE, WG_SIZE};
+use crate::layout::{MAX_GROUPS_X, Tuning, UNIFORM_STRIDE, WG_SIZE};
 
 /// Storage buffers a kernel may bind: WebGPU's default `maxStorageBuffersPerShaderStage`.
 pub const MAX_STORAGE_BUFFERS: u32 = wgpu::Limits::defaults().max_storage_buffers_per_shader_stage;
@@ -36,8 +36,15 @@ pub struct KernelLimits {
 }
 
 impl Kernel {
-    /// What the kernel uses of a device's limits, from its bindings and layout constants.
+    /// The most the kernel uses of a device's limits under any valid [`Tuning`], from its
+    /// bindings and layout constants: [`Kernel::limits_with`] a sort group of [`WG_SIZE`], the
+    /// widest (what a device must allow before the tuning is chosen).
     pub fn limits(self) -> KernelLimits {
+        self.limits_with(&Tuning { sort_group: WG_SIZE, ..Tuning::GPU })
+    }
+
+    /// What the kernel built with `tuning` uses of a device's limits.
+    pub fn limits_with(self, tuning: &Tuning) -> KernelLimits {
         let count = |f: fn(&Binding) -> bool| self.bindings().iter().filter(|b| f(b)).count() as u32;
         KernelLimits {
             storage_buffers: count(|b| matches!(b, Binding::Storage | Binding::StorageMut)),
@@ -45,8 +52,8 @@ impl Kernel {
             dynamic_uniform_buffers: count(|b| *b == Binding::UniformDynamic),
             bindings: self.bindings().len() as u32,
             uniform_bytes: self.uniform_bytes(),
-            workgroup_bytes: self.workgroup_bytes(),
-            invocations: WG_SIZE,
+            workgroup_bytes: self.workgroup_bytes(tuning),
+            invocations: self.workgroup_size(tuning),
         }
     }
 }

@@ -314,10 +314,23 @@ impl Kernel {
         }
     }
 
-    /// Bytes of workgroup memory the kernel uses, as WebGPU counts them (each variable rounded up
-    /// to 16 bytes, [`layout::workgroup_var_bytes`]), from the layout's constants (a test checks
-    /// them against naga's reflection of the assembled kernel).
-    pub fn workgroup_bytes(self) -> u32 {
+    /// Invocations of a workgroup of the kernel built with `tuning` (all along x): [`WG_SIZE`],
+    /// but the radix sort's scatter's [`layout::Tuning::sort_group`] (a test checks them
+    /// against naga's reflection of the assembled kernel).
+    ///
+    /// [`WG_SIZE`]: layout::WG_SIZE
+    pub fn workgroup_size(self, tuning: &layout::Tuning) -> u32 {
+        match self {
+            Kernel::RadixScatter => tuning.sort_group,
+            _ => layout::WG_SIZE,
+        }
+    }
+
+    /// Bytes of workgroup memory the kernel built with `tuning` uses, as WebGPU counts them
+    /// (each variable rounded up to 16 bytes, [`layout::workgroup_var_bytes`]), from the
+    /// layout's constants (a test checks them against naga's reflection of the assembled
+    /// kernel).
+    pub fn workgroup_bytes(self, tuning: &layout::Tuning) -> u32 {
         use layout::workgroup_var_bytes as var;
         match self {
             // the keys of the workgroup's first two bodies' boxes: 12 words
@@ -328,7 +341,7 @@ impl Kernel {
             Kernel::RadixCount => var(layout::RADIX_BUCKETS * 4),
             // workgroup_exclusive_scan
             Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
-            Kernel::RadixScatter => layout::RADIX_SCATTER_WORKGROUP_BYTES,
+            Kernel::RadixScatter => layout::radix_scatter_workgroup_bytes(tuning.sort_group),
             // wg_count, wg_base: the workgroup's entries and their first slot; wg_k, wg_offset,
             // wg_start, wg_end, wg_boxed, wg_lo, wg_hi: the workgroup's directed pair, read once
             Kernel::RaySources => 7 * var(4) + 2 * var(12),

@@ -18,20 +18,26 @@ pub const SORT_PASSES: u32 = 32 / RADIX_BITS;
 pub const fn workgroup_var_bytes(size: u32) -> u32 {
     size.next_multiple_of(16)
 }
-/// Workgroup memory of `workgroup_exclusive_scan` (WGSL `shared/sort.wgsl`), in bytes: one word
-/// per invocation, then one per 16 invocations and the total.
-pub const SCAN_WORKGROUP_BYTES: u32 =
-    workgroup_var_bytes(WG_SIZE * 4) + workgroup_var_bytes((WG_SIZE / 16 + 1) * 4);
-/// Workgroup memory of `radix_scatter`, in bytes: the scan's; the per-invocation digit counts
-/// of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × WG_SIZE / 2` words); where each
-/// digit's run of the tile starts, and that less the run's first rank (`RADIX_BUCKETS` words
-/// each); and the next pass's digit counts by
-/// run, destination tile of the run (a run spans at most two) and next digit
-/// (`RADIX_BUCKETS × 2 × RADIX_BUCKETS` words).
-pub const RADIX_SCATTER_WORKGROUP_BYTES: u32 = workgroup_var_bytes(RADIX_BUCKETS * WG_SIZE / 2 * 4)
-    + 2 * workgroup_var_bytes(RADIX_BUCKETS * 4)
-    + workgroup_var_bytes(RADIX_BUCKETS * 2 * RADIX_BUCKETS * 4)
-    + SCAN_WORKGROUP_BYTES;
+/// Workgroup memory of `workgroup_exclusive_scan` (WGSL `shared/sort.wgsl`) in a workgroup of
+/// `group` invocations (`SCAN_GROUP`), in bytes: one word per invocation, then one per 16
+/// invocations and the total.
+pub const fn scan_workgroup_bytes(group: u32) -> u32 {
+    workgroup_var_bytes(group * 4) + workgroup_var_bytes((group / 16 + 1) * 4)
+}
+/// Workgroup memory of `workgroup_exclusive_scan` in a workgroup of [`WG_SIZE`], in bytes.
+pub const SCAN_WORKGROUP_BYTES: u32 = scan_workgroup_bytes(WG_SIZE);
+/// Workgroup memory of `radix_scatter` in a workgroup of `group` invocations
+/// ([`Tuning::sort_group`](super::Tuning::sort_group)), in bytes: the scan's; the per-invocation
+/// digit counts of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × group / 2` words);
+/// where each digit's run of the tile starts, and that less the run's first rank
+/// (`RADIX_BUCKETS` words each); and the next pass's digit counts by run, destination tile of
+/// the run (a run spans at most two) and next digit (`RADIX_BUCKETS × 2 × RADIX_BUCKETS` words).
+pub const fn radix_scatter_workgroup_bytes(group: u32) -> u32 {
+    workgroup_var_bytes(RADIX_BUCKETS * group / 2 * 4)
+        + 2 * workgroup_var_bytes(RADIX_BUCKETS * 4)
+        + workgroup_var_bytes(RADIX_BUCKETS * 2 * RADIX_BUCKETS * 4)
+        + scan_workgroup_bytes(group)
+}
 /// Words of the radix sort's digit counts per pass and tile: one per digit. The counts of all
 /// [`SORT_PASSES`] passes live in one buffer, pass after pass (`SORT_PASSES × RADIX_BUCKETS ×
 /// tiles` words), cleared before the sort: the first pass's are counted by `morton` (or

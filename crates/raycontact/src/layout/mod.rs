@@ -47,18 +47,29 @@ const _: () = assert!(SORT_ITEMS <= 32);
 /// workgroup per tile. A GPU wants one triangle per invocation, so that a per-triangle stage of
 /// 55k triangles launches 216 workgroups instead of 14 (a GPU has 100+ compute units). The
 /// kernels' results do not depend on it (tests run both).
+///
+/// It also sizes the workgroup of the radix sort's scatter (`sort_group`, the WGSL constant
+/// `SORT_GROUP`), which sorts one tile whatever its size. llvmpipe runs a kernel with barriers
+/// as one coroutine per SIMD slice of the workgroup, switched at every barrier: the scatter's
+/// twelve barriers a pass cost 256 invocations' worth of switches even where a body of 900
+/// triangles gives work to 57 of them. A GPU keeps the full width, for its parallelism.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tuning {
     /// Triangles per invocation of a per-triangle kernel: a power of two, at most
     /// [`SORT_ITEMS`].
     pub items: u32,
+    /// Invocations of a workgroup of the radix sort's scatter: a power of two from
+    /// [`RADIX_BUCKETS`] to [`WG_SIZE`]. Each invocation places `TILE / sort_group` elements.
+    pub sort_group: u32,
 }
 
 impl Tuning {
-    /// For a software adapter: 16 triangles per invocation, one workgroup per tile.
-    pub const SOFTWARE: Tuning = Tuning { items: 16 };
-    /// For a GPU: one triangle per invocation, 16 workgroups per tile.
-    pub const GPU: Tuning = Tuning { items: 1 };
+    /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
+    /// scatter in workgroups of 32 (the fastest of 16, 32, 64 and 256 on lavapipe).
+    pub const SOFTWARE: Tuning = Tuning { items: 16, sort_group: 32 };
+    /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter in
+    /// workgroups of [`WG_SIZE`].
+    pub const GPU: Tuning = Tuning { items: 1, sort_group: WG_SIZE };
 
     /// The tuning for an adapter of this kind ([`Tuning::SOFTWARE`] for `DeviceType::Cpu`,
     /// [`Tuning::GPU`] otherwise).
@@ -76,10 +87,22 @@ impl Tuning {
         tiles * self.tile_split()
     }
 
+    /// What [`Tuning::is_valid`] asks, in words.
+    pub fn requirements() -> String {
+        format!(
+            "items must be a power of two from 1 to {SORT_ITEMS}, sort_group one from \
+             {RADIX_BUCKETS} to {WG_SIZE}"
+        )
+    }
+
     /// Whether the kernels can be built with it: `items` a power of two from 1 to
-    /// [`SORT_ITEMS`].
+    /// [`SORT_ITEMS`], `sort_group` one from [`RADIX_BUCKETS`] to [`WG_SIZE`].
     pub const fn is_valid(&self) -> bool {
-        self.items.is_power_of_two() && self.items <= SORT_ITEMS
+        self.items.is_power_of_two()
+            && self.items <= SORT_ITEMS
+            && self.sort_group.is_power_of_two()
+            && self.sort_group >= RADIX_BUCKETS
+            && self.sort_group <= WG_SIZE
     }
 }
 

@@ -4,12 +4,14 @@ use super::*;
 
 /// WGSL source of the layout's constants for `tuning`, prepended to every kernel.
 pub fn wgsl_prelude(tuning: &Tuning) -> String {
-    assert!(tuning.is_valid(), "{tuning:?}: items must be a power of two up to {SORT_ITEMS}");
+    assert!(tuning.is_valid(), "{tuning:?}: {}", Tuning::requirements());
     format!(
         "const WG_SIZE: u32 = {WG_SIZE}u;\n\
          const ITEMS: u32 = {items}u;\n\
          const TILE_SPLIT: u32 = {split}u;\n\
          const SORT_ITEMS: u32 = {SORT_ITEMS}u;\n\
+         const SORT_GROUP: u32 = {sort_group}u;\n\
+         const SCATTER_ITEMS: u32 = {scatter_items}u;\n\
          const TILE: u32 = {TILE}u;\n\
          const RADIX_BITS: u32 = {RADIX_BITS}u;\n\
          const SORT_IDENTITY_VALUES: u32 = {SORT_IDENTITY_VALUES}u;\n\
@@ -42,7 +44,9 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const TRIANGLE_REGIONS: u32 = {TRIANGLE_REGIONS}u;\n{walk}{intersect}",
         items = tuning.items,
         split = tuning.tile_split(),
-        matrix = RADIX_BUCKETS * WG_SIZE,
+        sort_group = tuning.sort_group,
+        scatter_items = TILE / tuning.sort_group,
+        matrix = RADIX_BUCKETS * tuning.sort_group,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
         walk = walk_prelude(),
