@@ -1,12 +1,12 @@
 // Lays out `ray_sources` over the pair list: directed pair 2k is (pairs[k].a -> pairs[k].b),
-// 2k + 1 the reverse; each gets ceil(source vertices / (WG_SIZE * ITEMS)) workgroups (ITEMS
-// vertices per invocation: `ray_sources`), but the reverse of a self-collision pair (a == b),
-// which gets none. One workgroup scans the tile counts into `tile_offsets` (D + 1 entries for D
-// directed pairs) and writes the indirect dispatch of `ray_sources` over those workgroups.
-// With DETECT_BROAD_IN_TILES (a scene
-// of at most BROAD_IN_TILES_BODIES bodies, pairs found on the GPU) the same workgroup first runs
-// the broad phase's test over every pair of bodies (shared/pairs.wgsl), so that the broad phase
-// costs no dispatch of its own. CPU twin: `raycontact::internals::cpu::pair_tiles` (after
+// 2k + 1 the reverse; each gets ceil(source vertices / (BARRIER_GROUP * ITEMS)) workgroups
+// (BARRIER_GROUP invocations of ITEMS vertices: `ray_sources`), but the reverse of a
+// self-collision pair (a == b), which gets none. One workgroup scans the tile counts into
+// `tile_offsets` (D + 1 entries for D directed pairs) and writes the indirect dispatch of
+// `ray_sources` over those workgroups. With DETECT_BROAD_IN_TILES (a scene of at most
+// BROAD_IN_TILES_BODIES bodies, pairs found on the GPU) the same workgroup first runs the broad
+// phase's test over every pair of bodies (shared/pairs.wgsl), so that the broad phase costs no
+// dispatch of its own. CPU twin: `raycontact::internals::cpu::pair_tiles` (after
 // `broad_phase`).
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
@@ -33,7 +33,7 @@ fn directed_tiles(k: u32) -> u32 {
         }
         src = p.b;
     }
-    return (bodies[src].vertex_count + WG_SIZE * ITEMS - 1u) / (WG_SIZE * ITEMS);
+    return (bodies[src].vertex_count + BARRIER_GROUP * ITEMS - 1u) / (BARRIER_GROUP * ITEMS);
 }
 
 @compute @workgroup_size(WG_SIZE)

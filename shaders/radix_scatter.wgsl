@@ -12,7 +12,7 @@
 //    first rank per digit. The matrix holds two 16-bit counts per word: word (d / 2) * C + t
 //    has invocation t's count of digit d in its low half when d is even, in its high half when
 //    d is odd, C being the matrix's columns: the invocations that have elements (all
-//    SORT_GROUP in a full tile; in a body of 900 triangles 57 of 256, or 8 of 32). The
+//    BARRIER_GROUP in a full tile; in a body of 900 triangles 57 of 256, or 8 of 32). The
 //    others' counts would be zeros: leaving them out of the matrix spares those invocations
 //    the clearing and scanning of their words, a fixed cost of every workgroup that llvmpipe
 //    pays in full (each workgroup access of it a loop over the SIMD lanes) in the part-full
@@ -37,15 +37,15 @@
 // of a part-full tile (a body of 900 triangles fills 57 of 256 invocations) skip the
 // element work instead of paying it masked. The scan's serial loops (shared/sort.wgsl) do the
 // same. On a GPU the loops are the same work as the tests.
-// A workgroup has SORT_GROUP invocations (`layout::Tuning::sort_group`: 32 on a software
+// A workgroup has BARRIER_GROUP invocations (`layout::Tuning::barrier_group`: 32 on a software
 // adapter, whose coroutine per SIMD slice of the workgroup is switched at each of a pass's
-// twelve barriers, WG_SIZE on a GPU), each placing SCATTER_ITEMS = TILE / SORT_GROUP elements.
+// twelve barriers, WG_SIZE on a GPU), each placing SCATTER_ITEMS = TILE / BARRIER_GROUP elements.
 // CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
 
 // The workgroup of shared/sort.wgsl's scan.
-const SCAN_GROUP: u32 = SORT_GROUP;
+const SCAN_GROUP: u32 = BARRIER_GROUP;
 
 @group(0) @binding(0) var<uniform> pass_info: SortPass;
 @group(0) @binding(1) var<storage, read> segments: array<SortSegment>;
@@ -74,7 +74,7 @@ fn half_of(word: u32, d: u32) -> u32 {
     return (word >> ((d & 1u) * 16u)) & 0xffffu;
 }
 
-@compute @workgroup_size(SORT_GROUP)
+@compute @workgroup_size(BARRIER_GROUP)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let tile = linear_group(wid);
     if tile >= pass_info.tile_count {
@@ -97,13 +97,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var w = 0u; w < rows; w += 1u) {
         counts[w * columns + lid] = 0u;
     }
-    for (var e = lid; e < NEXT_COUNTS; e += SORT_GROUP) {
+    for (var e = lid; e < NEXT_COUNTS; e += BARRIER_GROUP) {
         atomicStore(&next_counts[e], 0u);
     }
 
     // 1. The runs' starts: a scan of the segment's counts in chunks.
     let n = RADIX_BUCKETS * seg.tile_count;
-    let chunk = (n + SORT_GROUP - 1u) / SORT_GROUP;
+    let chunk = (n + BARRIER_GROUP - 1u) / BARRIER_GROUP;
     let begin = min(lid * chunk, n);
     let end = min(begin + chunk, n);
     var sum = 0u;
@@ -176,7 +176,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     workgroupBarrier();
     if count_next {
         let next_block = pass_block(pass_info.pass_index + 1u, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
-        for (var e = lid; e < NEXT_COUNTS; e += SORT_GROUP) {
+        for (var e = lid; e < NEXT_COUNTS; e += BARRIER_GROUP) {
             let c = atomicLoad(&next_counts[e]);
             if c > 0u {
                 let d = e / (2u * RADIX_BUCKETS);

@@ -9,16 +9,18 @@
 // Morton order of its vertices computed when the bodies are packed: `raycontact::ray_order`) and
 // lists them in that order, so that neighbouring entries, hence a SIMD group's rays, start near
 // each other and walk the same part of the target's tree, whatever the mesh's own vertex order.
-// A workgroup (WG_SIZE * ITEMS vertices of one directed pair) reads its directed pair once (its
-// first invocation, for all), counts its entries in workgroup memory (one atomic per invocation,
-// for all of its entries) and reserves their slots with one atomic on the list's counter: the
-// list holds each workgroup's entries as one run, so that the narrow phase's SIMD groups mostly
-// see one directed pair, hence one pair case, and the counter takes one atomic per workgroup
-// instead of one per vertex. Entries past the capacity are counted, not written.
-// ITEMS (`Tuning`) is 16 on a software adapter: llvmpipe runs a kernel with barriers as one
-// coroutine per SIMD group of every workgroup, a fixed cost of several µs a workgroup before any
-// work (518 workgroups that return at once: 3.5 ms), so a directed pair of up to 4,096 vertices
-// launches one workgroup instead of one per 256. A GPU (ITEMS 1) keeps one vertex per
+// A workgroup (BARRIER_GROUP * ITEMS vertices of one directed pair) reads its directed pair
+// once (its first invocation, for all), counts its entries in workgroup memory (one atomic per
+// invocation, for all of its entries) and reserves their slots with one atomic on the list's
+// counter: the list holds each workgroup's entries as one run, so that the narrow phase's SIMD
+// groups mostly see one directed pair, hence one pair case, and the counter takes one atomic
+// per workgroup instead of one per vertex. Entries past the capacity are counted, not written.
+// On a software adapter (`layout::Tuning`) an invocation takes ITEMS = 16 vertices and a
+// workgroup has BARRIER_GROUP = 32 invocations: llvmpipe runs a kernel with barriers as one
+// coroutine per SIMD slice of every workgroup, switched at each barrier, so a directed pair of
+// up to 512 vertices launches one workgroup, and no workgroup of 256 invocations has a 900-
+// vertex body's 57 busy ones wait through three barriers with the others (resting-pile's 510
+// directed pairs: 16.5 -> 8.3 ms). A GPU (ITEMS 1, BARRIER_GROUP WG_SIZE) keeps one vertex per
 // invocation. An invocation tests each of its vertices once, keeping the outcomes as a bit mask
 // (ITEMS <= 32, `layout::Tuning`), then writes only the listed ones where the reservation says:
 // no position read twice, and no private array of entries, which a SIMD compiler turns into a
@@ -44,7 +46,7 @@ var<workgroup> wg_base: u32;
 
 // The workgroup's directed pair, looked up once by its first invocation for all of them (every
 // invocation of a workgroup has the same: the search over `tile_offsets` and the records of both
-// bodies need not be read WG_SIZE times). `wg_k` is NONE for a workgroup past the layout;
+// bodies need not be read BARRIER_GROUP times). `wg_k` is NONE for a workgroup past the layout;
 // `wg_start` is the workgroup's first vertex slot in the source body's ray order, `wg_end` the
 // body's vertex count (0 past the layout); `wg_boxed` says whether the vertices are tested
 // against body b's box grown by the pair's reach, `wg_lo` .. `wg_hi`.
@@ -69,7 +71,7 @@ fn load_group(w: u32) {
     let body_b = bodies[dp.b];
     wg_k = dp.k;
     wg_offset = body_a.vertex_offset;
-    wg_start = dp.group * WG_SIZE * ITEMS;
+    wg_start = dp.group * BARRIER_GROUP * ITEMS;
     wg_end = body_a.vertex_count;
     let cloth_a = (body_a.flags & BODY_CLOTH) != 0u;
     let cloth_b = (body_b.flags & BODY_CLOTH) != 0u;
@@ -95,7 +97,7 @@ fn in_box(v: u32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
     return !(any(p < lo) || any(p > hi));
 }
 
-@compute @workgroup_size(WG_SIZE)
+@compute @workgroup_size(BARRIER_GROUP)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if lid == 0u {
         load_group(linear_group(wid));

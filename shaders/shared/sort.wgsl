@@ -34,7 +34,7 @@ fn counter_index(seg: SortSegment, digit: u32, local_tile: u32) -> u32 {
 }
 
 // The scan's workgroup: every kernel that includes this file declares `SCAN_GROUP`, its own
-// workgroup size (WG_SIZE, or SORT_GROUP for the scatter), a multiple of 16 up to 256.
+// workgroup size (WG_SIZE, or BARRIER_GROUP for the scatter), a multiple of 16 up to 256.
 var<workgroup> scan_tmp: array<u32, SCAN_GROUP>;
 var<workgroup> scan_blocks: array<u32, SCAN_GROUP / 16u + 1u>;
 

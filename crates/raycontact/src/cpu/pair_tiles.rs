@@ -1,12 +1,12 @@
 //! Twin of `shaders/pair_tiles.wgsl`: the workgroups of each directed pair of the narrow phase.
 
-use crate::layout::{BodyGpu, BodyPair, Tuning, WG_SIZE};
+use crate::layout::{BodyGpu, BodyPair, Tuning};
 
 /// Twin of `pair_tiles.wgsl`: the first workgroup of each directed pair (2k: `a -> b`,
 /// 2k + 1: `b -> a`, without workgroups for a self pair) and, last, the total, for `tuning`'s
-/// vertices per invocation of `ray_sources`.
+/// workgroups of `ray_sources` (`barrier_group` invocations of `items` vertices).
 pub fn pair_tiles(bodies: &[BodyGpu], pairs: &[BodyPair], tuning: Tuning) -> Vec<u32> {
-    let per_group = WG_SIZE * tuning.items;
+    let per_group = tuning.barrier_group * tuning.items;
     let mut offsets = Vec::with_capacity(2 * pairs.len() + 1);
     let mut total = 0;
     for p in pairs {

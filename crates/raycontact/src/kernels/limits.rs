@@ -40,7 +40,7 @@ impl Kernel {
     /// bindings and layout constants: [`Kernel::limits_with`] a sort group of [`WG_SIZE`], the
     /// widest (what a device must allow before the tuning is chosen).
     pub fn limits(self) -> KernelLimits {
-        self.limits_with(&Tuning { sort_group: WG_SIZE, ..Tuning::GPU })
+        self.limits_with(&Tuning { barrier_group: WG_SIZE, ..Tuning::GPU })
     }
 
     /// What the kernel built with `tuning` uses of a device's limits.

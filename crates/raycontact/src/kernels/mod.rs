@@ -315,13 +315,13 @@ impl Kernel {
     }
 
     /// Invocations of a workgroup of the kernel built with `tuning` (all along x): [`WG_SIZE`],
-    /// but the radix sort's scatter's [`layout::Tuning::sort_group`] (a test checks them
-    /// against naga's reflection of the assembled kernel).
+    /// but [`layout::Tuning::barrier_group`] for the radix sort's scatter and `ray_sources` (a
+    /// test checks them against naga's reflection of the assembled kernel).
     ///
     /// [`WG_SIZE`]: layout::WG_SIZE
     pub fn workgroup_size(self, tuning: &layout::Tuning) -> u32 {
         match self {
-            Kernel::RadixScatter => tuning.sort_group,
+            Kernel::RadixScatter | Kernel::RaySources => tuning.barrier_group,
             _ => layout::WG_SIZE,
         }
     }
@@ -341,7 +341,7 @@ impl Kernel {
             Kernel::RadixCount => var(layout::RADIX_BUCKETS * 4),
             // workgroup_exclusive_scan
             Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
-            Kernel::RadixScatter => layout::radix_scatter_workgroup_bytes(tuning.sort_group),
+            Kernel::RadixScatter => layout::radix_scatter_workgroup_bytes(tuning.barrier_group),
             // wg_count, wg_base: the workgroup's entries and their first slot; wg_k, wg_offset,
             // wg_start, wg_end, wg_boxed, wg_lo, wg_hi: the workgroup's directed pair, read once
             Kernel::RaySources => 7 * var(4) + 2 * var(12),

@@ -48,28 +48,32 @@ const _: () = assert!(SORT_ITEMS <= 32);
 /// 55k triangles launches 216 workgroups instead of 14 (a GPU has 100+ compute units). The
 /// kernels' results do not depend on it (tests run both).
 ///
-/// It also sizes the workgroup of the radix sort's scatter (`sort_group`, the WGSL constant
-/// `SORT_GROUP`), which sorts one tile whatever its size. llvmpipe runs a kernel with barriers
-/// as one coroutine per SIMD slice of the workgroup, switched at every barrier: the scatter's
-/// twelve barriers a pass cost 256 invocations' worth of switches even where a body of 900
-/// triangles gives work to 57 of them. A GPU keeps the full width, for its parallelism.
+/// It also sizes the workgroups of the two kernels whose workgroups take a run of a body's
+/// items and meet at barriers (`barrier_group`, the WGSL constant `BARRIER_GROUP`): the radix
+/// sort's scatter (one tile, whatever the body's size) and `ray_sources` (`barrier_group ×
+/// items` source vertices of one directed pair). llvmpipe runs a kernel with barriers as one
+/// coroutine per SIMD slice of the workgroup, switched at every barrier: the scatter's twelve
+/// barriers a pass cost 256 invocations' worth of switches even where a body of 900 triangles
+/// gives work to 57 of them. A GPU keeps the full width, for its parallelism.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tuning {
     /// Triangles per invocation of a per-triangle kernel: a power of two, at most
     /// [`SORT_ITEMS`].
     pub items: u32,
-    /// Invocations of a workgroup of the radix sort's scatter: a power of two from
-    /// [`RADIX_BUCKETS`] to [`WG_SIZE`]. Each invocation places `TILE / sort_group` elements.
-    pub sort_group: u32,
+    /// Invocations of a workgroup of the radix sort's scatter (each places `TILE /
+    /// barrier_group` elements) and of `ray_sources` (each tests `items` source vertices): a
+    /// power of two from [`RADIX_BUCKETS`] to [`WG_SIZE`].
+    pub barrier_group: u32,
 }
 
 impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
-    /// scatter in workgroups of 32 (the fastest of 16, 32, 64 and 256 on lavapipe).
-    pub const SOFTWARE: Tuning = Tuning { items: 16, sort_group: 32 };
-    /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter in
-    /// workgroups of [`WG_SIZE`].
-    pub const GPU: Tuning = Tuning { items: 1, sort_group: WG_SIZE };
+    /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
+    /// 32, 64 and 256 on lavapipe).
+    pub const SOFTWARE: Tuning = Tuning { items: 16, barrier_group: 32 };
+    /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter and
+    /// the source listing in workgroups of [`WG_SIZE`].
+    pub const GPU: Tuning = Tuning { items: 1, barrier_group: WG_SIZE };
 
     /// The tuning for an adapter of this kind ([`Tuning::SOFTWARE`] for `DeviceType::Cpu`,
     /// [`Tuning::GPU`] otherwise).
@@ -90,19 +94,19 @@ impl Tuning {
     /// What [`Tuning::is_valid`] asks, in words.
     pub fn requirements() -> String {
         format!(
-            "items must be a power of two from 1 to {SORT_ITEMS}, sort_group one from \
+            "items must be a power of two from 1 to {SORT_ITEMS}, barrier_group one from \
              {RADIX_BUCKETS} to {WG_SIZE}"
         )
     }
 
     /// Whether the kernels can be built with it: `items` a power of two from 1 to
-    /// [`SORT_ITEMS`], `sort_group` one from [`RADIX_BUCKETS`] to [`WG_SIZE`].
+    /// [`SORT_ITEMS`], `barrier_group` one from [`RADIX_BUCKETS`] to [`WG_SIZE`].
     pub const fn is_valid(&self) -> bool {
         self.items.is_power_of_two()
             && self.items <= SORT_ITEMS
-            && self.sort_group.is_power_of_two()
-            && self.sort_group >= RADIX_BUCKETS
-            && self.sort_group <= WG_SIZE
+            && self.barrier_group.is_power_of_two()
+            && self.barrier_group >= RADIX_BUCKETS
+            && self.barrier_group <= WG_SIZE
     }
 }
 

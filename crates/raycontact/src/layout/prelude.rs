@@ -10,7 +10,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const ITEMS: u32 = {items}u;\n\
          const TILE_SPLIT: u32 = {split}u;\n\
          const SORT_ITEMS: u32 = {SORT_ITEMS}u;\n\
-         const SORT_GROUP: u32 = {sort_group}u;\n\
+         const BARRIER_GROUP: u32 = {barrier_group}u;\n\
          const SCATTER_ITEMS: u32 = {scatter_items}u;\n\
          const TILE: u32 = {TILE}u;\n\
          const RADIX_BITS: u32 = {RADIX_BITS}u;\n\
@@ -44,9 +44,9 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const TRIANGLE_REGIONS: u32 = {TRIANGLE_REGIONS}u;\n{walk}{intersect}",
         items = tuning.items,
         split = tuning.tile_split(),
-        sort_group = tuning.sort_group,
-        scatter_items = TILE / tuning.sort_group,
-        matrix = RADIX_BUCKETS * tuning.sort_group,
+        barrier_group = tuning.barrier_group,
+        scatter_items = TILE / tuning.barrier_group,
+        matrix = RADIX_BUCKETS * tuning.barrier_group,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
         walk = walk_prelude(),
