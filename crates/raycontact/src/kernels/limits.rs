@@ -37,8 +37,8 @@ pub struct KernelLimits {
 
 impl Kernel {
     /// The most the kernel uses of a device's limits under any valid [`Tuning`], from its
-    /// bindings and layout constants: [`Kernel::limits_with`] a sort group of [`WG_SIZE`], the
-    /// widest (what a device must allow before the tuning is chosen).
+    /// bindings and layout constants: [`Kernel::limits_with`] a barrier group of [`WG_SIZE`],
+    /// the widest (what a device must allow before the tuning is chosen).
     pub fn limits(self) -> KernelLimits {
         self.limits_with(&Tuning { barrier_group: WG_SIZE, ..Tuning::GPU })
     }

@@ -27,11 +27,12 @@ pub const fn scan_workgroup_bytes(group: u32) -> u32 {
 /// Workgroup memory of `workgroup_exclusive_scan` in a workgroup of [`WG_SIZE`], in bytes.
 pub const SCAN_WORKGROUP_BYTES: u32 = scan_workgroup_bytes(WG_SIZE);
 /// Workgroup memory of `radix_scatter` in a workgroup of `group` invocations
-/// ([`Tuning::barrier_group`](super::Tuning::barrier_group)), in bytes: the scan's; the per-invocation
-/// digit counts of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × group / 2` words);
-/// where each digit's run of the tile starts, and that less the run's first rank
+/// ([`Tuning::barrier_group`](super::Tuning::barrier_group)), in bytes: the scan's; the
+/// per-invocation digit counts of a tile, two 16-bit counts to a word (`RADIX_BUCKETS × group
+/// / 2` words); where each digit's run of the tile starts, and that less the run's first rank
 /// (`RADIX_BUCKETS` words each); and the next pass's digit counts by run, destination tile of
-/// the run (a run spans at most two) and next digit (`RADIX_BUCKETS × 2 × RADIX_BUCKETS` words).
+/// the run (a run spans at most two) and next digit (`RADIX_BUCKETS × 2 × RADIX_BUCKETS`
+/// words).
 pub const fn radix_scatter_workgroup_bytes(group: u32) -> u32 {
     workgroup_var_bytes(RADIX_BUCKETS * group / 2 * 4)
         + 2 * workgroup_var_bytes(RADIX_BUCKETS * 4)
