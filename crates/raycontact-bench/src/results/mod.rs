@@ -18,21 +18,8 @@ use crate::args::SuiteArgs;
 use crate::scenes::SceneName;
 use crate::stats::{fitted_exponent, mean, median};
 
-/// Implementation ids in table order.
-pub const ORDER: [&str; 12] = [
-    "gpu",
-    "gpu-refit",
-    "cpu-1",
-    "cpu-rayon",
-    "cpu-refit",
-    "cpu-twins",
-    "gpu-walk",
-    "cpu-walk",
-    "parry-1",
-    "parry-rayon",
-    "parry-refit-1",
-    "parry-refit-rayon",
-];
+/// Implementation ids in table order (the ids `--implementations` takes).
+pub use crate::args::IMPLEMENTATIONS as ORDER;
 
 /// Which implementation a result is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
