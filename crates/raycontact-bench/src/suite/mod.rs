@@ -16,7 +16,7 @@ use raycontact::{BvhUpdate, GpuContext, Scene};
 use crate::args::SuiteArgs;
 use crate::peers::{self, Parry, ParryMode};
 use crate::progress::Progress;
-use crate::results::{FrameKeys, ImplKind, ImplResult, InstanceResult, SuiteResult, WalkDiff, differ};
+use crate::results::{FrameKeys, ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WalkDiff, differ};
 use crate::scenes::{self, Instance, SceneName};
 use crate::{json, plot, report};
 
@@ -232,22 +232,19 @@ fn run_instance(
     })
 }
 
-/// Implementations that run on an instance (`gpu`: whether a GPU context is there).
+/// Implementations that run on an instance (`gpu`: whether a GPU context is there): those of
+/// the table that `--implementations` lets run, but the GPU's without a context, the walking
+/// ones on a scene that does not walk, and parry3d's with `--no-parry`.
 fn impl_count(inst: &Instance, args: &SuiteArgs, gpu: bool) -> usize {
-    let mut ids = vec!["cpu-1", "cpu-rayon", "cpu-refit", "cpu-twins"];
-    if gpu {
-        ids.extend(["gpu", "gpu-refit"]);
-    }
-    if inst.walking.is_some() {
-        ids.push("cpu-walk");
-        if gpu {
-            ids.push("gpu-walk");
-        }
-    }
-    if !args.no_parry {
-        ids.extend(["parry-1", "parry-rayon", "parry-refit-1", "parry-refit-rayon"]);
-    }
-    ids.into_iter().filter(|id| args.runs(id)).count()
+    ORDER
+        .iter()
+        .filter(|id| {
+            args.runs(id)
+                && (gpu || !id.starts_with("gpu"))
+                && (inst.walking.is_some() || !id.ends_with("-walk"))
+                && (!args.no_parry || !id.starts_with("parry"))
+        })
+        .count()
 }
 
 /// The progress bar's message for an implementation running an instance.
