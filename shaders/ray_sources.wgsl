@@ -104,12 +104,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         atomicStore(&wg_count, 0u);
     }
     workgroupBarrier();
+    // The workgroup's values, read once into this invocation's own (llvmpipe reads workgroup
+    // memory lane by lane each time, and does not hoist those reads out of the loops).
+    let offset = wg_offset;
     // This invocation's slots (none past the body's end or the layout): loops to their end, not
     // over ITEMS slots with a test (see the header of radix_scatter.wgsl). Bit i of `mask`: slot
     // first + i is listed.
-    // The workgroup's values, read once into this invocation's own (llvmpipe reads workgroup
-    // memory lane by lane each time, and does not hoist those reads out of the loop).
-    let offset = wg_offset;
     let first = min(wg_start + lid * ITEMS, wg_end);
     let end = min(first + ITEMS, wg_end);
     var mask = 0u;
