@@ -24,6 +24,7 @@ mod plot;
 mod progress;
 mod report;
 mod results;
+mod run;
 mod sah;
 mod scenes;
 mod stats;

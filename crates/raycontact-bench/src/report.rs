@@ -61,6 +61,15 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
         }
     );
     println!("scenes: {}", scenes.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
+    println!(
+        "timing: {}",
+        if args.sequential {
+            "sequential (--sequential): each implementation's frames back to back, one implementation after another"
+        } else {
+            "interleaved: every implementation's set-up frame, then frame by frame across the implementations \
+             (each one's frame f in turn), so that the machine's drift during a run slows them alike"
+        }
+    );
     println!();
 }
 

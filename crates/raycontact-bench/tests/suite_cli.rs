@@ -338,6 +338,7 @@ fn schema() -> T {
                 ("parry", Bool),
                 ("implementations", nullable(arr(OneOf(IMPLS)))),
                 ("intersections", OneOf(&["off", "crossings", "full"])),
+                ("order", OneOf(&["interleaved", "sequential"])),
             ]),
         ),
         (
@@ -715,6 +716,41 @@ fn implementations_can_be_chosen() {
     let out = bench(&[&args[..], &["--implementations", "cpu-2"]].concat());
     assert_eq!(out.status.code(), Some(2), "{}", texts(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the ids are"), "{}", texts(&out));
+}
+
+#[test]
+fn interleaved_and_sequential_runs_find_the_same_contacts() {
+    // The order in which the implementations' frames are timed changes no figure but the times:
+    // the same implementations, in the same order, with the same contacts every frame (the
+    // walking one's comparison with its full passes included).
+    let dir = TempDir::new("order");
+    let args = ["--cpu", "--size", "tiny", "--frames", "3", "--scene", "resting-pile", "--no-parry"];
+    let (interleaved, out) = run_json(&dir, &args);
+    assert_eq!(interleaved["settings"]["order"], "interleaved");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("timing: interleaved"), "{}", texts(&out));
+    let (sequential, _) = run_json(&dir, &[&args[..], &["--sequential"]].concat());
+    assert_eq!(sequential["settings"]["order"], "sequential");
+    let (a, b) = (&instances(&interleaved)[0], &instances(&sequential)[0]);
+    let ids = |i: &Value| -> Vec<String> {
+        i["implementations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(a), ids(b));
+    assert!(ids(a).contains(&"cpu-walk".to_string()), "{:?}", ids(a));
+    for id in ids(a) {
+        let (x, y) = (implementation(a, &id).unwrap(), implementation(b, &id).unwrap());
+        for field in ["contacts", "differ_from_reference"] {
+            assert_eq!(x[field], y[field], "{id}: {field}");
+        }
+        for field in ["differ_from_full", "outcomes", "walked_per_frame", "per_frame_iterative"] {
+            assert_eq!(x["walking"][field], y["walking"][field], "{id}: walking.{field}");
+        }
+        assert_eq!(x["frame_ms"]["per_frame"].as_array().unwrap().len(), 3, "{id}");
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@
 //! own-body trace, in each of its cloth pairs) is answered from the frame's `TraceMemo`, as on
 //! raycontact's CPU backend. Only the ray casts differ from the CPU reference.
 //!
-//! [`suite`] runs an instance on it; [`bvh`] and [`contacts`] are the peers of the older
+//! [`suite`] runs an instance on it ([`ParryRun`]); [`bvh`] and [`contacts`] are the peers of the older
 //! single-purpose benchmarks (`bvh`: the BVH build alone; `contacts`: volumetric inward rays
 //! with parry3d's own box filter).
 
@@ -23,7 +23,7 @@ mod tracer;
 
 pub use bvh::{BvhBuildStrategy, parry_build};
 pub use contacts::{VertexKey, parry_frame};
-pub use suite::run_parry;
+pub use suite::ParryRun;
 pub use tracer::ParryTracer;
 
 use glam::Vec3;

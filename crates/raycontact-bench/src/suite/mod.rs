@@ -11,14 +11,16 @@ mod runner;
 
 use std::time::Instant;
 
-use raycontact::{BvhUpdate, GpuContext, Scene};
+use raycontact::{BvhUpdate, GpuContext, Iterative, Scene};
 
 use crate::args::SuiteArgs;
-use crate::peers::{self, Parry, ParryMode};
+use crate::peers::{Parry, ParryMode, ParryRun};
 use crate::progress::Progress;
 use crate::results::{FrameKeys, ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WalkDiff, differ};
+use crate::run::{Finished, Named};
 use crate::scenes::{self, Instance, SceneName};
 use crate::{json, plot, report};
+use runner::RaycontactRun;
 
 /// Runs the suite: prints the table, writes the JSON and the plot. Returns the exit code.
 pub fn run(args: SuiteArgs) -> i32 {
@@ -98,122 +100,22 @@ fn run_instance(
     progress: &mut Progress,
 ) -> Result<InstanceResult, String> {
     let start = Instant::now();
-    let intersections = args.intersections.mode();
-    let threads = rayon::current_num_threads();
-    // Every raycontact implementation runs the intersection stages that --intersections asks.
-    let cpu = |t: Option<usize>, policy: BvhUpdate| -> Result<Scene, String> {
-        let mut s = Scene::new_cpu(t).map_err(|e| e.to_string())?;
-        s.set_bvh_update(policy).map_err(|e| e.to_string())?;
-        s.set_intersections(intersections);
-        Ok(s)
-    };
-    let gpu = |c: &GpuContext, policy: BvhUpdate| -> Result<Scene, String> {
-        let mut s = Scene::new(c);
-        s.set_bvh_update(policy).map_err(|e| e.to_string())?;
-        s.set_intersections(intersections);
-        Ok(s)
-    };
-    progress.set_message(label(inst, "cpu-rayon"));
-    let label_rayon = format!("CPU reference, rayon {threads}");
-    let (reference, ref_keys, mut cpu_scene) = runner::run_raycontact(
-        cpu(None, BvhUpdate::Rebuild)?,
-        inst,
-        ImplResult::new("cpu-rayon", label_rayon, ImplKind::Cpu).on_threads(threads),
-        None,
-        progress,
-    )?;
-    let rays = rays::ray_figures(&mut cpu_scene, inst)?;
-    drop(cpu_scene);
+    let runs = runs(inst, ctx, args)?;
+    let mut done = step(inst, runs, args.sequential, progress)?.into_iter();
+    let (mut reference, ref_keys, cpu_scene) = done.next().expect("cpu-rayon runs first");
+    let rays = rays::ray_figures(&mut cpu_scene.expect("cpu-rayon's scene"), inst)?;
+    reference.differ = vec![0; ref_keys.len()];
     let mut impls = vec![reference];
-    impls[0].differ = vec![0; ref_keys.len()];
     let mut full_keys: Vec<(&'static str, Vec<FrameKeys>)> = vec![("cpu-rayon", ref_keys.clone())];
-    let mut push =
-        |mut r: ImplResult, keys: Vec<FrameKeys>, full_keys: &mut Vec<(&'static str, Vec<FrameKeys>)>| {
-            r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
-            if let Some(w) = &mut r.walking {
-                let full = &full_keys.iter().find(|(id, _)| *id == w.full).expect("full traversal ran").1;
-                w.diff = keys.iter().zip(full).map(|(a, b)| WalkDiff::of(a, b)).collect();
-            } else if r.kind != ImplKind::Parry {
-                full_keys.push((r.id, keys));
-            }
-            impls.push(r);
-        };
-    if let Some(c) = ctx {
-        for (id, policy, what) in
-            [("gpu", BvhUpdate::Rebuild, "GPU"), ("gpu-refit", BvhUpdate::Refit, "GPU refit")]
-        {
-            if !args.runs(id) {
-                continue;
-            }
-            progress.set_message(label(inst, id));
-            let r = ImplResult::new(id, format!("{what} ({})", c.adapter_name()), ImplKind::Gpu);
-            let (r, keys, _) = runner::run_raycontact(gpu(c, policy)?, inst, r, None, progress)?;
-            push(r, keys, &mut full_keys);
+    for (mut r, keys, _) in done {
+        r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
+        if let Some(w) = &mut r.walking {
+            let full = &full_keys.iter().find(|(id, _)| *id == w.full).expect("full traversal ran").1;
+            w.diff = keys.iter().zip(full).map(|(a, b)| WalkDiff::of(a, b)).collect();
+        } else if r.kind != ImplKind::Parry {
+            full_keys.push((r.id, keys));
         }
-    }
-    if args.runs("cpu-1") {
-        progress.set_message(label(inst, "cpu-1"));
-        let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu).on_threads(1);
-        let scene = cpu(Some(1), BvhUpdate::Rebuild)?;
-        let (r, keys, _) = runner::run_raycontact(scene, inst, r, None, progress)?;
-        push(r, keys, &mut full_keys);
-    }
-    if args.runs("cpu-refit") {
-        progress.set_message(label(inst, "cpu-refit"));
-        let r = ImplResult::new("cpu-refit", format!("CPU refit, rayon {threads}"), ImplKind::Cpu)
-            .on_threads(threads);
-        let scene = cpu(None, BvhUpdate::Refit)?;
-        let (r, keys, _) = runner::run_raycontact(scene, inst, r, None, progress)?;
-        push(r, keys, &mut full_keys);
-    }
-    if args.runs("cpu-twins") {
-        progress.set_message(label(inst, "cpu-twins"));
-        let what = format!("CPU twins, binary BVH, rayon {threads}");
-        let r = ImplResult::new("cpu-twins", what, ImplKind::Cpu).on_threads(threads);
-        let mut twins = cpu(None, BvhUpdate::Rebuild)?;
-        twins.set_wide_bvh(false);
-        let (r, keys, _) = runner::run_raycontact(twins, inst, r, None, progress)?;
-        push(r, keys, &mut full_keys);
-    }
-    if let Some(setup) = &inst.walking {
-        let it = runner::iterative_of(setup);
-        if let Some(c) = ctx.filter(|_| args.runs("gpu-walk")) {
-            progress.set_message(label(inst, "gpu-walk"));
-            let label = format!("GPU walking ({})", c.adapter_name());
-            let r = ImplResult::new("gpu-walk", label, ImplKind::Gpu);
-            let scene = gpu(c, BvhUpdate::Rebuild)?;
-            let (r, keys, _) = runner::run_raycontact(scene, inst, r, Some((it, "gpu")), progress)?;
-            push(r, keys, &mut full_keys);
-        }
-        if args.runs("cpu-walk") {
-            progress.set_message(label(inst, "cpu-walk"));
-            let label = format!("CPU reference walking, rayon {threads}");
-            let r = ImplResult::new("cpu-walk", label, ImplKind::Cpu).on_threads(threads);
-            let scene = cpu(None, BvhUpdate::Rebuild)?;
-            let walk = Some((it, "cpu-rayon"));
-            let (r, keys, _) = runner::run_raycontact(scene, inst, r, walk, progress)?;
-            push(r, keys, &mut full_keys);
-        }
-    }
-    if !args.no_parry {
-        let peers = [
-            ("parry-1", Some(1), ParryMode::Rebuild),
-            ("parry-rayon", None, ParryMode::Rebuild),
-            ("parry-refit-1", Some(1), ParryMode::Refit),
-            ("parry-refit-rayon", None, ParryMode::Refit),
-        ];
-        for (id, threads, mode) in peers.into_iter().filter(|(id, ..)| args.runs(id)) {
-            progress.set_message(label(inst, id));
-            let mut p = Parry::new(inst, threads, mode)?;
-            let what = if mode == ParryMode::Refit { "parry3d refit" } else { "parry3d" };
-            let label = match threads {
-                Some(1) => format!("{what}, 1 thread"),
-                _ => format!("{what}, rayon {}", p.threads()),
-            };
-            let r = ImplResult::new(id, label, ImplKind::Parry).on_threads(p.threads());
-            let (r, keys) = peers::run_parry(&mut p, inst, r, progress);
-            push(r, keys, &mut full_keys);
-        }
+        impls.push(r);
     }
     Ok(InstanceResult {
         scene: inst.scene,
@@ -230,6 +132,136 @@ fn run_instance(
         impls,
         wall_s: start.elapsed().as_secs_f64(),
     })
+}
+
+/// The runs of an instance, in the tables' order: `cpu-rayon` (the reference) first, then every
+/// other implementation that runs (`impl_count`'s rules).
+fn runs(inst: &Instance, ctx: Option<&GpuContext>, args: &SuiteArgs) -> Result<Vec<Named>, String> {
+    let intersections = args.intersections.mode();
+    let threads = rayon::current_num_threads();
+    // Every raycontact implementation runs the intersection stages that --intersections asks.
+    let cpu = |t: Option<usize>, policy: BvhUpdate| -> Result<Scene, String> {
+        let mut s = Scene::new_cpu(t).map_err(|e| e.to_string())?;
+        s.set_bvh_update(policy).map_err(|e| e.to_string())?;
+        s.set_intersections(intersections);
+        Ok(s)
+    };
+    let gpu = |c: &GpuContext, policy: BvhUpdate| -> Result<Scene, String> {
+        let mut s = Scene::new(c);
+        s.set_bvh_update(policy).map_err(|e| e.to_string())?;
+        s.set_intersections(intersections);
+        Ok(s)
+    };
+    let mut runs: Vec<Named> = Vec::new();
+    let mut add =
+        |scene: Scene, r: ImplResult, walk: Option<(Iterative, &'static str)>| -> Result<(), String> {
+            let id = r.id;
+            runs.push((id, Box::new(RaycontactRun::new(scene, inst, r, walk)?)));
+            Ok(())
+        };
+    let rayon = |id, what: &str| {
+        ImplResult::new(id, format!("{what}, rayon {threads}"), ImplKind::Cpu).on_threads(threads)
+    };
+    add(cpu(None, BvhUpdate::Rebuild)?, rayon("cpu-rayon", "CPU reference"), None)?;
+    if let Some(c) = ctx {
+        for (id, policy, what) in
+            [("gpu", BvhUpdate::Rebuild, "GPU"), ("gpu-refit", BvhUpdate::Refit, "GPU refit")]
+        {
+            if args.runs(id) {
+                let r = ImplResult::new(id, format!("{what} ({})", c.adapter_name()), ImplKind::Gpu);
+                add(gpu(c, policy)?, r, None)?;
+            }
+        }
+    }
+    if args.runs("cpu-1") {
+        let r = ImplResult::new("cpu-1", "CPU reference, 1 thread".into(), ImplKind::Cpu).on_threads(1);
+        add(cpu(Some(1), BvhUpdate::Rebuild)?, r, None)?;
+    }
+    if args.runs("cpu-refit") {
+        add(cpu(None, BvhUpdate::Refit)?, rayon("cpu-refit", "CPU refit"), None)?;
+    }
+    if args.runs("cpu-twins") {
+        let mut twins = cpu(None, BvhUpdate::Rebuild)?;
+        twins.set_wide_bvh(false);
+        add(twins, rayon("cpu-twins", "CPU twins, binary BVH"), None)?;
+    }
+    if let Some(setup) = &inst.walking {
+        let it = runner::iterative_of(setup);
+        if let Some(c) = ctx.filter(|_| args.runs("gpu-walk")) {
+            let r = ImplResult::new("gpu-walk", format!("GPU walking ({})", c.adapter_name()), ImplKind::Gpu);
+            add(gpu(c, BvhUpdate::Rebuild)?, r, Some((it, "gpu")))?;
+        }
+        if args.runs("cpu-walk") {
+            let r = rayon("cpu-walk", "CPU reference walking");
+            add(cpu(None, BvhUpdate::Rebuild)?, r, Some((it, "cpu-rayon")))?;
+        }
+    }
+    if !args.no_parry {
+        let peers = [
+            ("parry-1", Some(1), ParryMode::Rebuild),
+            ("parry-rayon", None, ParryMode::Rebuild),
+            ("parry-refit-1", Some(1), ParryMode::Refit),
+            ("parry-refit-rayon", None, ParryMode::Refit),
+        ];
+        for (id, threads, mode) in peers.into_iter().filter(|(id, ..)| args.runs(id)) {
+            let p = Parry::new(inst, threads, mode)?;
+            let what = if mode == ParryMode::Refit { "parry3d refit" } else { "parry3d" };
+            let label = match threads {
+                Some(1) => format!("{what}, 1 thread"),
+                _ => format!("{what}, rayon {}", p.threads()),
+            };
+            let r = ImplResult::new(id, label, ImplKind::Parry).on_threads(p.threads());
+            runs.push((id, Box::new(ParryRun::new(p, r))));
+        }
+    }
+    Ok(runs)
+}
+
+/// Every run through the instance: each one's set-up frame, then the timed frames, frame by
+/// frame across the runs (every run's frame `f` in turn, so that a machine whose speed drifts
+/// over a run slows every implementation alike), or with `sequential` each run's frames back to
+/// back, one run after the other. Returns each run's figures in order, with the first run's
+/// scene (the others' are dropped as they finish).
+fn step(
+    inst: &Instance,
+    mut runs: Vec<Named>,
+    sequential: bool,
+    progress: &mut Progress,
+) -> Result<Vec<Finished>, String> {
+    let frames = inst.positions.len();
+    let mut done = Vec::with_capacity(runs.len());
+    let mut keep = |(r, keys, scene): Finished, first: bool| {
+        done.push((r, keys, scene.filter(|_| first)));
+    };
+    if sequential {
+        for (i, (id, mut run)) in runs.into_iter().enumerate() {
+            progress.set_message(label(inst, id));
+            run.setup(inst)?;
+            progress.inc();
+            for f in 1..frames {
+                run.frame(inst, f)?;
+                progress.inc();
+            }
+            keep(run.finish(), i == 0);
+        }
+        return Ok(done);
+    }
+    for (id, run) in &mut runs {
+        progress.set_message(label(inst, id));
+        run.setup(inst)?;
+        progress.inc();
+    }
+    for f in 1..frames {
+        progress.set_message(label(inst, &format!("frame {f}")));
+        for (_, run) in &mut runs {
+            run.frame(inst, f)?;
+            progress.inc();
+        }
+    }
+    for (i, (_, run)) in runs.into_iter().enumerate() {
+        keep(run.finish(), i == 0);
+    }
+    Ok(done)
 }
 
 /// Implementations that run on an instance (`gpu`: whether a GPU context is there): those of

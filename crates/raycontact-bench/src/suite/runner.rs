@@ -1,14 +1,16 @@
-//! The suite's runner of raycontact: an instance, frame by frame, on a [`Scene`] (GPU adapter
-//! or CPU reference), with iterative detection for the walking implementations.
+//! The suite's run of raycontact ([`RaycontactRun`], a [`Run`]): an instance, a frame at a
+//! time, on a [`Scene`] (GPU adapter or CPU backend), with iterative detection for the walking
+//! implementations.
 
 use std::time::Instant;
 
 use raycontact::{
-    BodyId, BvhUpdate, FrameStats, IntersectionMode, Iterative, Pairs, Scene, Stage, WalkCounts, WalkFallback,
+    BodyId, BvhStats, BvhUpdate, FrameStats, IntersectionMode, Iterative, Pairs, Scene, Stage, WalkCounts,
+    WalkFallback,
 };
 
-use crate::progress::Progress;
 use crate::results::{Classes, FrameKeys, FrameKind, ImplKind, ImplResult, WalkFigures, keys_of};
+use crate::run::{Finished, Run};
 use crate::scenes::{Instance, WalkSetup};
 
 /// Iterative detection as the walking implementations run it (the paper's drop fallback).
@@ -21,112 +23,173 @@ pub fn iterative_of(setup: &WalkSetup) -> Iterative {
     }
 }
 
-/// Runs an instance on a raycontact scene (GPU or CPU backend), with iterative detection when
-/// `iterative` is given. Returns the figures, the keys of every timed frame and the scene (for
-/// the ray figures).
-pub fn run_raycontact(
-    mut scene: Scene,
-    inst: &Instance,
-    mut result: ImplResult,
-    iterative: Option<(Iterative, &'static str)>,
-    progress: &mut Progress,
-) -> Result<(ImplResult, Vec<FrameKeys>, Scene), String> {
-    let err = |e: raycontact::Error| format!("{} {}: {e}", inst.scene.name(), result.id);
-    let mut ids: Vec<BodyId> = Vec::new();
-    for (b, body) in inst.bodies.iter().enumerate() {
-        let id = scene.add_body(inst.positions_at(0, b), &body.mesh.triangles, body.kind).map_err(err)?;
-        // A body the scene never moves is static: no pair of two of them is tested.
-        scene.set_static(id, !body.moving).map_err(err)?;
-        ids.push(id);
+/// An instance on a raycontact scene (GPU or CPU backend), with iterative detection when
+/// the run was made with it.
+pub struct RaycontactRun {
+    scene: Scene,
+    ids: Vec<BodyId>,
+    pairs: Option<Vec<(BodyId, BodyId)>>,
+    result: ImplResult,
+    keys: Vec<FrameKeys>,
+    classes: Classes,
+    stage_ms: Vec<(Stage, Vec<f64>)>,
+    last_stats: FrameStats,
+    policy: &'static str,
+    bvh: Vec<BvhStats>,
+    walking: Option<WalkFigures>,
+    allocated_before: u64,
+}
+
+impl RaycontactRun {
+    /// The run of `inst` on `scene` (its bodies added, static where the instance never moves
+    /// them), with iterative detection when `iterative` is given (and the instance walks).
+    pub fn new(
+        mut scene: Scene,
+        inst: &Instance,
+        result: ImplResult,
+        iterative: Option<(Iterative, &'static str)>,
+    ) -> Result<Self, String> {
+        let err = |e: raycontact::Error| format!("{} {}: {e}", inst.scene.name(), result.id);
+        let mut ids: Vec<BodyId> = Vec::new();
+        for (b, body) in inst.bodies.iter().enumerate() {
+            let id = scene.add_body(inst.positions_at(0, b), &body.mesh.triangles, body.kind).map_err(err)?;
+            // A body the scene never moves is static: no pair of two of them is tested.
+            scene.set_static(id, !body.moving).map_err(err)?;
+            ids.push(id);
+        }
+        scene.set_prediction_distance(inst.prediction).map_err(err)?;
+        let mut walking = None;
+        if let (Some((it, full)), Some(setup)) = (iterative, inst.walking) {
+            scene.set_iterative(Some(it)).map_err(err)?;
+            walking = Some(WalkFigures {
+                full,
+                setup,
+                iterative: it,
+                passes: Vec::new(),
+                walked: Vec::new(),
+                counts: WalkCounts::default(),
+                diff: Vec::new(),
+            });
+        }
+        let pairs = inst.pairs.as_ref().map(|p| p.iter().map(|&(a, b)| (ids[a], ids[b])).collect());
+        let policy = match scene.bvh_update() {
+            BvhUpdate::Rebuild => "rebuild",
+            BvhUpdate::Refit => "refit",
+            _ => "auto",
+        };
+        Ok(RaycontactRun {
+            scene,
+            ids,
+            pairs,
+            result,
+            keys: Vec::new(),
+            classes: Classes::default(),
+            stage_ms: Vec::new(),
+            last_stats: FrameStats::default(),
+            policy,
+            bvh: Vec::new(),
+            walking,
+            allocated_before: 0,
+        })
     }
-    scene.set_prediction_distance(inst.prediction).map_err(err)?;
-    let mut walking = None;
-    if let (Some((it, full)), Some(setup)) = (iterative, inst.walking) {
-        scene.set_iterative(Some(it)).map_err(err)?;
-        walking = Some(WalkFigures {
-            full,
-            setup,
-            iterative: it,
-            passes: Vec::new(),
-            walked: Vec::new(),
-            counts: WalkCounts::default(),
-            diff: Vec::new(),
-        });
+
+    fn gpu(&self) -> bool {
+        self.result.kind == ImplKind::Gpu
     }
-    let pairs: Option<Vec<(BodyId, BodyId)>> =
-        inst.pairs.as_ref().map(|p| p.iter().map(|&(a, b)| (ids[a], ids[b])).collect());
-    let pairs_arg = || match &pairs {
-        Some(p) => Pairs::List(p),
-        None => Pairs::Overlapping,
-    };
-    let gpu = result.kind == ImplKind::Gpu;
-    let mut keys = Vec::new();
-    let mut classes = Classes::default();
-    let mut stage_ms: Vec<(Stage, Vec<f64>)> = Vec::new();
-    let mut last_stats = FrameStats::default();
-    let policy = match scene.bvh_update() {
-        BvhUpdate::Rebuild => "rebuild",
-        BvhUpdate::Refit => "refit",
-        _ => "auto",
-    };
-    let mut bvh = Vec::new();
-    // Set-up frame: layout, first buffers and BVHs (the pipelines exist with the context).
-    let start = Instant::now();
-    scene.detect(pairs_arg()).map_err(err)?;
-    result.setup_ms = Some(start.elapsed().as_secs_f64() * 1e3);
-    progress.inc();
-    let allocated_before = scene.buffer_allocations();
-    for f in 1..inst.positions.len() {
+
+    /// Detection on the scene's current positions.
+    fn detect(&mut self, inst: &Instance) -> Result<raycontact::Contacts, String> {
+        let pairs = match &self.pairs {
+            Some(p) => Pairs::List(p),
+            None => Pairs::Overlapping,
+        };
+        let id = self.result.id;
+        self.scene.detect(pairs).map_err(|e| format!("{} {id}: {e}", inst.scene.name()))
+    }
+}
+
+impl Run for RaycontactRun {
+    fn setup(&mut self, inst: &Instance) -> Result<(), String> {
+        // Layout, first buffers and BVHs (the pipelines exist with the context).
+        let start = Instant::now();
+        self.detect(inst)?;
+        self.result.setup_ms = Some(start.elapsed().as_secs_f64() * 1e3);
+        self.allocated_before = self.scene.buffer_allocations();
+        Ok(())
+    }
+
+    fn frame(&mut self, inst: &Instance, f: usize) -> Result<(), String> {
         let start = Instant::now();
         for (b, body) in inst.bodies.iter().enumerate() {
             if body.moving && !inst.positions[f][b].is_empty() {
-                scene.set_positions(ids[b], &inst.positions[f][b]).map_err(err)?;
+                let id = self.result.id;
+                let err = |e: raycontact::Error| format!("{} {id}: {e}", inst.scene.name());
+                self.scene.set_positions(self.ids[b], &inst.positions[f][b]).map_err(err)?;
             }
         }
-        let found = scene.detect(pairs_arg()).map_err(err)?;
+        let found = self.detect(inst)?;
+        let result = &mut self.result;
         result.frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
         result.frame_kinds.push(FrameKind::of(&found.stats));
+        let gpu = result.kind == ImplKind::Gpu;
         for (s, st) in &found.stats.stages {
             let t = if gpu { st.gpu_ns } else { st.cpu_ns };
             if let Some(ns) = t {
-                match stage_ms.iter_mut().find(|(x, _)| x == s) {
+                match self.stage_ms.iter_mut().find(|(x, _)| x == s) {
                     Some((_, v)) => v.push(ns / 1e6),
-                    None => stage_ms.push((*s, vec![ns / 1e6])),
+                    None => self.stage_ms.push((*s, vec![ns / 1e6])),
                 }
             }
         }
         result.contacts.push(found.contacts.len());
-        if scene.intersections() != IntersectionMode::Off {
+        if self.scene.intersections() != IntersectionMode::Off {
             result.intersections.push(found.stats.intersections);
         }
-        classes.add(&Classes::of(found.contacts.iter().map(|c| c.flags.bits())));
+        self.classes.add(&Classes::of(found.contacts.iter().map(|c| c.flags.bits())));
         if gpu {
             result.dispatches.push(found.stats.dispatches());
             result.bytes_read_back.push(found.stats.bytes_read_back);
         }
-        if let Some(w) = &mut walking {
+        if let Some(w) = &mut self.walking {
             w.passes.push(found.stats.iterative);
             w.walked.push(found.stats.walked);
             w.counts.add_counts(&found.stats.walk);
         }
-        bvh.push(found.stats.bvh);
-        keys.push(keys_of(&found));
-        last_stats = found.stats;
-        progress.inc();
+        self.bvh.push(found.stats.bvh);
+        self.keys.push(keys_of(&found));
+        self.last_stats = found.stats;
+        Ok(())
     }
-    stage_ms.sort_by_key(|(s, _)| *s);
-    result.stage_timing = match (gpu, stage_ms.is_empty()) {
-        (_, true) => "none",
-        (true, false) => "gpu-timestamps",
-        (false, false) => "cpu-wall",
-    };
-    result.stage_ms = stage_ms;
-    result.classes = classes.scaled(1.0 / inst.timed_frames().max(1) as f64);
-    result.walking = walking;
-    result.bvh = Some((policy, bvh));
-    if gpu {
-        result.bytes_bound = Some((last_stats.bytes_read(), last_stats.bytes_written()));
-        result.buffers_allocated = Some(scene.buffer_allocations() - allocated_before);
+
+    fn finish(self: Box<Self>) -> Finished {
+        let gpu = self.gpu();
+        let RaycontactRun {
+            scene,
+            mut result,
+            keys,
+            classes,
+            mut stage_ms,
+            last_stats,
+            policy,
+            bvh,
+            walking,
+            allocated_before,
+            ..
+        } = *self;
+        stage_ms.sort_by_key(|(s, _)| *s);
+        result.stage_timing = match (gpu, stage_ms.is_empty()) {
+            (_, true) => "none",
+            (true, false) => "gpu-timestamps",
+            (false, false) => "cpu-wall",
+        };
+        result.stage_ms = stage_ms;
+        result.classes = classes.scaled(1.0 / result.frame_ms.len().max(1) as f64);
+        result.walking = walking;
+        result.bvh = Some((policy, bvh));
+        if gpu {
+            result.bytes_bound = Some((last_stats.bytes_read(), last_stats.bytes_written()));
+            result.buffers_allocated = Some(scene.buffer_allocations() - allocated_before);
+        }
+        (result, keys, Some(scene))
     }
-    Ok((result, keys, scene))
 }
