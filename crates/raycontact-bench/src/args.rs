@@ -181,6 +181,7 @@ pub struct SuiteArgs {
     /// Run each implementation's frames back to back, one implementation after another,
     /// instead of frame by frame across the implementations (every implementation's frame f
     /// in turn, the default: a machine whose speed drifts during the run slows them alike).
+    /// Holds one implementation's scene in memory at a time, instead of all of them.
     #[arg(long)]
     pub sequential: bool,
     /// The intersection stages every raycontact implementation runs after its vertex rays:
