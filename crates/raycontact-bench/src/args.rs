@@ -181,7 +181,10 @@ pub struct SuiteArgs {
     /// Run each implementation's frames back to back, one implementation after another,
     /// instead of frame by frame across the implementations (every implementation's frame f
     /// in turn, the default: a machine whose speed drifts during the run slows them alike).
-    /// Holds one implementation's scene in memory at a time, instead of all of them.
+    /// Holds one implementation's scene in memory at a time, instead of all of them, and each
+    /// frame starts with the caches as its own last frame left them (interleaved, as the other
+    /// implementations' frames left them: the refitting ones, which reuse last frame's data,
+    /// run slower so).
     #[arg(long)]
     pub sequential: bool,
     /// The intersection stages every raycontact implementation runs after its vertex rays:
