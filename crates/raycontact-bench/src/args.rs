@@ -41,8 +41,9 @@ implementation, the other scenes with none; cloth self pairs (C, C) are tested (
 Implementations, all in the same run, doing the same work every frame (a body the scene never
 moves is static: every implementation, raycontact's on the GPU and the CPU and parry3d's, keeps
 its normals, boxes and BVH from frame to frame), their frames timed in turn, frame by frame
-(every implementation's frame f, then every one's frame f + 1: a machine's drift slows them
-alike), or each one's frames back to back with --sequential:
+(every implementation's frame f, then every one's frame f + 1, each turn starting one
+implementation further: a machine's drift slows them alike), or each one's frames back to back
+with --sequential:
   gpu            raycontact on the GPU adapter (Scene::detect: BVH rebuild, broad phase, rays,
                  readback; one submission)
   gpu-refit      the same with BvhUpdate::Refit: the BVHs refitted (normals, bounds, fit; no

@@ -67,7 +67,8 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
             "sequential (--sequential): each implementation's frames back to back, one implementation after another"
         } else {
             "interleaved: every implementation's set-up frame, then frame by frame across the implementations \
-             (each one's frame f in turn), so that the machine's drift during a run slows them alike"
+             (each one's frame f in turn, each frame's turn starting one implementation further), so that the \
+             machine's drift during a run slows them alike"
         }
     );
     println!();

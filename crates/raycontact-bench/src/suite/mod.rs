@@ -219,8 +219,8 @@ fn runs(inst: &Instance, ctx: Option<&GpuContext>, args: &SuiteArgs) -> Result<V
 
 /// Every run through the instance: each one's set-up frame, then the timed frames, frame by
 /// frame across the runs (every run's frame `f` in turn, so that a machine whose speed drifts
-/// over a run slows every implementation alike), or with `sequential` each run's frames back to
-/// back, one run after the other. Returns each run's figures in order, with the first run's
+/// over a run slows every implementation alike; each frame's turn starting one run further than
+/// the last's), or with `sequential` each run's frames back to back, one run after the other. Returns each run's figures in order, with the first run's
 /// scene (the others' are dropped as they finish).
 fn step(
     inst: &Instance,
@@ -251,10 +251,13 @@ fn step(
         run.setup(inst)?;
         progress.inc();
     }
+    // Frame f's turn starts one run further than frame f - 1's, so that no run always follows
+    // the same one (whose frame leaves the caches as it used them).
+    let n = runs.len();
     for f in 1..frames {
         progress.set_message(label(inst, &format!("frame {f}")));
-        for (_, run) in &mut runs {
-            run.frame(inst, f)?;
+        for k in 0..n {
+            runs[(f - 1 + k) % n].1.frame(inst, f)?;
             progress.inc();
         }
     }
