@@ -64,11 +64,12 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
     println!(
         "timing: {}",
         if args.sequential {
-            "sequential (--sequential): each implementation's frames back to back, one implementation after another"
+            "sequential (--sequential): each implementation's frames back to back, one implementation \
+             after another"
         } else {
-            "interleaved: every implementation's set-up frame, then frame by frame across the implementations \
-             (each one's frame f in turn, each frame's turn starting one implementation further), so that the \
-             machine's drift during a run slows them alike"
+            "interleaved: every implementation's set-up frame, then frame by frame across the \
+             implementations (each one's frame f in turn, each frame's turn starting one implementation \
+             further), so that the machine's drift during a run slows them alike"
         }
     );
     println!();

@@ -220,8 +220,9 @@ fn runs(inst: &Instance, ctx: Option<&GpuContext>, args: &SuiteArgs) -> Result<V
 /// Every run through the instance: each one's set-up frame, then the timed frames, frame by
 /// frame across the runs (every run's frame `f` in turn, so that a machine whose speed drifts
 /// over a run slows every implementation alike; each frame's turn starting one run further than
-/// the last's), or with `sequential` each run's frames back to back, one run after the other. Returns each run's figures in order, with the first run's
-/// scene (the others' are dropped as they finish).
+/// the last's), or with `sequential` each run's frames back to back, one run after the other.
+/// Returns each run's figures in order, with the first run's scene (the others' are dropped as
+/// they finish).
 fn step(
     inst: &Instance,
     mut runs: Vec<Named>,
