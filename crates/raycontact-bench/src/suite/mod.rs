@@ -140,18 +140,13 @@ fn runs(inst: &Instance, ctx: Option<&GpuContext>, args: &SuiteArgs) -> Result<V
     let intersections = args.intersections.mode();
     let threads = rayon::current_num_threads();
     // Every raycontact implementation runs the intersection stages that --intersections asks.
-    let cpu = |t: Option<usize>, policy: BvhUpdate| -> Result<Scene, String> {
-        let mut s = Scene::new_cpu(t).map_err(|e| e.to_string())?;
+    let with = |mut s: Scene, policy: BvhUpdate| -> Result<Scene, String> {
         s.set_bvh_update(policy).map_err(|e| e.to_string())?;
         s.set_intersections(intersections);
         Ok(s)
     };
-    let gpu = |c: &GpuContext, policy: BvhUpdate| -> Result<Scene, String> {
-        let mut s = Scene::new(c);
-        s.set_bvh_update(policy).map_err(|e| e.to_string())?;
-        s.set_intersections(intersections);
-        Ok(s)
-    };
+    let cpu = |t: Option<usize>, policy| with(Scene::new_cpu(t).map_err(|e| e.to_string())?, policy);
+    let gpu = |c: &GpuContext, policy| with(Scene::new(c), policy);
     let mut runs: Vec<Named> = Vec::new();
     let mut add =
         |scene: Scene, r: ImplResult, walk: Option<(Iterative, &'static str)>| -> Result<(), String> {

@@ -23,6 +23,11 @@ pub fn iterative_of(setup: &WalkSetup) -> Iterative {
     }
 }
 
+/// The error of implementation `id` on `inst`, naming both.
+fn failed<'a>(inst: &'a Instance, id: &'a str) -> impl Fn(raycontact::Error) -> String + Copy + 'a {
+    move |e| format!("{} {id}: {e}", inst.scene.name())
+}
+
 /// An instance on a raycontact scene (GPU or CPU backend), with iterative detection when
 /// the run was made with it.
 pub struct RaycontactRun {
@@ -34,7 +39,6 @@ pub struct RaycontactRun {
     classes: Classes,
     stage_ms: Vec<(Stage, Vec<f64>)>,
     last_stats: FrameStats,
-    policy: &'static str,
     bvh: Vec<BvhStats>,
     walking: Option<WalkFigures>,
     allocated_before: u64,
@@ -49,7 +53,7 @@ impl RaycontactRun {
         result: ImplResult,
         iterative: Option<(Iterative, &'static str)>,
     ) -> Result<Self, String> {
-        let err = |e: raycontact::Error| format!("{} {}: {e}", inst.scene.name(), result.id);
+        let err = failed(inst, result.id);
         let mut ids: Vec<BodyId> = Vec::new();
         for (b, body) in inst.bodies.iter().enumerate() {
             let id = scene.add_body(inst.positions_at(0, b), &body.mesh.triangles, body.kind).map_err(err)?;
@@ -72,11 +76,6 @@ impl RaycontactRun {
             });
         }
         let pairs = inst.pairs.as_ref().map(|p| p.iter().map(|&(a, b)| (ids[a], ids[b])).collect());
-        let policy = match scene.bvh_update() {
-            BvhUpdate::Rebuild => "rebuild",
-            BvhUpdate::Refit => "refit",
-            _ => "auto",
-        };
         Ok(RaycontactRun {
             scene,
             ids,
@@ -86,7 +85,6 @@ impl RaycontactRun {
             classes: Classes::default(),
             stage_ms: Vec::new(),
             last_stats: FrameStats::default(),
-            policy,
             bvh: Vec::new(),
             walking,
             allocated_before: 0,
@@ -103,8 +101,7 @@ impl RaycontactRun {
             Some(p) => Pairs::List(p),
             None => Pairs::Overlapping,
         };
-        let id = self.result.id;
-        self.scene.detect(pairs).map_err(|e| format!("{} {id}: {e}", inst.scene.name()))
+        self.scene.detect(pairs).map_err(failed(inst, self.result.id))
     }
 }
 
@@ -122,16 +119,15 @@ impl Run for RaycontactRun {
         let start = Instant::now();
         for (b, body) in inst.bodies.iter().enumerate() {
             if body.moving && !inst.positions[f][b].is_empty() {
-                let id = self.result.id;
-                let err = |e: raycontact::Error| format!("{} {id}: {e}", inst.scene.name());
-                self.scene.set_positions(self.ids[b], &inst.positions[f][b]).map_err(err)?;
+                let at = &inst.positions[f][b];
+                self.scene.set_positions(self.ids[b], at).map_err(failed(inst, self.result.id))?;
             }
         }
         let found = self.detect(inst)?;
+        let gpu = self.gpu();
         let result = &mut self.result;
         result.frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
         result.frame_kinds.push(FrameKind::of(&found.stats));
-        let gpu = result.kind == ImplKind::Gpu;
         for (s, st) in &found.stats.stages {
             let t = if gpu { st.gpu_ns } else { st.cpu_ns };
             if let Some(ns) = t {
@@ -163,6 +159,11 @@ impl Run for RaycontactRun {
 
     fn finish(self: Box<Self>) -> Finished {
         let gpu = self.gpu();
+        let policy = match self.scene.bvh_update() {
+            BvhUpdate::Rebuild => "rebuild",
+            BvhUpdate::Refit => "refit",
+            _ => "auto",
+        };
         let RaycontactRun {
             scene,
             mut result,
@@ -170,7 +171,6 @@ impl Run for RaycontactRun {
             classes,
             mut stage_ms,
             last_stats,
-            policy,
             bvh,
             walking,
             allocated_before,
