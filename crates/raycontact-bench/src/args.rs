@@ -188,6 +188,11 @@ pub struct SuiteArgs {
     /// run slower so).
     #[arg(long)]
     pub sequential: bool,
+    /// Pin the CPU implementations' workers to cores: worker i of the rayon pool (which every
+    /// "rayon" implementation shares) to core i of those the process may run on, the worker
+    /// of the single-threaded pool to the first. By default the scheduler places them.
+    #[arg(long)]
+    pub pin: bool,
     /// The intersection stages every raycontact implementation runs after its vertex rays:
     /// off, crossings (edge–triangle crossings and their contacts), full (also the contour and
     /// global intersection analysis).

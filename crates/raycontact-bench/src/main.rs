@@ -21,6 +21,7 @@ mod machine;
 mod peers;
 mod pipelines;
 mod plot;
+mod pools;
 mod progress;
 mod report;
 mod results;

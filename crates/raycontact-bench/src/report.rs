@@ -7,6 +7,7 @@ use crate::args::SuiteArgs;
 use crate::fmt::{fmt_bytes, fmt_ms};
 use crate::gpu_model::{self, H100};
 use crate::machine::{cpu_model, logical_cores};
+use crate::pools::Pools;
 use crate::results::{
     ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WALK_OUTCOMES, WalkFigures, exponents,
 };
@@ -14,7 +15,7 @@ use crate::scenes::SceneName;
 use crate::stats::{mean, median};
 
 /// The lines before the first scene.
-pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneName]) {
+pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneName], pools: &Pools) {
     println!(
         "raycontact-bench: scene suite (size {}, seed {}, intersections {})",
         args.size.name(),
@@ -53,13 +54,14 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
         "CPU: {}, {} logical cores; CPU reference: raycontact's CPU twins, 1 thread and rayon {}; peer: {}",
         cpu_model().unwrap_or_else(|| "unknown model".into()),
         logical_cores(),
-        rayon::current_num_threads(),
+        pools.all.current_num_threads(),
         if args.no_parry {
             "none (--no-parry)"
         } else {
             "parry3d 0.31 (BVH rebuilt every frame, or its deformable TriMesh refitted; the same rays classified by the same rules)"
         }
     );
+    println!("CPU threads: {}", pools.pinning.words());
     println!("scenes: {}", scenes.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
     println!(
         "timing: {}",

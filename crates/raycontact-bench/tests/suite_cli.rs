@@ -339,6 +339,7 @@ fn schema() -> T {
                 ("implementations", nullable(arr(OneOf(IMPLS)))),
                 ("intersections", OneOf(&["off", "crossings", "full"])),
                 ("order", OneOf(&["interleaved", "sequential"])),
+                ("pinned", Bool),
             ]),
         ),
         (
@@ -720,16 +721,22 @@ fn implementations_can_be_chosen() {
 
 #[test]
 fn interleaved_and_sequential_runs_find_the_same_contacts() {
-    // The order in which the implementations' frames are timed changes no figure but the times:
-    // the same implementations, in the same order, with the same contacts every frame (the
-    // walking one's comparison with its full passes included).
+    // The order in which the implementations' frames are timed, and whether their workers are
+    // pinned to cores, change no figure but the times: the same implementations, in the same
+    // order, with the same contacts every frame (the walking one's comparison with its full
+    // passes included).
     let dir = TempDir::new("order");
     let args = ["--cpu", "--size", "tiny", "--frames", "3", "--scene", "resting-pile", "--no-parry"];
     let (interleaved, out) = run_json(&dir, &args);
     assert_eq!(interleaved["settings"]["order"], "interleaved");
+    assert_eq!(interleaved["settings"]["pinned"], false);
     assert!(String::from_utf8_lossy(&out.stdout).contains("timing: interleaved"), "{}", texts(&out));
-    let (sequential, _) = run_json(&dir, &[&args[..], &["--sequential"]].concat());
+    let (sequential, out) = run_json(&dir, &[&args[..], &["--sequential", "--pin"]].concat());
     assert_eq!(sequential["settings"]["order"], "sequential");
+    // Pinned, or the report says why not.
+    let header = String::from_utf8_lossy(&out.stdout);
+    let pinned = sequential["settings"]["pinned"].as_bool().unwrap();
+    assert!(pinned || header.contains("--pin asked, not done"), "{}", texts(&out));
     let (a, b) = (&instances(&interleaved)[0], &instances(&sequential)[0]);
     let ids = |i: &Value| -> Vec<String> {
         i["implementations"]

@@ -115,6 +115,10 @@ pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, ma
 /// are of the same version as raycontact's (see the README's wgpu version policy).
 pub use wgpu;
 
+/// The rayon that the CPU backend runs on, so that a pool an application hands to
+/// [`Scene::new_cpu_on_pool`] is of the same version as raycontact's.
+pub use rayon;
+
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", env!("RAYCONTACT_README")))]

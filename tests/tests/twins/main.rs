@@ -5,6 +5,7 @@ mod casting;
 mod classify;
 mod intersections;
 mod pairs;
+mod pools;
 mod queries;
 mod ray_queries;
 mod ray_triangle;

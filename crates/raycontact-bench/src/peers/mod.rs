@@ -26,6 +26,8 @@ pub use contacts::{VertexKey, parry_frame};
 pub use suite::ParryRun;
 pub use tracer::ParryTracer;
 
+use std::sync::Arc;
+
 use glam::Vec3;
 use parry3d::bounding_volume::Aabb;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy as Strategy};
@@ -75,7 +77,7 @@ pub struct Parry {
     packing: Packing,
     pairs: Option<Vec<(usize, usize)>>,
     prediction: f32,
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
     frame: FrameData,
     current: Vec<Vec3>,
     previous: Vec<Vec3>,
@@ -84,14 +86,10 @@ pub struct Parry {
 }
 
 impl Parry {
-    /// parry3d for the bodies of `inst`, on `threads` threads (`None`: one per core). The packed
-    /// layout (topology, adjacency, kinds, half-thicknesses) is taken from a raycontact CPU
-    /// scene holding the same bodies, so packed body `i` is the instance's body `i`.
-    pub fn new(inst: &Instance, threads: Option<usize>, mode: ParryMode) -> Result<Self, String> {
-        let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("parry-{i}"));
-        if let Some(t) = threads {
-            b = b.num_threads(t);
-        }
+    /// parry3d for the bodies of `inst`, on `pool`. The packed layout (topology, adjacency,
+    /// kinds, half-thicknesses) is taken from a raycontact CPU scene holding the same bodies, so
+    /// packed body `i` is the instance's body `i`.
+    pub fn new(inst: &Instance, pool: Arc<rayon::ThreadPool>, mode: ParryMode) -> Result<Self, String> {
         let mut scene = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
         for (i, body) in inst.bodies.iter().enumerate() {
             let id = scene
@@ -122,7 +120,7 @@ impl Parry {
             packing: scene.packing().clone(),
             pairs: inst.pairs.clone(),
             prediction: inst.prediction,
-            pool: b.build().map_err(|e| e.to_string())?,
+            pool,
             frame: FrameData::default(),
             current: Vec::new(),
             previous: Vec::new(),

@@ -303,6 +303,8 @@ pub struct SuiteResult {
     pub wall_s: f64,
     /// rayon threads of the "rayon" implementations.
     pub threads: usize,
+    /// Whether the CPU implementations' workers were pinned to cores.
+    pub pinned: bool,
 }
 
 impl SuiteResult {

@@ -15,6 +15,7 @@ use raycontact::{BvhUpdate, GpuContext, Iterative, Scene};
 
 use crate::args::SuiteArgs;
 use crate::peers::{Parry, ParryMode, ParryRun};
+use crate::pools::Pools;
 use crate::progress::Progress;
 use crate::results::{FrameKeys, ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WalkDiff, differ};
 use crate::run::{Finished, Named};
@@ -46,18 +47,19 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
         built.push((s, scenes::build(s, &opts)?));
     }
     let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
+    let pools = Pools::new(args.pin)?;
     let total: usize = built
         .iter()
         .flat_map(|(_, v)| v)
         .map(|i| i.positions.len() * impl_count(i, &args, ctx.is_some()))
         .sum();
     let mut progress = Progress::new(total as u64, !args.no_progress);
-    report::print_header(ctx.as_ref(), &args, &scenes);
+    report::print_header(ctx.as_ref(), &args, &scenes, &pools);
     let mut instances = Vec::new();
     for (scene, list) in built {
         let mut results = Vec::new();
         for inst in &list {
-            let r = run_instance(inst, ctx.as_ref(), &args, &mut progress)?;
+            let r = run_instance(inst, ctx.as_ref(), &args, &pools, &mut progress)?;
             if !scene.is_scaling() {
                 progress.suspend(|| report::print_instance(&r));
             }
@@ -74,7 +76,8 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
         gpu: ctx,
         instances,
         wall_s: start.elapsed().as_secs_f64(),
-        threads: rayon::current_num_threads(),
+        threads: pools.all.current_num_threads(),
+        pinned: pools.pinning.pinned(),
     };
     report::print_footer(&result);
     if let Some(path) = &args.json {
@@ -97,10 +100,11 @@ fn run_instance(
     inst: &Instance,
     ctx: Option<&GpuContext>,
     args: &SuiteArgs,
+    pools: &Pools,
     progress: &mut Progress,
 ) -> Result<InstanceResult, String> {
     let start = Instant::now();
-    let runs = runs(inst, ctx, args)?;
+    let runs = runs(inst, ctx, args, pools)?;
     let mut done = step(inst, runs, args.sequential, progress)?.into_iter();
     let (mut reference, ref_keys, cpu_scene) = done.next().expect("cpu-rayon runs first");
     let rays = rays::ray_figures(&mut cpu_scene.expect("cpu-rayon's scene"), inst)?;
@@ -135,17 +139,23 @@ fn run_instance(
 }
 
 /// The runs of an instance, in the tables' order: `cpu-rayon` (the reference) first, then every
-/// other implementation that runs (`impl_count`'s rules).
-fn runs(inst: &Instance, ctx: Option<&GpuContext>, args: &SuiteArgs) -> Result<Vec<Named>, String> {
+/// other implementation that runs (`impl_count`'s rules). The CPU ones run on the run's
+/// `pools`.
+fn runs(
+    inst: &Instance,
+    ctx: Option<&GpuContext>,
+    args: &SuiteArgs,
+    pools: &Pools,
+) -> Result<Vec<Named>, String> {
     let intersections = args.intersections.mode();
-    let threads = rayon::current_num_threads();
+    let threads = pools.all.current_num_threads();
     // Every raycontact implementation runs the intersection stages that --intersections asks.
     let with = |mut s: Scene, policy: BvhUpdate| -> Result<Scene, String> {
         s.set_bvh_update(policy).map_err(|e| e.to_string())?;
         s.set_intersections(intersections);
         Ok(s)
     };
-    let cpu = |t: Option<usize>, policy| with(Scene::new_cpu(t).map_err(|e| e.to_string())?, policy);
+    let cpu = |t: Option<usize>, policy| with(Scene::new_cpu_on_pool(pools.of(t)), policy);
     let gpu = |c: &GpuContext, policy| with(Scene::new(c), policy);
     let mut runs: Vec<Named> = Vec::new();
     let mut add =
@@ -199,7 +209,7 @@ fn runs(inst: &Instance, ctx: Option<&GpuContext>, args: &SuiteArgs) -> Result<V
             ("parry-refit-rayon", None, ParryMode::Refit),
         ];
         for (id, threads, mode) in peers.into_iter().filter(|(id, ..)| args.runs(id)) {
-            let p = Parry::new(inst, threads, mode)?;
+            let p = Parry::new(inst, pools.of(threads), mode)?;
             let what = if mode == ParryMode::Refit { "parry3d refit" } else { "parry3d" };
             let label = match threads {
                 Some(1) => format!("{what}, 1 thread"),

@@ -27,10 +27,11 @@ mod queries;
 use crate::changes::Changes;
 pub(crate) use frame::TreeWork;
 
-/// Where the CPU backend's parallel work runs: its own rayon pool natively; on the web, where no
-/// thread can be spawned, the calling thread (rayon's global pool falls back to it there).
+/// Where the CPU backend's parallel work runs: a rayon pool natively (its own, or one the caller
+/// shares with it); on the web, where no thread can be spawned, the calling thread (rayon's
+/// global pool falls back to it there).
 #[derive(Debug)]
-struct Pool(#[cfg(not(target_arch = "wasm32"))] rayon::ThreadPool);
+struct Pool(#[cfg(not(target_arch = "wasm32"))] std::sync::Arc<rayon::ThreadPool>);
 
 impl Pool {
     #[cfg(not(target_arch = "wasm32"))]
@@ -39,7 +40,8 @@ impl Pool {
         if let Some(t) = threads {
             b = b.num_threads(t.max(1));
         }
-        b.build().map(Pool).map_err(|e| crate::Error::InvalidInput { what: format!("rayon pool: {e}") })
+        let pool = b.build().map_err(|e| crate::Error::InvalidInput { what: format!("rayon pool: {e}") })?;
+        Ok(Pool(std::sync::Arc::new(pool)))
     }
 
     #[cfg(target_arch = "wasm32")]
@@ -98,9 +100,18 @@ impl CpuScene {
     /// A scene without bodies on a rayon pool of `threads` workers (`None`: one per core; on
     /// the web, always the calling thread alone).
     pub fn new(threads: Option<usize>) -> Result<Self> {
-        let pool = Pool::new(threads)?;
+        Ok(Self::with_pool(Pool::new(threads)?))
+    }
+
+    /// A scene without bodies whose parallel work runs on the caller's rayon `pool`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn on_pool(pool: std::sync::Arc<rayon::ThreadPool>) -> Self {
+        Self::with_pool(Pool(pool))
+    }
+
+    fn with_pool(pool: Pool) -> Self {
         let threads = pool.threads();
-        Ok(Self {
+        Self {
             pool,
             threads,
             frame: FrameData::default(),
@@ -114,7 +125,7 @@ impl CpuScene {
             last: Vec::new(),
             spare: Vec::new(),
             parts: ContactParts::default(),
-        })
+        }
     }
 
     /// Worker threads.

@@ -156,6 +156,23 @@ impl Scene {
         Ok(Self::with_engine(Engine::Cpu(Box::new(CpuScene::new(threads)?))))
     }
 
+    /// An empty scene on the CPU backend whose parallel work runs on the caller's rayon `pool`
+    /// (not on the web, where no thread can be spawned): an engine's own pool, so that the
+    /// collision step adds no threads of its own, or a pool whose workers the caller has pinned
+    /// to cores. The scene uses its workers only inside its own calls, and several scenes may
+    /// share one pool. Otherwise it is [`Scene::new_cpu`] with the pool's thread count.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let pool = raycontact::rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let scene = raycontact::Scene::new_cpu_on_pool(Arc::new(pool));
+    /// assert_eq!(scene.backend().to_string(), "CPU backend (rayon, 2 threads)");
+    /// ```
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new_cpu_on_pool(pool: std::sync::Arc<rayon::ThreadPool>) -> Self {
+        Self::with_engine(Engine::Cpu(Box::new(CpuScene::on_pool(pool))))
+    }
+
     /// Where the scene runs.
     pub fn backend(&self) -> Backend {
         self.engine.describe()
