@@ -19,6 +19,8 @@
 //! than the GPU has compute units: each can only add to the time. So the figure is a floor
 //! for the design, not a forecast.
 
+use raycontact::internals::wide_bvh::{TriRecord, WideNode};
+
 use crate::results::{ImplResult, RayFigures};
 use crate::stats::mean;
 
@@ -55,6 +57,21 @@ pub const H100: GpuModel = GpuModel {
 const NODE_BYTES: f64 = 32.0;
 /// Bytes a ray moves per triangle tested (four sectors: the indices and three corners).
 const TRIANGLE_BYTES: f64 = 128.0;
+
+/// Bytes a ray moves through the kernels' binary layout, in the GPU walk: a sector per node
+/// visited, four per triangle tested (what [`GpuModel::estimate`] counts).
+pub fn binary_bytes_per_ray(rays: &RayFigures) -> f64 {
+    rays.nodes_per_ray_gpu_walk * NODE_BYTES + rays.triangles_per_ray * TRIANGLE_BYTES
+}
+
+/// Bytes a ray would move through the CPU backend's 4-wide layout (`WideNode`s and
+/// `TriRecord`s), in the CPU backend's walk: a wide node's 128 bytes (four sectors, whatever
+/// lanes it uses) per node fetched, a record's 64 (two sectors) per triangle tested. Set beside
+/// [`binary_bytes_per_ray`] to judge wide nodes for the GPU.
+pub fn wide_bytes_per_ray(rays: &RayFigures) -> f64 {
+    rays.wide_nodes_per_ray_cpu_walk * size_of::<WideNode>() as f64
+        + rays.triangles_per_ray_cpu_walk * size_of::<TriRecord>() as f64
+}
 
 /// The counts of one frame.
 #[derive(Clone, Copy, Debug, Default)]

@@ -138,6 +138,15 @@ pub fn print_instance(r: &InstanceResult) {
         f.nodes_per_ray_cpu_walk,
         f.triangles_per_ray
     );
+    println!(
+        "traversal bytes/ray: {} in the kernels' binary layout (GPU walk: {:.1} nodes of 32 B, {:.2} triangles of 128 B), {} in the 4-wide one (CPU walk: {:.1} wide nodes of 128 B, {:.2} triangle records of 64 B)",
+        fmt_bytes(gpu_model::binary_bytes_per_ray(f)),
+        f.nodes_per_ray_gpu_walk,
+        f.triangles_per_ray,
+        fmt_bytes(gpu_model::wide_bytes_per_ray(f)),
+        f.wide_nodes_per_ray_cpu_walk,
+        f.triangles_per_ray_cpu_walk
+    );
     if f.longest_source.is_some() {
         println!(
             "longest source: {} nodes ({}), the GPU ray stage's serial floor; largest valence {} triangles",

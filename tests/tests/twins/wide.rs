@@ -98,6 +98,20 @@ fn compare_walks(
             same(&l, &w) && same(&lb, &wb),
             "{what}: ray {i} {ray:?}: line walk {l:?} and {lb:?}, wide walks {w:?} and {wb:?}"
         );
+        // The counting walks: the same hits, counters included, and one fetch per wide node
+        // visited, each of two to four lanes.
+        let (wf, fetched) = cpu::closest_hit_wide_fetches(body, nodes, wide, pos, &p.triangles, ray, *ignore);
+        assert_eq!(wf, w, "{what}: ray {i}: the counting wide walk");
+        let lanes = w.nodes_visited - 1;
+        assert!(
+            2 * fetched <= lanes && lanes <= 4 * fetched,
+            "{what}: ray {i}: {fetched} wide nodes fetched for {lanes} lanes"
+        );
+        let (lf, line_fetched) =
+            cpu::closest_hits_line_fetches(body, nodes, wide, pos, &p.triangles, [ray, &back], *ignore);
+        assert_eq!(lf, [l, lb], "{what}: ray {i}: the counting line walk");
+        let line_lanes = l.nodes_visited + lb.nodes_visited - 2;
+        assert!(2 * line_fetched <= line_lanes && line_lanes <= 4 * line_fetched, "{what}: ray {i}");
         if !wide.sah.is_empty() {
             let s = cpu::closest_hit(body, &wide.sah, pos, &p.triangles, ray, *ignore);
             assert!(same(&w, &s), "{what}: ray {i} {ray:?}: wide {w:?}, the SAH tree's walk {s:?}");

@@ -139,6 +139,8 @@ struct Body {
 /// The ray figures of an instance's last frame.
 #[derive(Serialize)]
 struct Rays {
+    bytes_per_ray_cpu_walk: f64,
+    bytes_per_ray_gpu_walk: f64,
     check_rays: u64,
     inward_rays: u64,
     largest_valence: u32,
@@ -152,6 +154,8 @@ struct Rays {
     sources: u64,
     stack_fallbacks: u64,
     triangles_per_ray: f64,
+    triangles_per_ray_cpu_walk: f64,
+    wide_nodes_per_ray_cpu_walk: f64,
 }
 
 /// One implementation on one instance.
@@ -424,6 +428,8 @@ fn instance(r: &InstanceResult) -> InstanceJson {
 /// The ray figures.
 fn rays(f: &RayFigures, bodies: &[(String, raycontact::BodyKind, usize, usize, bool)]) -> Rays {
     Rays {
+        bytes_per_ray_cpu_walk: gpu_model::wide_bytes_per_ray(f),
+        bytes_per_ray_gpu_walk: gpu_model::binary_bytes_per_ray(f),
         check_rays: f.check_rays,
         inward_rays: f.inward_rays,
         largest_valence: f.largest_valence,
@@ -437,6 +443,8 @@ fn rays(f: &RayFigures, bodies: &[(String, raycontact::BodyKind, usize, usize, b
         sources: f.sources,
         stack_fallbacks: f.stack_fallbacks,
         triangles_per_ray: f.triangles_per_ray,
+        triangles_per_ray_cpu_walk: f.triangles_per_ray_cpu_walk,
+        wide_nodes_per_ray_cpu_walk: f.wide_nodes_per_ray_cpu_walk,
     }
 }
 

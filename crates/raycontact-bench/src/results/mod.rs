@@ -213,6 +213,11 @@ pub struct RayFigures {
     pub nodes_per_ray_cpu_walk: f64,
     /// Triangles tested per ray (GPU traversal).
     pub triangles_per_ray: f64,
+    /// Wide nodes fetched per ray by the CPU backend's traversal (each node once for a cloth
+    /// vertex's two rays walked together).
+    pub wide_nodes_per_ray_cpu_walk: f64,
+    /// Triangle records tested per ray by the CPU backend's traversal.
+    pub triangles_per_ray_cpu_walk: f64,
     /// Rays whose short stack overflowed and finished with the stackless walk (GPU traversal).
     pub stack_fallbacks: u64,
     /// The most nodes one source vertex's traces visit together (GPU traversal): the serial work

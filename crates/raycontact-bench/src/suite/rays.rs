@@ -22,7 +22,9 @@ struct RayCounters {
     check: AtomicU64,
     nodes_gpu: AtomicU64,
     nodes_cpu: AtomicU64,
+    wide_cpu: AtomicU64,
     tris: AtomicU64,
+    tris_cpu: AtomicU64,
     fallbacks: AtomicU64,
 }
 
@@ -44,9 +46,9 @@ struct CountingTracer<'a> {
 }
 
 impl CountingTracer<'_> {
-    /// Counts a trace of `ray` on body `b` whose GPU walk found `hit`, and `cpu_nodes` nodes of
-    /// the CPU backend's walk.
-    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, cpu_nodes: u32) {
+    /// Counts a trace of `ray` on body `b` whose GPU walk found `hit`, and the CPU backend's
+    /// walk of it (`cpu`: its hit's counters).
+    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, cpu: &RayHit) {
         let c = self.counters;
         let kind = if b == self.source && !self.self_pair {
             &c.check
@@ -58,8 +60,9 @@ impl CountingTracer<'_> {
         kind.fetch_add(1, Relaxed);
         c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
         self.nodes.fetch_add(hit.nodes_visited as u64, Relaxed);
-        c.nodes_cpu.fetch_add(cpu_nodes as u64, Relaxed);
+        c.nodes_cpu.fetch_add(cpu.nodes_visited as u64, Relaxed);
         c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
+        c.tris_cpu.fetch_add(cpu.triangles_tested as u64, Relaxed);
         c.fallbacks.fetch_add(hit.fallback as u64, Relaxed);
         if !self.traced.swap(true, Relaxed) {
             c.sources.fetch_add(1, Relaxed);
@@ -73,11 +76,12 @@ impl Tracer for CountingTracer<'_> {
         let nodes = cx.frame.body_nodes(cx.packing, b);
         let tris = &cx.packing.triangles;
         let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
-        let ordered = match cx.frame.body_wide(b) {
-            Some(w) => cpu::closest_hit_wide(body, nodes, w, cx.positions, tris, ray, ignore),
-            None => cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore),
+        let (ordered, fetched) = match cx.frame.body_wide(b) {
+            Some(w) => cpu::closest_hit_wide_fetches(body, nodes, w, cx.positions, tris, ray, ignore),
+            None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
-        self.count(b, ray, &hit, ordered.nodes_visited);
+        self.count(b, ray, &hit, &ordered);
+        self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Traced { hit, walked: false, steps: 0, outcome: NONE }
     }
 
@@ -90,13 +94,14 @@ impl Tracer for CountingTracer<'_> {
         let back = Ray { dir: -ray.dir, ..*ray };
         let rays = [ray, &back];
         let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
-        let ordered = match cx.frame.body_wide(b) {
-            Some(w) => cpu::closest_hits_line(body, nodes, w, cx.positions, tris, rays, ignore),
-            None => rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)),
+        let (ordered, fetched) = match cx.frame.body_wide(b) {
+            Some(w) => cpu::closest_hits_line_fetches(body, nodes, w, cx.positions, tris, rays, ignore),
+            None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
         for k in 0..2 {
-            self.count(b, rays[k], &hits[k], ordered[k].nodes_visited);
+            self.count(b, rays[k], &hits[k], &ordered[k]);
         }
+        self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Some(hits.map(|hit| Traced { hit, walked: false, steps: 0, outcome: NONE }))
     }
 
@@ -177,6 +182,8 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         nodes_per_ray_gpu_walk: get(&c.nodes_gpu) as f64 / rays,
         nodes_per_ray_cpu_walk: get(&c.nodes_cpu) as f64 / rays,
         triangles_per_ray: get(&c.tris) as f64 / rays,
+        wide_nodes_per_ray_cpu_walk: get(&c.wide_cpu) as f64 / rays,
+        triangles_per_ray_cpu_walk: get(&c.tris_cpu) as f64 / rays,
         stack_fallbacks: get(&c.fallbacks),
         longest_source_nodes,
         longest_source,

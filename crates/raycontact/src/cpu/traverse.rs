@@ -212,15 +212,45 @@ pub fn closest_hit_wide(
     ray: &Ray,
     ignore_vertex: u32,
 ) -> RayHit {
+    walk_wide::<false>(body, nodes, tree, positions, triangles, ray, ignore_vertex).0
+}
+
+/// [`closest_hit_wide`], and the wide nodes it fetched (what its memory traffic is counted in:
+/// a wide node is [`WideNode`]'s 128 bytes whatever lanes it uses; the benchmark's bytes per
+/// ray). 0 when the tree is empty (the binary walk's nodes are in `nodes_visited`).
+pub fn closest_hit_wide_fetches(
+    body: &BodyGpu,
+    nodes: &[Node],
+    tree: &WideTree,
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+) -> (RayHit, u32) {
+    walk_wide::<true>(body, nodes, tree, positions, triangles, ray, ignore_vertex)
+}
+
+/// [`closest_hit_wide`]'s walk, counting the wide nodes fetched when `COUNT` is set.
+#[inline(always)]
+fn walk_wide<const COUNT: bool>(
+    body: &BodyGpu,
+    nodes: &[Node],
+    tree: &WideTree,
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+) -> (RayHit, u32) {
     if tree.nodes.is_empty() {
-        return closest_hit_ordered(body, nodes, positions, triangles, ray, ignore_vertex);
+        return (closest_hit_ordered(body, nodes, positions, triangles, ray, ignore_vertex), 0);
     }
     let mut best = RayHit::MISS;
+    let mut fetched = 0u32;
     let inv = safe_inverse(ray.dir);
     best.nodes_visited += 1;
     let root = &nodes[0];
     if box_entry(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, root.min, root.max).is_none() {
-        return best;
+        return (best, fetched);
     }
     let wray = WideRay::new(ray, inv);
     let axes = ray_axes(ray.dir);
@@ -231,6 +261,9 @@ pub fn closest_hit_wide(
         let n = &tree.nodes[node as usize];
         let (mask, enter) = wray.test(n, tmax);
         best.nodes_visited += n.count;
+        if COUNT {
+            fetched += 1;
+        }
         let t = enter.to_array();
         // The leaves hit first (each shrinks tmax), then the nearest inner child, the others
         // on the stack, farthest first.
@@ -297,7 +330,7 @@ pub fn closest_hit_wide(
                     break;
                 }
                 Some(_) => continue,
-                None => return best,
+                None => return (best, fetched),
             }
         }
     }

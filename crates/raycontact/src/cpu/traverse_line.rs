@@ -56,10 +56,39 @@ pub fn closest_hits_line(
     rays: [&Ray; 2],
     ignore_vertex: u32,
 ) -> [RayHit; 2] {
+    walk_line::<false>(body, nodes, tree, positions, triangles, rays, ignore_vertex).0
+}
+
+/// [`closest_hits_line`], and the wide nodes its walk fetched (for both rays: each node once),
+/// as [`closest_hit_wide_fetches`](super::closest_hit_wide_fetches) counts them.
+pub fn closest_hits_line_fetches(
+    body: &BodyGpu,
+    nodes: &[Node],
+    tree: &WideTree,
+    positions: &[glam::Vec3],
+    triangles: &[u32],
+    rays: [&Ray; 2],
+    ignore_vertex: u32,
+) -> ([RayHit; 2], u32) {
+    walk_line::<true>(body, nodes, tree, positions, triangles, rays, ignore_vertex)
+}
+
+/// [`closest_hits_line`]'s walk, counting the wide nodes fetched when `COUNT` is set.
+#[inline(always)]
+fn walk_line<const COUNT: bool>(
+    body: &BodyGpu,
+    nodes: &[Node],
+    tree: &WideTree,
+    positions: &[glam::Vec3],
+    triangles: &[u32],
+    rays: [&Ray; 2],
+    ignore_vertex: u32,
+) -> ([RayHit; 2], u32) {
     debug_assert!(rays[0].origin == rays[1].origin && rays[0].dir == -rays[1].dir);
     if tree.nodes.is_empty() {
-        return rays.map(|r| closest_hit_ordered(body, nodes, positions, triangles, r, ignore_vertex));
+        return (rays.map(|r| closest_hit_ordered(body, nodes, positions, triangles, r, ignore_vertex)), 0);
     }
+    let mut fetched = 0u32;
     let mut best = [RayHit::MISS; 2];
     let mut tmax = [rays[0].tmax, rays[1].tmax];
     let root = &nodes[0];
@@ -78,7 +107,7 @@ pub fn closest_hits_line(
     let mut here: Entry = (0, start);
     let mut live = active(&here, &tmax);
     if live == 0 {
-        return best;
+        return (best, fetched);
     }
     loop {
         let n = &tree.nodes[here.0 as usize];
@@ -89,6 +118,9 @@ pub fn closest_hits_line(
         let m = [if live & 1 != 0 { m0 & lanes } else { 0 }, if live & 2 != 0 { m1 & lanes } else { 0 }];
         // The node's lanes are counted once: to the ray if it takes part, else its opposite.
         best[if live & 1 != 0 { 0 } else { 1 }].nodes_visited += n.count;
+        if COUNT {
+            fetched += 1;
+        }
         let t = [t0.to_array(), t1.to_array()];
         // The leaves first (each hit shrinks its ray's tmax), then the nearest inner child,
         // the others on the stack, farthest first.
@@ -141,7 +173,7 @@ pub fn closest_hits_line(
                         break;
                     }
                 }
-                None => return best,
+                None => return (best, fetched),
             }
         }
     }
