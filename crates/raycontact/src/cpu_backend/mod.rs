@@ -30,8 +30,8 @@ pub(crate) use frame::TreeWork;
 /// Where the CPU backend's parallel work runs: a rayon pool natively (its own, or one the caller
 /// shares with it); on the web, where no thread can be spawned, the calling thread (rayon's
 /// global pool falls back to it there).
-#[derive(Debug)]
-struct Pool(#[cfg(not(target_arch = "wasm32"))] std::sync::Arc<rayon::ThreadPool>);
+#[derive(Clone, Debug)]
+pub(crate) struct Pool(#[cfg(not(target_arch = "wasm32"))] std::sync::Arc<rayon::ThreadPool>);
 
 impl Pool {
     #[cfg(not(target_arch = "wasm32"))]
@@ -56,7 +56,8 @@ impl Pool {
         1
     }
 
-    fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+    /// Runs `op` on the pool (in place when called from one of its workers).
+    pub(crate) fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
         #[cfg(not(target_arch = "wasm32"))]
         return self.0.install(op);
         #[cfg(target_arch = "wasm32")]
@@ -131,6 +132,13 @@ impl CpuScene {
     /// Worker threads.
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The backend's pool, for running a whole call of the scene on it
+    /// (`Scene::on_cpu_pool`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn pool(&self) -> Pool {
+        self.pool.clone()
     }
 
     /// Runs `op` on the backend's pool (its threads for rayon's parallel iterators).

@@ -41,7 +41,7 @@ impl Scene {
     /// # Ok::<(), raycontact::Error>(())
     /// ```
     pub fn detect(&mut self, pairs: Pairs<'_>) -> Result<Contacts> {
-        crate::blocking::block_on("Scene::detect", self.run_detect(pairs, true))?
+        self.on_cpu_pool(|s| crate::blocking::block_on("Scene::detect", s.run_detect(pairs, true)))?
     }
 
     /// [`Scene::detect`] as a future that never blocks the thread: it records and submits the

@@ -36,9 +36,10 @@ impl Scene {
                 Ok(stats)
             });
         }
-        let first = self.prepare_layout();
-        let stats = self.run_cpu_frame(self.tree_work(first, true, true));
-        Ok(stats)
+        Ok(self.on_cpu_pool(|s| {
+            let first = s.prepare_layout();
+            s.run_cpu_frame(s.tree_work(first, true, true))
+        }))
     }
 
     /// Records the frame of [`Scene::update`] into `encoder` without submitting it: the caller
