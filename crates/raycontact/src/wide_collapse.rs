@@ -224,12 +224,16 @@ impl WideTree {
                     at as u32
                 } else {
                     let at = self.tris.len() as u32;
-                    self.tris.push(body.record(binary[k as usize].child & !LEAF_BIT));
+                    let triangle = binary[k as usize].child & !LEAF_BIT;
+                    self.tris.push(TriRecord { triangle, ..TriRecord::default() });
                     LEAF_BIT | at
                 };
             }
             (self.nodes[w], self.source[w]) = wide_node(binary, internal, &kids[..count], child);
         }
+        // The records' corners and vertices gathered apart, in a loop of independent loads
+        // whose cache misses overlap (in the walk above each waited behind the next node).
+        self.fill(body);
     }
 
     /// Collapses a fitted LBVH of `leaves` leaves (its used nodes, in Karras' layout: the
