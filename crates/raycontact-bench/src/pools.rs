@@ -6,7 +6,7 @@
 //! When each implementation kept its own pool (about twenty threads in the process), a rayon
 //! frame that followed a single-threaded one often had both its workers woken on one core
 //! while the other core idled (seen with `perf sched` on this project's 2-core machine):
-//! `cpu-rayon` on resting-pile took 10.4–11.8 ms a frame in runs with `parry-1` or
+//! `cpu-rayon` on resting-pile took 10.4–12.3 ms a frame in runs with `parry-1` or
 //! `parry-refit-1`, against 6.2–6.5 ms without, and parry3d's rayon runs slowed alike. Pinning
 //! those pools' workers to distinct cores removed it, and so does sharing the pools, pinned or
 //! not (whole suite: resting-pile's `cpu-rayon` 10.6 → 6.1 / 6.5 ms, cloth-layers' 42.6 → 30.5 /
