@@ -1,6 +1,7 @@
 //! A CPU scene on the caller's rayon pool (`Scene::new_cpu_on_pool`): it reports the pool's
-//! workers, scenes may share the pool and be used in turn, and each finds what a scene on a pool
-//! of its own finds, contact for contact, frame after frame.
+//! workers, scenes may share the pool and be used in turn, from outside the pool or from one of
+//! its workers, and each finds what a scene on a pool of its own finds, contact for contact,
+//! frame after frame.
 
 use std::sync::Arc;
 
@@ -51,10 +52,12 @@ fn scenes_on_a_shared_pool_find_what_a_scene_on_its_own_pool_finds() {
         };
         let expected = detect(&mut own);
         assert!(expected.len() > 100, "frame {f}: {} contacts", expected.len());
-        // The two scenes on one pool, in turn.
-        for (k, s) in shared.iter_mut().enumerate() {
-            assert_eq!(detect(s), expected, "frame {f}, shared scene {k}");
-        }
+        // The two scenes on one pool, in turn: the first called from outside the pool, the
+        // second from inside one of its workers (an engine's job on its own pool), where the
+        // scene's work runs in place.
+        let [outside, inside] = &mut shared;
+        assert_eq!(detect(outside), expected, "frame {f}, shared scene called from outside");
+        assert_eq!(pool.install(|| detect(inside)), expected, "frame {f}, shared scene called from a worker");
     }
     // Nothing of the scenes holds the pool's workers between calls.
     drop(shared);
