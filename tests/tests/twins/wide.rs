@@ -100,15 +100,23 @@ fn compare_walks(
         );
         // The counting walks: the same hits, counters included, and one fetch per wide node
         // visited, each of two to four lanes.
-        let (wf, fetched) = cpu::closest_hit_wide_fetches(body, nodes, wide, pos, &p.triangles, ray, *ignore);
+        let (wf, fetched) =
+            cpu::closest_hit_wide_counted::<true>(body, nodes, wide, pos, &p.triangles, ray, *ignore);
         assert_eq!(wf, w, "{what}: ray {i}: the counting wide walk");
         let lanes = w.nodes_visited - 1;
         assert!(
             2 * fetched <= lanes && lanes <= 4 * fetched,
             "{what}: ray {i}: {fetched} wide nodes fetched for {lanes} lanes"
         );
-        let (lf, line_fetched) =
-            cpu::closest_hits_line_fetches(body, nodes, wide, pos, &p.triangles, [ray, &back], *ignore);
+        let (lf, line_fetched) = cpu::closest_hits_line_counted::<true>(
+            body,
+            nodes,
+            wide,
+            pos,
+            &p.triangles,
+            [ray, &back],
+            *ignore,
+        );
         assert_eq!(lf, [l, lb], "{what}: ray {i}: the counting line walk");
         let line_lanes = l.nodes_visited + lb.nodes_visited - 2;
         assert!(2 * line_fetched <= line_lanes && line_lanes <= 4 * line_fetched, "{what}: ray {i}");

@@ -90,7 +90,8 @@ impl Parry {
     /// kinds, half-thicknesses) is taken from a raycontact CPU scene holding the same bodies, so
     /// packed body `i` is the instance's body `i`.
     pub fn new(inst: &Instance, pool: Arc<rayon::ThreadPool>, mode: ParryMode) -> Result<Self, String> {
-        let mut scene = Scene::new_cpu(Some(1)).map_err(|e| e.to_string())?;
+        // The scene only packs the bodies: on `pool`, so that it starts no thread of its own.
+        let mut scene = Scene::new_cpu_on_pool(pool.clone());
         for (i, body) in inst.bodies.iter().enumerate() {
             let id = scene
                 .add_body(inst.positions_at(0, i), &body.mesh.triangles, body.kind)

@@ -77,7 +77,7 @@ impl Tracer for CountingTracer<'_> {
         let tris = &cx.packing.triangles;
         let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
-            Some(w) => cpu::closest_hit_wide_fetches(body, nodes, w, cx.positions, tris, ray, ignore),
+            Some(w) => cpu::closest_hit_wide_counted::<true>(body, nodes, w, cx.positions, tris, ray, ignore),
             None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
         self.count(b, ray, &hit, &ordered);
@@ -95,7 +95,9 @@ impl Tracer for CountingTracer<'_> {
         let rays = [ray, &back];
         let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
         let (ordered, fetched) = match cx.frame.body_wide(b) {
-            Some(w) => cpu::closest_hits_line_fetches(body, nodes, w, cx.positions, tris, rays, ignore),
+            Some(w) => {
+                cpu::closest_hits_line_counted::<true>(body, nodes, w, cx.positions, tris, rays, ignore)
+            }
             None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
         for k in 0..2 {

@@ -89,8 +89,8 @@ pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inver
 pub use shared::targets::{QueryScene, query_targets};
 pub use shared::walk::walk_ray;
 pub use source_args::source_args;
-pub use traverse::{closest_hit_ordered, closest_hit_wide, closest_hit_wide_fetches, raycast_ordered};
-pub use traverse_line::{closest_hits_line, closest_hits_line_fetches};
+pub use traverse::{closest_hit_ordered, closest_hit_wide, closest_hit_wide_counted, raycast_ordered};
+pub use traverse_line::{closest_hits_line, closest_hits_line_counted};
 pub use triangle_bounds::{triangle_bounds, triangle_box};
 pub use untangle_contacts::untangle_contacts;
 pub use vertex_normals::{body_boxes, vertex_normal, vertex_normals};

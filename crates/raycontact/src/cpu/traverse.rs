@@ -212,27 +212,15 @@ pub fn closest_hit_wide(
     ray: &Ray,
     ignore_vertex: u32,
 ) -> RayHit {
-    walk_wide::<false>(body, nodes, tree, positions, triangles, ray, ignore_vertex).0
+    closest_hit_wide_counted::<false>(body, nodes, tree, positions, triangles, ray, ignore_vertex).0
 }
 
-/// [`closest_hit_wide`], and the wide nodes it fetched (what its memory traffic is counted in:
-/// a wide node is [`WideNode`]'s 128 bytes whatever lanes it uses; the benchmark's bytes per
-/// ray). 0 when the tree is empty (the binary walk's nodes are in `nodes_visited`).
-pub fn closest_hit_wide_fetches(
-    body: &BodyGpu,
-    nodes: &[Node],
-    tree: &WideTree,
-    positions: &[Vec3],
-    triangles: &[u32],
-    ray: &Ray,
-    ignore_vertex: u32,
-) -> (RayHit, u32) {
-    walk_wide::<true>(body, nodes, tree, positions, triangles, ray, ignore_vertex)
-}
-
-/// [`closest_hit_wide`]'s walk, counting the wide nodes fetched when `COUNT` is set.
+/// [`closest_hit_wide`], and with `COUNT` the wide nodes it fetched (what its memory traffic is
+/// counted in: a wide node is [`WideNode`]'s 128 bytes whatever lanes it uses; the benchmark's
+/// bytes per ray), else 0; 0 too when the tree is empty (the binary walk's nodes are in
+/// `nodes_visited`).
 #[inline(always)]
-fn walk_wide<const COUNT: bool>(
+pub fn closest_hit_wide_counted<const COUNT: bool>(
     body: &BodyGpu,
     nodes: &[Node],
     tree: &WideTree,

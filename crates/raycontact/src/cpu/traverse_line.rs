@@ -56,26 +56,13 @@ pub fn closest_hits_line(
     rays: [&Ray; 2],
     ignore_vertex: u32,
 ) -> [RayHit; 2] {
-    walk_line::<false>(body, nodes, tree, positions, triangles, rays, ignore_vertex).0
+    closest_hits_line_counted::<false>(body, nodes, tree, positions, triangles, rays, ignore_vertex).0
 }
 
-/// [`closest_hits_line`], and the wide nodes its walk fetched (for both rays: each node once),
-/// as [`closest_hit_wide_fetches`](super::closest_hit_wide_fetches) counts them.
-pub fn closest_hits_line_fetches(
-    body: &BodyGpu,
-    nodes: &[Node],
-    tree: &WideTree,
-    positions: &[glam::Vec3],
-    triangles: &[u32],
-    rays: [&Ray; 2],
-    ignore_vertex: u32,
-) -> ([RayHit; 2], u32) {
-    walk_line::<true>(body, nodes, tree, positions, triangles, rays, ignore_vertex)
-}
-
-/// [`closest_hits_line`]'s walk, counting the wide nodes fetched when `COUNT` is set.
+/// [`closest_hits_line`], and with `COUNT` the wide nodes its walk fetched (for both rays: each
+/// node once), as [`closest_hit_wide_counted`](super::closest_hit_wide_counted) counts them.
 #[inline(always)]
-fn walk_line<const COUNT: bool>(
+pub fn closest_hits_line_counted<const COUNT: bool>(
     body: &BodyGpu,
     nodes: &[Node],
     tree: &WideTree,
