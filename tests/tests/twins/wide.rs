@@ -82,6 +82,15 @@ fn compare_walks(
     let body = &p.bodies[b];
     let nodes = frame.body_nodes(p, b);
     let wide = frame.body_wide(b).expect("the CPU frame has wide trees");
+    // The face the classification computes from the positions: the wide walks give it from
+    // their records, bit for bit (none on a miss, or from a body too small for a wide tree).
+    let face_of = |h: &RayHit| {
+        (h.triangle != u32::MAX && !wide.nodes.is_empty()).then(|| {
+            let g = 3 * (body.tri_offset + h.triangle) as usize;
+            let [a, b, c] = [0, 1, 2].map(|k| pos[p.triangles[g + k] as usize]);
+            (b - a).cross(c - a)
+        })
+    };
     let mut hits = 0;
     for (i, (ray, ignore)) in rays.iter().enumerate() {
         let w = cpu::closest_hit_wide(body, nodes, wide, pos, &p.triangles, ray, *ignore);
@@ -100,15 +109,17 @@ fn compare_walks(
         );
         // The counting walks: the same hits, counters included, and one fetch per wide node
         // visited, each of two to four lanes.
-        let (wf, fetched) =
+        let counted =
             cpu::closest_hit_wide_counted::<true>(body, nodes, wide, pos, &p.triangles, ray, *ignore);
+        let (wf, fetched) = (counted.hit, counted.fetched);
         assert_eq!(wf, w, "{what}: ray {i}: the counting wide walk");
+        assert_eq!(counted.face, face_of(&w), "{what}: ray {i}: the hit's face from its record");
         let lanes = w.nodes_visited - 1;
         assert!(
             2 * fetched <= lanes && lanes <= 4 * fetched,
             "{what}: ray {i}: {fetched} wide nodes fetched for {lanes} lanes"
         );
-        let (lf, line_fetched) = cpu::closest_hits_line_counted::<true>(
+        let line = cpu::closest_hits_line_counted::<true>(
             body,
             nodes,
             wide,
@@ -117,7 +128,12 @@ fn compare_walks(
             [ray, &back],
             *ignore,
         );
+        let (lf, line_fetched) = (line.map(|h| h.hit), line[0].fetched);
         assert_eq!(lf, [l, lb], "{what}: ray {i}: the counting line walk");
+        assert_eq!(line[1].fetched, 0, "{what}: ray {i}: the line walk's fetches are counted once");
+        for (h, hit) in line.iter().zip([l, lb]) {
+            assert_eq!(h.face, face_of(&hit), "{what}: ray {i}: the line walk's face from its record");
+        }
         let line_lanes = l.nodes_visited + lb.nodes_visited - 2;
         assert!(2 * line_fetched <= line_lanes && line_lanes <= 4 * line_fetched, "{what}: ray {i}");
         if !wide.sah.is_empty() {

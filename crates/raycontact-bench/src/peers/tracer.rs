@@ -6,7 +6,7 @@ use parry3d::partitioning::Bvh;
 use parry3d::query::RayCast;
 use parry3d::shape::Triangle;
 use raycontact::internals::cpu::{Narrow, Traced, Tracer};
-use raycontact::internals::layout::{NONE, Ray, RayHit, WalkCounts};
+use raycontact::internals::layout::{Ray, RayHit, WalkCounts};
 
 /// Barycentric weights (of `b`, of `c`) of point `p` in triangle `(a, b, c)`.
 fn barycentric(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (f32, f32) {
@@ -62,7 +62,7 @@ impl Tracer for ParryTracer<'_> {
             }
             None => RayHit::MISS,
         };
-        Traced { hit, walked: false, steps: 0, outcome: NONE }
+        Traced::cast(hit, None)
     }
 
     /// The same rays as raycontact's are not cast: those that cannot reach body `b`, here where

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
 use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, NONE, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, Ray, RayHit, SELF_CLOTH};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
 
@@ -77,12 +77,16 @@ impl Tracer for CountingTracer<'_> {
         let tris = &cx.packing.triangles;
         let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
-            Some(w) => cpu::closest_hit_wide_counted::<true>(body, nodes, w, cx.positions, tris, ray, ignore),
+            Some(w) => {
+                let h =
+                    cpu::closest_hit_wide_counted::<true>(body, nodes, w, cx.positions, tris, ray, ignore);
+                (h.hit, h.fetched)
+            }
             None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
         self.count(b, ray, &hit, &ordered);
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
-        Traced { hit, walked: false, steps: 0, outcome: NONE }
+        Traced::cast(hit, None)
     }
 
     /// A cloth vertex's two rays: each walked as the kernels walk it, and both in the CPU
@@ -96,7 +100,9 @@ impl Tracer for CountingTracer<'_> {
         let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
-                cpu::closest_hits_line_counted::<true>(body, nodes, w, cx.positions, tris, rays, ignore)
+                let h =
+                    cpu::closest_hits_line_counted::<true>(body, nodes, w, cx.positions, tris, rays, ignore);
+                (h.map(|h| h.hit), h[0].fetched)
             }
             None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
@@ -104,7 +110,7 @@ impl Tracer for CountingTracer<'_> {
             self.count(b, rays[k], &hits[k], &ordered[k]);
         }
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
-        Some(hits.map(|hit| Traced { hit, walked: false, steps: 0, outcome: NONE }))
+        Some(hits.map(|hit| Traced::cast(hit, None)))
     }
 
     /// As the kernels and the CPU backend: the rays that cannot reach are not cast, so not

@@ -82,14 +82,16 @@ pub use region_areas::{region_areas, vertex_area_steps};
 pub use regions_hook::regions_hook;
 pub use response::{ResponseSums, response};
 pub use shared::bvh::{closest_hit, leaf_near};
-pub use shared::classify::{Narrow, Rays, Traced, Tracer, classify};
+pub use shared::classify::{Narrow, Rays, Traced, Tracer, classify, classify_at};
 pub use shared::common::reach;
 pub use shared::intersect::{crossing_key, edge_side};
 pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inverse, shear};
 pub use shared::targets::{QueryScene, query_targets};
 pub use shared::walk::walk_ray;
 pub use source_args::source_args;
-pub use traverse::{closest_hit_ordered, closest_hit_wide, closest_hit_wide_counted, raycast_ordered};
+pub use traverse::{
+    WideHit, closest_hit_ordered, closest_hit_wide, closest_hit_wide_counted, raycast_ordered,
+};
 pub use traverse_line::{closest_hits_line, closest_hits_line_counted};
 pub use triangle_bounds::{triangle_bounds, triangle_box};
 pub use untangle_contacts::untangle_contacts;

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::ray_sources::ray_sources;
 use super::shared::bvh::leaf_near;
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
-use crate::layout::{BodyPair, ContactGpu, NONE, Ray, WalkCounts};
+use crate::layout::{BodyPair, ContactGpu, Ray, WalkCounts};
 
 /// The full pass: every trace through the BVH (twin of `trace` in `narrow_phase.wgsl`, by the
 /// backend's own traversal, `closest_hit_ordered`, which finds the same closest hit).
@@ -17,13 +17,13 @@ pub struct BvhTracer;
 
 impl Tracer for BvhTracer {
     fn trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32, _: u32, _: &mut WalkCounts) -> Traced {
-        Traced { hit: cx.bvh_hit(b, ray, ignore), walked: false, steps: 0, outcome: NONE }
+        let (hit, face) = cx.bvh_hit(b, ray, ignore);
+        Traced::cast(hit, face)
     }
 
     /// Both rays in one walk of the tree ([`closest_hits_line`](crate::cpu::closest_hits_line)).
     fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
-        let traced = |hit| Traced { hit, walked: false, steps: 0, outcome: NONE };
-        Some(cx.bvh_hits_line(b, ray, ignore).map(traced))
+        Some(cx.bvh_hits_line(b, ray, ignore).map(|(hit, face)| Traced::cast(hit, face)))
     }
 
     /// `leaf_near` on the body's tree: its wide tree when the frame has one (whose leaf lanes

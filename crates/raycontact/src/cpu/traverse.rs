@@ -131,7 +131,8 @@ pub(super) fn clip(e: Vec4, x: Vec4, tmin: Vec4, tmax: f32) -> (u32, Vec4) {
 
 /// The leaf test of `Leaf::test` (`shaders/shared/bvh.wgsl`'s `leaf_hit` and `nearer`) on a
 /// triangle record: skipped when it uses the ignored vertex, kept when nearer, or as near with a
-/// lower index; `tmax` shrinks to it.
+/// lower index; `tmax` shrinks to it, and `face` becomes the kept triangle's unnormalised normal
+/// `cross(b - a, c - a)` from the record's corners (those of the positions: the same floats).
 #[inline(always)]
 pub(super) fn record_test(
     r: &TriRecord,
@@ -140,6 +141,7 @@ pub(super) fn record_test(
     ignore: u32,
     best: &mut RayHit,
     tmax: &mut f32,
+    face: &mut Vec3,
 ) {
     if r.vertices.contains(&ignore) {
         return;
@@ -150,6 +152,7 @@ pub(super) fn record_test(
         if t < best.t || (t == best.t && r.triangle < best.triangle) {
             *best = RayHit { t, triangle: r.triangle, u, v, ..*best };
             *tmax = t;
+            *face = (b - a).cross(c - a);
         }
     }
 }
@@ -212,13 +215,27 @@ pub fn closest_hit_wide(
     ray: &Ray,
     ignore_vertex: u32,
 ) -> RayHit {
-    closest_hit_wide_counted::<false>(body, nodes, tree, positions, triangles, ray, ignore_vertex).0
+    closest_hit_wide_counted::<false>(body, nodes, tree, positions, triangles, ray, ignore_vertex).hit
 }
 
-/// [`closest_hit_wide`], and with `COUNT` the wide nodes it fetched (what its memory traffic is
-/// counted in: a wide node is [`WideNode`]'s 128 bytes whatever lanes it uses; the benchmark's
-/// bytes per ray), else 0; 0 too when the tree is empty (the binary walk's nodes are in
-/// `nodes_visited`).
+/// A wide walk's result: the closest hit, the hit triangle's face and the wide nodes fetched.
+#[derive(Clone, Copy, Debug)]
+pub struct WideHit {
+    /// The closest hit, as [`closest_hit_wide`] returns it.
+    pub hit: RayHit,
+    /// The hit triangle's unnormalised normal `cross(b - a, c - a)`, computed from its record's
+    /// corners (this frame's positions, so the floats the narrow phase would compute from
+    /// them): `None` on a miss, or when the walk was the binary one (no wide tree).
+    pub face: Option<Vec3>,
+    /// With `COUNT`, the wide nodes fetched (what the walk's memory traffic is counted in: a
+    /// wide node is [`WideNode`]'s 128 bytes whatever lanes it uses; the benchmark's bytes per
+    /// ray), else 0; 0 too when the tree is empty (the binary walk's nodes are in the hit's
+    /// `nodes_visited`).
+    pub fetched: u32,
+}
+
+/// [`closest_hit_wide`] with the hit triangle's face and, with `COUNT`, the wide nodes fetched
+/// ([`WideHit`]).
 #[inline(always)]
 pub fn closest_hit_wide_counted<const COUNT: bool>(
     body: &BodyGpu,
@@ -228,17 +245,24 @@ pub fn closest_hit_wide_counted<const COUNT: bool>(
     triangles: &[u32],
     ray: &Ray,
     ignore_vertex: u32,
-) -> (RayHit, u32) {
+) -> WideHit {
     if tree.nodes.is_empty() {
-        return (closest_hit_ordered(body, nodes, positions, triangles, ray, ignore_vertex), 0);
+        let hit = closest_hit_ordered(body, nodes, positions, triangles, ray, ignore_vertex);
+        return WideHit { hit, face: None, fetched: 0 };
     }
     let mut best = RayHit::MISS;
+    let mut face = Vec3::ZERO;
     let mut fetched = 0u32;
+    let done = |hit: RayHit, face: Vec3, fetched| WideHit {
+        hit,
+        face: (hit.triangle != NONE).then_some(face),
+        fetched,
+    };
     let inv = safe_inverse(ray.dir);
     best.nodes_visited += 1;
     let root = &nodes[0];
     if box_entry(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, root.min, root.max).is_none() {
-        return (best, fetched);
+        return done(best, face, fetched);
     }
     let wray = WideRay::new(ray, inv);
     let axes = ray_axes(ray.dir);
@@ -261,7 +285,7 @@ pub fn closest_hit_wide_counted<const COUNT: bool>(
             leaves &= leaves - 1;
             if within(t[i], tmax) {
                 let r = &tree.tris[(n.child[i] & !LEAF_BIT) as usize];
-                record_test(r, ray, axes, ignore_vertex, &mut best, &mut tmax);
+                record_test(r, ray, axes, ignore_vertex, &mut best, &mut tmax, &mut face);
             }
         }
         let inner = mask & !n.leaves;
@@ -318,7 +342,7 @@ pub fn closest_hit_wide_counted<const COUNT: bool>(
                     break;
                 }
                 Some(_) => continue,
-                None => return (best, fetched),
+                None => return done(best, face, fetched),
             }
         }
     }
@@ -407,13 +431,17 @@ impl Narrow<'_> {
     /// The closest hit of `ray` on packed body `b` through its BVH, skipping the triangles of
     /// packed vertex `ignore`: both tracers' BVH trace, through the frame's wide tree
     /// ([`closest_hit_wide`]), or its binary one ([`closest_hit_ordered`]) when it has none.
-    pub(crate) fn bvh_hit(&self, b: usize, ray: &Ray, ignore: u32) -> RayHit {
+    /// With the hit triangle's face when the wide walk computed it ([`WideHit::face`]).
+    pub(crate) fn bvh_hit(&self, b: usize, ray: &Ray, ignore: u32) -> (RayHit, Option<Vec3>) {
         let body = &self.packing.bodies[b];
         let nodes = self.frame.body_nodes(self.packing, b);
         let (positions, triangles) = (self.positions, &self.packing.triangles);
         match self.frame.body_wide(b) {
-            Some(w) => closest_hit_wide(body, nodes, w, positions, triangles, ray, ignore),
-            None => closest_hit_ordered(body, nodes, positions, triangles, ray, ignore),
+            Some(w) => {
+                let h = closest_hit_wide_counted::<false>(body, nodes, w, positions, triangles, ray, ignore);
+                (h.hit, h.face)
+            }
+            None => (closest_hit_ordered(body, nodes, positions, triangles, ray, ignore), None),
         }
     }
 }

@@ -22,12 +22,12 @@
 //! and triangles tested, and the lanes of every wide node visited once, counted to the first
 //! ray when it took part in the node, else to its opposite.
 
-use glam::Vec4;
+use glam::{Vec3, Vec4};
 
 use super::shared::classify::Narrow;
 use super::shared::ray::{box_entry, ray_axes, safe_inverse};
-use super::traverse::{WideRay, WideStack, clip, closest_hit_ordered, record_test, within};
-use crate::layout::{BodyGpu, LEAF_BIT, Node, Ray, RayHit};
+use super::traverse::{WideHit, WideRay, WideStack, clip, closest_hit_ordered, record_test, within};
+use crate::layout::{BodyGpu, LEAF_BIT, NONE, Node, Ray, RayHit};
 use crate::wide_bvh::WideTree;
 
 /// A pending node of the line's walk: its index and each ray's entry distance (NaN: the ray
@@ -51,32 +51,47 @@ pub fn closest_hits_line(
     body: &BodyGpu,
     nodes: &[Node],
     tree: &WideTree,
-    positions: &[glam::Vec3],
+    positions: &[Vec3],
     triangles: &[u32],
     rays: [&Ray; 2],
     ignore_vertex: u32,
 ) -> [RayHit; 2] {
-    closest_hits_line_counted::<false>(body, nodes, tree, positions, triangles, rays, ignore_vertex).0
+    closest_hits_line_counted::<false>(body, nodes, tree, positions, triangles, rays, ignore_vertex)
+        .map(|h| h.hit)
 }
 
-/// [`closest_hits_line`], and with `COUNT` the wide nodes its walk fetched (for both rays: each
-/// node once), as [`closest_hit_wide_counted`](super::closest_hit_wide_counted) counts them.
+/// [`closest_hits_line`] with each hit triangle's face, as
+/// [`closest_hit_wide_counted`](super::closest_hit_wide_counted) gives it, and with `COUNT` the
+/// wide nodes the walk fetched (for both rays, each node once: in the first [`WideHit`], 0 in
+/// the second).
 #[inline(always)]
 pub fn closest_hits_line_counted<const COUNT: bool>(
     body: &BodyGpu,
     nodes: &[Node],
     tree: &WideTree,
-    positions: &[glam::Vec3],
+    positions: &[Vec3],
     triangles: &[u32],
     rays: [&Ray; 2],
     ignore_vertex: u32,
-) -> ([RayHit; 2], u32) {
+) -> [WideHit; 2] {
     debug_assert!(rays[0].origin == rays[1].origin && rays[0].dir == -rays[1].dir);
     if tree.nodes.is_empty() {
-        return (rays.map(|r| closest_hit_ordered(body, nodes, positions, triangles, r, ignore_vertex)), 0);
+        return rays.map(|r| WideHit {
+            hit: closest_hit_ordered(body, nodes, positions, triangles, r, ignore_vertex),
+            face: None,
+            fetched: 0,
+        });
     }
     let mut fetched = 0u32;
     let mut best = [RayHit::MISS; 2];
+    let mut face = [Vec3::ZERO; 2];
+    let done = |best: [RayHit; 2], face: [Vec3; 2], fetched| {
+        [0, 1].map(|k| WideHit {
+            hit: best[k],
+            face: (best[k].triangle != NONE).then_some(face[k]),
+            fetched: if k == 0 { fetched } else { 0 },
+        })
+    };
     let mut tmax = [rays[0].tmax, rays[1].tmax];
     let root = &nodes[0];
     let mut start = [f32::NAN; 2];
@@ -94,7 +109,7 @@ pub fn closest_hits_line_counted<const COUNT: bool>(
     let mut here: Entry = (0, start);
     let mut live = active(&here, &tmax);
     if live == 0 {
-        return (best, fetched);
+        return done(best, face, fetched);
     }
     loop {
         let n = &tree.nodes[here.0 as usize];
@@ -118,7 +133,7 @@ pub fn closest_hits_line_counted<const COUNT: bool>(
             let r = &tree.tris[(n.child[i] & !LEAF_BIT) as usize];
             for k in 0..2 {
                 if m[k] >> i & 1 != 0 && within(t[k][i], tmax[k]) {
-                    record_test(r, rays[k], axes[k], ignore_vertex, &mut best[k], &mut tmax[k]);
+                    record_test(r, rays[k], axes[k], ignore_vertex, &mut best[k], &mut tmax[k], &mut face[k]);
                 }
             }
         }
@@ -160,7 +175,7 @@ pub fn closest_hits_line_counted<const COUNT: bool>(
                         break;
                     }
                 }
-                None => return (best, fetched),
+                None => return done(best, face, fetched),
             }
         }
     }
@@ -171,14 +186,17 @@ impl Narrow<'_> {
     /// on packed body `b`, skipping the triangles of packed vertex `ignore`: [`Self::bvh_hit`]
     /// of each, through one walk of the frame's wide tree ([`closest_hits_line`]), or
     /// two walks of its binary one when it has none.
-    pub(crate) fn bvh_hits_line(&self, b: usize, ray: &Ray, ignore: u32) -> [RayHit; 2] {
+    /// With each hit triangle's face when the wide walk computed it ([`WideHit::face`]).
+    pub(crate) fn bvh_hits_line(&self, b: usize, ray: &Ray, ignore: u32) -> [(RayHit, Option<Vec3>); 2] {
         let back = Ray { dir: -ray.dir, ..*ray };
         match self.frame.body_wide(b) {
             Some(w) => {
                 let body = &self.packing.bodies[b];
                 let nodes = self.frame.body_nodes(self.packing, b);
                 let (positions, triangles) = (self.positions, &self.packing.triangles);
-                closest_hits_line(body, nodes, w, positions, triangles, [ray, &back], ignore)
+                let rays = [ray, &back];
+                closest_hits_line_counted::<false>(body, nodes, w, positions, triangles, rays, ignore)
+                    .map(|h| (h.hit, h.face))
             }
             None => [self.bvh_hit(b, ray, ignore), self.bvh_hit(b, &back, ignore)],
         }

@@ -79,7 +79,7 @@ impl Tracer for WalkTracer {
                     triangles_tested: w.steps + 1,
                     ..RayHit::MISS
                 };
-                return Traced { hit, walked: true, steps: w.steps, outcome: WALK_HIT };
+                return Traced { hit, walked: true, steps: w.steps, outcome: WALK_HIT, face: None };
             }
             outcome = if own { WALK_LOOP } else { w.outcome };
             counts.outcomes[outcome as usize] += 1;
@@ -88,11 +88,11 @@ impl Tracer for WalkTracer {
         }
         if self.fallback == WALK_FALLBACK_BVH {
             counts.fallback_casts += 1;
-            let hit = cx.bvh_hit(b, ray, ignore);
+            let (hit, face) = cx.bvh_hit(b, ray, ignore);
             counts.fallback_hits += u32::from(hit.triangle != NONE);
-            return Traced { hit, walked: false, steps: 0, outcome };
+            return Traced { outcome, ..Traced::cast(hit, face) };
         }
-        Traced { hit: RayHit::MISS, walked: false, steps: 0, outcome }
+        Traced { outcome, ..Traced::cast(RayHit::MISS, None) }
     }
 }
 

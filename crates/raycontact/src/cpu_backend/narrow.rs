@@ -6,6 +6,8 @@
 //! With the wide trees on, a trace asked by several pairs is cast once ([`TraceMemo`]). The
 //! contacts are those of [`cpu::narrow_phase`], in another order (the scene sorts them).
 
+use glam::Vec3;
+
 use crate::contact_parts::ContactParts;
 use crate::cpu::{self, BvhTracer, Narrow, Rays, Tracer};
 use crate::layout::{BodyPair, ContactGpu};
@@ -30,6 +32,9 @@ pub(super) fn full_pass(
     }
 }
 
+/// Sources whose position and normal the full pass reads together.
+const GATHER: usize = 16;
+
 /// `sources` classified through `tracer`, in rayon, into `out`.
 fn classify_all<T: Tracer>(
     cx: &Narrow<'_>,
@@ -40,11 +45,23 @@ fn classify_all<T: Tracer>(
     out: &mut Vec<ContactGpu>,
 ) {
     parts.run(sources, out, |chunk, found| {
-        for &[k, local] in chunk {
-            let p = &pairs[(k / 2) as usize];
-            let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
-            let key = (a as usize, local, b as usize, k);
-            cpu::classify(cx, tracer, key, p.prediction, Rays::BOTH, found);
+        // The sources' positions and normals read GATHER at a time: in Morton order they are
+        // scattered over memory, and read together their cache misses overlap instead of each
+        // waiting behind the last source's walks.
+        for block in chunk.chunks(GATHER) {
+            let mut at = [(Vec3::ZERO, Vec3::ZERO); GATHER];
+            for (g, &[k, local]) in at.iter_mut().zip(block) {
+                let p = &pairs[(k / 2) as usize];
+                let a = if k % 2 == 0 { p.a } else { p.b };
+                let v = cx.packing.bodies[a as usize].vertex_offset + local;
+                *g = (cx.positions[v as usize], tracer.normal(cx, v));
+            }
+            for (&g, &[k, local]) in at.iter().zip(block) {
+                let p = &pairs[(k / 2) as usize];
+                let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
+                let key = (a as usize, local, b as usize, k);
+                cpu::classify_at(cx, tracer, key, g, p.prediction, Rays::BOTH, found);
+            }
         }
     });
 }

@@ -43,6 +43,18 @@ pub struct Traced {
     pub steps: u32,
     /// How the walk ended ([`NONE`]: the trace did not walk).
     pub outcome: u32,
+    /// The hit triangle's unnormalised normal `cross(b - a, c - a)` when the tracer has it at
+    /// hand (the wide walk's triangle records: [`WideHit::face`](crate::cpu::WideHit::face)),
+    /// else `None`, and the classification computes it from the positions (the same floats).
+    pub face: Option<Vec3>,
+}
+
+impl Traced {
+    /// A trace that did not walk: `hit` found through the BVH, with the hit triangle's `face`
+    /// when the tracer has it.
+    pub fn cast(hit: RayHit, face: Option<Vec3>) -> Self {
+        Traced { hit, walked: false, steps: 0, outcome: NONE, face }
+    }
 }
 
 /// How the classification casts its rays (the WGSL kernels' `trace`): through the BVH (the full
@@ -169,9 +181,11 @@ impl Narrow<'_> {
         let mut pr =
             Probe { hit: tr.hit, walked: tr.walked, steps: tr.steps, outcome: tr.outcome, ..Probe::NONE };
         if tr.hit.triangle != NONE {
-            let g = (self.packing.bodies[b].tri_offset + tr.hit.triangle) as usize;
-            let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
-            pr.face = (tb - ta).cross(tc - ta);
+            pr.face = tr.face.unwrap_or_else(|| {
+                let g = (self.packing.bodies[b].tri_offset + tr.hit.triangle) as usize;
+                let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
+                (tb - ta).cross(tc - ta)
+            });
             pr.cosine = dir.dot(pr.face.normalize());
             pr.length = tr.hit.t * pr.cosine.abs();
         }
@@ -365,7 +379,24 @@ impl Rays {
 pub fn classify<T: Tracer>(
     cx: &Narrow<'_>,
     tracer: &T,
+    key: (usize, u32, usize, u32),
+    predict: f32,
+    rays: Rays,
+    out: &mut Vec<ContactGpu>,
+) -> WalkCounts {
+    let v = cx.packing.bodies[key.0].vertex_offset + key.1;
+    classify_at(cx, tracer, key, (cx.positions[v as usize], tracer.normal(cx, v)), predict, rays, out)
+}
+
+/// [`classify`] given the source vertex's position and its normal (`tracer.normal`): a caller
+/// that classifies many sources reads them for several at once, whose cache misses then overlap
+/// (the CPU backend's full pass, whose sources are in Morton order, not in memory order).
+#[allow(clippy::too_many_arguments)]
+pub fn classify_at<T: Tracer>(
+    cx: &Narrow<'_>,
+    tracer: &T,
     (a, local, b, k): (usize, u32, usize, u32),
+    (p, n): (Vec3, Vec3),
     predict: f32,
     rays: Rays,
     out: &mut Vec<ContactGpu>,
@@ -379,8 +410,6 @@ pub fn classify<T: Tracer>(
     let reach = reach(predict, ea, eb);
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
-    let p = cx.positions[v as usize];
-    let n = tracer.normal(cx, v);
     if n == Vec3::ZERO {
         return sink.counts;
     }
