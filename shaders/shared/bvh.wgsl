@@ -68,60 +68,70 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
         node = 0u;
         child = nodes[root].child;
     }
+    // While-while (Aila and Laine 2009): the inner loop walks inner nodes until this ray stands
+    // on a leaf or has nothing left, then the leaf is tested. A SIMD group leaves the inner loop
+    // only once all its rays have, so their leaf tests run together, once per leaf round,
+    // instead of the whole group stepping through a masked triangle test whenever any one ray
+    // meets a leaf. Each ray visits the same nodes in the same order as one loop would.
     loop {
-        if node == NONE {
-            while sp > 0u {
-                sp -= 1u;
-                let c = stack[sp];
-                let at = body.node_offset + c;
-                best.nodes_visited += 1u;
-                if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[at].min, nodes[at].max) {
-                    node = c;
-                    child = nodes[at].child;
+        loop {
+            if node == NONE {
+                while sp > 0u {
+                    sp -= 1u;
+                    let c = stack[sp];
+                    let at = body.node_offset + c;
+                    best.nodes_visited += 1u;
+                    if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[at].min, nodes[at].max) {
+                        node = c;
+                        child = nodes[at].child;
+                        break;
+                    }
+                }
+                if node == NONE {
                     break;
                 }
             }
-            if node == NONE {
+            if (child & LEAF_BIT) != 0u {
                 break;
             }
-        }
-        if (child & LEAF_BIT) != 0u {
-            let tri = child & ~LEAF_BIT;
-            best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
-            tmax = min(tmax, best.t);
+            let left = child;
+            let la = body.node_offset + left;
+            let right = nodes[la].escape;
+            let ra = body.node_offset + right;
+            best.nodes_visited += 2u;
+            let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[la].min, nodes[la].max);
+            let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[ra].min, nodes[ra].max);
             node = NONE;
-            continue;
+            if el.y != 0.0 && er.y != 0.0 {
+                var near = left;
+                var far = right;
+                if er.x < el.x {
+                    near = right;
+                    far = left;
+                }
+                if sp < SHORT_STACK {
+                    stack[sp] = far;
+                    sp += 1u;
+                } else {
+                    lost = true;
+                }
+                node = near;
+            } else if el.y != 0.0 {
+                node = left;
+            } else if er.y != 0.0 {
+                node = right;
+            }
+            if node != NONE {
+                child = nodes[body.node_offset + node].child;
+            }
         }
-        let left = child;
-        let la = body.node_offset + left;
-        let right = nodes[la].escape;
-        let ra = body.node_offset + right;
-        best.nodes_visited += 2u;
-        let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[la].min, nodes[la].max);
-        let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[ra].min, nodes[ra].max);
+        if node == NONE {
+            break;
+        }
+        let tri = child & ~LEAF_BIT;
+        best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
+        tmax = min(tmax, best.t);
         node = NONE;
-        if el.y != 0.0 && er.y != 0.0 {
-            var near = left;
-            var far = right;
-            if er.x < el.x {
-                near = right;
-                far = left;
-            }
-            if sp < SHORT_STACK {
-                stack[sp] = far;
-                sp += 1u;
-            } else {
-                lost = true;
-            }
-            node = near;
-        } else if el.y != 0.0 {
-            node = left;
-        } else if er.y != 0.0 {
-            node = right;
-        }
-        if node != NONE {
-            child = nodes[body.node_offset + node].child;
-        }
     }
     if lost {
         best.fallback = 1u;
