@@ -143,18 +143,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         hit_count = 0u;
         hit_more = false;
         var node = 0u;
-        while node != NONE {
-            let nd = nodes[body_b.node_offset + node];
-            if !hit_box(p, d, inv, 0.0, 1.0, nd.min, nd.max) {
+        // While-while (shared/bvh.wgsl's `closest_hit`): the boxes up to the next leaf entered,
+        // then its triangle, so that a SIMD group's triangle tests run together.
+        loop {
+            var tri = NONE;
+            loop {
+                if node == NONE {
+                    break;
+                }
+                let nd = nodes[body_b.node_offset + node];
+                if !hit_box(p, d, inv, 0.0, 1.0, nd.min, nd.max) {
+                    node = nd.escape;
+                    continue;
+                }
+                if (nd.child & LEAF_BIT) == 0u {
+                    node = nd.child;
+                    continue;
+                }
                 node = nd.escape;
-                continue;
+                tri = nd.child & ~LEAF_BIT;
+                break;
             }
-            if (nd.child & LEAF_BIT) == 0u {
-                node = nd.child;
-                continue;
+            if tri == NONE {
+                break;
             }
-            node = nd.escape;
-            let tri = nd.child & ~LEAF_BIT;
             let g = body_b.tri_offset + tri;
             let ia = triangles[3u * g];
             let ib = triangles[3u * g + 1u];

@@ -25,24 +25,36 @@ fn any_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, k: u32, res: RayHit) -> Ra
     }
     let body = targets[k].body;
     var node = 0u;
-    while node != NONE {
-        let nd = nodes[body.node_offset + node];
-        out.nodes_visited += 1u;
-        let entered = hit_box(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, nd.min, nd.max);
-        if entered && (nd.child & LEAF_BIT) != 0u {
-            let tri = nd.child & ~LEAF_BIT;
-            let h = leaf_hit(ray, axes, body, tri, NONE, ray.tmax);
-            out.triangles_tested += 1u;
-            if h.w > 0.0 {
-                out.t = h.x;
-                out.triangle = tri;
-                out.u = h.y;
-                out.v = h.z;
-                out.body = k;
-                return out;
+    // While-while (shared/bvh.wgsl's `closest_hit`): the boxes up to the next leaf entered, then
+    // its triangle, so that a SIMD group's triangle tests run together.
+    loop {
+        var tri = NONE;
+        loop {
+            if node == NONE {
+                break;
+            }
+            let nd = nodes[body.node_offset + node];
+            out.nodes_visited += 1u;
+            let entered = hit_box(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, nd.min, nd.max);
+            node = next_node(nd, entered);
+            if entered && (nd.child & LEAF_BIT) != 0u {
+                tri = nd.child & ~LEAF_BIT;
+                break;
             }
         }
-        node = next_node(nd, entered);
+        if tri == NONE {
+            break;
+        }
+        let h = leaf_hit(ray, axes, body, tri, NONE, ray.tmax);
+        out.triangles_tested += 1u;
+        if h.w > 0.0 {
+            out.t = h.x;
+            out.triangle = tri;
+            out.u = h.y;
+            out.v = h.z;
+            out.body = k;
+            return out;
+        }
     }
     return out;
 }
