@@ -32,15 +32,15 @@ fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
     }
     let max_steps = min(max_steps_in, MAX_WALK_STEPS);
     let axes = ray_axes(ray.dir);
-    var history: array<u32, WALK_HISTORY>;
-    for (var i = 0u; i < WALK_HISTORY; i += 1u) {
-        history[i] = NONE;
-    }
-    var head = 0u;
+    // The last WALK_HISTORY (8) triangles visited, newest first, shifted along two vectors at
+    // each step: no private array indexed by a variable, which a GPU keeps in (spilled) local
+    // memory and llvmpipe runs as a loop over its SIMD lanes. A set: only membership is asked.
+    var recent = vec4<u32>(NONE);
+    var older = vec4<u32>(NONE);
     var tri = start;
     loop {
-        history[head] = tri;
-        head = (head + 1u) % WALK_HISTORY;
+        older = vec4<u32>(recent.w, older.xyz);
+        recent = vec4<u32>(tri, recent.xyz);
         out.last = tri;
         let g = body.tri_offset + tri;
         let a = vertex_position(triangles[3u * g]);
@@ -83,11 +83,7 @@ fn walk_ray(ray: Ray, body: BodyGpu, start: u32, max_steps_in: u32) -> WalkHit {
             out.outcome = WALK_BOUNDARY;
             return out;
         }
-        var seen = false;
-        for (var i = 0u; i < WALK_HISTORY; i += 1u) {
-            seen = seen || history[i] == next;
-        }
-        if seen {
+        if any(recent == vec4<u32>(next)) || any(older == vec4<u32>(next)) {
             out.outcome = WALK_LOOP;
             return out;
         }

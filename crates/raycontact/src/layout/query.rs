@@ -227,6 +227,8 @@ pub const WALK_OUTCOMES: u32 = 8;
 /// Triangles a walk remembers to detect a loop: cycles of up to this length end as
 /// [`WALK_LOOP`]; longer ones run out of steps.
 pub const WALK_HISTORY: u32 = 8;
+// `shaders/shared/walk.wgsl` keeps the history in two `vec4<u32>`.
+const _: () = assert!(WALK_HISTORY == 8);
 /// Largest `max_steps` of a walk (llvmpipe caps every shader loop at 65,535 iterations).
 pub const MAX_WALK_STEPS: u32 = 1 << 15;
 /// [`WalkParams::fallback`]: cast the ray through the BVH when the walk does not hit.
