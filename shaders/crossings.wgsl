@@ -143,27 +143,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         hit_count = 0u;
         hit_more = false;
         var node = 0u;
-        // While-while (shared/bvh.wgsl's `closest_hit`): the boxes up to the next leaf entered,
-        // then its triangle, so that a SIMD group's triangle tests run together.
+        var tested = 0u;
         loop {
-            var tri = NONE;
-            loop {
-                if node == NONE {
-                    break;
-                }
-                let nd = nodes[body_b.node_offset + node];
-                if !hit_box(p, d, inv, 0.0, 1.0, nd.min, nd.max) {
-                    node = nd.escape;
-                    continue;
-                }
-                if (nd.child & LEAF_BIT) == 0u {
-                    node = nd.child;
-                    continue;
-                }
-                node = nd.escape;
-                tri = nd.child & ~LEAF_BIT;
-                break;
-            }
+            let tri = next_leaf(Ray(p, 0.0, d, 1.0), inv, body_b, &node, &tested);
             if tri == NONE {
                 break;
             }

@@ -1,6 +1,6 @@
 // All hits of a batch of rays against a list of bodies (`targets`), up to `max_hits` per ray:
-// every body's BVH walked stackless over the whole segment [tmin, tmax] (`next_node` in
-// shared/targets.wgsl), every triangle hit counted, and the first `max_hits` hits in the order
+// every body's BVH walked stackless over the whole segment [tmin, tmax] (`next_leaf` in
+// shared/bvh.wgsl), every triangle hit counted, and the first `max_hits` hits in the order
 // (t, body, triangle) kept sorted in the ray's slots of `hits` (insertion into the slots, which
 // only this invocation touches). The ray count is the length of the `rays` binding and
 // `max_hits` that of `hits` divided by it. Per ray its counts; per workgroup the totals, added
@@ -95,23 +95,10 @@ fn all_hits(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, k: u32, base: u32, cap: u
     }
     let body = targets[k].body;
     var node = 0u;
-    // While-while (shared/bvh.wgsl's `closest_hit`): the boxes up to the next leaf entered, then
-    // its triangle, so that a SIMD group's triangle tests run together.
     loop {
-        var tri = NONE;
-        loop {
-            if node == NONE {
-                break;
-            }
-            let nd = nodes[body.node_offset + node];
-            out.nodes_visited += 1u;
-            let entered = hit_box(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, nd.min, nd.max);
-            node = next_node(nd, entered);
-            if entered && (nd.child & LEAF_BIT) != 0u {
-                tri = nd.child & ~LEAF_BIT;
-                break;
-            }
-        }
+        var tested = 0u;
+        let tri = next_leaf(ray, inv, body, &node, &tested);
+        out.nodes_visited += tested;
         if tri == NONE {
             break;
         }

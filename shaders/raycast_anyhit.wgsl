@@ -1,6 +1,6 @@
 // Any hit of a batch of rays against a list of bodies (`targets`), for occlusion: the first
 // triangle that the ray hits within [tmin, tmax] in the order of a stackless depth-first walk of
-// each body's BVH (`next_node` in shared/targets.wgsl), the bodies in list order; the walk stops
+// each body's BVH (`next_leaf` in shared/bvh.wgsl), the bodies in list order; the walk stops
 // there. The ray count is the length of the `rays` binding.
 // CPU twin: `raycontact::internals::cpu::raycast_anyhit`.
 //!include shared/common.wgsl
@@ -25,23 +25,10 @@ fn any_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, k: u32, res: RayHit) -> Ra
     }
     let body = targets[k].body;
     var node = 0u;
-    // While-while (shared/bvh.wgsl's `closest_hit`): the boxes up to the next leaf entered, then
-    // its triangle, so that a SIMD group's triangle tests run together.
     loop {
-        var tri = NONE;
-        loop {
-            if node == NONE {
-                break;
-            }
-            let nd = nodes[body.node_offset + node];
-            out.nodes_visited += 1u;
-            let entered = hit_box(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, nd.min, nd.max);
-            node = next_node(nd, entered);
-            if entered && (nd.child & LEAF_BIT) != 0u {
-                tri = nd.child & ~LEAF_BIT;
-                break;
-            }
-        }
+        var tested = 0u;
+        let tri = next_leaf(ray, inv, body, &node, &tested);
+        out.nodes_visited += tested;
         if tri == NONE {
             break;
         }

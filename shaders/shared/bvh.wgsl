@@ -178,3 +178,30 @@ fn leaf_near(p: vec3<f32>, r: f32, body: BodyGpu, leaf_count: u32) -> bool {
     }
     return false;
 }
+
+// The stackless walk's way to the next leaf (the escape links of `layout::Node`): from node
+// `*node` of `body`, every box `ray` does not enter is passed by its escape link and every
+// inner one it enters is entered, up to the first leaf whose box it enters. Returns that leaf's
+// triangle (body-local) with `*node` left at its escape link, or NONE with `*node` NONE at the
+// end of the walk; adds the boxes tested to `*tested`. The caller tests the triangle after the
+// call: a SIMD group's calls return together, so their triangle tests run together (the
+// while-while walk of `closest_hit`).
+fn next_leaf(ray: Ray, inv: vec3<f32>, body: BodyGpu, node: ptr<function, u32>, tested: ptr<function, u32>) -> u32 {
+    loop {
+        if *node == NONE {
+            return NONE;
+        }
+        let nd = nodes[body.node_offset + *node];
+        *tested += 1u;
+        let entered = hit_box(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, nd.min, nd.max);
+        if entered && (nd.child & LEAF_BIT) == 0u {
+            *node = nd.child;
+            continue;
+        }
+        *node = nd.escape;
+        if entered {
+            return nd.child & ~LEAF_BIT;
+        }
+    }
+    return NONE;
+}

@@ -15,14 +15,3 @@ struct QueryTarget {
 fn target_leaves(k: u32) -> u32 {
     return body_state[targets[k].index].leaf_count;
 }
-
-// One step of the stackless depth-first walk (the escape links of `layout::Node`): the node
-// after `node` once its box was tested (`entered`: the ray segment enters it) and, for a leaf,
-// its triangle tested. Internal nodes that the ray enters lead to their first child; every
-// other node to its escape link, NONE at the end of the walk.
-fn next_node(nd: Node, entered: bool) -> u32 {
-    if entered && (nd.child & LEAF_BIT) == 0u {
-        return nd.child;
-    }
-    return nd.escape;
-}

@@ -49,18 +49,16 @@ fn classify_all<T: Tracer>(
         // scattered over memory, and read together their cache misses overlap instead of each
         // waiting behind the last source's walks.
         for block in chunk.chunks(GATHER) {
-            let mut at = [(Vec3::ZERO, Vec3::ZERO); GATHER];
+            let mut at = [((0, 0, 0, 0), 0.0, (Vec3::ZERO, Vec3::ZERO)); GATHER];
             for (g, &[k, local]) in at.iter_mut().zip(block) {
                 let p = &pairs[(k / 2) as usize];
-                let a = if k % 2 == 0 { p.a } else { p.b };
-                let v = cx.packing.bodies[a as usize].vertex_offset + local;
-                *g = (cx.positions[v as usize], tracer.normal(cx, v));
-            }
-            for (&g, &[k, local]) in at.iter().zip(block) {
-                let p = &pairs[(k / 2) as usize];
                 let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
+                let v = cx.packing.bodies[a as usize].vertex_offset + local;
                 let key = (a as usize, local, b as usize, k);
-                cpu::classify_at(cx, tracer, key, g, p.prediction, Rays::BOTH, found);
+                *g = (key, p.prediction, (cx.positions[v as usize], tracer.normal(cx, v)));
+            }
+            for &(key, prediction, source) in &at[..block.len()] {
+                cpu::classify_at(cx, tracer, key, source, prediction, Rays::BOTH, found);
             }
         }
     });
