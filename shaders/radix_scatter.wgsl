@@ -43,6 +43,7 @@
 // CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
 //!include shared/common.wgsl
 //!include shared/sort.wgsl
+//!include shared/sort_ranks.wgsl
 
 // The workgroup of shared/sort.wgsl's scan.
 const SCAN_GROUP: u32 = BARRIER_GROUP;
@@ -56,11 +57,8 @@ const SCAN_GROUP: u32 = BARRIER_GROUP;
 @group(0) @binding(6) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(7) var<storage, read_write> values_out: array<u32>;
 
-const COUNT_WORDS: u32 = RADIX_MATRIX / 2u;
 const NEXT_COUNTS: u32 = RADIX_BUCKETS * 2u * RADIX_BUCKETS;
 
-// counts[(digit / 2) * columns + invocation], two digits to a word (see above)
-var<workgroup> counts: array<u32, COUNT_WORDS>;
 // Where this tile's run of each digit starts, relative to the segment's first element.
 var<workgroup> run_start: array<u32, RADIX_BUCKETS>;
 // run_start minus the run's first rank in the scanned count matrix: where the element of matrix
@@ -68,11 +66,6 @@ var<workgroup> run_start: array<u32, RADIX_BUCKETS>;
 var<workgroup> run_base: array<u32, RADIX_BUCKETS>;
 // next_counts[(digit * 2 + destination tile - the run's first) * RADIX_BUCKETS + next digit]
 var<workgroup> next_counts: array<atomic<u32>, NEXT_COUNTS>;
-
-// The 16-bit half of `word` that holds digit d.
-fn half_of(word: u32, d: u32) -> u32 {
-    return (word >> ((d & 1u) * 16u)) & 0xffffu;
-}
 
 @compute @workgroup_size(BARRIER_GROUP)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -125,24 +118,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let items = min(seg.count, first + SCATTER_ITEMS) - min(seg.count, first);
     for (var k = 0u; k < items; k += 1u) {
         let d = (keys_in[seg.offset + first + k] >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-        counts[(d / 2u) * columns + lid] += 1u << ((d & 1u) * 16u);
+        count_digit(lid, columns, d);
     }
     workgroupBarrier();
-    // Exclusive scan of the flattened matrix (RADIX_BUCKETS / 2 rows of `columns` words), both
-    // halves at once: invocation t < columns scans the `words` words from t * words on.
-    let words = RADIX_BUCKETS / 2u;
-    var total = 0u;
-    for (var j = 0u; j < rows; j += 1u) {
-        total += counts[lid * words + j];
-    }
-    let prefix = workgroup_exclusive_scan(lid, total);
-    var running = prefix.x;
-    for (var j = 0u; j < rows; j += 1u) {
-        let c = counts[lid * words + j];
-        counts[lid * words + j] = running;
-        running += c;
-    }
-    workgroupBarrier();
+    scan_counts(lid, rows);
     if lid < RADIX_BUCKETS {
         run_base[lid] = run_start[lid] - half_of(counts[(lid / 2u) * columns], lid);
     }

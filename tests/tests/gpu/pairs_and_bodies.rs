@@ -320,3 +320,42 @@ fn ray_sources_on_both_tunings_lists_the_same_vertices() {
         assert_twins(&format!("{name} ({:?})", context.tuning()), &got, &want);
     }
 }
+
+/// The frame's sort is its first pass alone, which sorts each body's keys whole in its
+/// workgroup, when no body has more than `TILE` (4096) triangles and there are at most
+/// `Tuning::whole_sort_tiles` of them; its eight passes otherwise. The same contacts as the CPU
+/// backend either way, with either tuning.
+#[test]
+fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
+    let small = |count: usize| row_of_balls(count);
+    let mut with_large = row_of_balls(3);
+    // 5120 triangles: two tiles.
+    with_large.push((
+        meshes::icosphere(0.3, 4).transformed(Affine3A::from_translation(Vec3::new(1.23, 0.011, 0.007))),
+        VOLUME,
+    ));
+    for gpu in [ctx(), raycontact_tests::other_tuning_ctx()] {
+        let limit = gpu.tuning().whole_sort_tiles;
+        for (what, balls) in
+            [("3 balls", small(3)), ("6 balls", small(6)), ("3 balls and a large one", with_large.clone())]
+        {
+            let bodies: Vec<(&TriMesh, BodyKind)> = balls.iter().map(|(m, k)| (m, *k)).collect();
+            let mut s = [Scene::new(gpu), Scene::new_cpu(None).unwrap()].map(|mut s| {
+                for (m, k) in &bodies {
+                    s.add_body(&m.positions, &m.triangles, *k).unwrap();
+                }
+                s.set_prediction_distance(0.05).unwrap();
+                s
+            });
+            let g = s[0].detect(Pairs::Overlapping).unwrap();
+            let c = s[1].detect(Pairs::Overlapping).unwrap();
+            let what = format!("{what}, {:?}", gpu.tuning());
+            assert_twins(&what, &g, &c);
+            assert!(!g.contacts.is_empty(), "{what}: contacts");
+            let tiles: u32 = bodies.iter().map(|(m, _)| m.triangles.len().div_ceil(4096) as u32).sum();
+            let one_tile_each = bodies.iter().all(|(m, _)| m.triangles.len() <= 4096);
+            let expected = if one_tile_each && tiles <= limit { 1 } else { 8 };
+            assert_eq!(g.stats.get(raycontact::Stage::Sort).map_or(0, |s| s.dispatches), expected, "{what}");
+        }
+    }
+}

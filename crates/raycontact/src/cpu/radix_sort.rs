@@ -1,6 +1,7 @@
 //! Twin of the radix sort's kernels together (`shaders/radix_count.wgsl` or the counts that
-//! `shaders/morton.wgsl` leaves, and `shaders/radix_scatter.wgsl` a pass): a stable sort of (key,
-//! value) pairs by key within each segment.
+//! `shaders/morton.wgsl` leaves, and `shaders/radix_scatter.wgsl` a pass or
+//! `shaders/radix_tiles.wgsl` every pass of one-tile segments): a stable sort of (key, value)
+//! pairs by key within each segment.
 
 use rayon::prelude::*;
 

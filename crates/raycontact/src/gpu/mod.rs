@@ -75,6 +75,8 @@ pub(crate) struct GpuScene {
     pipelines: Arc<Pipelines>,
     bufs: buffers::Buffers,
     params: FrameParams,
+    /// Whether the packing's sort is its first pass alone (`sort::sorts_whole`).
+    sort_whole: bool,
     timer: Option<timer::Timer>,
     /// Positions staged in the upload buffer since the last frame: (first vertex, count).
     uploads: Vec<(u32, u32)>,
@@ -116,6 +118,7 @@ impl GpuScene {
             pipelines: ctx.pipelines(),
             bufs,
             params: FrameParams::default(),
+            sort_whole: false,
             timer,
             uploads: Vec::new(),
             query: None,
@@ -157,6 +160,7 @@ impl GpuScene {
         let need = buffers::Capacity::of(&p.params, self.bufs.capacity().contacts.max(contacts));
         self.bufs.fit_packing(&self.ctx, &self.pipelines, &need);
         self.params = p.params;
+        self.sort_whole = sort::sorts_whole(&p.segments, &self.ctx.tuning());
         self.uploads.clear();
         let q = self.ctx.queue();
         let at = |b: B, offset: u64, data: &[u8]| {
@@ -254,7 +258,7 @@ impl GpuScene {
         }
         debug_assert_eq!(
             k.bindings().contains(&Binding::UniformDynamic),
-            matches!(k, Kernel::RadixCount | Kernel::RadixScatter),
+            matches!(k, Kernel::RadixCount | Kernel::RadixScatter | Kernel::RadixTiles),
             "only the sort binds a dynamic uniform (stride {UNIFORM_STRIDE})"
         );
     }

@@ -1,11 +1,13 @@
-//! The segmented radix sort (`radix_count`, `radix_scatter`): the recording of its passes,
-//! shared by the scene's frame and by [`GpuRadixSort`], a standalone sorter that owns its buffers
-//! and records into the caller's encoder (as wgpu_sort does).
+//! The segmented radix sort (`radix_count`, `radix_scatter`, `radix_tiles`): the recording of
+//! its passes, shared by the scene's frame and by [`GpuRadixSort`], a standalone sorter that owns
+//! its buffers and records into the caller's encoder (as wgpu_sort does).
 //!
 //! One dispatch a pass: each pass's scatter scans its own segment's digit counts and counts the
 //! next pass's digits of what it scatters, so the passes need no count or scan dispatch of their
 //! own; the first pass's counts come from the kernel that writes the keys (`morton` in a frame,
-//! `radix_count` for the standalone sorter), into counts cleared before.
+//! `radix_count` for the standalone sorter), into counts cleared before. When every segment is of
+//! one tile (and, on a software adapter, there are few: [`sorts_whole`]) the sort is one
+//! `radix_tiles` dispatch instead, each workgroup running every pass of its segment.
 
 use std::sync::Arc;
 
@@ -15,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Pipelines};
 use crate::layout::{
     COUNTERS_PER_TILE, RADIX_BITS, SORT_COUNT_NEXT, SORT_IDENTITY_VALUES, SORT_PASSES, SortPass, SortSegment,
-    TILE, UNIFORM_STRIDE, dispatch_size,
+    TILE, Tuning, UNIFORM_STRIDE, dispatch_size,
 };
 
 /// The per-pass uniforms of the radix sort over `tile_count` tiles, [`UNIFORM_STRIDE`] apart.
@@ -35,6 +37,14 @@ pub(crate) fn sort_pass_uniforms(tile_count: u32, identity_values: bool) -> Vec<
     out
 }
 
+/// Whether the sort of `segments` is one `radix_tiles` dispatch, which sorts each segment whole
+/// in its workgroup: no segment has more than one tile, and there are at most
+/// [`Tuning::whole_sort_tiles`] of them.
+pub(crate) fn sorts_whole(segments: &[SortSegment], tuning: &Tuning) -> bool {
+    segments.iter().all(|s| s.tile_count <= 1)
+        && segments.iter().map(|s| s.tile_count).sum::<u32>() <= tuning.whole_sort_tiles
+}
+
 /// Bytes of the digit counts of every pass over `tiles` tiles.
 pub(crate) fn counters_bytes(tiles: u64) -> u64 {
     4 * COUNTERS_PER_TILE as u64 * tiles
@@ -43,20 +53,31 @@ pub(crate) fn counters_bytes(tiles: u64) -> u64 {
 /// Records the sort's passes over `tiles` tiles into `pass`, one `radix_scatter` dispatch each,
 /// the keys ping-ponging between the two sides (`group(kernel, sort_pass)` gives the bind group;
 /// after an even number of passes the result is back on side 0). The first pass's digit counts
-/// must be in the counts already. Calls `dispatched` after each dispatch.
+/// must be in the counts already. With `whole` ([`sorts_whole`]), one `radix_tiles` dispatch
+/// instead (the first pass's uniforms): every pass of each one-tile segment, ending on side 0
+/// too. Calls `dispatched` after each dispatch.
 pub(crate) fn record_sort<'g>(
     pass: &mut wgpu::ComputePass<'_>,
     pipelines: &Pipelines,
     group: impl Fn(Kernel, u32) -> &'g wgpu::BindGroup,
     tiles: u32,
+    whole: bool,
     mut dispatched: impl FnMut(Kernel, u32),
 ) {
     if tiles == 0 {
         return;
     }
+    let (x, y) = dispatch_size(tiles);
+    if whole {
+        let k = Kernel::RadixTiles;
+        pass.set_pipeline(pipelines.get(k).1);
+        pass.set_bind_group(0, group(k, 0), &[0]);
+        pass.dispatch_workgroups(x, y, 1);
+        dispatched(k, 0);
+        return;
+    }
     let k = Kernel::RadixScatter;
     pass.set_pipeline(pipelines.get(k).1);
-    let (x, y) = dispatch_size(tiles);
     for sp in 0..SORT_PASSES {
         pass.set_bind_group(0, group(k, sp), &[sp * UNIFORM_STRIDE as u32]);
         pass.dispatch_workgroups(x, y, 1);
@@ -100,8 +121,8 @@ struct SortBuffers {
     values: [wgpu::Buffer; 2],
     counters: wgpu::Buffer,
     read: wgpu::Buffer,
-    /// count (side 0), scatter (side 0, 1).
-    groups: [wgpu::BindGroup; 3],
+    /// count (side 0), scatter (side 0, 1), tiles.
+    groups: [wgpu::BindGroup; 4],
 }
 
 impl SortBuffers {
@@ -144,13 +165,27 @@ impl SortBuffers {
             ];
             pipelines.bind_group(device, Kernel::RadixScatter, &r)
         };
-        let groups = [count, scatter(0), scatter(1)];
+        let tiles = {
+            let r = [
+                pass.clone(),
+                whole(&segments),
+                whole(&tile_body),
+                whole(&counters),
+                whole(&keys[0]),
+                whole(&values[0]),
+                whole(&keys[1]),
+                whole(&values[1]),
+            ];
+            pipelines.bind_group(device, Kernel::RadixTiles, &r)
+        };
+        let groups = [count, scatter(0), scatter(1), tiles];
         SortBuffers { capacity, passes, segments, tile_body, keys, values, counters, read, groups }
     }
 
     fn group(&self, k: Kernel, sort_pass: u32) -> &wgpu::BindGroup {
         match k {
             Kernel::RadixCount => &self.groups[0],
+            Kernel::RadixTiles => &self.groups[3],
             _ => &self.groups[1 + (sort_pass % 2) as usize],
         }
     }
@@ -214,7 +249,7 @@ impl GpuRadixSort {
         pass.set_bind_group(0, b.group(Kernel::RadixCount, 0), &[0]);
         let (x, y) = dispatch_size(tiles);
         pass.dispatch_workgroups(x, y, 1);
-        record_sort(&mut pass, &self.pipelines, |k, sp| b.group(k, sp), tiles, |_, _| {});
+        record_sort(&mut pass, &self.pipelines, |k, sp| b.group(k, sp), tiles, tiles == 1, |_, _| {});
         Ok(())
     }
 

@@ -70,6 +70,8 @@ pub enum Kernel {
     RadixCount,
     /// Radix sort: one pass, its counts scanned per segment and the next pass's counted.
     RadixScatter,
+    /// Radix sort of one-tile segments: every pass in the segment's workgroup.
+    RadixTiles,
     /// Karras hierarchy with escape links.
     Hierarchy,
     /// Bottom-up box fitting.
@@ -133,12 +135,13 @@ use Binding::{Storage as R, StorageMut as W, Uniform as U, UniformDynamic as UD}
 
 impl Kernel {
     /// All kernels.
-    pub const ALL: [Kernel; 33] = [
+    pub const ALL: [Kernel; 34] = [
         Kernel::VertexNormals,
         Kernel::TriangleBounds,
         Kernel::Morton,
         Kernel::RadixCount,
         Kernel::RadixScatter,
+        Kernel::RadixTiles,
         Kernel::Hierarchy,
         Kernel::Fit,
         Kernel::Raycast,
@@ -178,6 +181,7 @@ impl Kernel {
             Kernel::Morton => "morton",
             Kernel::RadixCount => "radix_count",
             Kernel::RadixScatter => "radix_scatter",
+            Kernel::RadixTiles => "radix_tiles",
             Kernel::Hierarchy => "hierarchy",
             Kernel::Fit => "fit",
             Kernel::Raycast => "raycast",
@@ -254,6 +258,8 @@ impl Kernel {
             Kernel::RadixCount => &[UD, R, R, R, W],
             // pass, segments, tile_segment, counters, keys_in, values_in, keys_out, values_out
             Kernel::RadixScatter => &[UD, R, R, W, R, R, W, W],
+            // pass, segments, tile_segment, counters, keys0, values0, keys1, values1
+            Kernel::RadixTiles => &[UD, R, R, R, W, W, W, W],
             // bodies, tile_body, body_state, keys, values, nodes, parents, params
             Kernel::Hierarchy => &[R, R, R, R, R, W, W, U],
             // bodies, tile_body, body_state, tri_boxes, parents, nodes, fit_keys, params
@@ -321,7 +327,7 @@ impl Kernel {
     /// [`WG_SIZE`]: layout::WG_SIZE
     pub fn workgroup_size(self, tuning: &layout::Tuning) -> u32 {
         match self {
-            Kernel::RadixScatter | Kernel::RaySources => tuning.barrier_group,
+            Kernel::RadixScatter | Kernel::RadixTiles | Kernel::RaySources => tuning.barrier_group,
             _ => layout::WG_SIZE,
         }
     }
@@ -342,6 +348,7 @@ impl Kernel {
             // workgroup_exclusive_scan
             Kernel::PairTiles | Kernel::EdgeTiles => layout::SCAN_WORKGROUP_BYTES,
             Kernel::RadixScatter => layout::radix_scatter_workgroup_bytes(tuning.barrier_group),
+            Kernel::RadixTiles => layout::radix_tiles_workgroup_bytes(tuning.barrier_group),
             // wg_count, wg_base: the workgroup's entries and their first slot; wg_k, wg_offset,
             // wg_start, wg_end, wg_boxed, wg_lo, wg_hi: the workgroup's directed pair, read once
             Kernel::RaySources => 7 * var(4) + 2 * var(12),
@@ -362,7 +369,7 @@ impl Kernel {
             | Kernel::Morton
             | Kernel::Hierarchy
             | Kernel::Fit => size_of::<layout::FrameParams>(),
-            Kernel::RadixCount | Kernel::RadixScatter => size_of::<layout::SortPass>(),
+            Kernel::RadixCount | Kernel::RadixScatter | Kernel::RadixTiles => size_of::<layout::SortPass>(),
             Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => 0,
             Kernel::Walk => size_of::<layout::WalkParams>(),
             Kernel::Response => size_of::<layout::ResponseParams>(),
@@ -399,6 +406,7 @@ impl Kernel {
             Kernel::Morton => shader!("morton.wgsl"),
             Kernel::RadixCount => shader!("radix_count.wgsl"),
             Kernel::RadixScatter => shader!("radix_scatter.wgsl"),
+            Kernel::RadixTiles => shader!("radix_tiles.wgsl"),
             Kernel::Hierarchy => shader!("hierarchy.wgsl"),
             Kernel::Fit => shader!("fit.wgsl"),
             Kernel::Raycast => shader!("raycast.wgsl"),
@@ -456,11 +464,12 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 17] = [
+pub const SHARED: [(&str, &str); 18] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
     ("shared/sort.wgsl", shader!("shared/sort.wgsl")),
+    ("shared/sort_ranks.wgsl", shader!("shared/sort_ranks.wgsl")),
     ("shared/ray.wgsl", shader!("shared/ray.wgsl")),
     ("shared/tiles.wgsl", shader!("shared/tiles.wgsl")),
     ("shared/walk.wgsl", shader!("shared/walk.wgsl")),

@@ -64,16 +64,26 @@ pub struct Tuning {
     /// barrier_group` elements) and of `ray_sources` (each tests `items` source vertices): a
     /// power of two from [`RADIX_BUCKETS`] to [`WG_SIZE`].
     pub barrier_group: u32,
+    /// Most sort tiles whose sort is one dispatch (when every body has at most [`TILE`]
+    /// triangles, the first pass sorts each body's keys whole in its workgroup; the frame's
+    /// sort is then 1 dispatch of `radix_tiles` instead of [`SORT_PASSES`] of `radix_scatter`).
+    /// On lavapipe a workgroup's eight passes run slower than eight dispatches of one pass once
+    /// the dispatches' fixed cost is spread over enough tiles (not explained): the sort of 2
+    /// tiles took 0.66–0.89 ms in 8 dispatches and 0.42–0.46 in 1; of 4 tiles, 0.89–1.40 and
+    /// 0.78–0.91; of 8, 1.44–1.62 and 1.52–1.82; of 16, 2.47–2.73 and 3.10–3.59; of 64,
+    /// 8.8–10.8 and 12.0–12.3.
+    pub whole_sort_tiles: u32,
 }
 
 impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
     /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
-    /// 32, 64 and 256 on lavapipe).
-    pub const SOFTWARE: Tuning = Tuning { items: 16, barrier_group: 32 };
+    /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 4 tiles.
+    pub const SOFTWARE: Tuning = Tuning { items: 16, barrier_group: 32, whole_sort_tiles: 4 };
     /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter and
-    /// the source listing in workgroups of [`WG_SIZE`].
-    pub const GPU: Tuning = Tuning { items: 1, barrier_group: WG_SIZE };
+    /// the source listing in workgroups of [`WG_SIZE`]; the sort one dispatch whenever every
+    /// body fits in a tile.
+    pub const GPU: Tuning = Tuning { items: 1, barrier_group: WG_SIZE, whole_sort_tiles: u32::MAX };
 
     /// The tuning for an adapter of this kind ([`Tuning::SOFTWARE`] for `DeviceType::Cpu`,
     /// [`Tuning::GPU`] otherwise).

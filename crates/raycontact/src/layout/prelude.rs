@@ -14,6 +14,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const SCATTER_ITEMS: u32 = {scatter_items}u;\n\
          const TILE: u32 = {TILE}u;\n\
          const RADIX_BITS: u32 = {RADIX_BITS}u;\n\
+         const SORT_PASSES: u32 = {SORT_PASSES}u;\n\
          const SORT_IDENTITY_VALUES: u32 = {SORT_IDENTITY_VALUES}u;\n\
          const SORT_COUNT_NEXT: u32 = {SORT_COUNT_NEXT}u;\n\
          const RADIX_BUCKETS: u32 = {RADIX_BUCKETS}u;\n\

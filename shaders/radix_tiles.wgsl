@@ -1,0 +1,128 @@
+// Radix sort of segments of one tile each, whole: every pass of `radix_scatter`'s stable LSD
+// sort of a segment (a body of at most TILE triangles) in its one workgroup, so that the sort
+// is one dispatch instead of SORT_PASSES (`gpu/sort.rs`: when no segment has more than one tile,
+// and on a software adapter when there are at most `Tuning::whole_sort_tiles` of them).
+// A pass is `radix_scatter`'s steps 2 and 3 (see there): the ranks within the tile from the
+// (digit, invocation) count matrix, two 16-bit counts to a word, and the scatter. Its run of
+// digit d starts at the sum of the smaller digits' totals over the tile, which the previous pass
+// counted in workgroup memory while scattering (the first pass's are the counts the
+// key-writing kernel left: `morton`, or `radix_count` for `GpuRadixSort`). No scan across
+// workgroups, no count in the counts buffer.
+// The passes ping-pong between the two sides, `keys0`/`values0` and `keys1`/`values1`, with a
+// storage barrier between them; after SORT_PASSES (even) passes the keys are back in `keys0`,
+// where `radix_scatter`'s passes leave them too. A kernel of its own, not a branch of
+// `radix_scatter`: that one would have to bind its inputs writable for every pass (on lavapipe
+// its passes ran 6–12 % slower so).
+// With SORT_IDENTITY_VALUES the values are the elements' packed indices (`values0` not read).
+// CPU twin: `raycontact::internals::cpu::radix_sort` (the whole sort).
+//!include shared/common.wgsl
+//!include shared/sort.wgsl
+//!include shared/sort_ranks.wgsl
+
+// The workgroup of shared/sort.wgsl's scan.
+const SCAN_GROUP: u32 = BARRIER_GROUP;
+
+@group(0) @binding(0) var<uniform> pass_info: SortPass;
+@group(0) @binding(1) var<storage, read> segments: array<SortSegment>;
+@group(0) @binding(2) var<storage, read> tile_segment: array<u32>;
+@group(0) @binding(3) var<storage, read> counters: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys0: array<u32>;
+@group(0) @binding(5) var<storage, read_write> values0: array<u32>;
+@group(0) @binding(6) var<storage, read_write> keys1: array<u32>;
+@group(0) @binding(7) var<storage, read_write> values1: array<u32>;
+
+// Where the element of matrix rank r with digit d goes: run_base[d] + r (relative to the
+// segment's first element).
+var<workgroup> run_base: array<u32, RADIX_BUCKETS>;
+// The current pass's digit totals over the tile.
+var<workgroup> totals: array<u32, RADIX_BUCKETS>;
+// The next pass's, counted while scattering.
+var<workgroup> next_totals: array<atomic<u32>, RADIX_BUCKETS>;
+
+// Key `i` of side `odd` (false: `keys0`, true: `keys1`).
+fn key_at(odd: bool, i: u32) -> u32 {
+    if odd {
+        return keys1[i];
+    }
+    return keys0[i];
+}
+
+@compute @workgroup_size(BARRIER_GROUP)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let tile = linear_group(wid);
+    if tile >= pass_info.tile_count {
+        return;
+    }
+    let seg = segments[tile_segment[tile]];
+    // An empty segment (a body whose keys the frame keeps, `layout::BODY_KEEP`) or one of more
+    // tiles (not this kernel's: `gpu/sort.rs` does not dispatch it then).
+    if seg.count == 0u || seg.tile_count != 1u {
+        return;
+    }
+    let first = lid * SCATTER_ITEMS;
+    let items = min(seg.count, first + SCATTER_ITEMS) - min(seg.count, first);
+    // The count matrix's columns (the invocations that have elements), and the words of this
+    // invocation's column: loop bounds, not `if`s (see radix_scatter.wgsl).
+    let columns = (seg.count + SCATTER_ITEMS - 1u) / SCATTER_ITEMS;
+    let rows = select(0u, RADIX_BUCKETS / 2u, lid < columns);
+    if lid < RADIX_BUCKETS {
+        totals[lid] = counters[counter_index(seg, lid, 0u)];
+        atomicStore(&next_totals[lid], 0u);
+    }
+    for (var p = 0u; p < SORT_PASSES; p += 1u) {
+        let odd = (p & 1u) == 1u;
+        let shift = p * RADIX_BITS;
+        let count_next = p + 1u < SORT_PASSES;
+        let next_shift = min(shift + RADIX_BITS, 31u);
+        // The ranks within the tile: this invocation's column of the matrix, then one
+        // exclusive scan of the flattened matrix (shared/sort_ranks.wgsl).
+        for (var w = 0u; w < rows; w += 1u) {
+            counts[w * columns + lid] = 0u;
+        }
+        for (var k = 0u; k < items; k += 1u) {
+            let d = (key_at(odd, seg.offset + first + k) >> shift) & (RADIX_BUCKETS - 1u);
+            count_digit(lid, columns, d);
+        }
+        workgroupBarrier();
+        scan_counts(lid, rows);
+        if lid < RADIX_BUCKETS {
+            var start = 0u;
+            for (var d = 0u; d < lid; d += 1u) {
+                start += totals[d];
+            }
+            run_base[lid] = start - half_of(counts[(lid / 2u) * columns], lid);
+        }
+        workgroupBarrier();
+        // The scatter to the other side, counting the next pass's digits.
+        for (var k = 0u; k < items; k += 1u) {
+            let i = seg.offset + first + k;
+            let key = key_at(odd, i);
+            let d = (key >> shift) & (RADIX_BUCKETS - 1u);
+            let at = (d / 2u) * columns + lid;
+            let word = counts[at];
+            counts[at] = word + (1u << ((d & 1u) * 16u));
+            let to = seg.offset + run_base[d] + half_of(word, d);
+            if odd {
+                keys0[to] = key;
+                values0[to] = values1[i];
+            } else {
+                keys1[to] = key;
+                var value = i;
+                if p > 0u || (pass_info.flags & SORT_IDENTITY_VALUES) == 0u {
+                    value = values0[i];
+                }
+                values1[to] = value;
+            }
+            if count_next {
+                atomicAdd(&next_totals[(key >> next_shift) & (RADIX_BUCKETS - 1u)], 1u);
+            }
+        }
+        // This pass's keys visible to the next (storage), its totals counted (workgroup).
+        storageBarrier();
+        workgroupBarrier();
+        if lid < RADIX_BUCKETS {
+            totals[lid] = atomicLoad(&next_totals[lid]);
+            atomicStore(&next_totals[lid], 0u);
+        }
+    }
+}
