@@ -77,6 +77,7 @@ mod intersection;
 mod kernels;
 mod layout;
 pub mod meshes;
+mod order_runs;
 mod packing;
 mod plan;
 mod ray_order;

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use super::shared::common::reach;
 use crate::layout::{BODY_CLOTH, BodyPair, BodyState};
+use crate::order_runs::{OrderRuns, RUN};
 use crate::packing::Packing;
 
 /// Twin of `ray_sources.wgsl`: the source vertices of the narrow phase, (directed pair k,
@@ -26,16 +27,19 @@ pub fn ray_sources(
 /// [`ray_sources`]' vertices with each directed pair's run in its body's ray order, as each
 /// workgroup of the kernel appends its run: `order` holds every body's local vertices in that
 /// order, at the body's vertex offset (the CPU backend's: by Morton code of the positions the
-/// packing was made with). The CPU backend casts its rays in this order, so that consecutive
-/// rays walk the same part of the target's tree.
-pub fn ray_sources_ordered(
+/// packing was made with), and `runs` the boxes of its runs at `positions` (a run outside the
+/// target's grown box is skipped whole: none of its vertices would be listed). The CPU backend
+/// casts its rays in this order, so that consecutive rays walk the same part of the target's
+/// tree.
+pub(crate) fn ray_sources_ordered(
     packing: &Packing,
     body_state: &[BodyState],
     positions: &[Vec3],
     pairs: &[BodyPair],
     order: &[u32],
+    runs: &OrderRuns,
 ) -> Vec<[u32; 2]> {
-    sources(packing, body_state, positions, pairs, Some(order))
+    sources(packing, body_state, positions, pairs, Some((order, runs)))
 }
 
 fn sources(
@@ -43,7 +47,7 @@ fn sources(
     body_state: &[BodyState],
     positions: &[Vec3],
     pairs: &[BodyPair],
-    order: Option<&[u32]>,
+    order: Option<(&[u32], &OrderRuns)>,
 ) -> Vec<[u32; 2]> {
     let mut directed = Vec::new();
     for (i, p) in pairs.iter().enumerate() {
@@ -66,15 +70,104 @@ fn sources(
                 !tested || !(p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any())
             };
             match order {
-                Some(o) => o[body_a.vertex_offset as usize..][..body_a.vertex_count as usize]
-                    .iter()
-                    .copied()
-                    .filter(listed)
-                    .map(|local| [k, local])
-                    .collect(),
+                Some((o, runs)) => {
+                    let o = &o[body_a.vertex_offset as usize..][..body_a.vertex_count as usize];
+                    let (lo, hi) = (lo - reach, hi + reach);
+                    let near = |&(_, (rlo, rhi)): &(_, &(Vec3, Vec3))| {
+                        !tested || !(rhi.cmplt(lo).any() || rlo.cmpgt(hi).any())
+                    };
+                    o.chunks(RUN)
+                        .zip(runs.body(a))
+                        .filter(near)
+                        .flat_map(|(run, _)| run.iter().copied().filter(listed).map(|local| [k, local]))
+                        .collect()
+                }
                 None => (0..body_a.vertex_count).filter(listed).map(|local| [k, local]).collect(),
             }
         })
         .collect();
     lists.concat()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{BodyGpu, float_to_key};
+
+    /// A body's state whose box is (lo, hi).
+    fn state(lo: Vec3, hi: Vec3) -> BodyState {
+        BodyState {
+            min_key: lo.to_array().map(|x| !float_to_key(x)),
+            max_key: hi.to_array().map(float_to_key),
+            leaf_count: 1,
+            degenerate_count: 0,
+        }
+    }
+
+    /// The listing that skips runs outside the target's grown box lists what the per-vertex
+    /// test lists, in the ray order: a flat grid against small boxes over it, a box over all of
+    /// it, one that misses it, and a NaN vertex (which no comparison rejects).
+    #[test]
+    fn skipping_runs_lists_what_the_vertex_test_lists() {
+        let n = 40u32;
+        let mut positions: Vec<Vec3> =
+            (0..n * n).map(|i| Vec3::new((i * 7 % n) as f32, 0.0, (i * 7 / n % n) as f32 * 0.5)).collect();
+        positions[333] = Vec3::new(f32::NAN, 0.0, 0.0);
+        let targets = [
+            (Vec3::new(3.0, -1.0, 2.0), Vec3::new(5.0, 1.0, 4.0)),
+            (Vec3::new(30.2, -0.5, 9.0), Vec3::new(31.0, 2.0, 9.5)),
+            (Vec3::splat(-100.0), Vec3::splat(100.0)),
+            (Vec3::splat(200.0), Vec3::splat(300.0)),
+            // Far from every vertex in x, as a NaN x is not: only the NaN vertex is listed, its
+            // run not skipped although its other vertices' box is far off.
+            (Vec3::new(500.0, -1.0, -0.1), Vec3::new(600.0, 1.0, 0.1)),
+        ];
+        let mut bodies = vec![BodyGpu { vertex_count: n * n, ..bytemuck::Zeroable::zeroed() }];
+        let mut states = vec![state(Vec3::ZERO, Vec3::new(39.0, 0.0, 19.5))];
+        for (lo, hi) in targets {
+            bodies.push(BodyGpu {
+                vertex_offset: positions.len() as u32,
+                vertex_count: 2,
+                ..bytemuck::Zeroable::zeroed()
+            });
+            positions.extend([lo, hi]);
+            states.push(state(lo, hi));
+        }
+        let packing = Packing { bodies, ..Packing::default() };
+        let pairs: Vec<BodyPair> = (1..6).map(|b| BodyPair { a: 0, b, prediction: 0.25, pad: 0 }).collect();
+        // Each body's vertices by x, then z: runs of neighbours along x.
+        let mut order = Vec::new();
+        for b in &packing.bodies {
+            let mut local: Vec<u32> = (0..b.vertex_count).collect();
+            let at = |v: u32| positions[(b.vertex_offset + v) as usize];
+            local.sort_by(|&u, &v| at(u).x.total_cmp(&at(v).x).then(at(u).z.total_cmp(&at(v).z)));
+            // The NaN vertex first in its run (a min or max that skips NaN, or returns it when
+            // it comes second, would make its run's box that of the others alone).
+            local.retain(|&v| b.vertex_offset != 0 || v != 333);
+            if b.vertex_offset == 0 {
+                local.insert(0, 333);
+            }
+            order.extend(local);
+        }
+        let mut runs = OrderRuns::default();
+        runs.update(&packing, &positions, &order);
+        let skipping = ray_sources_ordered(&packing, &states, &positions, &pairs, &order, &runs);
+        let every = ray_sources(&packing, &states, &positions, &pairs);
+        for k in 0..10u32 {
+            let got: Vec<u32> = skipping.iter().filter(|s| s[0] == k).map(|s| s[1]).collect();
+            let mut want: Vec<u32> = every.iter().filter(|s| s[0] == k).map(|s| s[1]).collect();
+            // The same vertices, in the source body's ray order.
+            let pair = &pairs[(k / 2) as usize];
+            let source = &packing.bodies[if k % 2 == 0 { pair.a } else { pair.b } as usize];
+            let ordered = &order[source.vertex_offset as usize..][..source.vertex_count as usize];
+            let mut rank = vec![0; ordered.len()];
+            ordered.iter().enumerate().for_each(|(i, &v)| rank[v as usize] = i);
+            want.sort_by_key(|&v| rank[v as usize]);
+            assert_eq!(got, want, "directed pair {k}");
+            if k == 4 || k == 8 {
+                assert!(want.contains(&333), "directed pair {k}: the NaN vertex is listed");
+            }
+        }
+        assert!(every.iter().filter(|s| s[0] == 0).count() > 1, "the first box lists some of the grid");
+    }
 }

@@ -64,9 +64,12 @@ impl CpuScene {
                     self.memo.reset(self.current.len());
                     &self.memo
                 });
-                let order = &self.order;
+                let (order, runs) = (&self.order, &mut self.runs);
                 let (parts, found) = (&mut self.parts, &mut out.contacts);
-                self.pool.install(|| super::narrow::full_pass(&cx, &list, order, memo, parts, found));
+                self.pool.install(|| {
+                    runs.update(packing, cx.positions, order);
+                    super::narrow::full_pass(&cx, &list, order, runs, memo, parts, found)
+                });
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
                 out.pairs = list.len() as u32;
                 full_pairs = Some(list);

@@ -13,6 +13,7 @@ use crate::cpu::ResponseSums;
 use crate::error::Result;
 use crate::frame::FrameData;
 use crate::layout::{BodyPair, ContactGpu, Ray, RayHit, ResponseParams};
+use crate::order_runs::OrderRuns;
 use crate::packing::Packing;
 use crate::stats::FrameStats;
 use crate::trace_memo::TraceMemo;
@@ -81,6 +82,8 @@ pub(crate) struct CpuScene {
     previous: Vec<Vec3>,
     /// Each body's vertices in Morton order (as packed): the order the full pass casts in.
     order: Vec<u32>,
+    /// The boxes of runs of `order` at the positions of the last full pass.
+    runs: OrderRuns,
     /// The full pass's traces that skip a vertex, each cast once a frame.
     memo: TraceMemo,
     /// The pair list of the last full pass, kept when iterative detection is on.
@@ -121,6 +124,7 @@ impl CpuScene {
             current: Vec::new(),
             previous: Vec::new(),
             order: Vec::new(),
+            runs: OrderRuns::default(),
             memo: TraceMemo::default(),
             memory_pairs: Vec::new(),
             last: Vec::new(),

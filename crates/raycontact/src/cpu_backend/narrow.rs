@@ -11,21 +11,25 @@ use glam::Vec3;
 use crate::contact_parts::ContactParts;
 use crate::cpu::{self, BvhTracer, Narrow, Rays, Tracer};
 use crate::layout::{BodyPair, ContactGpu};
+use crate::order_runs::OrderRuns;
 use crate::trace_memo::TraceMemo;
 
 /// The full pass of the CPU backend: [`cpu::narrow_phase`]'s contacts, into `out`, its rays in
-/// the order of `order` ([`crate::ray_order::vertex_order`]), the traces that skip a vertex
+/// the order of `order` ([`crate::ray_order::vertex_order`], `runs` its runs' boxes at this
+/// frame's positions), the traces that skip a vertex
 /// through `memo` when given (emptied for this frame; none: every trace cast, as the kernel
 /// casts them).
 pub(super) fn full_pass(
     cx: &Narrow<'_>,
     pairs: &[BodyPair],
     order: &[u32],
+    runs: &OrderRuns,
     memo: Option<&TraceMemo>,
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
 ) {
-    let sources = cpu::ray_sources_ordered(cx.packing, &cx.frame.body_state, cx.positions, pairs, order);
+    let sources =
+        cpu::ray_sources_ordered(cx.packing, &cx.frame.body_state, cx.positions, pairs, order, runs);
     match memo {
         Some(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, &sources, parts, out),
         None => classify_all(cx, &BvhTracer, pairs, &sources, parts, out),
