@@ -28,9 +28,10 @@ pub fn ray_sources(
 /// workgroup of the kernel appends its run: `order` holds every body's local vertices in that
 /// order, at the body's vertex offset (the CPU backend's: by Morton code of the positions the
 /// packing was made with), and `runs` the boxes of its runs at `positions` (a run outside the
-/// target's grown box is skipped whole: none of its vertices would be listed). The CPU backend
-/// casts its rays in this order, so that consecutive rays walk the same part of the target's
-/// tree.
+/// target's grown box is skipped whole, one inside it listed whole: none of the first's
+/// vertices would be listed, all of the second's; a run holding a NaN has the infinite box). The
+/// CPU backend casts its rays in this order, so that consecutive rays walk the same part of the
+/// target's tree.
 pub(crate) fn ray_sources_ordered(
     packing: &Packing,
     body_state: &[BodyState],
@@ -73,14 +74,22 @@ fn sources(
                 Some((o, runs)) => {
                     let o = &o[body_a.vertex_offset as usize..][..body_a.vertex_count as usize];
                     let (lo, hi) = (lo - reach, hi + reach);
-                    let near = |&(_, (rlo, rhi)): &(_, &(Vec3, Vec3))| {
-                        !tested || !(rhi.cmplt(lo).any() || rlo.cmpgt(hi).any())
-                    };
-                    o.chunks(RUN)
-                        .zip(runs.body(a))
-                        .filter(near)
-                        .flat_map(|(run, _)| run.iter().copied().filter(listed).map(|local| [k, local]))
-                        .collect()
+                    let near = |&(rlo, rhi): &(Vec3, Vec3)| !(rhi.cmplt(lo).any() || rlo.cmpgt(hi).any());
+                    let inside = |&(rlo, rhi): &(Vec3, Vec3)| rlo.cmpge(lo).all() && rhi.cmple(hi).all();
+                    let runs = runs.body(a);
+                    // Room for the runs not outside (what a list sized by the body would waste
+                    // on a ground under fifty bodies).
+                    let room =
+                        o.chunks(RUN).zip(runs).filter(|(_, r)| !tested || near(r)).map(|(run, _)| run.len());
+                    let mut list = Vec::with_capacity(room.sum());
+                    for (run, r) in o.chunks(RUN).zip(runs) {
+                        if !tested || inside(r) {
+                            list.extend(run.iter().map(|&local| [k, local]));
+                        } else if near(r) {
+                            list.extend(run.iter().copied().filter(listed).map(|local| [k, local]));
+                        }
+                    }
+                    list
                 }
                 None => (0..body_a.vertex_count).filter(listed).map(|local| [k, local]).collect(),
             }
@@ -104,9 +113,10 @@ mod tests {
         }
     }
 
-    /// The listing that skips runs outside the target's grown box lists what the per-vertex
-    /// test lists, in the ray order: a flat grid against small boxes over it, a box over all of
-    /// it, one that misses it, and a NaN vertex (which no comparison rejects).
+    /// The listing that skips runs outside the target's grown box and takes those inside whole
+    /// lists what the per-vertex test lists, in the ray order: a flat grid against small boxes
+    /// over it, a box over all of it, one that misses it, and a NaN vertex (which no comparison
+    /// rejects).
     #[test]
     fn skipping_runs_lists_what_the_vertex_test_lists() {
         let n = 40u32;
