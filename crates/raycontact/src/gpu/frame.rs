@@ -1,13 +1,13 @@
 //! One frame on the GPU: the previous positions kept, the staged positions uploaded, then the
 //! per-frame stages for all bodies, one compute pass per stage, as the frame's [`BvhAction`]
-//! says. A rebuild is 12 dispatches (5 when every body fits in one sort tile), a refit 3:
+//! says. A rebuild is 12 dispatches (5 when the sort is one `radix_tiles` dispatch), a refit 3:
 //!
 //! | stage | rebuild | refit | kernel |
 //! | --- | ---: | ---: | --- |
 //! | normals | 1 | 1 | `vertex_normals`: normals and the bodies' boxes |
 //! | bounds | | 1 | `triangle_bounds`: the triangle boxes |
 //! | morton | 1 | | `morton`: triangle boxes, Morton codes, leaf counts, the sort's first counts |
-//! | sort | 8 (1) | | `radix_scatter`, one per 4-bit digit; or `radix_tiles`, every pass at once (`sort::sorts_whole`) |
+//! | sort | 8 (1) | | `radix_scatter`, one per 4-bit digit (`radix_tiles`: `sort::sorts_whole`) |
 //! | hierarchy | 1 | | `hierarchy` |
 //! | fit | 1 | 1 | `fit` |
 //!
