@@ -65,16 +65,18 @@ fn sources(
             let cloth_b = body_b.flags & BODY_CLOTH != 0;
             let reach = reach(prediction, body_a.half_thickness, body_b.half_thickness);
             let (lo, hi) = body_state[b].bounds_keys();
+            let (lo, hi) = (lo - reach, hi + reach);
             let tested = a != b && (cloth_a || !cloth_b);
+            // Whether the box (min, max) lies outside the target's grown box (a point: min = max).
+            let outside = |min: Vec3, max: Vec3| max.cmplt(lo).any() || min.cmpgt(hi).any();
             let listed = |&local: &u32| {
                 let p = positions[(body_a.vertex_offset + local) as usize];
-                !tested || !(p.cmplt(lo - reach).any() || p.cmpgt(hi + reach).any())
+                !tested || !outside(p, p)
             };
             match order {
                 Some((o, runs)) => {
                     let o = &o[body_a.vertex_offset as usize..][..body_a.vertex_count as usize];
-                    let (lo, hi) = (lo - reach, hi + reach);
-                    let near = |&(rlo, rhi): &(Vec3, Vec3)| !(rhi.cmplt(lo).any() || rlo.cmpgt(hi).any());
+                    let near = |&(rlo, rhi): &(Vec3, Vec3)| !outside(rlo, rhi);
                     let inside = |&(rlo, rhi): &(Vec3, Vec3)| rlo.cmpge(lo).all() && rhi.cmple(hi).all();
                     let runs = runs.body(a);
                     // Room for the runs not outside (what a list sized by the body would waste
