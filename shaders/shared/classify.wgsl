@@ -126,6 +126,21 @@ struct Source {
 
 // Appends the contact of probe `pr`. `through`: the normal points towards the hit
 // (else away from it). `exit`: the source body's triangle where the ray leaves it (or NONE).
+// One atomic on the list's counter per contact, not one per subgroup by hand (a ballot, one
+// lane's atomic, a broadcast of its result): `emit` runs where the traversals have diverged, and
+// core Vulkan does not promise that the lanes that took the ballot together are together again
+// for the broadcast after the one lane's branch (the Vulkan guide's page on
+// VK_KHR_shader_subgroup_uniform_control_flow shows this very append, and even that extension
+// promises reconvergence only to lanes converged before the branch: these are not); lanes that
+// reached the broadcast without the lane that made the atomic would take a base that no atomic
+// reserved, and write over other contacts: silently wrong. Browsers reject subgroup built-ins in
+// non-uniform control flow outright (Tint's `subgroup_uniformity`). Aggregating the appends
+// safely would mean holding each invocation's contacts until a point every invocation reaches,
+// for which `classify` would carry its contacts (one per ray that makes one) in private memory
+// through the traversals. Compilers that know their own reconvergence aggregate such
+// same-address atomics per SIMD group themselves (NVIDIA's CUDA compiler since CUDA 9, LLVM's
+// AMDGPU atomic optimizer); whether a given Vulkan driver does is not measured (no GPU has been
+// lent to measure it).
 fn emit(s: Source, pr: Probe, through: bool, flags: u32, exit: u32) {
     let slot = atomicAdd(&pairs.state.contact_count, 1u);
     if slot >= params.contact_capacity {
