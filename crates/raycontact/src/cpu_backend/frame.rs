@@ -9,11 +9,11 @@ use web_time::Instant;
 use glam::Vec3;
 use rayon::prelude::*;
 
-use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
+use crate::bvh_update::{BvhUpdate, Quality, refit_measured, sah_costs};
 use crate::changes::Changes;
 use crate::cpu;
-use crate::frame::{FrameData, used_nodes};
-use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE};
+use crate::frame::FrameData;
+use crate::layout::{BodyGpu, BodyState, NONE};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
@@ -106,9 +106,17 @@ impl FrameData {
         lap(Stage::Bounds);
         let mut stats = BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() };
         if refit {
-            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes, moved);
-            stats.degenerate_changed = !self.leaves_match(packing);
-            stats.degradation = Some(quality.degradation(&sah_costs(packing, &self.body_state, &self.nodes)));
+            // The fit, the degenerate check and the costs in one walk of the trees.
+            let fitted = refit_measured(
+                packing,
+                &self.body_state,
+                &self.tri_boxes,
+                &mut self.nodes,
+                &self.parents,
+                moved,
+            );
+            stats.degenerate_changed = !fitted.leaves_match;
+            stats.degradation = Some(quality.degradation(&fitted.costs));
             lap(Stage::Fit);
             let rebuild = match policy {
                 BvhUpdate::Auto { max_degradation } => {
@@ -193,20 +201,6 @@ impl FrameData {
             );
             lap(Stage::Hierarchy);
         }
-    }
-
-    /// Whether every body's tree holds exactly its triangles that are not degenerate now: its
-    /// leaves are all non-degenerate and as many as those.
-    fn leaves_match(&self, packing: &Packing) -> bool {
-        packing.bodies.par_iter().zip(&self.body_state).all(|(body, state)| {
-            let boxes =
-                &self.tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
-            let live = boxes.iter().filter(|b| b.flags & 1 == 0).count();
-            let n = state.leaf_count as usize;
-            let off = body.node_offset as usize;
-            let leaves = &self.nodes[off..off + used_nodes(state.leaf_count)][n.saturating_sub(1)..];
-            live == n && leaves.iter().all(|l| boxes[(l.child & !LEAF_BIT) as usize].flags & 1 == 0)
-        })
     }
 
     /// The vertex normals, bit for bit those of [`cpu::vertex_normals`] (the same cross
