@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::frame::used_nodes;
 use crate::layout::{BodyGpu, BodyState, LEAF_BIT, Node, TriBox};
 use crate::packing::{Packing, has_moved};
+use crate::prefetch::prefetch;
 
 /// How a scene's BVHs follow its bodies from one frame to the next
 /// ([`Scene::set_bvh_update`](crate::Scene::set_bvh_update)), on both backends alike.
@@ -88,6 +89,9 @@ const DEPTH_FIRST_NODES: usize = 8192;
 /// Subtrees are summed or fitted in parallel down to this depth only (a join costs more than
 /// summing or fitting a few thousand nodes), as `cpu::fit` fits them.
 const PARALLEL_DEPTH: u32 = 8;
+
+/// How many leaves ahead the refit asks for a leaf's triangle box.
+const LEAF_AHEAD: usize = 16;
 
 /// The SAH cost of a binary tree (a body's used nodes in Karras' layout: its internal nodes, root
 /// first, then its leaves; a node's children are its `child` and that child's `escape`): the
@@ -293,6 +297,10 @@ impl Fit<'_> {
         let mut sums: Vec<f64> = Vec::with_capacity(64);
         let mut all = true;
         for j in f..=l {
+            // The leaves come in order: ask for the triangle box of the one LEAF_AHEAD later.
+            if let Some(ahead) = leaves.get(j - f + LEAF_AHEAD) {
+                prefetch(self.boxes, (ahead.child & !LEAF_BIT) as usize);
+            }
             let (mut lo, mut hi, area, live) = Fit::leaf(self.boxes, &mut leaves[j - f]);
             all &= live;
             sums.push(area);

@@ -80,6 +80,7 @@ pub mod meshes;
 mod order_runs;
 mod packing;
 mod plan;
+mod prefetch;
 mod ray_order;
 mod rays;
 mod response;

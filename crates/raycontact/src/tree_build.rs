@@ -26,6 +26,9 @@ use crate::packing::{Packing, has_moved};
 /// than building a few thousand nodes).
 const PARALLEL_LEAVES: usize = 8192;
 
+/// How many leaves ahead a leaf's triangle box is asked for.
+const LEAF_AHEAD: usize = 16;
+
 /// Builds the binary tree of every packed body (`nodes` and `parents` in the packed layout):
 /// links, parents and boxes, from the body's sorted `keys` and `values` (global triangles) and
 /// the triangles' boxes. Equal to [`cpu::hierarchy`](crate::cpu::hierarchy) followed by
@@ -159,6 +162,10 @@ impl Body<'_> {
 
     /// A leaf's node: its triangle (body-local) and box; the box returned.
     fn leaf(&self, w: Window, j: usize, at: Place) -> (Vec3, Vec3) {
+        // The leaves come in order: ask for the box of the one LEAF_AHEAD later.
+        if let Some(&ahead) = self.values.get(j + LEAF_AHEAD) {
+            crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
+        }
         let t = self.values[j];
         let b = self.tri_boxes[t as usize];
         w.leaves[j - w.base] =

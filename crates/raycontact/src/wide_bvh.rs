@@ -32,6 +32,12 @@ use crate::sah_tree::sah_tree;
 /// Children of a wide node.
 pub const WIDTH: usize = 4;
 
+/// How many records ahead [`WideTree::fill`] asks for a record's vertex indices.
+const FILL_AHEAD: usize = 16;
+
+/// How many wide nodes ahead [`WideTree::refit`] asks for the lanes' binary nodes.
+const REFIT_AHEAD: usize = 4;
+
 /// A node of the 4-wide BVH: its children's boxes (structure of arrays: `lo[axis]` holds the
 /// four children's minima on that axis) and references. 128 bytes, two cache lines.
 #[repr(C, align(64))]
@@ -229,9 +235,19 @@ impl WideTree {
 
     /// Copies the boxes of the refitted binary tree into the lanes (the topology is kept).
     pub fn refit(&mut self, binary: &[Node]) {
-        self.nodes.par_iter_mut().zip(self.source.par_iter()).with_min_len(256).for_each(|(n, src)| {
-            for (i, &s) in src[..n.count as usize].iter().enumerate() {
-                n.set_box(i, &binary[s as usize]);
+        let source = &self.source;
+        self.nodes.par_chunks_mut(256).enumerate().for_each(|(c, nodes)| {
+            for (k, n) in nodes.iter_mut().enumerate() {
+                let at = 256 * c + k;
+                // Ask for the lanes' binary nodes of the wide node REFIT_AHEAD later.
+                for &s in source.get(at + REFIT_AHEAD).into_iter().flatten() {
+                    if s != NONE {
+                        crate::prefetch::prefetch(binary, s as usize);
+                    }
+                }
+                for (i, &s) in source[at][..n.count as usize].iter().enumerate() {
+                    n.set_box(i, &binary[s as usize]);
+                }
             }
         });
     }
@@ -239,7 +255,22 @@ impl WideTree {
     /// Copies the triangles' corners and vertices (of `body`'s triangles and positions) into
     /// the records.
     pub fn fill(&mut self, body: BodyTree<'_>) {
-        self.tris.par_iter_mut().with_min_len(1024).for_each(|r| *r = body.record(r.triangle));
+        self.tris.par_chunks_mut(1024).for_each(|chunk| {
+            for i in 0..chunk.len() {
+                // Ask for the vertex indices of the record FILL_AHEAD later, and for the corners
+                // of the one half as far ahead (its indices asked for before).
+                if let Some(r) = chunk.get(i + FILL_AHEAD) {
+                    crate::prefetch::prefetch(body.triangles, 3 * (body.tri_offset + r.triangle) as usize);
+                }
+                if let Some(r) = chunk.get(i + FILL_AHEAD / 2) {
+                    let g = 3 * (body.tri_offset + r.triangle) as usize;
+                    for v in &body.triangles[g..g + 3] {
+                        crate::prefetch::prefetch(body.positions, *v as usize);
+                    }
+                }
+                chunk[i] = body.record(chunk[i].triangle);
+            }
+        });
     }
 }
 
