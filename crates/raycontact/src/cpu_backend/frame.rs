@@ -9,7 +9,8 @@ use web_time::Instant;
 use glam::Vec3;
 use rayon::prelude::*;
 
-use crate::bvh_update::{BvhUpdate, Quality, refit_measured, sah_costs};
+use super::refit::refit_measured;
+use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
 use crate::changes::Changes;
 use crate::cpu;
 use crate::frame::FrameData;

@@ -24,6 +24,7 @@ mod frame;
 mod intersect;
 mod narrow;
 mod queries;
+mod refit;
 
 use crate::changes::Changes;
 pub(crate) use frame::TreeWork;
