@@ -1,5 +1,5 @@
 //! The CPU backend's refit of its binary trees, measured on the way ([`refit_measured`]): the
-//! boxes of [`cpu::fit`](crate::cpu::fit) (its twin of `fit.wgsl`), each tree's
+//! boxes of [`cpu::fit`](crate::cpu::fit) (the twin of `fit.wgsl`), each tree's
 //! [`sah_cost`] for `Auto` and whether its leaves are still the live triangles, in one pass
 //! over each tree instead of three.
 
