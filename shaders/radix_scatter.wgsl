@@ -87,9 +87,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let columns = (min(seg.count - local_tile * TILE, TILE) + SCATTER_ITEMS - 1u) / SCATTER_ITEMS;
     let rows = select(0u, RADIX_BUCKETS / 2u, lid < columns);
 
-    for (var w = 0u; w < rows; w += 1u) {
-        counts[w * columns + lid] = 0u;
-    }
+    clear_column(lid, columns, rows);
     for (var e = lid; e < NEXT_COUNTS; e += BARRIER_GROUP) {
         atomicStore(&next_counts[e], 0u);
     }
@@ -123,23 +121,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     workgroupBarrier();
     scan_counts(lid, rows);
     if lid < RADIX_BUCKETS {
-        run_base[lid] = run_start[lid] - half_of(counts[(lid / 2u) * columns], lid);
+        run_base[lid] = run_start[lid] - first_rank(columns, lid);
     }
     workgroupBarrier();
 
     // 3. Scatter, and count the next pass's digits.
     let count_next = (pass_info.flags & SORT_COUNT_NEXT) != 0u;
     let next_shift = min(pass_info.shift + RADIX_BITS, 31u);
-    // Invocation t's word of digit d holds the matrix rank of its next element with digit d:
-    // it reads it and counts it up (its own word: no other invocation touches it now).
     for (var k = 0u; k < items; k += 1u) {
         let i = first + k;
         let key = keys_in[seg.offset + i];
         let d = (key >> pass_info.shift) & (RADIX_BUCKETS - 1u);
-        let at = (d / 2u) * columns + lid;
-        let word = counts[at];
-        counts[at] = word + (1u << ((d & 1u) * 16u));
-        let to = run_base[d] + half_of(word, d);
+        let to = run_base[d] + next_rank(lid, columns, d);
         keys_out[seg.offset + to] = key;
         var value = seg.offset + i;
         if (pass_info.flags & SORT_IDENTITY_VALUES) == 0u {

@@ -76,9 +76,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let next_shift = min(shift + RADIX_BITS, 31u);
         // The ranks within the tile: this invocation's column of the matrix, then one
         // exclusive scan of the flattened matrix (shared/sort_ranks.wgsl).
-        for (var w = 0u; w < rows; w += 1u) {
-            counts[w * columns + lid] = 0u;
-        }
+        clear_column(lid, columns, rows);
         for (var k = 0u; k < items; k += 1u) {
             let d = (key_at(odd, seg.offset + first + k) >> shift) & (RADIX_BUCKETS - 1u);
             count_digit(lid, columns, d);
@@ -90,7 +88,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             for (var d = 0u; d < lid; d += 1u) {
                 start += totals[d];
             }
-            run_base[lid] = start - half_of(counts[(lid / 2u) * columns], lid);
+            run_base[lid] = start - first_rank(columns, lid);
         }
         workgroupBarrier();
         // The scatter to the other side, counting the next pass's digits.
@@ -98,10 +96,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let i = seg.offset + first + k;
             let key = key_at(odd, i);
             let d = (key >> shift) & (RADIX_BUCKETS - 1u);
-            let at = (d / 2u) * columns + lid;
-            let word = counts[at];
-            counts[at] = word + (1u << ((d & 1u) * 16u));
-            let to = seg.offset + run_base[d] + half_of(word, d);
+            let to = seg.offset + run_base[d] + next_rank(lid, columns, d);
             if odd {
                 keys0[to] = key;
                 values0[to] = values1[i];

@@ -15,9 +15,31 @@ fn half_of(word: u32, d: u32) -> u32 {
     return (word >> ((d & 1u) * 16u)) & 0xffffu;
 }
 
+// Zeroes invocation `lid`'s column of the matrix (`rows` words: RADIX_BUCKETS / 2, or 0 past
+// the columns).
+fn clear_column(lid: u32, columns: u32, rows: u32) {
+    for (var w = 0u; w < rows; w += 1u) {
+        counts[w * columns + lid] = 0u;
+    }
+}
+
 // One more element of digit `d` in invocation `lid`'s column.
 fn count_digit(lid: u32, columns: u32, d: u32) {
     counts[(d / 2u) * columns + lid] += 1u << ((d & 1u) * 16u);
+}
+
+// After the scan: the matrix rank of the first element of digit `d` (invocation 0's word).
+fn first_rank(columns: u32, d: u32) -> u32 {
+    return half_of(counts[(d / 2u) * columns], d);
+}
+
+// After the scan, while scattering: the matrix rank of invocation `lid`'s next element of digit
+// `d`, counted up for the one after (its own word: no other invocation touches it then).
+fn next_rank(lid: u32, columns: u32, d: u32) -> u32 {
+    let at = (d / 2u) * columns + lid;
+    let word = counts[at];
+    counts[at] = word + (1u << ((d & 1u) * 16u));
+    return half_of(word, d);
 }
 
 // Exclusive scan of the flattened matrix (RADIX_BUCKETS / 2 rows of `columns` words), both

@@ -38,14 +38,10 @@ impl OrderRuns {
         }
         self.first.push(runs);
         self.boxes.resize(runs as usize, (Vec3::ZERO, Vec3::ZERO));
-        let mut parts = Vec::with_capacity(packing.bodies.len());
-        let mut rest = self.boxes.as_mut_slice();
-        for (b, body) in packing.bodies.iter().enumerate() {
-            let (part, tail) = rest.split_at_mut((self.first[b + 1] - self.first[b]) as usize);
-            parts.push((body, part));
-            rest = tail;
-        }
-        parts.into_par_iter().for_each(|(body, part)| {
+        let first = &self.first;
+        let parts = packing
+            .split_per_body(&mut self.boxes, |_, b| (first[b] as usize, (first[b + 1] - first[b]) as usize));
+        packing.bodies.par_iter().zip(parts).for_each(|(body, part)| {
             let own = &positions[body.vertex_offset as usize..][..body.vertex_count as usize];
             let ordered = &order[body.vertex_offset as usize..][..body.vertex_count as usize];
             for (run, local) in part.iter_mut().zip(ordered.chunks(RUN)) {

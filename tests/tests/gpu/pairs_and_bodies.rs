@@ -327,7 +327,6 @@ fn ray_sources_on_both_tunings_lists_the_same_vertices() {
 /// backend either way, with either tuning.
 #[test]
 fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
-    let small = |count: usize| row_of_balls(count);
     let mut with_large = row_of_balls(3);
     // 5120 triangles: two tiles.
     with_large.push((
@@ -336,9 +335,11 @@ fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
     ));
     for gpu in [ctx(), raycontact_tests::other_tuning_ctx()] {
         let limit = gpu.tuning().whole_sort_tiles;
-        for (what, balls) in
-            [("3 balls", small(3)), ("6 balls", small(6)), ("3 balls and a large one", with_large.clone())]
-        {
+        for (what, balls) in [
+            ("3 balls", row_of_balls(3)),
+            ("6 balls", row_of_balls(6)),
+            ("3 balls and a large one", with_large.clone()),
+        ] {
             let bodies: Vec<(&TriMesh, BodyKind)> = balls.iter().map(|(m, k)| (m, *k)).collect();
             let mut s = [Scene::new(gpu), Scene::new_cpu(None).unwrap()].map(|mut s| {
                 for (m, k) in &bodies {
