@@ -157,6 +157,23 @@ pub(super) fn record_test(
     }
 }
 
+/// Asks for the triangle records of `n`'s leaf lanes, hit or not, as soon as the node is read:
+/// their cache misses then overlap the node's slab test instead of following it. Measured on
+/// `raycontact-bench --cpu --scene cloth-layers,files` (`cpu-1`'s ray stage, 5 runs alternated
+/// with the build without it): cloth-layers 62.1-70.5 -> 59.0-62.2 ms, the armadillo pair
+/// unchanged (29.5-33.3 -> 30.4-32.7). Asking for the inner children's nodes too, once the
+/// slab test has chosen them, gained nothing more (medians 66.5 -> 65.5 and 33.9 -> 32.9 ms
+/// over 6 runs, within the runs' spread).
+#[inline(always)]
+pub(super) fn prefetch_leaves(tree: &WideTree, n: &WideNode) {
+    let mut leaves = n.leaves;
+    while leaves != 0 {
+        let i = leaves.trailing_zeros() as usize;
+        leaves &= leaves - 1;
+        crate::prefetch::prefetch(&tree.tris, (n.child[i] & !LEAF_BIT) as usize);
+    }
+}
+
 /// Whether a subtree entered at `t` may still hold a hit as near as `tmax` (the ordered walks'
 /// pruning of a popped entry).
 #[inline(always)]
@@ -271,6 +288,7 @@ pub fn closest_hit_wide_counted<const COUNT: bool>(
     let mut node = 0u32;
     loop {
         let n = &tree.nodes[node as usize];
+        prefetch_leaves(tree, n);
         let (mask, enter) = wray.test(n, tmax);
         best.nodes_visited += n.count;
         if COUNT {

@@ -26,7 +26,9 @@ use glam::{Vec3, Vec4};
 
 use super::shared::classify::Narrow;
 use super::shared::ray::{box_entry, ray_axes, safe_inverse};
-use super::traverse::{WideHit, WideRay, WideStack, clip, closest_hit_ordered, record_test, within};
+use super::traverse::{
+    WideHit, WideRay, WideStack, clip, closest_hit_ordered, prefetch_leaves, record_test, within,
+};
 use crate::layout::{BodyGpu, LEAF_BIT, NONE, Node, Ray, RayHit};
 use crate::wide_bvh::WideTree;
 
@@ -113,6 +115,7 @@ pub fn closest_hits_line_counted<const COUNT: bool>(
     }
     loop {
         let n = &tree.nodes[here.0 as usize];
+        prefetch_leaves(tree, n);
         let (lanes, e, x) = wray.widened(n);
         // The ray's test, and the opposite ray's: its entries are -x, its exits -e.
         let (m0, t0) = clip(e, x, wray.tmin, tmax[0]);
@@ -143,8 +146,9 @@ pub fn closest_hits_line_counted<const COUNT: bool>(
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let at = [0, 1]
-                .map(|k| if m[k] >> i & 1 != 0 && within(t[k][i], tmax[k]) { t[k][i] } else { f32::NAN });
+            // Written out, not `[0, 1].map(..)`: the compiler left that closure a call per child.
+            let enters = |k: usize| m[k] >> i & 1 != 0 && within(t[k][i], tmax[k]);
+            let at = [if enters(0) { t[0][i] } else { f32::NAN }, if enters(1) { t[1][i] } else { f32::NAN }];
             // The nearer of the two entries (`min` skips a NaN); both NaN: neither ray enters.
             let key = at[0].min(at[1]);
             if key.is_nan() {
