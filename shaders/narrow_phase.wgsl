@@ -32,12 +32,14 @@
 // `ray_sources` (those within B's box grown by r), dispatched indirectly from `source_args`.
 // Contacts are appended through an atomic counter; past the capacity they are counted only.
 // The classification is in shared/classify.wgsl (shared with `walk_contacts`); here the rays go
-// through the BVH (`closest_hit`). CPU twin: `raycontact::internals::cpu::narrow_phase`.
+// through the BVH (`closest_hit`, and a cloth vertex's two rays along its normal together:
+// `closest_hits_line`). CPU twin: `raycontact::internals::cpu::narrow_phase`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/vertices.wgsl
 //!include shared/ray.wgsl
 //!include shared/bvh.wgsl
+//!include shared/bvh_line.wgsl
 //!include shared/classify.wgsl
 
 @group(0) @binding(0) var<uniform> params: DetectParams;
@@ -53,6 +55,15 @@
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let hit = closest_hit(ray, bodies[body], body_state[body].leaf_count, ignore_vertex);
     return Traced(hit, false, 0u, NONE);
+}
+
+// A cloth vertex's two rays in one walk of the BVH where the tuning says so (`Tuning::line_walks`:
+// on a GPU, not on a software adapter).
+const LINE_TRACES = LINE_WALKS;
+
+fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine {
+    let hits = closest_hits_line(ray, bodies[body], body_state[body].leaf_count, ignore_vertex);
+    return TracedLine(Traced(hits.front, false, 0u, NONE), Traced(hits.back, false, 0u, NONE));
 }
 
 fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool {

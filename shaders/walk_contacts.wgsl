@@ -108,6 +108,16 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     return Traced(miss, false, 0u, outcome);
 }
 
+// Every trace follows its hint: the classification casts a cloth vertex's rays one by one. (Its
+// iterative pass classifies one ray per remembered contact, so never asks for two together.)
+const LINE_TRACES = false;
+
+// The two traces one by one, without hints (never asked for: LINE_TRACES is false).
+fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine {
+    let back = Ray(ray.origin, ray.tmin, -ray.dir, ray.tmax);
+    return TracedLine(trace(body, ray, ignore_vertex, NONE), trace(body, back, ignore_vertex, NONE));
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;

@@ -134,23 +134,34 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
         node = NONE;
     }
     if lost {
-        best.fallback = 1u;
-        node = 0u;
-        while node != NONE {
-            let nd = nodes[body.node_offset + node];
-            best.nodes_visited += 1u;
-            if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
-                if (nd.child & LEAF_BIT) != 0u {
-                    let tri = nd.child & ~LEAF_BIT;
-                    best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
-                    tmax = min(tmax, best.t);
-                    node = nd.escape;
-                } else {
-                    node = nd.child;
-                }
-            } else {
+        best = stackless_hit(ray, axes, inv, body, ignore_vertex, best, tmax);
+    }
+    return best;
+}
+
+// The walk that makes up for the entries a full short stack dropped: the whole tree once more,
+// depth first through the escape links without any stack, pruned by the hit found so far
+// (`best_in`, with `tmax_in` the ray's bound shrunk to it). Flags the hit as a fallback.
+fn stackless_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, body: BodyGpu, ignore_vertex: u32, best_in: RayHit,
+                 tmax_in: f32) -> RayHit {
+    var best = best_in;
+    var tmax = tmax_in;
+    best.fallback = 1u;
+    var node = 0u;
+    while node != NONE {
+        let nd = nodes[body.node_offset + node];
+        best.nodes_visited += 1u;
+        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
+            if (nd.child & LEAF_BIT) != 0u {
+                let tri = nd.child & ~LEAF_BIT;
+                best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
+                tmax = min(tmax, best.t);
                 node = nd.escape;
+            } else {
+                node = nd.child;
             }
+        } else {
+            node = nd.escape;
         }
     }
     return best;

@@ -23,7 +23,17 @@
 //
 // the normal of packed vertex v, `vertex_normals`' (`narrow_phase` reads the normals region
 // that `vertex_normals` wrote this frame; `walk_contacts`, whose iterative pass runs no
-// `vertex_normals`, computes it with the same `face_sum`, shared/incidence.wgsl).
+// `vertex_normals`, computes it with the same `face_sum`, shared/incidence.wgsl), and
+//
+//     const LINE_TRACES: bool
+//     fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine
+//
+// the traces of `ray` and of its opposite ray (the same origin and bounds, the direction
+// negated) without hints: `trace`'s of each, which the classification asks for, for a cloth
+// vertex's two rays along its normal on one body, only where LINE_TRACES is true
+// (`narrow_phase` where the tuning walks them together, `LINE_WALKS`: one walk of the BVH for
+// both, shared/bvh_line.wgsl; `walk_contacts`, whose traces follow hints, casts its rays one by
+// one).
 // The rules are in `narrow_phase.wgsl`'s header. CPU twin: `raycontact::internals::cpu::classify`.
 //
 // How far a ray is traced, and the re-projected ray made real. A ray classified by its
@@ -72,9 +82,31 @@ struct Probe {
     outcome: u32,
 }
 
+// The traces of a ray (`front`) and of its opposite ray (`back`): `trace_line`'s.
+struct TracedLine {
+    front: Traced,
+    back: Traced,
+}
+
+// The probes of a ray and of its opposite ray (`probe_line`).
+struct ProbeLine {
+    front: Probe,
+    back: Probe,
+}
+
 fn probe(body: u32, origin: vec3<f32>, dir: vec3<f32>, tmin: f32, tmax: f32, ignore_vertex: u32,
          hint: u32) -> Probe {
-    let tr = trace(body, Ray(origin, tmin, dir, tmax), ignore_vertex, hint);
+    return probe_of(body, dir, trace(body, Ray(origin, tmin, dir, tmax), ignore_vertex, hint));
+}
+
+// `probe` of the ray along `dir` and of its opposite ray, without hints, in one `trace_line`.
+fn probe_line(body: u32, origin: vec3<f32>, dir: vec3<f32>, tmin: f32, tmax: f32, ignore_vertex: u32) -> ProbeLine {
+    let tr = trace_line(body, Ray(origin, tmin, dir, tmax), ignore_vertex);
+    return ProbeLine(probe_of(body, dir, tr.front), probe_of(body, -dir, tr.back));
+}
+
+// The probe of trace `tr` of a ray along `dir` on packed body `body`.
+fn probe_of(body: u32, dir: vec3<f32>, tr: Traced) -> Probe {
     var pr = Probe(tr.hit, vec3<f32>(0.0), 0.0, 0.0, tr.walked, tr.steps, tr.outcome);
     if tr.hit.triangle != NONE {
         let g = bodies[body].tri_offset + tr.hit.triangle;
@@ -267,9 +299,11 @@ fn length_step(kind: u32, s: u32) -> bool {
 // last frame's triangles of the inward ray on b, the outward ray on b and the ray on a (NONE:
 // unknown). Appends the contacts found.
 //
-// Every trace goes through the one `probe` call of the loop below (a step machine per case):
-// drivers inline `trace` — a BVH traversal, and in `walk_contacts` a walk too — at each call
-// site, and one call site instead of thirteen is what keeps the kernels quick to compile.
+// Every trace goes through the one `probe` call of the loop below (a step machine per case),
+// and a cloth vertex's two rays walked together through the one `probe_line` call: drivers
+// inline `trace` — a BVH traversal, and in `walk_contacts` a walk too — at each call site, and
+// one call site instead of thirteen is what keeps the kernels quick to compile (`probe_line`'s
+// is dead code where LINE_TRACES is false, a constant).
 // Step s of each case, in the order the rules need them (the twin makes the same traces):
 // - volumetric self: 0 the first hit on a; 1 the second hit past it.
 // - volumetric -> volumetric: 0 inward on b; 1 own trace of that hit; 2 outward on b; 3 own
@@ -331,6 +365,13 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
     var next = 8u;
     var straight = false;
     var s = 0u;
+    // A cloth vertex's two rays on b (cloth -> volumetric, cloth -> cloth: steps 0 and 1, the
+    // same bounds), both cast without hints, are traced together in step 0 where the kernel
+    // can (LINE_TRACES): step 1 then takes the second one's probe, kept in `second`.
+    let line = LINE_TRACES && hint_in == NONE && hint_out == NONE
+        && ((kind == CASE_CV && use_in && use_out) || (kind == CASE_CC && sides == 3u));
+    var second = none;
+    var lined = false;
     loop {
         if !straight {
             rq = Request(NONE, -n, 0.0, inf, NONE, NONE);
@@ -408,8 +449,17 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
         // not cast where the body has nothing within the reach (grown by a rounding margin).
         // (Cloth -> volumetric's steps by L trace nothing: body NONE.)
         let by_reach = !straight && rq.ignore == NONE && length_step(kind, s);
-        if rq.body != NONE && (!by_reach || may_reach(rq.body, p, r_near)) {
-            pr = probe(rq.body, p, rq.dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
+        if lined && !straight && s == 1u {
+            pr = second;
+        } else if rq.body != NONE && (!by_reach || may_reach(rq.body, p, r_near)) {
+            if line && !straight && s == 0u {
+                let both = probe_line(rq.body, p, rq.dir, rq.tmin, rq.tmax, rq.ignore);
+                pr = both.front;
+                second = both.back;
+                lined = true;
+            } else {
+                pr = probe(rq.body, p, rq.dir, rq.tmin, rq.tmax, rq.ignore, rq.hint);
+            }
         }
         if kind == CASE_CV && s >= 2u && !straight {
             pr = i;

@@ -59,9 +59,11 @@ const NODE_BYTES: f64 = 32.0;
 const TRIANGLE_BYTES: f64 = 128.0;
 
 /// Bytes a ray moves through the kernels' binary layout, in the GPU walk: a sector per node
-/// visited, four per triangle tested (what [`GpuModel::estimate`] counts).
-pub fn binary_bytes_per_ray(rays: &RayFigures) -> f64 {
-    rays.nodes_per_ray_gpu_walk * NODE_BYTES + rays.triangles_per_ray * TRIANGLE_BYTES
+/// visited, four per triangle tested (what [`GpuModel::estimate`] counts), with a cloth
+/// vertex's two rays walked together when `line` (the GPU tuning's walk), else each on its own.
+pub fn binary_bytes_per_ray(rays: &RayFigures, line: bool) -> f64 {
+    let nodes = if line { rays.nodes_per_ray_gpu_line_walk } else { rays.nodes_per_ray_gpu_walk };
+    nodes * NODE_BYTES + rays.triangles_per_ray * TRIANGLE_BYTES
 }
 
 /// Bytes a ray would move through the CPU backend's 4-wide layout (`WideNode`s and
@@ -126,7 +128,8 @@ impl GpuModel {
 /// The counts of a full-pass GPU implementation's frames (`gpu`, `gpu-refit`; `None` for any
 /// other: the iterative passes walk instead of traversing) on an instance whose rays are
 /// `rays`: the mean dispatches and read-back, the last frame's bound bytes, and the rays with
-/// the GPU walk's nodes and triangles per ray (counted on the rebuilt trees: a refitted tree may
+/// the GPU walk's nodes and triangles per ray, a cloth vertex's two rays walked together as the
+/// GPU tuning walks them (counted on the rebuilt trees: a refitted tree may
 /// visit more).
 pub fn frame_counts(i: &ImplResult, rays: &RayFigures) -> Option<FrameCounts> {
     if !matches!(i.id, "gpu" | "gpu-refit") || i.dispatches.is_empty() {
@@ -138,7 +141,7 @@ pub fn frame_counts(i: &ImplResult, rays: &RayFigures) -> Option<FrameCounts> {
         bytes_bound: (read + written) as f64,
         bytes_read_back: mean(&i.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>()),
         rays: rays.rays() as f64,
-        nodes_per_ray: rays.nodes_per_ray_gpu_walk,
+        nodes_per_ray: rays.nodes_per_ray_gpu_line_walk,
         triangles_per_ray: rays.triangles_per_ray,
     })
 }

@@ -372,3 +372,122 @@ fn a_cloth_vertex_inside_a_body_keeps_only_its_shorter_ray() {
         }
     }
 }
+
+/// A cloth vertex's two rays walked together (`Tuning::line_walks`: the GPU tuning) and one by
+/// one (the software tuning) give the same contacts, the CPU twin's: every cloth case (cloth ->
+/// volumetric with vertices inside and outside the body, cloth -> cloth within the thickness and
+/// within the prediction distance, a cloth against itself), then a frame in which one sheet has
+/// passed through the other (inversions).
+#[test]
+fn cloth_rays_walked_together_or_one_by_one_give_the_same_contacts() {
+    use raycontact_tests::other_tuning_ctx;
+    let e = 0.01;
+    let ball = meshes::icosphere(1.0, 4);
+    let lower = translated(&meshes::grid_sheet(3.0, 3.0, 30, 30), Vec3::new(0.011, 0.013, 0.3));
+    let upper = translated(&meshes::grid_sheet(2.0, 2.0, 24, 24), Vec3::new(0.017, 0.005, 0.33));
+    let strip = translated(&folded_strip(1.5, 0.01), Vec3::new(-0.4, 0.2, 1.2));
+    let bodies =
+        [(&ball, BodyKind::Volumetric), (&lower, cloth(e)), (&upper, cloth(0.015)), (&strip, cloth(e))];
+    let contexts = [ctx(), other_tuning_ctx()];
+    assert_ne!(contexts[0].tuning().line_walks, contexts[1].tuning().line_walks);
+    let mut scenes: Vec<(Scene, Vec<BodyId>)> = contexts
+        .iter()
+        .map(|c| Some(*c))
+        .chain([None])
+        .map(|c| {
+            let mut s = match c {
+                Some(c) => Scene::new(c),
+                None => Scene::new_cpu(None).unwrap(),
+            };
+            s.set_prediction_distance(0.05).unwrap();
+            let ids =
+                bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+            (s, ids)
+        })
+        .collect();
+    // The upper sheet 0.05 lower in the second frame: through the lower one.
+    let passed: Vec<Vec3> = upper.positions.iter().map(|p| *p - Vec3::new(0.0, 0.0, 0.05)).collect();
+    for frame in 0..2 {
+        if frame == 1 {
+            for (s, ids) in &mut scenes {
+                s.set_positions(ids[2], &passed).unwrap();
+            }
+        }
+        let found: Vec<Vec<Contact>> =
+            scenes.iter_mut().map(|(s, _)| s.detect(Pairs::Overlapping).unwrap().contacts).collect();
+        for (k, c) in contexts.iter().enumerate() {
+            assert_same(&format!("frame {frame}, {:?}", c.tuning()), &found[k], &found[2]);
+        }
+        let count = |f: &dyn Fn(&Contact) -> bool| found[2].iter().filter(|c| f(c)).count();
+        let (ball_id, strip_id) = (scenes[2].1[0], scenes[2].1[3]);
+        assert!(count(&|c| c.target_body == ball_id && c.is_collision()) > 50, "cloth -> volumetric");
+        let between = |c: &Contact| {
+            c.source_body != c.target_body && c.source_body != ball_id && c.target_body != ball_id
+        };
+        assert!(count(&|c| c.source_body == strip_id && c.target_body == strip_id) > 50, "self");
+        if frame == 0 {
+            assert!(count(&|c| between(c) && c.is_prediction()) > 500, "cloth -> cloth predictions");
+        } else {
+            assert!(count(&|c| between(c) && c.is_inverted()) > 500, "cloth -> cloth inversions");
+        }
+    }
+}
+
+/// A cloth vertex's two rays walked together through a tree deep enough to overflow the short
+/// stack: 2^18 nested triangles stacked in z over a sheet (as in `rays.rs`'s
+/// `short_stack_overflow_falls_back_without_missing_hits`). The sheet's outward rays reach the
+/// bottom triangle, 19 levels deep, and the line walk finishes both rays with the stackless walk
+/// (checked on its twin) and finds each ray's own closest hit; the GPU tuning's kernels (the
+/// rays together) give the CPU's contacts.
+#[test]
+fn a_line_walk_whose_short_stack_overflows_finds_both_hits() {
+    use raycontact::internals::cpu;
+    use raycontact::internals::layout::{NONE, Ray as LayoutRay};
+    use raycontact_tests::other_tuning_ctx;
+    let mut stack = TriMesh::default();
+    for t in 0..(1u32 << 18) {
+        let s = 1.0 + (t % 1000) as f32 * 1e-3;
+        let z = t as f32 * 1e-5;
+        stack.positions.extend([Vec3::new(-s, -s, z), Vec3::new(s, -s, z), Vec3::new(0.0, 2.0 * s, z)]);
+        stack.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
+    }
+    let sheet = translated(&meshes::grid_sheet(0.6, 0.6, 4, 4), Vec3::new(0.013, 0.021, -0.01));
+    let bodies = [(&stack, BodyKind::Volumetric), (&sheet, cloth(0.02))];
+    let scene = |c: Option<&raycontact::GpuContext>| {
+        let mut s = match c {
+            Some(c) => Scene::new(c),
+            None => Scene::new_cpu(None).unwrap(),
+        };
+        let ids: Vec<BodyId> =
+            bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+        (s, ids)
+    };
+    // The twin: each sheet vertex's two rays along +z through the stack's tree.
+    let (mut cpu_scene, ids) = scene(None);
+    cpu_scene.update().unwrap();
+    let frame = cpu_scene.frame_data().unwrap();
+    let packing = cpu_scene.packing();
+    let b = packing.index_of(ids[0]).unwrap();
+    let (body, nodes) = (&packing.bodies[b], frame.body_nodes(packing, b));
+    let positions = cpu_scene.positions(ids[0]).unwrap().to_vec();
+    let mut all = positions.clone();
+    all.extend(cpu_scene.positions(ids[1]).unwrap());
+    for (i, p) in sheet.positions.iter().enumerate() {
+        let ray = LayoutRay { origin: *p, tmin: 0.0, dir: -Vec3::Z, tmax: f32::INFINITY };
+        let back = LayoutRay { dir: Vec3::Z, ..ray };
+        let [down, up] = cpu::closest_hits_line_binary(body, nodes, &all, &packing.triangles, &ray, NONE);
+        let want = [ray, back].map(|r| cpu::closest_hit(body, nodes, &all, &packing.triangles, &r, NONE));
+        assert_eq!((down.triangle, up.triangle), (want[0].triangle, want[1].triangle), "vertex {i}");
+        assert_eq!((down.t.to_bits(), up.t.to_bits()), (want[0].t.to_bits(), want[1].t.to_bits()));
+        assert!(up.triangle == 0 && down.triangle == NONE, "vertex {i}: {up:?} {down:?}");
+        assert_eq!((down.fallback, up.fallback), (1, 1), "vertex {i}: the short stack overflows");
+    }
+    // The kernels with the rays together against the CPU backend.
+    let line_ctx = if ctx().tuning().line_walks { ctx() } else { other_tuning_ctx() };
+    let (mut gpu_scene, gpu_ids) = scene(Some(line_ctx));
+    let pairs = [(gpu_ids[1], gpu_ids[0])];
+    let g = gpu_scene.detect(Pairs::List(&pairs)).unwrap().contacts;
+    let c = cpu_scene.detect(Pairs::List(&[(ids[1], ids[0])])).unwrap().contacts;
+    assert_same("stacked triangles over a sheet", &g, &c);
+    assert_eq!(c.iter().filter(|c| c.source_body == ids[1]).count(), sheet.positions.len(), "{c:?}");
+}

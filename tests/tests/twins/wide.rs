@@ -4,7 +4,8 @@
 //! without an ignored vertex, after rebuilds and after refits; and the same contacts as the
 //! binary walk on the 200 random placements of the GPU tests. The line walk
 //! (`cpu::closest_hits_line`, a ray and its opposite in one walk) finds each ray's hit of the
-//! wide walk, on the same rays. Also: its lanes hold the boxes of
+//! wide walk, on the same rays, and the kernels' line walk of the binary tree
+//! (`cpu::closest_hits_line_binary`) each ray's hit of the GPU walk. Also: its lanes hold the boxes of
 //! the binary nodes they name, a kept body's tree is collapsed from a binned-SAH tree over the
 //! LBVH's leaves (a valid binary tree that the binary walks find the same hits in), and the
 //! backend's normals equal the twin's bit for bit.
@@ -107,6 +108,16 @@ fn compare_walks(
             same(&l, &w) && same(&lb, &wb),
             "{what}: ray {i} {ray:?}: line walk {l:?} and {lb:?}, wide walks {w:?} and {wb:?}"
         );
+        // The kernels' line walk (`shared/bvh_line.wgsl`'s twin, on the binary tree): each ray's
+        // hit of its own walk; the boxes read counted once, in the first ray's hit (the second
+        // counts only its stackless walk, after a full stack).
+        let gb = cpu::closest_hit(body, nodes, pos, &p.triangles, &back, *ignore);
+        let [bl, blb] = cpu::closest_hits_line_binary(body, nodes, pos, &p.triangles, ray, *ignore);
+        assert!(
+            same(&bl, &g) && same(&blb, &gb),
+            "{what}: ray {i} {ray:?}: binary line walk {bl:?} and {blb:?}, gpu walks {g:?} and {gb:?}"
+        );
+        assert!(blb.fallback == 1 || blb.nodes_visited == 0, "{what}: ray {i}: {blb:?}");
         // The counting walks: the same hits, counters included, and one fetch per wide node
         // visited, each of two to four lanes.
         let counted =

@@ -141,6 +141,7 @@ struct Body {
 struct Rays {
     bytes_per_ray_cpu_walk: f64,
     bytes_per_ray_gpu_walk: f64,
+    bytes_per_ray_gpu_line_walk: f64,
     check_rays: u64,
     inward_rays: u64,
     largest_valence: u32,
@@ -148,6 +149,7 @@ struct Rays {
     longest_source_nodes_gpu_walk: u64,
     nodes_per_ray_cpu_walk: f64,
     nodes_per_ray_gpu_walk: f64,
+    nodes_per_ray_gpu_line_walk: f64,
     outward_rays: u64,
     pairs: usize,
     rays_per_frame: u64,
@@ -429,7 +431,8 @@ fn instance(r: &InstanceResult) -> InstanceJson {
 fn rays(f: &RayFigures, bodies: &[(String, raycontact::BodyKind, usize, usize, bool)]) -> Rays {
     Rays {
         bytes_per_ray_cpu_walk: gpu_model::wide_bytes_per_ray(f),
-        bytes_per_ray_gpu_walk: gpu_model::binary_bytes_per_ray(f),
+        bytes_per_ray_gpu_walk: gpu_model::binary_bytes_per_ray(f, false),
+        bytes_per_ray_gpu_line_walk: gpu_model::binary_bytes_per_ray(f, true),
         check_rays: f.check_rays,
         inward_rays: f.inward_rays,
         largest_valence: f.largest_valence,
@@ -437,6 +440,7 @@ fn rays(f: &RayFigures, bodies: &[(String, raycontact::BodyKind, usize, usize, b
         longest_source_nodes_gpu_walk: f.longest_source_nodes,
         nodes_per_ray_cpu_walk: f.nodes_per_ray_cpu_walk,
         nodes_per_ray_gpu_walk: f.nodes_per_ray_gpu_walk,
+        nodes_per_ray_gpu_line_walk: f.nodes_per_ray_gpu_line_walk,
         outward_rays: f.outward_rays,
         pairs: f.pairs,
         rays_per_frame: f.rays(),

@@ -206,8 +206,12 @@ pub struct RayFigures {
     pub outward_rays: u64,
     /// Traces on the source's own body (is the hit behind it?).
     pub check_rays: u64,
-    /// Nodes visited per ray by the GPU's traversal (short stack, its CPU twin).
+    /// Nodes visited per ray by the GPU's traversal (short stack, its CPU twin), every ray
+    /// walked on its own (the software tuning's walk).
     pub nodes_per_ray_gpu_walk: f64,
+    /// [`Self::nodes_per_ray_gpu_walk`] with a cloth vertex's two rays walked together
+    /// (`Tuning::line_walks`, the GPU tuning's walk): each node read once for both.
+    pub nodes_per_ray_gpu_line_walk: f64,
     /// Boxes tested per ray by the CPU backend's traversal (its 4-wide trees: every lane of
     /// every wide node visited, plus the root).
     pub nodes_per_ray_cpu_walk: f64,

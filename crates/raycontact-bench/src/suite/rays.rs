@@ -21,6 +21,7 @@ struct RayCounters {
     outward: AtomicU64,
     check: AtomicU64,
     nodes_gpu: AtomicU64,
+    nodes_gpu_line: AtomicU64,
     nodes_cpu: AtomicU64,
     wide_cpu: AtomicU64,
     tris: AtomicU64,
@@ -29,8 +30,9 @@ struct RayCounters {
 }
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
-/// (`cpu::closest_hit`, whose hit it returns) and with the CPU backend's (`cpu::closest_hit_wide`
-/// over its 4-wide trees, and a cloth vertex's two rays in one `cpu::closest_hits_line`),
+/// (`cpu::closest_hit`, whose hit it returns, and a cloth vertex's two rays also in one
+/// `cpu::closest_hits_line_binary`, as the GPU tuning walks them) and with the CPU backend's (`cpu::closest_hit_wide` over its 4-wide
+/// trees, and a cloth vertex's two rays in one `cpu::closest_hits_line`),
 /// counting rays by kind, nodes and triangles. One per source vertex.
 struct CountingTracer<'a> {
     counters: &'a RayCounters,
@@ -46,9 +48,10 @@ struct CountingTracer<'a> {
 }
 
 impl CountingTracer<'_> {
-    /// Counts a trace of `ray` on body `b` whose GPU walk found `hit`, and the CPU backend's
-    /// walk of it (`cpu`: its hit's counters).
-    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, cpu: &RayHit) {
+    /// Counts a trace of `ray` on body `b` whose GPU walk found `hit` (`line`: the nodes the GPU
+    /// walks for it where a cloth vertex's two rays are walked together, counted once for both),
+    /// and the CPU backend's walk of it (`cpu`: its hit's counters).
+    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, line: u32, cpu: &RayHit) {
         let c = self.counters;
         let kind = if b == self.source && !self.self_pair {
             &c.check
@@ -59,7 +62,8 @@ impl CountingTracer<'_> {
         };
         kind.fetch_add(1, Relaxed);
         c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
-        self.nodes.fetch_add(hit.nodes_visited as u64, Relaxed);
+        c.nodes_gpu_line.fetch_add(line as u64, Relaxed);
+        self.nodes.fetch_add(line as u64, Relaxed);
         c.nodes_cpu.fetch_add(cpu.nodes_visited as u64, Relaxed);
         c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
         c.tris_cpu.fetch_add(cpu.triangles_tested as u64, Relaxed);
@@ -84,20 +88,21 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
-        self.count(b, ray, &hit, &ordered);
+        self.count(b, ray, &hit, hit.nodes_visited, &ordered);
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Traced::cast(hit, None)
     }
 
-    /// A cloth vertex's two rays: each walked as the kernels walk it, and both in the CPU
-    /// backend's one walk (`cpu::closest_hits_line`, whose nodes are counted once).
+    /// A cloth vertex's two rays: each ray in its own walk (the software tuning's), both in the
+    /// kernels' one walk (`cpu::closest_hits_line_binary`, the GPU tuning's), and both in the
+    /// CPU backend's one walk (`cpu::closest_hits_line`); a walk of both counts its nodes once.
     fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
         let body = &cx.packing.bodies[b];
         let nodes = cx.frame.body_nodes(cx.packing, b);
         let tris = &cx.packing.triangles;
         let back = Ray { dir: -ray.dir, ..*ray };
         let rays = [ray, &back];
-        let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
+        let line = cpu::closest_hits_line_binary(body, nodes, cx.positions, tris, ray, ignore);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -106,8 +111,9 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
+        let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
         for k in 0..2 {
-            self.count(b, rays[k], &hits[k], &ordered[k]);
+            self.count(b, rays[k], &hits[k], line[k].nodes_visited, &ordered[k]);
         }
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Some(hits.map(|hit| Traced::cast(hit, None)))
@@ -188,6 +194,7 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         outward_rays: get(&c.outward),
         check_rays: get(&c.check),
         nodes_per_ray_gpu_walk: get(&c.nodes_gpu) as f64 / rays,
+        nodes_per_ray_gpu_line_walk: get(&c.nodes_gpu_line) as f64 / rays,
         nodes_per_ray_cpu_walk: get(&c.nodes_cpu) as f64 / rays,
         triangles_per_ray: get(&c.tris) as f64 / rays,
         wide_nodes_per_ray_cpu_walk: get(&c.wide_cpu) as f64 / rays,

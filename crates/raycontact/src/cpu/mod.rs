@@ -83,6 +83,7 @@ pub use region_areas::{region_areas, vertex_area_steps};
 pub use regions_hook::regions_hook;
 pub use response::{ResponseSums, response};
 pub use shared::bvh::{closest_hit, leaf_near};
+pub use shared::bvh_line::closest_hits_line_binary;
 pub use shared::classify::{Narrow, Rays, Traced, Tracer, classify, classify_at};
 pub use shared::common::reach;
 pub use shared::intersect::{crossing_key, edge_side};

@@ -24,6 +24,7 @@
 
 use glam::{Vec3, Vec4};
 
+use super::shared::bvh_line::closest_hits_line_binary;
 use super::shared::classify::Narrow;
 use super::shared::ray::{box_entry, ray_axes, safe_inverse};
 use super::traverse::{
@@ -188,8 +189,8 @@ pub fn closest_hits_line_counted<const COUNT: bool>(
 impl Narrow<'_> {
     /// The closest hits of `ray` and of its opposite ray (the same origin and bounds, `-dir`)
     /// on packed body `b`, skipping the triangles of packed vertex `ignore`: [`Self::bvh_hit`]
-    /// of each, through one walk of the frame's wide tree ([`closest_hits_line`]), or
-    /// two walks of its binary one when it has none.
+    /// of each, through one walk of the frame's wide tree ([`closest_hits_line`]), or of its
+    /// binary one as the kernel walks it ([`closest_hits_line_binary`]) when it has none.
     /// With each hit triangle's face when the wide walk computed it ([`WideHit::face`]).
     pub(crate) fn bvh_hits_line(&self, b: usize, ray: &Ray, ignore: u32) -> [(RayHit, Option<Vec3>); 2] {
         let back = Ray { dir: -ray.dir, ..*ray };
@@ -202,7 +203,12 @@ impl Narrow<'_> {
                 closest_hits_line_counted::<false>(body, nodes, w, positions, triangles, rays, ignore)
                     .map(|h| (h.hit, h.face))
             }
-            None => [self.bvh_hit(b, ray, ignore), self.bvh_hit(b, &back, ignore)],
+            None => {
+                let body = &self.packing.bodies[b];
+                let nodes = self.frame.body_nodes(self.packing, b);
+                closest_hits_line_binary(body, nodes, self.positions, &self.packing.triangles, ray, ignore)
+                    .map(|h| (h, None))
+            }
         }
     }
 }

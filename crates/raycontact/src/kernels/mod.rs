@@ -464,9 +464,10 @@ impl Kernel {
 }
 
 /// The shared includes under `shaders/shared/`.
-pub const SHARED: [(&str, &str); 18] = [
+pub const SHARED: [(&str, &str); 19] = [
     ("shared/contact.wgsl", shader!("shared/contact.wgsl")),
     ("shared/bvh.wgsl", shader!("shared/bvh.wgsl")),
+    ("shared/bvh_line.wgsl", shader!("shared/bvh_line.wgsl")),
     ("shared/common.wgsl", shader!("shared/common.wgsl")),
     ("shared/sort.wgsl", shader!("shared/sort.wgsl")),
     ("shared/sort_ranks.wgsl", shader!("shared/sort_ranks.wgsl")),

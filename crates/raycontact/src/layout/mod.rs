@@ -73,17 +73,29 @@ pub struct Tuning {
     /// 0.78–0.91; of 8, 1.44–1.62 and 1.52–1.82; of 16, 2.47–2.73 and 3.10–3.59; of 64,
     /// 8.8–10.8 and 12.0–12.3.
     pub whole_sort_tiles: u32,
+    /// Whether the narrow phase walks a cloth vertex's two rays along its normal (on one body,
+    /// with the same bounds) together, one walk of the BVH for both (`shared/bvh_line.wgsl`), or
+    /// one after the other (the WGSL constant `LINE_WALKS`). The same hits either way. Together,
+    /// each node is read once for both rays: on the bench's cloth scenes the nodes read per ray
+    /// fall by a fifth (cloth-layers, 58.2 -> 48.0) to two fifths (eight-sheets, 57.9 -> 35.4),
+    /// the traffic a GPU's ray stage is bound by. On lavapipe, which reads no faster for reading
+    /// less, the walk's larger state and the two rays' tests in every SIMD slice made the ray
+    /// stage slower instead (cloth-layers 147-148 -> 154-155 ms, eight-sheets 91-98 -> 105-107).
+    pub line_walks: bool,
 }
 
 impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
     /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
-    /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 4 tiles.
-    pub const SOFTWARE: Tuning = Tuning { items: 16, barrier_group: 32, whole_sort_tiles: 4 };
+    /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 4 tiles; a cloth vertex's
+    /// rays walked one after the other.
+    pub const SOFTWARE: Tuning =
+        Tuning { items: 16, barrier_group: 32, whole_sort_tiles: 4, line_walks: false };
     /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter and
     /// the source listing in workgroups of [`WG_SIZE`]; the sort one dispatch whenever every
-    /// body fits in a tile.
-    pub const GPU: Tuning = Tuning { items: 1, barrier_group: WG_SIZE, whole_sort_tiles: u32::MAX };
+    /// body fits in a tile; a cloth vertex's two rays walked together.
+    pub const GPU: Tuning =
+        Tuning { items: 1, barrier_group: WG_SIZE, whole_sort_tiles: u32::MAX, line_walks: true };
 
     /// The tuning for an adapter of this kind ([`Tuning::SOFTWARE`] for `DeviceType::Cpu`,
     /// [`Tuning::GPU`] otherwise).

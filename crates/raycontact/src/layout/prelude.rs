@@ -24,6 +24,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const DEGENERATE_KEY: u32 = {DEGENERATE_KEY:#x}u;\n\
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
+         const LINE_WALKS: bool = {line_walks};\n\
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
          const ONE_THIRD: f32 = {third};\n\
          const SELF_HIT_GAP: f32 = {gap};\n\
@@ -50,6 +51,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
         matrix = RADIX_BUCKETS * tuning.barrier_group,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
+        line_walks = tuning.line_walks,
         walk = walk_prelude(),
         intersect = intersect_prelude(),
     )

@@ -114,24 +114,33 @@ pub fn closest_hit(
         };
     }
     if lost {
-        best.fallback = 1;
-        let mut node = 0u32;
-        while node != NONE {
-            let nd = &nodes[node as usize];
-            best.nodes_visited += 1;
-            if entry(nd, tmax).is_some() {
-                if nd.child & LEAF_BIT != 0 {
-                    leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
-                    node = nd.escape;
-                } else {
-                    node = nd.child;
-                }
-            } else {
-                node = nd.escape;
-            }
-        }
+        stackless_hit(nodes, &leaf, inv, &mut best, &mut tmax);
     }
     best
+}
+
+/// Twin of `stackless_hit` in `bvh.wgsl`: the walk that makes up for the entries a full short
+/// stack dropped, the whole tree once more depth first through the escape links, pruned by the
+/// hit found so far (`best`, with `tmax` the ray's bound shrunk to it); flags the hit as a
+/// fallback. `inv` is `safe_inverse` of the leaf's ray's direction.
+pub(crate) fn stackless_hit(nodes: &[Node], leaf: &Leaf<'_>, inv: Vec3, best: &mut RayHit, tmax: &mut f32) {
+    let ray = leaf.ray;
+    best.fallback = 1;
+    let mut node = 0u32;
+    while node != NONE {
+        let nd = &nodes[node as usize];
+        best.nodes_visited += 1;
+        if box_entry(ray.origin, ray.dir, inv, ray.tmin, *tmax, nd.min, nd.max).is_some() {
+            if nd.child & LEAF_BIT != 0 {
+                leaf.test(nd.child & !LEAF_BIT, best, tmax);
+                node = nd.escape;
+            } else {
+                node = nd.child;
+            }
+        } else {
+            node = nd.escape;
+        }
+    }
 }
 
 /// Twin of `leaf_near` in `bvh.wgsl`: whether some leaf box of a body's tree (`nodes`, its used

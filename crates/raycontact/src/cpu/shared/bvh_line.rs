@@ -1,0 +1,128 @@
+//! Twin of `shaders/shared/bvh_line.wgsl`: the closest hits of a ray and of its opposite ray
+//! (the same origin and bounds, the direction negated) through one walk of a body's BVH,
+//! visiting the nodes in the GPU's order and counting them alike.
+
+use glam::Vec3;
+
+use super::bvh::{Leaf, stackless_hit};
+use super::ray::{ray_axes, safe_inverse};
+use crate::layout::{BodyGpu, LEAF_BIT, NONE, Node, Ray, RayHit, SHORT_STACK};
+
+/// Twin of `enter_both`: which of the two rays (bit 0: the ray of origin `o`, direction `d`,
+/// inverse `inv`; bit 1: its opposite; only those of `act`) enter the box of `nd` before their
+/// bounds `tmax`, and the smaller entry of those that do, from one slab computation (the WGSL
+/// says why the opposite ray's test is its own `box_entry`).
+#[inline(always)]
+fn enter_both(ray: &Ray, inv: Vec3, act: u32, tmax: [f32; 2], nd: &Node) -> (u32, f32) {
+    let (o, lo, hi) = (ray.origin, nd.min, nd.max);
+    let parallel = ray.dir.abs().cmplt(Vec3::splat(1.0e-30));
+    let inside = o.cmpge(lo) & o.cmple(hi);
+    if (parallel & !inside).any() {
+        return (0, f32::INFINITY);
+    }
+    let t0 = (lo - o) * inv;
+    let t1 = (hi - o) * inv;
+    let near = Vec3::select(parallel, Vec3::splat(-3.0e38), t0.min(t1));
+    let far = Vec3::select(parallel, Vec3::splat(3.0e38), t0.max(t1));
+    let (tn, tf) = (near.max_element(), far.min_element());
+    let low = tn - tn.abs() * 2.0e-6;
+    let high = tf + tf.abs() * 2.0e-6;
+    let (mut rays, mut at) = (0, f32::INFINITY);
+    let front = low.max(ray.tmin);
+    if act & 1 != 0 && front <= high.min(tmax[0]) {
+        (rays, at) = (1, front);
+    }
+    let back = (-high).max(ray.tmin);
+    if act & 2 != 0 && back <= (-low).min(tmax[1]) {
+        (rays, at) = (rays | 2, at.min(back));
+    }
+    (rays, at)
+}
+
+/// Twin of `closest_hits_line` in `shaders/shared/bvh_line.wgsl`: [`closest_hit`]'s hits of
+/// `ray` and of its opposite ray, in that order, through one walk of the body's BVH (`nodes`),
+/// skipping the triangles that use packed vertex `ignore_vertex`. The boxes read are counted
+/// once for both, in the first hit's `nodes_visited`; each ray's stackless walk (after a full
+/// stack) in its own.
+///
+/// [`closest_hit`]: super::bvh::closest_hit
+pub fn closest_hits_line_binary(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+) -> [RayHit; 2] {
+    let mut best = [RayHit::MISS; 2];
+    if nodes.is_empty() {
+        return best;
+    }
+    let back = Ray { dir: -ray.dir, ..*ray };
+    let rays = [ray, &back];
+    let leaves =
+        rays.map(|r| Leaf { body, positions, triangles, ray: r, axes: ray_axes(r.dir), ignore_vertex });
+    let inv = safe_inverse(ray.dir);
+    let mut tmax = [ray.tmax, back.tmax];
+    let mut stack = [0u32; SHORT_STACK as usize];
+    let mut sp = 0usize;
+    let mut lost = false;
+    best[0].nodes_visited += 1;
+    let mut act = enter_both(ray, inv, 3, tmax, &nodes[0]).0;
+    let mut node = if act != 0 { 0 } else { NONE };
+    loop {
+        if node == NONE {
+            while sp > 0 {
+                sp -= 1;
+                let c = stack[sp];
+                best[0].nodes_visited += 1;
+                act = enter_both(ray, inv, 3, tmax, &nodes[c as usize]).0;
+                if act != 0 {
+                    node = c;
+                    break;
+                }
+            }
+            if node == NONE {
+                break;
+            }
+        }
+        let nd = &nodes[node as usize];
+        if nd.child & LEAF_BIT != 0 {
+            let tri = nd.child & !LEAF_BIT;
+            for k in 0..2 {
+                if act >> k & 1 != 0 {
+                    leaves[k].test(tri, &mut best[k], &mut tmax[k]);
+                }
+            }
+            node = NONE;
+            continue;
+        }
+        let left = nd.child;
+        let right = nodes[left as usize].escape;
+        best[0].nodes_visited += 2;
+        let (al, el) = enter_both(ray, inv, act, tmax, &nodes[left as usize]);
+        let (ar, er) = enter_both(ray, inv, act, tmax, &nodes[right as usize]);
+        (node, act) = match (al != 0, ar != 0) {
+            (true, true) => {
+                let (near, far, a) = if er < el { (right, left, ar) } else { (left, right, al) };
+                if sp < stack.len() {
+                    stack[sp] = far;
+                    sp += 1;
+                } else {
+                    lost = true;
+                }
+                (near, a)
+            }
+            (true, false) => (left, al),
+            (false, true) => (right, ar),
+            (false, false) => (NONE, 0),
+        };
+    }
+    if lost {
+        for k in 0..2 {
+            let inv_k = safe_inverse(rays[k].dir);
+            stackless_hit(nodes, &leaves[k], inv_k, &mut best[k], &mut tmax[k]);
+        }
+    }
+    best
+}
