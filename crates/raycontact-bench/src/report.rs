@@ -126,8 +126,17 @@ pub fn print_instance(r: &InstanceResult) {
         println!("   prediction distance {:.4} on every implementation", r.prediction);
     }
     let f = &r.rays;
+    // The GPU tuning's walk (a cloth vertex's two rays together), where it differs.
+    let line = f.nodes_per_ray_gpu_line_walk != f.nodes_per_ray_gpu_walk;
+    let together = |what: String| {
+        if line {
+            format!("; {what} with a cloth vertex's two rays walked together, as on a GPU")
+        } else {
+            String::new()
+        }
+    };
     println!(
-        "pairs tested {}; source vertices {}; rays/frame {} ({} inward + {} outward + {} own-body); BVH nodes/ray {:.1} (GPU walk; {:.1} with a cloth vertex's two rays walked together, as on a GPU), {:.1} (CPU walk); triangles/ray {:.1}",
+        "pairs tested {}; source vertices {}; rays/frame {} ({} inward + {} outward + {} own-body); BVH nodes/ray {:.1} (GPU walk{}), {:.1} (CPU walk); triangles/ray {:.1}",
         f.pairs,
         f.sources,
         f.rays(),
@@ -135,16 +144,16 @@ pub fn print_instance(r: &InstanceResult) {
         f.outward_rays,
         f.check_rays,
         f.nodes_per_ray_gpu_walk,
-        f.nodes_per_ray_gpu_line_walk,
+        together(format!("{:.1}", f.nodes_per_ray_gpu_line_walk)),
         f.nodes_per_ray_cpu_walk,
         f.triangles_per_ray
     );
     println!(
-        "traversal bytes/ray: {} in the kernels' binary layout (GPU walk: {:.1} nodes of 32 B, {:.2} triangles of 128 B; {} with a cloth vertex's rays walked together), {} in the 4-wide one (CPU walk: {:.1} wide nodes of 128 B, {:.2} triangle records of 64 B)",
+        "traversal bytes/ray: {} in the kernels' binary layout (GPU walk: {:.1} nodes of 32 B, {:.2} triangles of 128 B{}), {} in the 4-wide one (CPU walk: {:.1} wide nodes of 128 B, {:.2} triangle records of 64 B)",
         fmt_bytes(gpu_model::binary_bytes_per_ray(f, false)),
         f.nodes_per_ray_gpu_walk,
         f.triangles_per_ray,
-        fmt_bytes(gpu_model::binary_bytes_per_ray(f, true)),
+        together(fmt_bytes(gpu_model::binary_bytes_per_ray(f, true))),
         fmt_bytes(gpu_model::wide_bytes_per_ray(f)),
         f.wide_nodes_per_ray_cpu_walk,
         f.triangles_per_ray_cpu_walk
