@@ -84,6 +84,21 @@ pub fn random_unit(rng: &mut impl Rng) -> Vec3 {
     }
 }
 
+/// `2^log2` nested triangles stacked in z around one vertical line (triangle t at z = t * 1e-5,
+/// its half-width 1 + (t mod 1000) * 1e-3): a BVH 15 to 20 levels deep whose every box contains
+/// the line, so that a nearer-first walk from below pushes a farther child at every level down
+/// to the bottom triangle (19 levels at 2^18) and overflows the short stack.
+pub fn stacked_triangles(log2: u32) -> TriMesh {
+    let mut mesh = TriMesh::default();
+    for t in 0..(1u32 << log2) {
+        let s = 1.0 + (t % 1000) as f32 * 1e-3;
+        let z = t as f32 * 1e-5;
+        mesh.positions.extend([Vec3::new(-s, -s, z), Vec3::new(s, -s, z), Vec3::new(0.0, 2.0 * s, z)]);
+        mesh.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
+    }
+    mesh
+}
+
 /// The Stanford bunny shipped in `assets/bunny.obj`.
 pub fn bunny() -> TriMesh {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/bunny.obj");

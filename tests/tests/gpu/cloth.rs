@@ -434,7 +434,7 @@ fn cloth_rays_walked_together_or_one_by_one_give_the_same_contacts() {
 }
 
 /// A cloth vertex's two rays walked together through a tree deep enough to overflow the short
-/// stack: 2^18 nested triangles stacked in z over a sheet (as in `rays.rs`'s
+/// stack: 2^18 nested triangles stacked in z over a sheet (`stacked_triangles`, as in `rays.rs`'s
 /// `short_stack_overflow_falls_back_without_missing_hits`). The sheet's outward rays reach the
 /// bottom triangle, 19 levels deep, and the line walk finishes both rays with the stackless walk
 /// (checked on its twin) and finds each ray's own closest hit; the GPU tuning's kernels (the
@@ -444,13 +444,7 @@ fn a_line_walk_whose_short_stack_overflows_finds_both_hits() {
     use raycontact::internals::cpu;
     use raycontact::internals::layout::{NONE, Ray as LayoutRay};
     use raycontact_tests::other_tuning_ctx;
-    let mut stack = TriMesh::default();
-    for t in 0..(1u32 << 18) {
-        let s = 1.0 + (t % 1000) as f32 * 1e-3;
-        let z = t as f32 * 1e-5;
-        stack.positions.extend([Vec3::new(-s, -s, z), Vec3::new(s, -s, z), Vec3::new(0.0, 2.0 * s, z)]);
-        stack.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
-    }
+    let stack = raycontact_tests::stacked_triangles(18);
     let sheet = translated(&meshes::grid_sheet(0.6, 0.6, 4, 4), Vec3::new(0.013, 0.021, -0.01));
     let bodies = [(&stack, BodyKind::Volumetric), (&sheet, cloth(0.02))];
     let scene = |c: Option<&raycontact::GpuContext>| {

@@ -7,7 +7,7 @@ use raycontact::internals::cpu;
 use raycontact::internals::layout::NONE;
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Ray, RayHit, Scene};
-use raycontact_tests::{ctx, random_unit, rng};
+use raycontact_tests::{ctx, random_unit, rng, stacked_triangles};
 
 /// 10k seeded rays: from outside the body's box towards a random point inside it, from random
 /// points inside the box in random directions, and aimed at vertices and edge midpoints.
@@ -171,13 +171,7 @@ fn short_stack_overflow_falls_back_without_missing_hits() {
     // stackless walk, pruned by the nearest hit. (Ties at one t across 2^15 or more triangles
     // would need more loop iterations than llvmpipe runs: it caps every shader loop at 65535
     // iterations.)
-    let mut mesh = TriMesh::default();
-    for t in 0..(1u32 << 18) {
-        let s = 1.0 + (t % 1000) as f32 * 1e-3;
-        let z = t as f32 * 1e-5;
-        mesh.positions.extend([Vec3::new(-s, -s, z), Vec3::new(s, -s, z), Vec3::new(0.0, 2.0 * s, z)]);
-        mesh.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
-    }
+    let mesh = stacked_triangles(18);
     let mut r = rng(77);
     let rays: Vec<Ray> = (0..400)
         .map(|i| {

@@ -77,8 +77,8 @@ pub struct Tuning {
     /// with the same bounds) together, one walk of the BVH for both (`shared/bvh_line.wgsl`), or
     /// one after the other (the WGSL constant `LINE_WALKS`). The same hits either way. Together,
     /// each node is read once for both rays: on the bench's cloth scenes the nodes read per ray
-    /// fall by a fifth (cloth-layers, 58.2 -> 48.0) to two fifths (eight-sheets, 57.9 -> 35.4),
-    /// the traffic a GPU's ray stage is bound by. On lavapipe, which reads no faster for reading
+    /// fall by a sixth (cloth-layers, 58.2 -> 48.1) to over a quarter (eight-sheets, 59.9 ->
+    /// 43.4), the traffic a GPU's ray stage is bound by. On lavapipe, which reads no faster for reading
     /// less, the walk's larger state and the two rays' tests in every SIMD slice made the ray
     /// stage slower instead (cloth-layers 147-148 -> 154-155 ms, eight-sheets 91-98 -> 105-107).
     pub line_walks: bool,
