@@ -83,13 +83,13 @@ impl Demo {
             web_sys::console::error_1(&format!("raycontact-web: uncaptured GPU error: {e}").into())
         }));
         let start = Instant::now();
-        let (scene, pipelines) = if cpu {
-            (Scene::new_cpu(None).map_err(|e| js_error("CPU backend", e))?, 0)
+        let (scene, pipelines, tuning) = if cpu {
+            (Scene::new_cpu(None).map_err(|e| js_error("CPU backend", e))?, 0, None)
         } else {
             let ctx = GpuContext::from_device_async(device.clone(), queue.clone(), adapter_info.clone())
                 .await
                 .map_err(|e| js_error("raycontact", e))?;
-            (Scene::new(&ctx), ctx.pipelines_created())
+            (Scene::new(&ctx), ctx.pipelines_created(), Some(ctx.tuning()))
         };
         let context_ms = start.elapsed().as_secs_f64() * 1e3;
         let spec = SceneSpec::new(seed as u64);
@@ -111,10 +111,12 @@ impl Demo {
             .collect();
         let limits = device.limits();
         let info = format!(
-            "{{\"detection\":\"{}\",\"adapter\":{:?},\"backend\":\"{:?}\",\"storage_buffers_per_stage\":{},\"workgroup_storage\":{},\"pipelines\":{},\"context_ms\":{context_ms:.1},\"seed\":{seed},\"bodies\":[{}]}}",
+            "{{\"detection\":\"{}\",\"adapter\":{:?},\"backend\":\"{:?}\",\"device_type\":\"{:?}\",\"tuning\":{:?},\"storage_buffers_per_stage\":{},\"workgroup_storage\":{},\"pipelines\":{},\"context_ms\":{context_ms:.1},\"seed\":{seed},\"bodies\":[{}]}}",
             if cpu { "CPU backend (WebAssembly, one thread)" } else { "WebGPU" },
             adapter_info.name,
             adapter_info.backend,
+            adapter_info.device_type,
+            tuning.map_or_else(|| "none".to_string(), |t| format!("{t:?}")),
             limits.max_storage_buffers_per_shader_stage,
             limits.max_compute_workgroup_storage_size,
             pipelines,
