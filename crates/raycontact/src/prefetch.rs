@@ -1,8 +1,10 @@
 //! A cache hint for the CPU backend's gathers whose addresses are known ahead of their use: the
 //! leaves' triangle boxes in Morton order (`tree_build`, the refit's fit), the triangle
-//! records' corners ([`WideTree::fill`](crate::wide_bvh::WideTree::fill)) and the binary nodes
-//! a wide tree's refit copies. The load starts early, so that its cache miss overlaps the work
-//! before it. x86-64 only (`PREFETCHT0`); nothing elsewhere. Never changes a result.
+//! records' corners ([`WideTree::fill`](crate::wide_bvh::WideTree::fill)), the binary nodes
+//! a wide tree's refit copies, and the leaf records of each wide node a ray walk reads
+//! (`cpu/traverse.rs`, `prefetch_leaves`, measured there). The load starts early, so that its
+//! cache miss overlaps the work before it. x86-64 only (`PREFETCHT0`); nothing elsewhere. Never
+//! changes a result.
 //!
 //! Measured with `raycontact-bench --cpu --no-parry` (medians of 10 frames, 4 runs alternated
 //! with the build without hints, 2-core VM): on mesh-scaling's 641k triangles the hierarchy

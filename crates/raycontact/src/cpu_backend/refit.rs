@@ -15,6 +15,12 @@ use crate::prefetch::prefetch;
 /// How many leaves ahead the refit asks for a leaf's triangle box.
 const LEAF_AHEAD: usize = 16;
 
+thread_local! {
+    /// The serial walk's stack of subtree sums, kept per worker thread from frame to frame (a
+    /// frame refits hundreds of subtrees: no allocation each).
+    static SUMS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// What a measured refit found ([`refit_measured`]).
 pub(crate) struct Refitted {
     /// Each packed body's [`sah_cost`] after the refit.
@@ -150,7 +156,8 @@ impl Fit<'_> {
     /// sums wait on a stack (a node's are its two children's, the right one on top).
     fn serial(&self, window: &mut [Node], leaves: &mut [Node], f: usize, root: usize, l: usize) -> Fitted {
         let n_internal = self.n_internal;
-        let mut sums: Vec<f64> = Vec::with_capacity(64);
+        let mut sums = SUMS.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        sums.clear();
         let mut all = true;
         for j in f..=l {
             // The leaves come in order: ask for the triangle box of the one LEAF_AHEAD later.
@@ -179,7 +186,9 @@ impl Fit<'_> {
             }
         }
         let me = &window[root - f];
-        (me.min, me.max, sums[0], all)
+        let sum = sums[0];
+        SUMS.with(|s| *s.borrow_mut() = sums);
+        (me.min, me.max, sum, all)
     }
 }
 
