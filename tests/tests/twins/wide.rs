@@ -5,10 +5,10 @@
 //! binary walk on the 200 random placements of the GPU tests. The line walk
 //! (`cpu::closest_hits_line`, a ray and its opposite in one walk) finds each ray's hit of the
 //! wide walk, on the same rays, and the kernels' line walk of the binary tree
-//! (`cpu::closest_hits_line_binary`) each ray's hit of the GPU walk. Also: its lanes hold the boxes of
-//! the binary nodes they name, a kept body's tree is collapsed from a binned-SAH tree over the
-//! LBVH's leaves (a valid binary tree that the binary walks find the same hits in), and the
-//! backend's normals equal the twin's bit for bit.
+//! (`cpu::closest_hits_line_binary`) each ray's hit of the GPU walk. Also: its lanes hold the
+//! boxes of the binary nodes they name, a kept body's tree is collapsed from a binned-SAH tree
+//! over the LBVH's leaves (a valid binary tree that the binary walks find the same hits in), and
+//! the backend's normals equal the twin's bit for bit.
 
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;

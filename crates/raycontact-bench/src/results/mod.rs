@@ -224,9 +224,9 @@ pub struct RayFigures {
     pub triangles_per_ray_cpu_walk: f64,
     /// Rays whose short stack overflowed and finished with the stackless walk (GPU traversal).
     pub stack_fallbacks: u64,
-    /// The most nodes one source vertex's traces visit together (GPU traversal): the serial work
-    /// of the narrow phase's busiest invocation, which a GPU's ray stage cannot take less time
-    /// than.
+    /// The most nodes one source vertex's traces visit together (GPU traversal, a cloth
+    /// vertex's two rays walked together as the GPU tuning walks them): the serial work of the
+    /// narrow phase's busiest invocation, which a GPU's ray stage cannot take less time than.
     pub longest_source_nodes: u64,
     /// That source vertex: the instance's body index and the vertex (`None` without sources).
     pub longest_source: Option<(usize, u32)>,

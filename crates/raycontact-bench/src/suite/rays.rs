@@ -31,9 +31,9 @@ struct RayCounters {
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
 /// (`cpu::closest_hit`, whose hit it returns, and a cloth vertex's two rays also in one
-/// `cpu::closest_hits_line_binary`, as the GPU tuning walks them) and with the CPU backend's (`cpu::closest_hit_wide` over its 4-wide
-/// trees, and a cloth vertex's two rays in one `cpu::closest_hits_line`),
-/// counting rays by kind, nodes and triangles. One per source vertex.
+/// `cpu::closest_hits_line_binary`, as the GPU tuning walks them) and with the CPU backend's
+/// (`cpu::closest_hit_wide` over its 4-wide trees, and a cloth vertex's two rays in one
+/// `cpu::closest_hits_line`), counting rays by kind, nodes and triangles. One per source vertex.
 struct CountingTracer<'a> {
     counters: &'a RayCounters,
     /// The source body and whether the pair is a self pair.
@@ -43,7 +43,8 @@ struct CountingTracer<'a> {
     normal: Vec3,
     /// Whether a trace was made (the vertex passed the box filter).
     traced: AtomicBool,
-    /// Nodes this source's traces visited (GPU traversal).
+    /// Nodes this source's traces visited (GPU traversal, a cloth vertex's two rays walked
+    /// together as the GPU tuning walks them).
     nodes: AtomicU64,
 }
 

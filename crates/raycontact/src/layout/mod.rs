@@ -80,7 +80,8 @@ pub struct Tuning {
     /// fall by a sixth (cloth-layers, 58.2 -> 48.1) to over a quarter (eight-sheets, 59.9 ->
     /// 43.4), the traffic a GPU's ray stage is bound by. On lavapipe, which reads no faster for
     /// reading less, the walk's larger state and the two rays' tests in every SIMD slice made the
-    /// ray stage slower instead (cloth-layers 147-148 -> 154-155 ms, eight-sheets 91-98 -> 105-107).
+    /// ray stage slower instead (cloth-layers 147-148 -> 154-155 ms, eight-sheets 91-98 ->
+    /// 105-107).
     pub line_walks: bool,
 }
 

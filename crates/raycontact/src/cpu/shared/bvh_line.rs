@@ -62,13 +62,13 @@ pub fn closest_hits_line_binary(
     let rays = [ray, &back];
     let leaves =
         rays.map(|r| Leaf { body, positions, triangles, ray: r, axes: ray_axes(r.dir), ignore_vertex });
-    let inv = safe_inverse(ray.dir);
+    let inv = rays.map(|r| safe_inverse(r.dir));
     let mut tmax = [ray.tmax, back.tmax];
     let mut stack = [0u32; SHORT_STACK as usize];
     let mut sp = 0usize;
     let mut lost = false;
     best[0].nodes_visited += 1;
-    let mut act = enter_both(ray, inv, 3, tmax, &nodes[0]).0;
+    let mut act = enter_both(ray, inv[0], 3, tmax, &nodes[0]).0;
     let mut node = if act != 0 { 0 } else { NONE };
     loop {
         if node == NONE {
@@ -76,7 +76,7 @@ pub fn closest_hits_line_binary(
                 sp -= 1;
                 let c = stack[sp];
                 best[0].nodes_visited += 1;
-                act = enter_both(ray, inv, 3, tmax, &nodes[c as usize]).0;
+                act = enter_both(ray, inv[0], 3, tmax, &nodes[c as usize]).0;
                 if act != 0 {
                     node = c;
                     break;
@@ -100,8 +100,8 @@ pub fn closest_hits_line_binary(
         let left = nd.child;
         let right = nodes[left as usize].escape;
         best[0].nodes_visited += 2;
-        let (al, el) = enter_both(ray, inv, act, tmax, &nodes[left as usize]);
-        let (ar, er) = enter_both(ray, inv, act, tmax, &nodes[right as usize]);
+        let (al, el) = enter_both(ray, inv[0], act, tmax, &nodes[left as usize]);
+        let (ar, er) = enter_both(ray, inv[0], act, tmax, &nodes[right as usize]);
         (node, act) = match (al != 0, ar != 0) {
             (true, true) => {
                 let (near, far, a) = if er < el { (right, left, ar) } else { (left, right, al) };
@@ -120,8 +120,7 @@ pub fn closest_hits_line_binary(
     }
     if lost {
         for k in 0..2 {
-            let inv_k = safe_inverse(rays[k].dir);
-            stackless_hit(nodes, &leaves[k], inv_k, &mut best[k], &mut tmax[k]);
+            stackless_hit(nodes, &leaves[k], inv[k], &mut best[k], &mut tmax[k]);
         }
     }
     best
