@@ -7,13 +7,21 @@
 // workgroup first. The per-body reduction is why it lives here: the next kernel (`morton`)
 // needs the finished box, and only a dispatch boundary orders its workgroups after every
 // workgroup of this one.
-// One thread per vertex of all bodies, taken in each body's ray order (`vertex_order`: a Morton
-// order of the body's vertices, so that neighbouring invocations read neighbouring triangles
-// whatever the mesh's own vertex order): reads the positions region of the vertex buffer, writes
-// its normals region (shared/vertices.wgsl). A workgroup's vertices span consecutive bodies:
-// those of its first two bodies are reduced in workgroup memory, any others (bodies of fewer
-// than WG_SIZE vertices in between) go straight to the body's keys. A body marked BODY_KEEP
-// this frame is skipped: its normals and box are last frame's (its keys are not cleared).
+// ITEMS vertices per invocation (`Tuning::items`: 16 on a software adapter, 1 on a GPU), of all
+// bodies, taken in each body's ray order (`vertex_order`: a Morton order of the body's vertices,
+// so that neighbouring invocations read neighbouring triangles whatever the mesh's own vertex
+// order): element k of invocation `lid` is slot `first + k * WG_SIZE + lid` of the workgroup's
+// WG_SIZE * ITEMS. Reads the positions region of the vertex buffer, writes its normals region
+// (shared/vertices.wgsl). A workgroup's vertices span consecutive bodies. An invocation keeps
+// the keys of its vertices of one body in registers and adds them when its next vertex is of
+// another body, and at its end: to the workgroup's keys for the workgroup's first two bodies, to
+// the body's own for any others (bodies of fewer vertices than the workgroup has in between).
+// So a software adapter, which runs every atomic operation lane by lane, runs about one set of
+// six per invocation instead of one per vertex: the normals stage took 3.4-3.5 -> 3.0 ms on
+// resting-pile, 3.9 -> 3.1 on cloth-layers and 10.3-10.6 -> 7.9-8.2 on mesh-scaling's 159k
+// triangles (lavapipe, `raycontact-bench --implementations gpu --no-parry`, 3 runs
+// alternated). A body marked BODY_KEEP this frame is skipped: its normals and box are last
+// frame's (its keys are not cleared).
 // CPU twin: `raycontact::internals::cpu::vertex_normals` (normals) and
 // `raycontact::internals::cpu::body_boxes` (boxes).
 //!include shared/common.wgsl
@@ -37,48 +45,68 @@ fn triangle_count() -> u32 {
 // [slot * 6 + 3 + axis] the maximum key; 0 = nothing yet.
 var<workgroup> wg_keys: array<atomic<u32>, 12>;
 
+// Adds the keys an invocation gathered for body `body` (`k`: its index from the workgroup's
+// first body) to the workgroup's keys (its first two bodies) or the body's.
+fn flush(body: u32, k: u32, lo: vec3<u32>, hi: vec3<u32>) {
+    for (var d = 0u; d < 3u; d += 1u) {
+        if hi[d] == 0u {
+            continue;
+        }
+        if k < 2u {
+            atomicMax(&wg_keys[k * 6u + d], lo[d]);
+            atomicMax(&wg_keys[k * 6u + 3u + d], hi[d]);
+        } else {
+            atomicMax(&body_state[body].min_key[d], lo[d]);
+            atomicMax(&body_state[body].max_key[d], hi[d]);
+        }
+    }
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let first = linear_group(wid) * WG_SIZE;
-    // Slot `first + lid` of the vertex order holds vertex v of the same body.
-    let slot = first + lid;
+    let first = linear_group(wid) * WG_SIZE * ITEMS;
     if lid < 12u {
         atomicStore(&wg_keys[lid], 0u);
     }
     workgroupBarrier();
     // The workgroup's first body (the same for every invocation).
     let b0 = body_of_vertex(min(first, max(params.vertex_count, 1u) - 1u));
-    // The vertex's body (the workgroup's first unless the slot lies past its end).
+    // The keys gathered for body `body`, not yet added.
     var body = b0;
-    if slot < params.vertex_count && slot >= bodies[b0].vertex_offset + bodies[b0].vertex_count {
-        body = body_of_vertex(slot);
-    }
-    // A body marked BODY_KEEP keeps its normals and box.
-    if slot < params.vertex_count && (bodies[body].flags & BODY_KEEP) == 0u {
+    var lo = vec3<u32>(0u);
+    var hi = vec3<u32>(0u);
+    for (var it = 0u; it < ITEMS; it += 1u) {
+        // Slot `slot` of the vertex order holds vertex v of the same body.
+        let slot = first + it * WG_SIZE + lid;
+        if slot >= params.vertex_count {
+            break;
+        }
+        if slot >= bodies[body].vertex_offset + bodies[body].vertex_count {
+            flush(body, body - b0, lo, hi);
+            lo = vec3<u32>(0u);
+            hi = vec3<u32>(0u);
+            body = body_of_vertex(slot);
+        }
+        // A body marked BODY_KEEP keeps its normals and box.
+        if (bodies[body].flags & BODY_KEEP) != 0u {
+            continue;
+        }
         let v = vertex_order[slot];
         let sum = face_sum(v, true);
         let n = sum.normal;
-        let live = sum.live;
         let o = 3u * (VERTEX_NORMALS * params.vertex_count + v);
         vertices[o] = n.x;
         vertices[o + 1u] = n.y;
         vertices[o + 2u] = n.z;
-        if live {
+        if sum.live {
             let p = sum.position;
-            let k = body - b0;
             for (var d = 0u; d < 3u; d += 1u) {
-                let lo = ~float_to_key(p[d]);
-                let hi = float_to_key(p[d]);
-                if k < 2u {
-                    atomicMax(&wg_keys[k * 6u + d], lo);
-                    atomicMax(&wg_keys[k * 6u + 3u + d], hi);
-                } else {
-                    atomicMax(&body_state[body].min_key[d], lo);
-                    atomicMax(&body_state[body].max_key[d], hi);
-                }
+                lo[d] = max(lo[d], ~float_to_key(p[d]));
+                hi[d] = max(hi[d], float_to_key(p[d]));
             }
         }
     }
+    flush(body, body - b0, lo, hi);
     workgroupBarrier();
     if lid < 12u {
         let key = atomicLoad(&wg_keys[lid]);

@@ -231,6 +231,38 @@ fn bvh_is_the_same_with_the_other_tuning() {
     }
 }
 
+/// The body boxes that `vertex_normals` reduces equal the twins' on both tunings when one
+/// workgroup's vertices span many bodies (on lavapipe's tuning, 16 vertices an invocation: an
+/// invocation's vertices then belong to several bodies, each added on its own, and most bodies
+/// are past the workgroup's first two): 40 small balls of 42 and 12 vertices at random places,
+/// with a body whose triangles are all degenerate among them (no box of its own) and one whose
+/// vertices are not all used.
+#[test]
+fn body_boxes_of_many_small_bodies_equal_the_twins_on_both_tunings() {
+    let mut r = rng(40);
+    let mut meshes = Vec::new();
+    for i in 0..40 {
+        let ball = meshes::icosphere(0.1 + 0.01 * (i % 7) as f32, (i % 2) as u32);
+        let at = Vec3::new(r.random_range(-5.0..5.0), r.random_range(-5.0..5.0), r.random_range(-5.0..5.0));
+        meshes.push(ball.transformed(glam::Affine3A::from_translation(at)));
+        if i == 17 {
+            // Every triangle collapsed to a point: no live vertex, no box.
+            let mut flat = meshes::icosphere(0.2, 0);
+            flat.positions.iter_mut().for_each(|p| *p = Vec3::splat(1.0));
+            meshes.push(flat);
+        }
+        if i == 29 {
+            // A vertex far away that no triangle uses: not in the box.
+            let mut extra = meshes::icosphere(0.2, 1);
+            extra.positions.push(Vec3::splat(50.0));
+            meshes.push(extra);
+        }
+    }
+    for c in [ctx(), other_tuning_ctx()] {
+        gpu_vs_cpu_on(c, &meshes);
+    }
+}
+
 #[test]
 fn bvh_shipped_meshes() {
     check(&[raycontact_tests::bunny(), meshes::torus(1.0, 0.3, 40, 20), meshes::uv_sphere(1.0, 32, 16)]);

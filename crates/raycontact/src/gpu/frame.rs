@@ -83,7 +83,7 @@ impl GpuScene {
         // The bodies whose data stays (`layout::BODY_KEEP`): their states are not cleared.
         self.kept.begin_frame(self.ctx.queue(), &self.bufs, bvh);
         self.clear_accumulators(encoder, bvh, stats);
-        let vertex_groups = p.vertex_count.div_ceil(WG_SIZE);
+        let vertex_groups = p.vertex_count.div_ceil(WG_SIZE * self.ctx.tuning().items);
         let triangle_groups = self.ctx.tuning().tile_groups(p.tile_count);
         for stage in &TIMED_STAGES[..UPDATE_STAGES] {
             let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);

@@ -59,7 +59,8 @@ impl Binding {
 /// Every kernel of raycontact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    /// Area-weighted vertex normals and the bodies' boxes, one invocation per vertex.
+    /// Area-weighted vertex normals and the bodies' boxes, [`layout::Tuning::items`] vertices per
+    /// invocation.
     VertexNormals,
     /// Triangle boxes and degenerate flags (a refit's).
     TriangleBounds,

@@ -57,8 +57,8 @@ const _: () = assert!(SORT_ITEMS <= 32);
 /// gives work to 57 of them. A GPU keeps the full width, for its parallelism.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tuning {
-    /// Triangles per invocation of a per-triangle kernel: a power of two, at most
-    /// [`SORT_ITEMS`].
+    /// Triangles per invocation of a per-triangle kernel, and vertices per invocation of
+    /// `vertex_normals`: a power of two, at most [`SORT_ITEMS`].
     pub items: u32,
     /// Invocations of a workgroup of the radix sort's scatter (each places `TILE /
     /// barrier_group` elements) and of `ray_sources` (each tests `items` source vertices): a
