@@ -102,7 +102,7 @@ Figures:
                  lane of every wide node visited)
   longest source the most nodes one source vertex's traces visit (GPU traversal): one
                  invocation's serial work, under which a GPU's ray stage cannot go however
-                 wide the GPU; and the largest vertex valence (one invocation's normal sum)
+                 wide the GPU; and the largest vertex valence (one vertex's normal sum)
   BVH            per refitting implementation: frames rebuilt / refitted, and the trees' SAH
                  cost over their cost at the last rebuild (measured on the CPU backend)
   dispatches     compute dispatches per GPU frame; read back: bytes copied to the host per frame

@@ -230,8 +230,8 @@ pub struct RayFigures {
     pub longest_source_nodes: u64,
     /// That source vertex: the instance's body index and the vertex (`None` without sources).
     pub longest_source: Option<(usize, u32)>,
-    /// The most triangles around one vertex of any body: the sum that one invocation of
-    /// `vertex_normals` makes for it.
+    /// The most triangles around one vertex of any body: the longest sum `vertex_normals` makes
+    /// for one vertex.
     pub largest_valence: u32,
 }
 
