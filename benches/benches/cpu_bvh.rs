@@ -4,6 +4,8 @@
 //!
 //! - `wide-collapse`: the fitted binary trees collapsed into the 4-wide trees, triangle records
 //!   included (`WideBvh::build`), per frame of a rebuild;
+//! - `sah-tree`: both bodies' binned-SAH trees built over their LBVHs' leaves (`sah_tree`, what a
+//!   body whose tree is kept is collapsed from);
 //! - `rays`: the narrow phase's full pass (`cpu::narrow_phase`, every ray of both directions)
 //!   through the wide trees (`wide`) and through the binary trees (`binary`, the frame without
 //!   its wide trees: `cpu::closest_hit_ordered`), and through the wide trees on every core
@@ -21,6 +23,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use raycontact::internals::cpu::{self, FrameData, Narrow};
 use raycontact::internals::layout::{BodyPair, SELF_CLOTH};
+use raycontact::internals::sah_tree::sah_tree;
 use raycontact::internals::wide_bvh::WideBvh;
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, BvhUpdate, Scene};
@@ -66,6 +69,15 @@ fn cpu_bvh(c: &mut Criterion) {
         let mut wide = WideBvh::default();
         bench
             .iter(|| pool.install(|| wide.build(&packing, &frame.body_state, &frame.nodes, &positions, &[])));
+    });
+
+    group.bench_function(BenchmarkId::new("sah-tree", triangles), |bench| {
+        let mut out = Vec::new();
+        bench.iter(|| {
+            for b in 0..packing.bodies.len() {
+                sah_tree(frame.body_nodes(&packing, b), frame.body_state[b].leaf_count, &mut out);
+            }
+        });
     });
 
     let pairs: Vec<BodyPair> = cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, 0.0);
