@@ -46,12 +46,13 @@ fn triangle_count() -> u32 {
 var<workgroup> wg_keys: array<atomic<u32>, 12>;
 
 // Adds the keys an invocation gathered for body `body` (`k`: its index from the workgroup's
-// first body) to the workgroup's keys (its first two bodies) or the body's.
+// first body) to the workgroup's keys (its first two bodies) or the body's. Nothing when it
+// gathered none (a live vertex sets all six keys, none of them 0).
 fn flush(body: u32, k: u32, lo: vec3<u32>, hi: vec3<u32>) {
+    if hi.x == 0u {
+        return;
+    }
     for (var d = 0u; d < 3u; d += 1u) {
-        if hi[d] == 0u {
-            continue;
-        }
         if k < 2u {
             atomicMax(&wg_keys[k * 6u + d], lo[d]);
             atomicMax(&wg_keys[k * 6u + 3u + d], hi[d]);

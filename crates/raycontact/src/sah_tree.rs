@@ -15,7 +15,8 @@
 //! area(R) |R|` is least among [`BINS`] - 1 planes per axis, binned by the leaves' box centres
 //! (the usual binned SAH); a range whose centres do not spread, or whose best plane leaves a
 //! side empty, is halved by count. A range of at most 8 leaves is split by the exact SAH
-//! instead, every split of its leaves ordered by centre on each axis (`split_small`): its
+//! instead, at the best of every split of its leaves ordered by centre on each axis (so one
+//! whose centres do not spread is split too, at its cheapest split; `split_small`): its
 //! binning would cost as much as a long range's, and most ranges are short (on the two tori of
 //! `cargo bench -p raycontact-benches --bench cpu_bvh -- sah-tree`, 25.6k triangles, 9.5 -> 7.8
 //! ms a build). Deterministic; the two sides of a split are built in parallel when both are
