@@ -50,8 +50,8 @@ with --sequential:
                  Morton codes, sort or hierarchy), rebuilt only at the first frame
   cpu-1          raycontact's CPU backend (the kernels' CPU twins; rays through its 4-wide
                  BVHs, a cloth vertex's inward and outward rays in one walk; a trace asked
-                 again by another pair, e.g. a body's own-body trace in each of its cloth
-                 pairs, answered from the frame's memo), single-threaded
+                 again, e.g. a body's own-body trace in each of its cloth pairs, or in a later
+                 frame while the body does not move, answered from a memo), single-threaded
   cpu-rayon      the CPU backend with rayon over all cores (the contacts' reference)
   cpu-refit      cpu-rayon with BvhUpdate::Refit
   cpu-twins      cpu-rayon walking the binary BVH as the kernels do (Scene::set_wide_bvh(false)):
@@ -66,7 +66,7 @@ with --sequential:
   parry-1        parry3d 0.31, one thread: every moving body's BVH rebuilt from the triangle
                  boxes each frame (binned SAH), the same rays (every case: inward and outward, cloth, self pairs)
                  cast through it, classified by raycontact's rules (cpu::classify); a trace
-                 asked again by another pair answered from the frame's memo, as on cpu-1
+                 asked again answered from a memo, as on cpu-1
   parry-rayon    the same with rayon over all cores
   parry-refit-1  parry3d's deformable path, one thread: a TriMesh per body with
                  TriMeshFlags::DEFORMABLE, built once, TriMesh::set_vertices every frame on the

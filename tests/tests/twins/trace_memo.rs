@@ -3,7 +3,9 @@
 //! cast, and with what the cast returned; any other trace is cast. On a ball draped in three
 //! garments (its own-body traces asked once per garment) with a ring round its cap, with exits
 //! remembered and not: the same contacts as casting every trace, in the same order, with fewer
-//! casts; and the backend's contacts equal the twin's narrow phase.
+//! casts; and the backend's contacts equal the twin's narrow phase. From one full pass to the
+//! next the memo keeps the entries of the bodies that did not move, and forgets those of the
+//! bodies that did, even where a vertex's ray stays the same bit for bit.
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::cpu::{Narrow, Tracer};
@@ -67,7 +69,7 @@ fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same(
         let plain = classify_in_order(&cx, &every, &pairs, &sources);
         let inner = CastCounter::default();
         let mut memo = TraceMemo::default();
-        memo.reset(positions.len());
+        memo.reset(&packing.bodies, &[]);
         let memoised = classify_in_order(&cx, &memo.tracer(&inner), &pairs, &sources);
         let (m, p): (Vec<Key>, Vec<Key>) =
             (memoised.iter().map(key).collect(), plain.iter().map(key).collect());
@@ -104,7 +106,7 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     let cx = p.narrow();
     let inner = CastCounter::default();
     let mut memo = TraceMemo::default();
-    memo.reset(p.positions.len());
+    memo.reset(&p.packing.bodies, &[]);
     let v = 17u32;
     let ray = Ray::new(p.positions[v as usize], -p.positions[v as usize]);
     let casts = || inner.casts();
@@ -144,13 +146,139 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     // The first trace of the slot stays; the memo forgets it on reset.
     trace(&memo, 0, &ray, v);
     assert_eq!(casts(), 9);
-    memo.reset(p.positions.len());
+    memo.reset(&p.packing.bodies, &[]);
     trace(&memo, 0, &ray, v);
     assert_eq!(casts(), 10);
     // A frame of bounded traces only writes nothing, and the next frame starts empty too.
-    memo.reset(p.positions.len());
+    memo.reset(&p.packing.bodies, &[]);
     trace(&memo, 0, &bounded, v);
-    memo.reset(p.positions.len());
+    memo.reset(&p.packing.bodies, &[]);
     trace(&memo, 0, &ray, v);
     assert_eq!(casts(), 12);
+}
+
+/// The draped ball with its lower half (z < -0.1) squashed towards z = -0.1: the vertices above
+/// keep their positions and normals, and so the bits of their own-body rays, but those rays now
+/// leave the ball sooner.
+fn squashed(bodies: &[(TriMesh, BodyKind)]) -> Vec<(TriMesh, BodyKind)> {
+    let mut out = bodies.to_vec();
+    for p in out[0].0.positions.iter_mut().filter(|p| p.z < -0.1) {
+        p.z = -0.1 + 0.2 * (p.z + 0.1);
+    }
+    out
+}
+
+#[test]
+fn the_memo_keeps_the_traces_of_the_bodies_that_did_not_move_and_forgets_the_others() {
+    let before = draped_ball();
+    let after = squashed(&before);
+    let pack = |b: &[(TriMesh, BodyKind)]| {
+        let refs: Vec<(&TriMesh, BodyKind)> = b.iter().map(|(m, k)| (m, *k)).collect();
+        crate::reference::Packed::new(&refs)
+    };
+    let (p0, p1) = (pack(&before), pack(&after));
+    let ball = 0;
+    let all_but_ball: Vec<bool> = (0..before.len()).map(|b| b != ball).collect();
+    let only_ball: Vec<bool> = (0..before.len()).map(|b| b == ball).collect();
+    let inner = CastCounter::default();
+    let mut memo = TraceMemo::default();
+    let run = |p: &crate::reference::Packed, tracer: &dyn Fn(&Narrow<'_>, &[BodyPair]) -> Vec<_>| {
+        let cx = Narrow { remember_exit: true, ..p.narrow() };
+        let pairs = cpu::broad_phase(&p.packing.bodies, &p.frame.body_state, SELF_CLOTH, 0.02);
+        tracer(&cx, &pairs)
+    };
+    let plain = |p: &crate::reference::Packed| {
+        run(p, &|cx, pairs| {
+            let sources = cpu::ray_sources(&p.packing, &p.frame.body_state, &p.positions, pairs);
+            classify_in_order(cx, &CastCounter::default(), pairs, &sources)
+        })
+    };
+    let memoised = |p: &crate::reference::Packed, memo: &TraceMemo| {
+        run(p, &|cx, pairs| {
+            let sources = cpu::ray_sources(&p.packing, &p.frame.body_state, &p.positions, pairs);
+            classify_in_order(cx, &memo.tracer(&inner), pairs, &sources)
+        })
+    };
+    let (want0, want1) = (plain(&p0), plain(&p1));
+    assert!(want0 != want1, "squashing the ball changes the contacts (their exits)");
+    // A first pass fills the memo.
+    memo.reset(&p0.packing.bodies, &[]);
+    assert!(memoised(&p0, &memo) == want0, "the first pass");
+    let first = inner.casts();
+    // Nothing but the others moved: the ball's own-body traces are answered.
+    memo.reset(&p0.packing.bodies, &all_but_ball);
+    assert!(memoised(&p0, &memo) == want0, "the ball kept");
+    let second = inner.casts() - first;
+    assert!(second + 500 < first, "{second} casts with the ball's traces kept, {first} without");
+    // The ball squashed, and said so: its traces are cast again.
+    memo.reset(&p1.packing.bodies, &only_ball);
+    assert!(memoised(&p1, &memo) == want1, "the ball squashed and marked");
+    // Had the move not been said, the kept traces of the rays that stayed the same would be
+    // answered at the old positions: what the marks are for (and what makes this test see a
+    // lost mark).
+    memo.reset(&p0.packing.bodies, &only_ball);
+    memoised(&p0, &memo);
+    memo.reset(&p1.packing.bodies, &all_but_ball);
+    assert!(memoised(&p1, &memo) != want1, "a move not marked is not seen by the memo");
+    // A packing of another vertex count empties every slot.
+    let smaller = pack(&before[..before.len() - 1]);
+    memo.reset(&smaller.packing.bodies, &vec![false; before.len() - 1]);
+    let c = inner.casts();
+    memoised(&smaller, &memo);
+    let recast = inner.casts() - c;
+    memo.reset(&smaller.packing.bodies, &[]);
+    let c = inner.casts();
+    memoised(&smaller, &memo);
+    assert_eq!(recast, inner.casts() - c, "a new vertex count: nothing kept");
+}
+
+/// A ball, and a cloth bowl inside it (z = 0.1 + 4 (x^2 + y^2), its rim out through the top):
+/// the inward rays of the ball's top vertices meet the bowl's bottom about 0.4 below, within half
+/// their way out of the ball (a volumetric → cloth contact), until the ball's lower half is
+/// squashed (`squashed`: their way out falls to about 0.6, so the bowl lies beyond half of it).
+fn ball_and_bowl() -> Vec<(TriMesh, BodyKind)> {
+    let mut bowl = meshes::grid_sheet(0.6, 0.6, 30, 30);
+    for v in bowl.positions.iter_mut() {
+        v.z = 0.1 + 4.0 * (v.x * v.x + v.y * v.y);
+    }
+    vec![(meshes::icosphere(0.5, 4), BodyKind::Volumetric), (bowl, BodyKind::Cloth { half_thickness: 0.004 })]
+}
+
+#[test]
+fn the_cpu_backend_forgets_the_traces_of_a_body_that_moved_and_finds_the_twins_contacts() {
+    // The backend (wide trees, memo) against `set_wide_bvh(false)` (the kernels' twins, every
+    // trace cast), frame after frame: the bowl moved alone (the ball's own-body traces kept),
+    // then the ball's lower half squashed (its top vertices' rays the same bits, their way out
+    // shorter: kept traces would be stale, and the bowl's contacts with them would stay), then
+    // nothing moved.
+    let before = ball_and_bowl();
+    let after = squashed(&before);
+    let mut scenes = [Scene::new_cpu(Some(2)).unwrap(), Scene::new_cpu(Some(2)).unwrap()];
+    scenes[1].set_wide_bvh(false);
+    let mut ids = Vec::new();
+    for s in &mut scenes {
+        ids = before.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+    }
+    let mut last = Vec::new();
+    for frame in 0..4 {
+        for s in &mut scenes {
+            match frame {
+                1 => {
+                    let shifted: Vec<Vec3> =
+                        before[1].0.positions.iter().map(|p| *p + Vec3::Z * 0.002).collect();
+                    s.set_positions(ids[1], &shifted).unwrap();
+                }
+                2 => s.set_positions(ids[0], &after[0].0.positions).unwrap(),
+                _ => {}
+            }
+        }
+        let [w, t] = scenes.each_mut().map(|s| s.detect(Pairs::Overlapping).unwrap().contacts);
+        let inward = |c: &[raycontact::Contact]| c.iter().filter(|c| c.source_body == ids[0]).count();
+        assert!(inward(&w) > 0 || frame == 2 || frame == 3, "frame {frame}: the ball's rays meet the bowl");
+        assert!(w == t, "frame {frame}: the backend's contacts are the twins'");
+        if frame == 2 {
+            assert!(inward(&w) < inward(&last), "squashing the ball takes the bowl out of its rays' reach");
+        }
+        last = w;
+    }
 }

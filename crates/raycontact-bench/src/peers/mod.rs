@@ -9,8 +9,9 @@
 //! (`cpu::classify`, every case of Lehericey et al. 2015: inward and outward rays, predictions,
 //! inversions) with a [`ParryTracer`]: each trace is a closest-hit cast through parry3d's BVH
 //! with parry3d's ray–triangle test. A trace asked again by another pair (a volumetric body's
-//! own-body trace, in each of its cloth pairs) is answered from the frame's `TraceMemo`, as on
-//! raycontact's CPU backend. Only the ray casts differ from the CPU reference.
+//! own-body trace, in each of its cloth pairs, or in a later frame while its body does not move)
+//! is answered from a `TraceMemo`, as on raycontact's CPU backend. Only the ray casts differ from
+//! the CPU reference.
 //!
 //! [`suite`] runs an instance on it ([`ParryRun`]); [`bvh`] and [`contacts`] are the peers of the older
 //! single-purpose benchmarks (`bvh`: the BVH build alone; `contacts`: volumetric inward rays
@@ -81,7 +82,8 @@ pub struct Parry {
     frame: FrameData,
     current: Vec<Vec3>,
     previous: Vec<Vec3>,
-    /// The traces that skip a vertex, each cast once a frame (as raycontact's CPU backend).
+    /// The traces that skip a vertex, each cast once while its body does not move (as
+    /// raycontact's CPU backend).
     memo: TraceMemo,
 }
 
@@ -155,7 +157,7 @@ impl Parry {
         self.moved.extend(bodies.iter().map(|b| first || current[vertices(b)] != previous[vertices(b)]));
         let pool = &self.pool;
         let (mode, meshes, kept, moved) = (self.mode, &mut self.meshes, &mut self.bvhs, &self.moved);
-        self.memo.reset(self.current.len());
+        self.memo.reset(bodies, &self.moved);
         let memo = &self.memo;
         pool.install(|| {
             let (packing, current, frame) = (&self.packing, &self.current, &mut self.frame);

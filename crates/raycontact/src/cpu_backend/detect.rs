@@ -61,7 +61,8 @@ impl CpuScene {
                 // The memo is the backend's own (the kernels cast every trace): not with the
                 // twins' binary trees (`set_wide_bvh(false)`).
                 let memo = (!self.frame.wide.off).then(|| {
-                    self.memo.reset(self.current.len());
+                    self.memo.reset(&packing.bodies, &self.memo_moved);
+                    self.memo_moved.fill(false);
                     &self.memo
                 });
                 let (order, runs) = (&self.order, &mut self.runs);

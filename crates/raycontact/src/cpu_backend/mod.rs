@@ -85,8 +85,11 @@ pub(crate) struct CpuScene {
     order: Vec<u32>,
     /// The boxes of runs of `order` at the positions of the last full pass.
     runs: OrderRuns,
-    /// The full pass's traces that skip a vertex, each cast once a frame.
+    /// The full pass's traces that skip a vertex, each cast once while its body does not move.
     memo: TraceMemo,
+    /// Per packed body: its positions changed since the memo's last reset (all after a new
+    /// packing).
+    memo_moved: Vec<bool>,
     /// The pair list of the last full pass, kept when iterative detection is on.
     memory_pairs: Vec<BodyPair>,
     /// The last detection's contacts, handed back by the scene ([`CpuScene::keep_contacts`]):
@@ -127,6 +130,7 @@ impl CpuScene {
             order: Vec::new(),
             runs: OrderRuns::default(),
             memo: TraceMemo::default(),
+            memo_moved: Vec::new(),
             memory_pairs: Vec::new(),
             last: Vec::new(),
             spare: Vec::new(),
@@ -154,6 +158,7 @@ impl CpuScene {
     /// A new packing: its current and previous positions.
     pub fn set_packing(&mut self, packing: &Packing, current: Vec<Vec3>, previous: Vec<Vec3>) {
         self.order = self.pool.install(|| crate::ray_order::vertex_order(packing, &current));
+        self.memo_moved = vec![true; packing.bodies.len()];
         self.current = current;
         self.previous = previous;
     }
@@ -166,6 +171,9 @@ impl CpuScene {
             let off = offset as usize;
             self.current[off..off + positions.len()].copy_from_slice(positions);
             self.changes.mark(body);
+            if let Some(m) = self.memo_moved.get_mut(body) {
+                *m = true;
+            }
         }
     }
 

@@ -16,9 +16,9 @@ use crate::trace_memo::TraceMemo;
 
 /// The full pass of the CPU backend: [`cpu::narrow_phase`]'s contacts, into `out`, its rays in
 /// the order of `order` ([`crate::ray_order::vertex_order`], `runs` its runs' boxes at this
-/// frame's positions), the traces that skip a vertex
-/// through `memo` when given (emptied for this frame; none: every trace cast, as the kernel
-/// casts them).
+/// frame's positions), the traces that skip a vertex through `memo` when given (its entries
+/// of the bodies that moved emptied for this pass; none: every trace cast, as the kernel casts
+/// them).
 pub(super) fn full_pass(
     cx: &Narrow<'_>,
     pairs: &[BodyPair],
