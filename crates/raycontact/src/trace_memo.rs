@@ -7,9 +7,10 @@
 //! volumetric → cloth, and of volumetric → volumetric when exits are remembered), does not depend
 //! on the other body, so a body draped in three garments casts it three times. The traces that
 //! skip a vertex (the source vertex's own triangles) are these own-body traces and the rays of a
-//! self pair; the own-body ones are the longest, from the surface through the body's interior. On
-//! the bench's `cloth-layers` (a body wearing three garments) the memo answers a quarter of the
-//! traces that skip a vertex, about 20k a frame; on `eight-sheets`, a tenth.
+//! self pair; the own-body ones are the longest, from the surface through the body's interior.
+//! Within one frame, on the bench's `cloth-layers` (a body wearing three garments), the memo
+//! answers a quarter of the traces that skip a vertex, about 20k a frame; on `eight-sheets`, a
+//! tenth.
 //!
 //! A body that does not move asks the same traces frame after frame: the static scene of
 //! `eight-sheets` (ground, sphere, cylinder) under its sheets, among them the longest of the

@@ -157,9 +157,9 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     assert_eq!(casts(), 12);
 }
 
-/// The draped ball with its lower half (z < -0.1) squashed towards z = -0.1: the vertices above
-/// keep their positions and normals, and so the bits of their own-body rays, but those rays now
-/// leave the ball sooner.
+/// `bodies` with the first one's (a ball of radius 0.5 at the origin) lower part (z < -0.1)
+/// squashed towards z = -0.1, its bottom to -0.18: the vertices above keep their positions and
+/// normals, and so the bits of their own-body rays, but those rays now leave the ball sooner.
 fn squashed(bodies: &[(TriMesh, BodyKind)]) -> Vec<(TriMesh, BodyKind)> {
     let mut out = bodies.to_vec();
     for p in out[0].0.positions.iter_mut().filter(|p| p.z < -0.1) {
@@ -235,7 +235,8 @@ fn the_memo_keeps_the_traces_of_the_bodies_that_did_not_move_and_forgets_the_oth
 /// A ball, and a cloth bowl inside it (z = 0.1 + 4 (x^2 + y^2), its rim out through the top):
 /// the inward rays of the ball's top vertices meet the bowl's bottom about 0.4 below, within half
 /// their way out of the ball (a volumetric → cloth contact), until the ball's lower half is
-/// squashed (`squashed`: their way out falls to about 0.6, so the bowl lies beyond half of it).
+/// squashed (`squashed`: their way out falls from 1 to about 0.7, so the bowl lies beyond half
+/// of it).
 fn ball_and_bowl() -> Vec<(TriMesh, BodyKind)> {
     let mut bowl = meshes::grid_sheet(0.6, 0.6, 30, 30);
     for v in bowl.positions.iter_mut() {
