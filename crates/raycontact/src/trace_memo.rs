@@ -97,7 +97,10 @@ impl TraceMemo {
             *self.written.get_mut() = false;
             return;
         }
-        for (_, body) in bodies.iter().enumerate().filter(|(b, _)| has_moved(moved, *b)) {
+        for (b, body) in bodies.iter().enumerate() {
+            if !has_moved(moved, b) {
+                continue;
+            }
             let first = body.vertex_offset as usize;
             for s in &mut self.slots[first..first + body.vertex_count as usize] {
                 s.take();

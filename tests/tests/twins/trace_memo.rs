@@ -9,13 +9,14 @@
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::cpu::{Narrow, Tracer};
-use raycontact::internals::layout::{BodyPair, NONE, Ray, SELF_CLOTH, WalkCounts};
+use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, Ray, SELF_CLOTH, WalkCounts};
 use raycontact::internals::trace_memo::TraceMemo;
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Pairs, Scene};
 
 use crate::casting::{CastCounter, Key, classify_in_order, key, scene_keys, sorted_keys};
+use crate::reference::Packed;
 
 /// A ball, three rippled sheets draped over its top (cutting into it at different depths), and
 /// a torus round its cap.
@@ -102,7 +103,7 @@ fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same(
 fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_reset() {
     let bodies = draped_ball();
     let refs: Vec<(&TriMesh, BodyKind)> = bodies.iter().map(|(m, k)| (m, *k)).collect();
-    let p = crate::reference::Packed::new(&refs);
+    let p = Packed::new(&refs);
     let cx = p.narrow();
     let inner = CastCounter::default();
     let mut memo = TraceMemo::default();
@@ -168,13 +169,22 @@ fn squashed(bodies: &[(TriMesh, BodyKind)]) -> Vec<(TriMesh, BodyKind)> {
     out
 }
 
+/// Every source of every pair of `p` (prediction 0.02) classified in order through `tracer`,
+/// exits remembered.
+fn classify_packed<T: Tracer>(p: &Packed, tracer: &T) -> Vec<ContactGpu> {
+    let cx = Narrow { remember_exit: true, ..p.narrow() };
+    let pairs = cpu::broad_phase(&p.packing.bodies, &p.frame.body_state, SELF_CLOTH, 0.02);
+    let sources = cpu::ray_sources(&p.packing, &p.frame.body_state, &p.positions, &pairs);
+    classify_in_order(&cx, tracer, &pairs, &sources)
+}
+
 #[test]
 fn the_memo_keeps_the_traces_of_the_bodies_that_did_not_move_and_forgets_the_others() {
     let before = draped_ball();
     let after = squashed(&before);
     let pack = |b: &[(TriMesh, BodyKind)]| {
         let refs: Vec<(&TriMesh, BodyKind)> = b.iter().map(|(m, k)| (m, *k)).collect();
-        crate::reference::Packed::new(&refs)
+        Packed::new(&refs)
     };
     let (p0, p1) = (pack(&before), pack(&after));
     let ball = 0;
@@ -182,23 +192,8 @@ fn the_memo_keeps_the_traces_of_the_bodies_that_did_not_move_and_forgets_the_oth
     let only_ball: Vec<bool> = (0..before.len()).map(|b| b == ball).collect();
     let inner = CastCounter::default();
     let mut memo = TraceMemo::default();
-    let run = |p: &crate::reference::Packed, tracer: &dyn Fn(&Narrow<'_>, &[BodyPair]) -> Vec<_>| {
-        let cx = Narrow { remember_exit: true, ..p.narrow() };
-        let pairs = cpu::broad_phase(&p.packing.bodies, &p.frame.body_state, SELF_CLOTH, 0.02);
-        tracer(&cx, &pairs)
-    };
-    let plain = |p: &crate::reference::Packed| {
-        run(p, &|cx, pairs| {
-            let sources = cpu::ray_sources(&p.packing, &p.frame.body_state, &p.positions, pairs);
-            classify_in_order(cx, &CastCounter::default(), pairs, &sources)
-        })
-    };
-    let memoised = |p: &crate::reference::Packed, memo: &TraceMemo| {
-        run(p, &|cx, pairs| {
-            let sources = cpu::ray_sources(&p.packing, &p.frame.body_state, &p.positions, pairs);
-            classify_in_order(cx, &memo.tracer(&inner), pairs, &sources)
-        })
-    };
+    let plain = |p: &Packed| classify_packed(p, &CastCounter::default());
+    let memoised = |p: &Packed, memo: &TraceMemo| classify_packed(p, &memo.tracer(&inner));
     let (want0, want1) = (plain(&p0), plain(&p1));
     assert!(want0 != want1, "squashing the ball changes the contacts (their exits)");
     // A first pass fills the memo.
