@@ -12,9 +12,15 @@
 // `params.walk_fallback` = WALK_FALLBACK_BVH, and is a miss with WALK_FALLBACK_DROP (the paper's
 // behaviour: the ray is lost until the next full pass); traces without a remembered triangle
 // (a volumetric self pair's second hit, an exit never found) are treated alike. Walks cross at
-// most ceil(walk_reach / mean_size) edges of the body walked (Eq. 1). Outcomes are counted
-// into `pairs.state.walk` with one atomic each (a per-workgroup tally would need a barrier, which
-// halved this kernel's speed on llvmpipe). CPU twin: `raycontact::internals::cpu::walk_contacts`.
+// most ceil(walk_reach / mean_size) edges of the body walked (Eq. 1). The counters (the walk
+// outcomes and fallback casts, `pairs.state.walk`, and the contacts walked) are tallied where
+// the tuning says (`layout::Tuning::workgroup_tallies`, the WGSL constant WORKGROUP_TALLIES): on
+// a GPU in workgroup memory, then added once per workgroup after a barrier, so that the
+// detection state's few words take a handful of atomics per workgroup instead of three or four
+// from every invocation; on a software adapter with one atomic each (on llvmpipe, which switches
+// between the coroutines of the workgroup's SIMD slices at a barrier, the tally was no faster:
+// `Tuning::workgroup_tallies`).
+// CPU twin: `raycontact::internals::cpu::walk_contacts`.
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/vertices.wgsl
@@ -47,14 +53,34 @@ fn source_normal(v: u32) -> vec3<f32> {
     return face_sum(v, false).normal;
 }
 
-// Counts one walk outcome (0..7), a fallback cast (8) or its hit (9) into the detection state.
-fn count(what: u32) {
-    if what < 8u {
-        atomicAdd(&pairs.state.walk.outcomes[what], 1u);
-    } else if what == 8u {
-        atomicAdd(&pairs.state.walk.fallback_casts, 1u);
+// The counters' numbers: a walk outcome (0..7), then these.
+const COUNT_FALLBACK_CAST: u32 = WALK_OUTCOMES;
+const COUNT_FALLBACK_HIT: u32 = WALK_OUTCOMES + 1u;
+const COUNT_WALKED: u32 = WALK_OUTCOMES + 2u;
+const COUNTERS: u32 = WALK_OUTCOMES + 3u;
+
+// The workgroup's tally of each counter (with WORKGROUP_TALLIES).
+var<workgroup> wg_counts: array<atomic<u32>, COUNTERS>;
+
+// Adds `n` to counter `what` of the detection state.
+fn add_count(what: u32, n: u32) {
+    if what < WALK_OUTCOMES {
+        atomicAdd(&pairs.state.walk.outcomes[what], n);
+    } else if what == COUNT_FALLBACK_CAST {
+        atomicAdd(&pairs.state.walk.fallback_casts, n);
+    } else if what == COUNT_FALLBACK_HIT {
+        atomicAdd(&pairs.state.walk.fallback_hits, n);
     } else {
-        atomicAdd(&pairs.state.walk.fallback_hits, 1u);
+        atomicAdd(&pairs.state.walked, n);
+    }
+}
+
+// Counts one of counter `what`: into the workgroup's tally, or straight into the detection state.
+fn count(what: u32) {
+    if WORKGROUP_TALLIES {
+        atomicAdd(&wg_counts[what], 1u);
+    } else {
+        add_count(what, 1u);
     }
 }
 
@@ -97,10 +123,10 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
         count(WALK_NO_START);
     }
     if params.walk_fallback == WALK_FALLBACK_BVH {
-        count(8u);
+        count(COUNT_FALLBACK_CAST);
         let hit = closest_hit(ray, b, body_state[body].leaf_count, ignore_vertex);
         if hit.triangle != NONE {
-            count(9u);
+            count(COUNT_FALLBACK_HIT);
         }
         return Traced(hit, false, 0u, outcome);
     }
@@ -121,15 +147,28 @@ fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;
-    if i >= pairs.state.stored[(params.side + 1u) & 1u] {
-        return;
+    if i < pairs.state.stored[(params.side + 1u) & 1u] {
+        recast(i);
     }
+    if WORKGROUP_TALLIES {
+        workgroupBarrier();
+        if lid < COUNTERS {
+            let n = atomicLoad(&wg_counts[lid]);
+            if n != 0u {
+                add_count(lid, n);
+            }
+        }
+    }
+}
+
+// Classifies again the ray of remembered contact `i`.
+fn recast(i: u32) {
     let m = memory[i];
     // Edge and untangling contacts are not rays: the intersection stages find them again.
     if (m.flags & (CONTACT_EDGE | CONTACT_UNTANGLE)) != 0u {
         return;
     }
-    atomicAdd(&pairs.state.walked, 1u);
+    count(COUNT_WALKED);
     let pair = pairs.list[m.pair / 2u];
     var sides = 1u;
     var hint_in = m.target_triangle;

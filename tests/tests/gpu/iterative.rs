@@ -3,13 +3,13 @@
 //! between full and iterative passes, and the counters.
 
 use glam::{Affine3A, Quat, Vec3};
-use raycontact::internals::layout::{WALK_HIT, WALK_NO_START};
+use raycontact::internals::layout::{WALK_HIT, WALK_NO_START, WALK_OUTCOMES, WALK_STEPS};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{
-    BodyId, BodyKind, Contact, ContactFlags, Contacts, Error, Iterative, Pairs, Ray, Scene, Stage,
-    WalkFallback,
+    BodyId, BodyKind, Contact, ContactFlags, Contacts, Error, GpuContext, Iterative, Pairs, Ray, Scene,
+    Stage, WalkFallback,
 };
-use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
+use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus, other_tuning_ctx};
 
 /// Three scenes over the same bodies: GPU iterative, CPU iterative, CPU full traversal.
 struct Trio {
@@ -19,8 +19,13 @@ struct Trio {
 
 impl Trio {
     fn new(bodies: &[(&TriMesh, BodyKind)], it: Iterative, prediction: f32) -> Self {
+        Self::on(ctx(), bodies, it, prediction)
+    }
+
+    /// The trio with its GPU scene on `gpu`.
+    fn on(gpu: &GpuContext, bodies: &[(&TriMesh, BodyKind)], it: Iterative, prediction: f32) -> Self {
         let scenes = [0, 1, 2].map(|i| {
-            let mut s = if i == 0 { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+            let mut s = if i == 0 { Scene::new(gpu) } else { Scene::new_cpu(None).unwrap() };
             s.set_prediction_distance(prediction).unwrap();
             if i < 2 {
                 s.set_iterative(Some(it)).unwrap();
@@ -167,6 +172,49 @@ fn small_displacements_walk_to_the_full_traversals_contacts() {
             missing * 10 <= n,
             "frame {frame}: {missing} of {n} contacts missed (found at the next full pass)"
         );
+    }
+}
+
+/// The iterative pass's counters (the walk outcomes, the fallback casts and their hits, the
+/// contacts walked) are the twin's whether the kernel tallies them per workgroup (the GPU
+/// tuning, `Tuning::workgroup_tallies`) or adds each with an atomic (the software tuning), on
+/// walks long enough that some run out of steps and fall back to the BVH.
+#[test]
+fn the_walk_counters_are_the_twins_whether_tallied_per_workgroup_or_not() {
+    let contexts = [ctx(), other_tuning_ctx()];
+    assert_ne!(contexts[0].tuning().workgroup_tallies, contexts[1].tuning().workgroup_tallies);
+    // Finer tori than `torus_pair`'s: over 256 remembered contacts, so that several workgroups
+    // add their tallies.
+    let a = meshes::torus(1.0, 0.3, 80, 40);
+    let b = a.transformed(Affine3A::from_rotation_translation(
+        Quat::from_rotation_x(0.2),
+        Vec3::new(1.85, 0.05, 0.02),
+    ));
+    // The shortest reach (confidence 1): the walks of the larger steps below run out of edges.
+    let it = Iterative { confidence: 1.0, full_pass_every: 100, ..Iterative::new(0.1) };
+    for gpu in contexts {
+        let what = if gpu.tuning().workgroup_tallies { "tallied" } else { "one atomic a count" };
+        let mut t = Trio::on(gpu, &[(&a, BodyKind::Volumetric), (&b, BodyKind::Volumetric)], it, 0.0);
+        let first = t.detect(Pairs::Overlapping);
+        assert_twins(&format!("{what}, full pass"), &first[0], &first[1]);
+        let (mut outcomes, mut casts) = ([0u32; WALK_OUTCOMES as usize], 0);
+        for frame in 1..=4 {
+            let step = Vec3::new(0.012, -0.008, 0.01) * frame as f32;
+            let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + step).collect();
+            t.set_positions(1, &moved);
+            let [g, c, _] = t.detect(Pairs::Overlapping);
+            assert!(g.stats.iterative, "{what}, frame {frame}: an iterative pass");
+            assert_twins(&format!("{what}, frame {frame}"), &g, &c);
+            for (o, n) in outcomes.iter_mut().zip(g.stats.walk.outcomes) {
+                *o += n;
+            }
+            casts += g.stats.walk.fallback_casts;
+            assert!(g.stats.walked > 256, "{what}, frame {frame}: {} contacts walked", g.stats.walked);
+        }
+        // Every counter the tally adds was exercised: hits, walks out of steps, fallback casts.
+        assert!(outcomes[WALK_HIT as usize] > 0, "{what}: outcomes {outcomes:?}");
+        assert!(outcomes[WALK_STEPS as usize] > 0, "{what}: outcomes {outcomes:?}");
+        assert!(casts > 0, "{what}: no fallback cast");
     }
 }
 

@@ -355,6 +355,9 @@ impl Kernel {
             Kernel::RaySources => 7 * var(4) + 2 * var(12),
             // the outcome counts, fallback casts and fallback hits of the workgroup
             Kernel::Walk => var((layout::WALK_OUTCOMES + 2) * 4),
+            // the same and the contacts walked (declared whatever the tuning; used with
+            // `Tuning::workgroup_tallies`)
+            Kernel::WalkContacts => var((layout::WALK_OUTCOMES + 3) * 4),
             // the workgroup's totals
             Kernel::RaycastAll => var(size_of::<layout::RayHitTotals>() as u32),
             _ => 0,

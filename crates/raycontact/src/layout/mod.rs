@@ -83,20 +83,44 @@ pub struct Tuning {
     /// ray stage slower instead (cloth-layers 147-148 -> 154-155 ms, eight-sheets 91-98 ->
     /// 105-107).
     pub line_walks: bool,
+    /// Whether iterative detection (`walk_contacts`) tallies its counters (the walk outcomes,
+    /// the fallback casts and the contacts walked) per workgroup, in workgroup memory, and adds
+    /// them to the detection state once per workgroup after a barrier (the WGSL constant
+    /// `WORKGROUP_TALLIES`), or adds each count with its own atomic. The same counts either way.
+    /// Tallied, the state's few words take at most 11 atomics per workgroup instead of three or
+    /// four from every invocation, which a GPU would serialise on one address (unless its
+    /// compiler aggregates them per SIMD group itself). On lavapipe, whose barrier switches
+    /// between the coroutines of every SIMD slice of the workgroup, the tally was no faster: in
+    /// 10 runs of `raycontact-bench --no-parry --implementations gpu-walk --scene
+    /// resting-pile,slow-pair` (40 or 60 frames), alternated with the build without it,
+    /// resting-pile's iterative frame (6.8–9.6 ms) was slower in 7 of them, by 4–20 %, and
+    /// slow-pair's (1.3–2.3 ms) moved within its noise.
+    pub workgroup_tallies: bool,
 }
 
 impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
     /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
     /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 4 tiles; a cloth vertex's
-    /// rays walked one after the other.
-    pub const SOFTWARE: Tuning =
-        Tuning { items: 16, barrier_group: 32, whole_sort_tiles: 4, line_walks: false };
+    /// rays walked one after the other; iterative detection's counters added one by one.
+    pub const SOFTWARE: Tuning = Tuning {
+        items: 16,
+        barrier_group: 32,
+        whole_sort_tiles: 4,
+        line_walks: false,
+        workgroup_tallies: false,
+    };
     /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter and
     /// the source listing in workgroups of [`WG_SIZE`]; the sort one dispatch whenever every
-    /// body fits in a tile; a cloth vertex's two rays walked together.
-    pub const GPU: Tuning =
-        Tuning { items: 1, barrier_group: WG_SIZE, whole_sort_tiles: u32::MAX, line_walks: true };
+    /// body fits in a tile; a cloth vertex's two rays walked together; iterative detection's
+    /// counters tallied per workgroup.
+    pub const GPU: Tuning = Tuning {
+        items: 1,
+        barrier_group: WG_SIZE,
+        whole_sort_tiles: u32::MAX,
+        line_walks: true,
+        workgroup_tallies: true,
+    };
 
     /// The tuning for an adapter of this kind ([`Tuning::SOFTWARE`] for `DeviceType::Cpu`,
     /// [`Tuning::GPU`] otherwise).

@@ -25,6 +25,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
          const LINE_WALKS: bool = {line_walks};\n\
+         const WORKGROUP_TALLIES: bool = {tallies};\n\
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
          const ONE_THIRD: f32 = {third};\n\
          const SELF_HIT_GAP: f32 = {gap};\n\
@@ -52,6 +53,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
         line_walks = tuning.line_walks,
+        tallies = tuning.workgroup_tallies,
         walk = walk_prelude(),
         intersect = intersect_prelude(),
     )
