@@ -2,7 +2,8 @@
 // each frame's contacts and times. Query parameters: seed (1), frames (stop after that many;
 // 0, the default, runs on and restarts every 600 frames with the next seed), record (1: keep
 // every frame's positions and counts for demo.trace(), which web/test-browser reads), backend
-// ("cpu": raycontact's CPU backend in WebAssembly instead of WebGPU).
+// ("cpu": raycontact's CPU backend in WebAssembly instead of WebGPU), tuning ("gpu" or
+// "software": the kernels built for that kind of adapter instead of the adapter's own kind).
 // window.raycontactDemo tells a test where the page is: status ("starting", "running",
 // "done", "error"), info, frames (each frame's report), error, and trace() (base64).
 import init, { Demo } from "./pkg/raycontact_web.js";
@@ -11,6 +12,7 @@ const params = new URLSearchParams(location.search);
 const stopAfter = Number(params.get("frames") ?? 0);
 const record = params.get("record") === "1";
 const cpu = params.get("backend") === "cpu";
+const tuning = params.get("tuning") ?? "";
 let seed = Number(params.get("seed") ?? 1);
 const page = { status: "starting", info: null, frames: [], error: null, trace: () => "" };
 window.raycontactDemo = page;
@@ -38,7 +40,7 @@ async function start() {
   // The browser's own words for its adapter (wgpu's AdapterInfo has no name on the web).
   const gpu = (await navigator.gpu.requestAdapter())?.info;
   const t0 = performance.now();
-  const demo = await Demo.start(document.getElementById("canvas"), seed, record, cpu);
+  const demo = await Demo.start(document.getElementById("canvas"), seed, record, cpu, tuning);
   page.info = JSON.parse(demo.info());
   page.info.start_ms = performance.now() - t0;
   page.info.adapter = page.info.adapter || [gpu?.vendor, gpu?.architecture, gpu?.description].filter(Boolean).join(" ");

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use raycontact::wgpu;
-use raycontact::{GpuContext, Scene};
+use raycontact::{ContextOptions, GpuContext, Scene, Tuning};
 use wasm_bindgen::prelude::*;
 use web_time::Instant;
 
@@ -41,13 +41,22 @@ impl Demo {
     /// raycontact's context on that device (its pipelines created without blocking), the
     /// scene, and the renderer. With `record`, every frame's positions and counts are kept
     /// for [`Demo::trace`]. With `cpu`, raycontact detects on its CPU backend instead (in
-    /// WebAssembly, on the page's thread); the page still draws with WebGPU.
+    /// WebAssembly, on the page's thread); the page still draws with WebGPU. `tuning` picks
+    /// the kernels' [`Tuning`]: `"gpu"` or `"software"`, or `""` for the adapter kind's (a
+    /// test builds the other kind's kernels in the browser this way).
     pub async fn start(
         canvas: web_sys::HtmlCanvasElement,
         seed: u32,
         record: bool,
         cpu: bool,
+        tuning: String,
     ) -> Result<Demo, JsValue> {
+        let requested = match tuning.as_str() {
+            "" => None,
+            "gpu" => Some(Tuning::GPU),
+            "software" => Some(Tuning::SOFTWARE),
+            other => return Err(js_error("tuning", format!("{other:?} is not \"gpu\" or \"software\""))),
+        };
         std::panic::set_hook(Box::new(|info| web_sys::console::error_1(&info.to_string().into())));
         let size = (canvas.width(), canvas.height());
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
@@ -86,9 +95,15 @@ impl Demo {
         let (scene, pipelines, tuning) = if cpu {
             (Scene::new_cpu(None).map_err(|e| js_error("CPU backend", e))?, 0, None)
         } else {
-            let ctx = GpuContext::from_device_async(device.clone(), queue.clone(), adapter_info.clone())
-                .await
-                .map_err(|e| js_error("raycontact", e))?;
+            let options = ContextOptions { tuning: requested, ..ContextOptions::default() };
+            let ctx = GpuContext::from_device_async_with(
+                device.clone(),
+                queue.clone(),
+                adapter_info.clone(),
+                &options,
+            )
+            .await
+            .map_err(|e| js_error("raycontact", e))?;
             (Scene::new(&ctx), ctx.pipelines_created(), Some(ctx.tuning()))
         };
         let context_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -111,12 +126,18 @@ impl Demo {
             .collect();
         let limits = device.limits();
         let info = format!(
-            "{{\"detection\":\"{}\",\"adapter\":{:?},\"backend\":\"{:?}\",\"device_type\":\"{:?}\",\"tuning\":{:?},\"storage_buffers_per_stage\":{},\"workgroup_storage\":{},\"pipelines\":{},\"context_ms\":{context_ms:.1},\"seed\":{seed},\"bodies\":[{}]}}",
+            "{{\"detection\":\"{}\",\"adapter\":{:?},\"backend\":\"{:?}\",\"device_type\":\"{:?}\",\"tuning\":{:?},\"tuning_kind\":\"{}\",\"storage_buffers_per_stage\":{},\"workgroup_storage\":{},\"pipelines\":{},\"context_ms\":{context_ms:.1},\"seed\":{seed},\"bodies\":[{}]}}",
             if cpu { "CPU backend (WebAssembly, one thread)" } else { "WebGPU" },
             adapter_info.name,
             adapter_info.backend,
             adapter_info.device_type,
             tuning.map_or_else(|| "none".to_string(), |t| format!("{t:?}")),
+            match tuning {
+                None => "none",
+                Some(t) if t == Tuning::GPU => "gpu",
+                Some(t) if t == Tuning::SOFTWARE => "software",
+                Some(_) => "other",
+            },
             limits.max_storage_buffers_per_shader_stage,
             limits.max_compute_workgroup_storage_size,
             pipelines,

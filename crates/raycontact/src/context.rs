@@ -240,8 +240,21 @@ impl GpuContext {
         queue: wgpu::Queue,
         adapter_info: wgpu::AdapterInfo,
     ) -> Result<Self> {
+        Self::from_device_async_with(device, queue, adapter_info, &ContextOptions::default()).await
+    }
+
+    /// [`GpuContext::from_device_async`] with the kernels built for `options.tuning` (by
+    /// default the adapter kind's, [`Tuning::for_device_type`]); the other fields of `options`
+    /// are not used (no threads, cache or warm-up here). [`Error::InvalidInput`] for a tuning
+    /// that is not [`Tuning::is_valid`].
+    pub async fn from_device_async_with(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+        options: &ContextOptions,
+    ) -> Result<Self> {
         limits::check(&adapter_info.name, &device.limits(), device.features())?;
-        Self::borrowed_async(device, queue, adapter_info, &ContextOptions::default()).await
+        Self::borrowed_async(device, queue, adapter_info, options).await
     }
 
     /// The context on a device, its pipelines created on the calling thread, without blocking

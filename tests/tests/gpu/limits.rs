@@ -1,7 +1,8 @@
 //! WebGPU's default limits: every kernel fits them, by the kernel table and by naga's reflection
 //! of each assembled kernel; `required_limits()` asks no more than `wgpu::Limits::default()` and
 //! is derived from the table; the shared context runs on a default-limits device; a device with
-//! only the required limits, and one with the adapter's own, detect what the CPU backend does.
+//! only the required limits, one with the adapter's own, and an async context built with the
+//! other tuning (`GpuContext::from_device_async_with`) detect what the CPU backend does.
 
 use naga::AddressSpace;
 use raycontact::internals::kernels::{Binding, Kernel, KernelLimits, MAX_STORAGE_BUFFERS};
@@ -181,6 +182,34 @@ fn a_device_with_only_the_required_limits_detects_as_the_cpu_backend() {
     assert_eq!(device.limits(), raycontact::required_limits());
     let ctx = GpuContext::from_device(device, queue, adapter.get_info()).unwrap();
     detects_as_the_cpu_backend(&ctx, "required limits");
+}
+
+/// `GpuContext::from_device_async_with` (the web's way to choose the kernels' tuning) builds the
+/// kernels for the tuning it is given, not the adapter kind's, and they detect what the CPU
+/// backend does; a tuning the kernels cannot be built with is refused.
+#[test]
+fn an_async_context_on_a_device_builds_the_tuning_it_is_given() {
+    let adapter = ContextOptions::from_env().adapter().expect("an adapter");
+    let own = Tuning::for_device_type(adapter.get_info().device_type);
+    let other = if own == Tuning::GPU { Tuning::SOFTWARE } else { Tuning::GPU };
+    let device = || {
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_features: raycontact::required_features(),
+            required_limits: raycontact::required_limits(),
+            ..Default::default()
+        }))
+        .expect("a device with raycontact's required limits")
+    };
+    let (d, q) = device();
+    let options = ContextOptions { tuning: Some(other), ..ContextOptions::default() };
+    let ctx =
+        pollster::block_on(GpuContext::from_device_async_with(d, q, adapter.get_info(), &options)).unwrap();
+    assert_eq!(ctx.tuning(), other);
+    detects_as_the_cpu_backend(&ctx, "the other tuning, from_device_async_with");
+    let (d, q) = device();
+    let bad = ContextOptions { tuning: Some(Tuning { items: 3, ..other }), ..ContextOptions::default() };
+    let refused = pollster::block_on(GpuContext::from_device_async_with(d, q, adapter.get_info(), &bad));
+    assert!(matches!(refused, Err(raycontact::Error::InvalidInput { .. })), "{:?}", refused.err());
 }
 
 #[test]
