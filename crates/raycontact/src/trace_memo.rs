@@ -84,17 +84,15 @@ impl TraceMemo {
     pub fn reset(&mut self, bodies: &[BodyGpu], moved: &[bool]) {
         let vertices = bodies.iter().map(|b| (b.vertex_offset + b.vertex_count) as usize).max().unwrap_or(0);
         let all = self.slots.len() != vertices || (0..bodies.len()).all(|b| has_moved(moved, b));
-        if !*self.written.get_mut() {
+        if all {
+            if std::mem::take(self.written.get_mut()) {
+                self.slots.clear();
+            }
             self.slots.resize_with(vertices, OnceLock::new);
             return;
         }
-        if all {
-            self.slots.truncate(vertices);
-            for s in &mut self.slots {
-                s.take();
-            }
-            self.slots.resize_with(vertices, OnceLock::new);
-            *self.written.get_mut() = false;
+        // Not all: the slots are already sized for these bodies.
+        if !*self.written.get_mut() {
             return;
         }
         for (b, body) in bodies.iter().enumerate() {
