@@ -6,6 +6,7 @@ mod classify;
 mod intersections;
 mod pairs;
 mod pools;
+mod positions;
 mod queries;
 mod ray_queries;
 mod ray_triangle;

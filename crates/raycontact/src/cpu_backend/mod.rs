@@ -164,16 +164,31 @@ impl CpuScene {
     }
 
     /// Starts a frame: the current positions become the previous ones, and `moved` bodies
-    /// (packed body, its vertex offset, positions) get their new positions.
+    /// (packed body, its vertex offset, positions; in packing order, as the scene lists them)
+    /// get their new positions. The two vectors trade places, so that each vertex is copied
+    /// once: a moved body's from its new positions, any other's from the previous ones, which
+    /// are its current ones too (instead of every vertex into the previous ones, then the moved
+    /// bodies' again).
     pub fn begin_frame<'a>(&mut self, moved: impl Iterator<Item = (usize, u32, &'a [Vec3])>) {
-        self.previous.copy_from_slice(&self.current);
+        std::mem::swap(&mut self.previous, &mut self.current);
+        // `current` holds this frame's positions before vertex `done` (and where a body listed
+        // out of order lies: any order gives the same result).
+        let mut done = 0;
         for (body, offset, positions) in moved {
             let off = offset as usize;
+            if off > done {
+                self.current[done..off].copy_from_slice(&self.previous[done..off]);
+            }
             self.current[off..off + positions.len()].copy_from_slice(positions);
+            done = done.max(off + positions.len());
             self.changes.mark(body);
             if let Some(m) = self.memo_moved.get_mut(body) {
                 *m = true;
             }
+        }
+        let end = self.current.len();
+        if end > done {
+            self.current[done..end].copy_from_slice(&self.previous[done..end]);
         }
     }
 

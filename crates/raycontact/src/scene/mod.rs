@@ -40,8 +40,13 @@ struct Slot {
 #[derive(Debug)]
 struct Body {
     data: BodyData,
-    /// Positions as of the last update (the GPU's current positions after it).
+    /// Positions as of the last update (the GPU's current positions after it), unless
+    /// `frame_is_data`: read them with [`Body::frame_positions`].
     frame_positions: Vec<Vec3>,
+    /// The last update's positions are `data.positions` (`frame_positions` is stale): an update
+    /// says so instead of copying them, and [`Body::set_positions`] swaps the two vectors before
+    /// it writes the new ones.
+    frame_is_data: bool,
     /// Positions were set since the last update.
     moved: bool,
     /// The positions it was added with ([`Scene::set_pose`] places them).
@@ -50,6 +55,30 @@ struct Body {
     radius: f32,
     /// Iterative detection's reference.
     reference: iterative::Reference,
+}
+
+impl Body {
+    /// The positions as of the last update.
+    fn frame_positions(&self) -> &[Vec3] {
+        if self.frame_is_data { &self.data.positions } else { &self.frame_positions }
+    }
+
+    /// Sets the latest positions (as many as the body has), keeping the last update's.
+    fn set_positions(&mut self, positions: &[Vec3]) {
+        if self.frame_is_data {
+            // Both hold the last update's: keep one, write into the other.
+            std::mem::swap(&mut self.frame_positions, &mut self.data.positions);
+            self.frame_is_data = false;
+        }
+        self.data.positions.copy_from_slice(positions);
+        self.moved = true;
+    }
+
+    /// An update took the latest positions: they are the frame's now.
+    fn updated(&mut self) {
+        self.frame_is_data = true;
+        self.moved = false;
+    }
 }
 
 /// A set of bodies whose BVHs are rebuilt (or refitted, [`Scene::set_bvh_update`]) every frame,
@@ -232,6 +261,7 @@ impl Scene {
         let radius = positions.iter().map(|p| p.length()).fold(0.0f32, f32::max);
         let body = Body {
             frame_positions: data.positions.clone(),
+            frame_is_data: true,
             rest: data.positions.clone(),
             data,
             moved: false,
@@ -291,8 +321,7 @@ impl Scene {
         }
         validate_positions(id, positions)?;
         let body = self.slots[id.index as usize].body.as_mut().expect("checked above");
-        body.data.positions.copy_from_slice(positions);
-        body.moved = true;
+        body.set_positions(positions);
         self.fresh = false;
         if !self.relayout {
             if let Engine::Gpu(g) = &mut self.engine {

@@ -101,7 +101,7 @@ impl Scene {
                 };
                 let body = self.body(id)?;
                 let [a, b, c] =
-                    body.data.triangles[h.triangle as usize].map(|v| body.frame_positions[v as usize]);
+                    body.data.triangles[h.triangle as usize].map(|v| body.frame_positions()[v as usize]);
                 Ok((h, (b - a).cross(c - a).normalize_or_zero()))
             })
             .collect()
