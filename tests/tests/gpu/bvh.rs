@@ -349,3 +349,59 @@ fn moving_bodies_keep_previous_positions_and_allocate_nothing() {
     }
     assert_eq!(scene.buffer_allocations(), before);
 }
+
+#[test]
+fn each_frame_takes_the_latest_positions_of_the_bodies_set_since_the_last() {
+    // Four bodies, moved in runs with gaps (the GPU gets each run of consecutive moved bodies in
+    // one write): the frame's previous positions and its trees against the CPU backend's.
+    let meshes = [
+        meshes::icosphere(0.5, 1),
+        meshes::torus(1.0, 0.3, 24, 12),
+        meshes::icosphere(0.7, 2),
+        meshes::grid_sheet(1.0, 1.0, 6, 5),
+    ];
+    let placed = |m: &TriMesh, k: u32| -> Vec<Vec3> {
+        let shift =
+            |i: usize| Vec3::new(0.02 * k as f32, 0.004 * ((i as u32 + k) % 7) as f32, -0.01 * k as f32);
+        m.positions.iter().enumerate().map(|(i, p)| *p + shift(i)).collect()
+    };
+    let mut gpu = Scene::new(ctx());
+    let mut cpu = Scene::new_cpu(Some(2)).unwrap();
+    let ids: Vec<_> = meshes
+        .iter()
+        .map(|m| {
+            let g = gpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+            let c = cpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+            (g, c)
+        })
+        .collect();
+    gpu.update().unwrap();
+    cpu.update().unwrap();
+    let mut at: Vec<Vec<Vec3>> = meshes.iter().map(|m| m.positions.clone()).collect();
+    let plans: [&[usize]; 7] = [&[0, 1, 3], &[2], &[1, 2], &[3, 3, 0], &[], &[0, 1, 2, 3], &[3]];
+    for (f, plan) in plans.iter().enumerate() {
+        let before = at.clone();
+        for (n, &b) in plan.iter().enumerate() {
+            at[b] = placed(&meshes[b], (10 * f + n + 1) as u32);
+            gpu.set_positions(ids[b].0, &at[b]).unwrap();
+            cpu.set_positions(ids[b].1, &at[b]).unwrap();
+        }
+        gpu.update().unwrap();
+        cpu.update().unwrap();
+        for (b, &(g, c)) in ids.iter().enumerate() {
+            let previous = if plan.contains(&b) { &before[b] } else { &at[b] };
+            assert_eq!(
+                &gpu.previous_positions(g).unwrap(),
+                previous,
+                "frame {f}, body {b}: previous on the GPU"
+            );
+            assert_eq!(
+                &cpu.previous_positions(c).unwrap(),
+                previous,
+                "frame {f}, body {b}: previous on the CPU"
+            );
+        }
+        let (g, c) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
+        assert_same_frame(&format!("frame {f}"), &g, &c, gpu.packing());
+    }
+}

@@ -200,16 +200,32 @@ impl GpuScene {
         12 * region as u64 * self.params.vertex_count as u64
     }
 
-    /// Writes new positions of packed body `body` (its packed vertex range from `vertex_offset`)
-    /// into the upload buffer; the next recorded frame copies them in.
-    pub fn stage_positions(&mut self, body: usize, vertex_offset: u32, positions: &[Vec3]) {
+    /// Packed body `body` has new positions (staged by [`Self::stage_positions`]).
+    pub fn mark_moved(&mut self, body: usize) {
         self.kept.moved(body);
-        self.ctx.queue().write_buffer(
-            self.bufs.get(B::Upload),
-            12 * vertex_offset as u64,
-            bytemuck::cast_slice(positions),
-        );
-        self.uploads.push((vertex_offset, positions.len() as u32));
+    }
+
+    /// Writes the new positions of consecutive packed vertices from `vertex_offset` on, `parts`
+    /// one after the other, into the upload buffer in one write (one staging buffer in wgpu);
+    /// the next recorded frame copies them in.
+    pub fn stage_positions<'a>(
+        &mut self,
+        vertex_offset: u32,
+        parts: impl Iterator<Item = &'a [Vec3]> + Clone,
+    ) {
+        let count: usize = parts.clone().map(<[Vec3]>::len).sum();
+        let Some(size) = wgpu::BufferSize::new(12 * count as u64) else { return };
+        let upload = self.bufs.get(B::Upload);
+        // `None` when wgpu refuses the write; its error is the device's, reported as any other.
+        if let Some(mut view) = self.ctx.queue().write_buffer_with(upload, 12 * vertex_offset as u64, size) {
+            let mut at = 0;
+            for part in parts {
+                let bytes: &[u8] = bytemuck::cast_slice(part);
+                view.slice(at..at + bytes.len()).copy_from_slice(bytes);
+                at += bytes.len();
+            }
+        }
+        self.uploads.push((vertex_offset, count as u32));
     }
 
     /// Records a dispatch of frame kernel `k` over `groups` workgroups with the bind group of

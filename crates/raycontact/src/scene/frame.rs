@@ -91,6 +91,10 @@ impl Scene {
         first: bool,
         work: TreeWork,
     ) -> FrameStats {
+        if !first {
+            // (A new packing uploaded every body's positions.)
+            self.stage_moved_positions();
+        }
         let bvh = self.gpu_tree_action(work);
         // The stages to record: none for a frame that leaves even the normals (reported as kept).
         let stages = if work == TreeWork::Untouched { BvhAction::None } else { bvh.action };
@@ -102,6 +106,34 @@ impl Scene {
         stats.bvh = bvh;
         self.finish_frame(bvh.action != BvhAction::Kept);
         stats
+    }
+
+    /// Hands the GPU the positions set since the last frame: every moved body marked, and the
+    /// positions of each run of moved bodies consecutive in the packing (so are their vertices)
+    /// written into the upload buffer in one write. wgpu stages each write in a new buffer of
+    /// its own, with a copy of its own: one for a run, instead of one for each
+    /// `set_positions`. GPU scenes only.
+    fn stage_moved_positions(&mut self) {
+        let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
+        let (slots, packing) = (&self.slots, &self.packing);
+        let body =
+            |b: usize| slots[packing.ids[b].index as usize].body.as_ref().expect("packed bodies are live");
+        let bodies = packing.ids.len();
+        let mut b = 0;
+        while b < bodies {
+            if !body(b).moved {
+                b += 1;
+                continue;
+            }
+            let (first, offset) = (b, packing.bodies[b].vertex_offset);
+            let mut end = offset;
+            while b < bodies && body(b).moved && packing.bodies[b].vertex_offset == end {
+                g.mark_moved(b);
+                end += packing.bodies[b].vertex_count;
+                b += 1;
+            }
+            g.stage_positions(offset, (first..b).map(|k| body(k).data.positions.as_slice()));
+        }
     }
 
     /// Runs the CPU backend's frame: the moved bodies' positions, then every stage, with the

@@ -321,14 +321,9 @@ impl Scene {
         }
         validate_positions(id, positions)?;
         let body = self.slots[id.index as usize].body.as_mut().expect("checked above");
+        // The GPU gets them with the next frame (`Scene::stage_moved_positions`).
         body.set_positions(positions);
         self.fresh = false;
-        if !self.relayout {
-            if let Engine::Gpu(g) = &mut self.engine {
-                let b = self.packing.index_of(id).expect("packed body");
-                g.stage_positions(b, self.packing.bodies[b].vertex_offset, positions);
-            }
-        }
         self.track_displacement(id);
         Ok(())
     }
