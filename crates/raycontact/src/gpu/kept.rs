@@ -18,9 +18,9 @@ pub(super) struct Kept {
     changes: Changes,
     /// The packing's bodies, with the [`BODY_KEEP`] bits as the bodies buffer holds them.
     bodies: Vec<BodyGpu>,
-    /// Per body, the count of its sort segment as the segments buffer holds it: its triangles,
-    /// or 0 when the last rebuild kept it.
-    counts: Vec<u32>,
+    /// The packing's sort segments as the segments buffer holds them: each body's count is its
+    /// triangles, or 0 when the last rebuild kept it.
+    segments: Vec<SortSegment>,
     /// Whether this frame keeps some body.
     any: bool,
 }
@@ -30,8 +30,7 @@ impl Kept {
     pub fn packed(&mut self, p: &Packing) {
         self.changes.repacked(p.bodies.len());
         self.bodies.clone_from(&p.bodies);
-        self.counts.clear();
-        self.counts.extend(p.segments.iter().map(|s| s.count));
+        self.segments.clone_from(&p.segments);
         self.any = false;
     }
 
@@ -40,8 +39,11 @@ impl Kept {
         self.changes.mark(b);
     }
 
-    /// Marks the bodies this frame (its trees updated as `bvh` says) keeps, writing the flags
-    /// and segment counts that changed.
+    /// Marks the bodies this frame (its trees updated as `bvh` says) keeps, writing the bodies
+    /// and segments whose flags or counts changed: the records from the first changed to the
+    /// last, in one write per buffer (wgpu makes a staging buffer and a copy for each write,
+    /// whatever its size: bodies that fall still or start moving together cost one, not one
+    /// each).
     pub fn begin_frame(&mut self, queue: &wgpu::Queue, bufs: &Buffers, bvh: BvhAction) {
         self.any = false;
         if bvh == BvhAction::None {
@@ -49,8 +51,7 @@ impl Kept {
             return;
         }
         self.changes.begin();
-        let flags_at = std::mem::offset_of!(BodyGpu, flags) as u64;
-        let count_at = std::mem::offset_of!(SortSegment, count) as u64;
+        let (mut bodies_changed, mut segments_changed) = (Changed::default(), Changed::default());
         for b in 0..self.bodies.len() {
             let keep = match bvh {
                 BvhAction::Rebuilt => !self.changes.stale()[b],
@@ -60,16 +61,16 @@ impl Kept {
             let flags = (self.bodies[b].flags & !BODY_KEEP) | if keep { BODY_KEEP } else { 0 };
             if flags != self.bodies[b].flags {
                 self.bodies[b].flags = flags;
-                let at = (b * size_of::<BodyGpu>()) as u64 + flags_at;
-                queue.write_buffer(bufs.get(B::Bodies), at, bytemuck::bytes_of(&flags));
+                bodies_changed.add(b);
             }
             let count = if keep { 0 } else { self.bodies[b].tri_count };
-            if bvh == BvhAction::Rebuilt && count != self.counts[b] {
-                self.counts[b] = count;
-                let at = (b * size_of::<SortSegment>()) as u64 + count_at;
-                queue.write_buffer(bufs.get(B::Segments), at, bytemuck::bytes_of(&count));
+            if bvh == BvhAction::Rebuilt && count != self.segments[b].count {
+                self.segments[b].count = count;
+                segments_changed.add(b);
             }
         }
+        bodies_changed.write(queue, bufs.get(B::Bodies), &self.bodies);
+        segments_changed.write(queue, bufs.get(B::Segments), &self.segments);
     }
 
     /// Whether the frame that [`Self::begin_frame`] began keeps some body.
@@ -88,6 +89,23 @@ impl Kept {
             BvhAction::Rebuilt => self.changes.rebuilt(),
             BvhAction::Refitted => self.changes.refitted(),
             _ => {}
+        }
+    }
+}
+
+/// The range of records from the first changed to the last.
+#[derive(Default)]
+struct Changed(Option<(usize, usize)>);
+
+impl Changed {
+    fn add(&mut self, i: usize) {
+        self.0 = Some(self.0.map_or((i, i + 1), |(lo, _)| (lo, i + 1)));
+    }
+
+    /// Writes the changed range of `records` (the buffer's contents) into `buffer`.
+    fn write<T: bytemuck::Pod>(&self, queue: &wgpu::Queue, buffer: &wgpu::Buffer, records: &[T]) {
+        if let Some((lo, hi)) = self.0 {
+            queue.write_buffer(buffer, (lo * size_of::<T>()) as u64, bytemuck::cast_slice(&records[lo..hi]));
         }
     }
 }

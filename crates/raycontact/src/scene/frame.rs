@@ -11,6 +11,12 @@ use crate::error::{Error, Result};
 use crate::packing::Packing;
 use crate::stats::{BvhAction, FrameStats};
 
+/// The most vertices of bodies that did not move that a run of moved bodies' positions takes in
+/// (`Scene::stage_moved_positions`): 48 KiB written again rather than a second write. A
+/// judgment, not a measurement (on lavapipe a staging buffer costs little): a buffer's creation,
+/// mapping and copy command cost a driver about what copying tens of kilobytes costs.
+const STILL_GAP: u32 = 4096;
+
 impl Scene {
     /// Computes normals and boxes and rebuilds (or refits, as [`Scene::set_bvh_update`] says)
     /// the BVHs of all bodies for the positions set since the last update, and waits for it: on
@@ -109,30 +115,42 @@ impl Scene {
     }
 
     /// Hands the GPU the positions set since the last frame: every moved body marked, and the
-    /// positions of each run of moved bodies consecutive in the packing (so are their vertices)
-    /// written into the upload buffer in one write. wgpu stages each write in a new buffer of
-    /// its own, with a copy of its own: one for a run, instead of one for each
-    /// `set_positions`. GPU scenes only.
+    /// positions of the moved bodies written into the upload buffer, one write for each run of
+    /// them (bodies are packed in order, so are their vertices). wgpu makes a staging buffer
+    /// and a copy for each write, whatever its size, so a run goes on past bodies that did not
+    /// move, their positions written again (those the GPU has), while they hold at most
+    /// [`STILL_GAP`] vertices. GPU scenes only.
     fn stage_moved_positions(&mut self) {
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let (slots, packing) = (&self.slots, &self.packing);
         let body =
             |b: usize| slots[packing.ids[b].index as usize].body.as_ref().expect("packed bodies are live");
-        let bodies = packing.ids.len();
-        let mut b = 0;
-        while b < bodies {
+        // Packed bodies `first..end`, whose vertices end at `end_vertex`.
+        let mut run: Option<(usize, usize, u32)> = None;
+        let stage = |g: &mut crate::gpu::GpuScene, (first, end, _): (usize, usize, u32)| {
+            let positions = (first..end).map(|k| body(k).data.positions.as_slice());
+            g.stage_positions(packing.bodies[first].vertex_offset, positions);
+        };
+        for (b, packed) in packing.bodies.iter().enumerate() {
             if !body(b).moved {
-                b += 1;
                 continue;
             }
-            let (first, offset) = (b, packing.bodies[b].vertex_offset);
-            let mut end = offset;
-            while b < bodies && body(b).moved && packing.bodies[b].vertex_offset == end {
-                g.mark_moved(b);
-                end += packing.bodies[b].vertex_count;
-                b += 1;
+            g.mark_moved(b);
+            let end_vertex = packed.vertex_offset + packed.vertex_count;
+            match &mut run {
+                Some((_, end, last)) if packed.vertex_offset - *last <= STILL_GAP => {
+                    (*end, *last) = (b + 1, end_vertex);
+                }
+                _ => {
+                    if let Some(r) = run.take() {
+                        stage(g, r);
+                    }
+                    run = Some((b, b + 1, end_vertex));
+                }
             }
-            g.stage_positions(offset, (first..b).map(|k| body(k).data.positions.as_slice()));
+        }
+        if let Some(r) = run {
+            stage(g, r);
         }
     }
 
