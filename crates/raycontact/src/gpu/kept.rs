@@ -98,6 +98,7 @@ impl Kept {
 struct Changed(Option<(usize, usize)>);
 
 impl Changed {
+    /// Record `i` changed (the records come in increasing order).
     fn add(&mut self, i: usize) {
         self.0 = Some(self.0.map_or((i, i + 1), |(lo, _)| (lo, i + 1)));
     }

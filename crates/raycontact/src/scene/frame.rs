@@ -125,7 +125,7 @@ impl Scene {
         let (slots, packing) = (&self.slots, &self.packing);
         let body =
             |b: usize| slots[packing.ids[b].index as usize].body.as_ref().expect("packed bodies are live");
-        // Packed bodies `first..end`, whose vertices end at `end_vertex`.
+        // The run so far: packed bodies `first..end`, whose vertices end before `end_vertex`.
         let mut run: Option<(usize, usize, u32)> = None;
         let stage = |g: &mut crate::gpu::GpuScene, (first, end, _): (usize, usize, u32)| {
             let positions = (first..end).map(|k| body(k).data.positions.as_slice());
@@ -137,9 +137,10 @@ impl Scene {
             }
             g.mark_moved(b);
             let end_vertex = packed.vertex_offset + packed.vertex_count;
+            let still = |run_end: u32| packed.vertex_offset.checked_sub(run_end);
             match &mut run {
-                Some((_, end, last)) if packed.vertex_offset - *last <= STILL_GAP => {
-                    (*end, *last) = (b + 1, end_vertex);
+                Some((_, end, run_end)) if still(*run_end).is_some_and(|gap| gap <= STILL_GAP) => {
+                    (*end, *run_end) = (b + 1, end_vertex);
                 }
                 _ => {
                     if let Some(r) = run.take() {

@@ -66,7 +66,8 @@ impl Body {
     /// Sets the latest positions (as many as the body has), keeping the last update's.
     fn set_positions(&mut self, positions: &[Vec3]) {
         if self.frame_is_data {
-            // Both hold the last update's: keep one, write into the other.
+            // `data.positions` holds the last update's: it becomes the frame's vector, and the
+            // stale one takes the new positions.
             std::mem::swap(&mut self.frame_positions, &mut self.data.positions);
             self.frame_is_data = false;
         }
