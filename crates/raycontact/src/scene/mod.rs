@@ -40,13 +40,11 @@ struct Slot {
 #[derive(Debug)]
 struct Body {
     data: BodyData,
-    /// Positions as of the last update (the GPU's current positions after it), unless
-    /// `frame_is_data`: read them with [`Body::frame_positions`].
+    /// Positions as of the last update (the GPU's current positions after it) while `moved`;
+    /// otherwise stale, the last update's being `data.positions`: read them with
+    /// [`Body::frame_positions`]. An update copies nothing: [`Body::set_positions`] swaps the two
+    /// vectors before it writes the new ones.
     frame_positions: Vec<Vec3>,
-    /// The last update's positions are `data.positions` (`frame_positions` is stale): an update
-    /// says so instead of copying them, and [`Body::set_positions`] swaps the two vectors before
-    /// it writes the new ones.
-    frame_is_data: bool,
     /// Positions were set since the last update.
     moved: bool,
     /// The positions it was added with ([`Scene::set_pose`] places them).
@@ -60,16 +58,15 @@ struct Body {
 impl Body {
     /// The positions as of the last update.
     fn frame_positions(&self) -> &[Vec3] {
-        if self.frame_is_data { &self.data.positions } else { &self.frame_positions }
+        if self.moved { &self.frame_positions } else { &self.data.positions }
     }
 
     /// Sets the latest positions (as many as the body has), keeping the last update's.
     fn set_positions(&mut self, positions: &[Vec3]) {
-        if self.frame_is_data {
+        if !self.moved {
             // `data.positions` holds the last update's: it becomes the frame's vector, and the
             // stale one takes the new positions.
             std::mem::swap(&mut self.frame_positions, &mut self.data.positions);
-            self.frame_is_data = false;
         }
         self.data.positions.copy_from_slice(positions);
         self.moved = true;
@@ -77,7 +74,6 @@ impl Body {
 
     /// An update took the latest positions: they are the frame's now.
     fn updated(&mut self) {
-        self.frame_is_data = true;
         self.moved = false;
     }
 }
@@ -262,7 +258,6 @@ impl Scene {
         let radius = positions.iter().map(|p| p.length()).fold(0.0f32, f32::max);
         let body = Body {
             frame_positions: data.positions.clone(),
-            frame_is_data: true,
             rest: data.positions.clone(),
             data,
             moved: false,
