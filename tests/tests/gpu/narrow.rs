@@ -276,6 +276,38 @@ fn a_detection_that_fills_most_of_the_capacity_grows_it_for_the_next_without_cas
 }
 
 #[test]
+fn the_detection_that_makes_the_contact_buffers_zeroes_both_sides() {
+    // A detection writes one ping-pong side of the contacts, the next frame the other. Both are
+    // zeroed (two clears counted in the rays stage) by the detection that created them: on the
+    // first packing, and again when a detection grows them; no other detection clears them.
+    // The contacts stay the first detection's on either side, as the CPU backend's.
+    let (mut g, pair) = sphere_pair(true);
+    let (mut c, _) = sphere_pair(false);
+    let cpu = c.detect(Pairs::List(&pair)).unwrap().contacts;
+    let first = g.detect(Pairs::List(&pair)).unwrap();
+    assert!(first.contacts.len() > 100, "{} contacts", first.contacts.len());
+    assert_same("first", &first.contacts, &cpu);
+    let clears = |found: &raycontact::Contacts| found.stats.get(Stage::Rays).map_or(0, |st| st.copies);
+    assert_eq!(clears(&first), 2, "the first detection zeroes both sides");
+    let frame = |g: &mut Scene| {
+        let found = g.detect(Pairs::List(&pair)).unwrap();
+        assert_eq!(found.contacts, first.contacts);
+        found
+    };
+    for f in 0..3 {
+        let found = frame(&mut g);
+        assert_eq!((clears(&found), found.stats.buffers_allocated), (0, 0), "frame {f}");
+    }
+    g.set_contact_capacity(8 * g.contact_capacity());
+    let grown = frame(&mut g);
+    assert!(grown.stats.buffers_allocated >= 2, "both sides grew");
+    assert_eq!(clears(&grown), 2, "and were zeroed");
+    for f in 0..2 {
+        assert_eq!(clears(&frame(&mut g)), 0, "frame {f} after the growth");
+    }
+}
+
+#[test]
 fn pairs_naming_removed_bodies_are_rejected() {
     let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.0, 0.0))];
     let (mut s, ids) = scene_with(true, &meshes);

@@ -51,12 +51,20 @@ impl GpuScene {
         }
     }
 
-    /// Grows the detection's buffers to `d`'s capacities. An iterative pass reads last frame's
-    /// contacts and pair list: a buffer replaced under it gets its old contents copied over in
-    /// `encoder` first.
-    fn reserve(&mut self, encoder: &mut wgpu::CommandEncoder, plan: &DetectPlan, d: &GpuDetection) {
+    /// Grows the detection's buffers to `d`'s capacities, and zeroes new contact buffers
+    /// (`Buffers::clear_new_contacts`, counted in `stats`' rays stage). An iterative pass reads
+    /// last frame's contacts and pair list: a buffer replaced under it gets its old contents
+    /// copied over in `encoder` first (after that clear).
+    fn reserve(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &DetectPlan,
+        d: &GpuDetection,
+        stats: &mut FrameStats,
+    ) {
         let replaced =
             self.bufs.fit_detect(&self.ctx, &self.pipelines, plan.pair_capacity, d.contacts, d.sources);
+        self.bufs.clear_new_contacts(encoder, stats.stage(Stage::Rays));
         if matches!(plan.pass, Pass::Iterative { .. }) {
             for (b, old, bytes) in replaced {
                 encoder.copy_buffer_to_buffer(&old, 0, self.bufs.get(b), 0, Some(bytes));
@@ -73,7 +81,7 @@ impl GpuScene {
         stats: &mut FrameStats,
     ) {
         let d = self.begin(plan);
-        self.reserve(encoder, plan, &d);
+        self.reserve(encoder, plan, &d, stats);
         self.record_detect(encoder, plan, &d, false, stats);
     }
 
@@ -89,7 +97,7 @@ impl GpuScene {
     ) -> Result<Outcome> {
         let mut d = self.begin(plan);
         for _ in 0..MAX_ATTEMPTS {
-            self.reserve(&mut encoder, plan, &d);
+            self.reserve(&mut encoder, plan, &d, stats);
             let (copied, copied_crossings) = self.record_detect(&mut encoder, plan, &d, true, stats);
             self.ctx.queue().submit([encoder.finish()]);
             let (state, contacts) = self.read_detect(copied, d.contacts, stats, blocking).await?;
