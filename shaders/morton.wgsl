@@ -4,9 +4,12 @@
 // Morton codes are those of the centroids in a cube whose side is the power of two at or above
 // the largest extent of the body's box (finished by `vertex_normals`, the dispatch before), so
 // that the scale is exact and the CPU twin reproduces every code bit for bit. Degenerate
-// triangles get DEGENERATE_KEY and sort last. The sort's values are the packed triangle indices,
-// which its first pass takes from the elements' positions (SORT_IDENTITY_VALUES): none are
-// written here.
+// triangles get DEGENERATE_KEY and sort last. A body of one tile (at most TILE triangles) is
+// sorted by the top 23 bits of its codes (`>> SHORT_KEY_SHIFT`), its degenerate triangles by
+// SHORT_DEGENERATE_KEY: keys of `layout::SHORT_KEY_BITS` bits, which a frame whose bodies all
+// have them sorts in `layout::SHORT_SORT_PASSES` passes instead of SORT_PASSES. The sort's
+// values are the packed triangle indices, which its first pass takes from the elements'
+// positions (SORT_IDENTITY_VALUES): none are written here.
 // ITEMS triangles per invocation of one body (shared/tiles.wgsl).
 // CPU twin: `raycontact::internals::cpu::morton` (codes and counts) with
 // `raycontact::internals::cpu::triangle_bounds` (boxes), and the radix sort's counts.
@@ -83,6 +86,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let lo = body_min(s);
     let ext = body_max(s) - lo;
     let scale = quantisation_scale(max(max(ext.x, ext.y), ext.z));
+    // A body of one tile sorts by short keys (`layout::has_short_keys`): fewer passes.
+    let short_keys = body.tile_count <= 1u;
+    let key_shift = select(0u, SHORT_KEY_SHIFT, short_keys);
+    let degenerate_key = select(DEGENERATE_KEY, SHORT_DEGENERATE_KEY, short_keys);
     var valid = 0u;
     var degenerate = 0u;
     for (var k = 0u; k < tile_items(tile, lid, body.tri_count); k += 1u) {
@@ -93,12 +100,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let c = position(triangles[3u * t + 2u]);
         let tb = triangle_box(a, b, c);
         tri_boxes[t] = tb;
-        var key = DEGENERATE_KEY;
+        var key = degenerate_key;
         if (tb.flags & 1u) == 0u {
             let rel = ((a - lo) + (b - lo)) + (c - lo);
             let q = min(rel * scale, vec3<f32>(1023.0));
             let qi = vec3<u32>(max(q, vec3<f32>(0.0)));
-            key = (expand_bits(qi.x) << 2u) | (expand_bits(qi.y) << 1u) | expand_bits(qi.z);
+            key = ((expand_bits(qi.x) << 2u) | (expand_bits(qi.y) << 1u) | expand_bits(qi.z)) >> key_shift;
             valid += 1u;
         } else {
             degenerate += 1u;

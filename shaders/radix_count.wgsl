@@ -38,7 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
     if lid < RADIX_BUCKETS {
-        let block = pass_block(pass_info.pass_index, pass_info.tile_count);
+        let block = pass_block(pass_index(pass_info), pass_info.tile_count);
         counters[block + counter_index(seg, lid, local_tile)] = atomicLoad(&histogram[lid]);
     }
 }

@@ -81,7 +81,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     let local_tile = tile - seg.tile_offset;
     let first = local_tile * TILE + lid * SCATTER_ITEMS;
-    let block = pass_block(pass_info.pass_index, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
+    let block = pass_block(pass_index(pass_info), pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
     // The count matrix's columns (the invocations that have elements), and the words of this
     // invocation's column: none past the columns (a loop bound, not an `if`: see below).
     let columns = (min(seg.count - local_tile * TILE, TILE) + SCATTER_ITEMS - 1u) / SCATTER_ITEMS;
@@ -147,7 +147,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
     if count_next {
-        let next_block = pass_block(pass_info.pass_index + 1u, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
+        let next_block = pass_block(pass_index(pass_info) + 1u, pass_info.tile_count) + seg.tile_offset * RADIX_BUCKETS;
         for (var e = lid; e < NEXT_COUNTS; e += BARRIER_GROUP) {
             let c = atomicLoad(&next_counts[e]);
             if c > 0u {

@@ -1,6 +1,6 @@
 // Radix sort of segments of one tile each, whole: every pass of `radix_scatter`'s stable LSD
 // sort of a segment (a body of at most TILE triangles) in its one workgroup, so that the sort
-// is one dispatch instead of SORT_PASSES (`gpu/sort.rs`: when no segment has more than one tile,
+// is one dispatch instead of one a pass (`gpu/sort.rs`: when no segment has more than one tile,
 // and on a software adapter when there are at most `Tuning::whole_sort_tiles` of them).
 // A pass is `radix_scatter`'s steps 2 and 3 (see there): the ranks within the tile from the
 // (digit, invocation) count matrix, two 16-bit counts to a word, and the scatter. Its run of
@@ -9,8 +9,9 @@
 // key-writing kernel left: `morton`, or `radix_count` for `GpuRadixSort`). No scan across
 // workgroups, no count in the counts buffer.
 // The passes ping-pong between the two sides, `keys0`/`values0` and `keys1`/`values1`, with a
-// storage barrier between them; after SORT_PASSES (even) passes the keys are back in `keys0`,
-// where `radix_scatter`'s passes leave them too. A kernel of its own, not a branch of
+// storage barrier between them; after the sort's passes (`pass_info.passes`, even: SORT_PASSES,
+// or SHORT_SORT_PASSES for the short keys of the frame's bodies of one tile) the keys are back in
+// `keys0`, where `radix_scatter`'s passes leave them too. A kernel of its own, not a branch of
 // `radix_scatter`: that one would have to bind its inputs writable for every pass (on lavapipe
 // its passes ran 6–12 % slower so).
 // With SORT_IDENTITY_VALUES the values are the elements' packed indices (`values0` not read).
@@ -69,10 +70,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         totals[lid] = counters[counter_index(seg, lid, 0u)];
         atomicStore(&next_totals[lid], 0u);
     }
-    for (var p = 0u; p < SORT_PASSES; p += 1u) {
+    for (var p = 0u; p < pass_info.passes; p += 1u) {
         let odd = (p & 1u) == 1u;
         let shift = p * RADIX_BITS;
-        let count_next = p + 1u < SORT_PASSES;
+        let count_next = p + 1u < pass_info.passes;
         let next_shift = min(shift + RADIX_BITS, 31u);
         // The ranks within the tile: this invocation's column of the matrix, then one
         // exclusive scan of the flattened matrix (shared/sort_ranks.wgsl).

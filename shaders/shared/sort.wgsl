@@ -12,18 +12,25 @@ struct SortSegment {
     tile_count: u32,
 }
 
-// Mirrors `layout::SortPass`, one per pass at a 256-byte dynamic offset. `flags`:
-// SORT_IDENTITY_VALUES, SORT_COUNT_NEXT.
+// Mirrors `layout::SortPass`, one per pass at a 256-byte dynamic offset: the digit's shift (the
+// pass's index times RADIX_BITS: `pass_index`), the tiles of all segments, the passes of the
+// whole sort (SORT_PASSES, or SHORT_SORT_PASSES where every segment holds short keys: see
+// `layout::sort_passes`) and the flags SORT_IDENTITY_VALUES, SORT_COUNT_NEXT.
 struct SortPass {
     shift: u32,
     tile_count: u32,
-    pass_index: u32,
+    passes: u32,
     flags: u32,
 }
 
-// First counter of pass `pass_index`'s block, over `tile_count` tiles in all.
-fn pass_block(pass_index: u32, tile_count: u32) -> u32 {
-    return pass_index * RADIX_BUCKETS * tile_count;
+// The index of pass `p` (its digit counts are that block of the counts).
+fn pass_index(p: SortPass) -> u32 {
+    return p.shift / RADIX_BITS;
+}
+
+// First counter of the block of the pass of index `index`, over `tile_count` tiles in all.
+fn pass_block(index: u32, tile_count: u32) -> u32 {
+    return index * RADIX_BUCKETS * tile_count;
 }
 
 // Index, within a pass's block, of the counter of (segment, digit, tile of the segment):

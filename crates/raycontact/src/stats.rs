@@ -15,7 +15,7 @@ pub enum Stage {
     Bounds,
     /// `morton`.
     Morton,
-    /// `radix_scatter`, one dispatch a pass.
+    /// `radix_scatter`, one dispatch a pass (or one `radix_tiles` dispatch).
     Sort,
     /// `hierarchy` (on the CPU backend's rebuild with its wide trees on, the hierarchy and its
     /// boxes, built in one pass that gives what `hierarchy` then `fit` give).

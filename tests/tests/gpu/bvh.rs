@@ -3,7 +3,7 @@
 
 use glam::Vec3;
 use rand::Rng;
-use raycontact::internals::layout::{LEAF_BIT, NONE, Node, TILE};
+use raycontact::internals::layout::{LEAF_BIT, NONE, Node, SHORT_SORT_PASSES, SORT_PASSES, TILE};
 use raycontact::internals::{FrameData, Packing};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, GpuContext, Scene};
@@ -208,6 +208,47 @@ fn sort_mixes_one_tile_and_multi_tile_bodies() {
         random_soup(tile + 1, 29, four),
     ];
     check(&meshes);
+}
+
+/// Bodies of one tile are sorted by short keys (`SHORT_KEY_BITS`), in `SHORT_SORT_PASSES`
+/// passes when every body a rebuild sorts has them. A body of two tiles that stays still is
+/// kept after its first frame (its segment empty), so the frames after sort the moving small
+/// bodies in fewer passes; moved again, it is sorted in all `SORT_PASSES`. Every frame's
+/// sorted keys, triangles and trees equal the CPU twins', on both tunings.
+#[test]
+fn a_still_body_of_several_tiles_leaves_the_others_to_fewer_sort_passes() {
+    let cube = |r: &mut rand_pcg::Pcg64| Vec3::new(r.random(), r.random(), r.random());
+    let large = random_soup(TILE as usize + 900, 31, cube);
+    let small = [random_soup(900, 32, cube), random_soup(300, 33, cube)];
+    for ctx in [ctx(), other_tuning_ctx()] {
+        let mut gpu = Scene::new(ctx);
+        let mut cpu = Scene::new_cpu(None).unwrap();
+        for m in std::iter::once(&large).chain(&small) {
+            gpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+            cpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+        }
+        let ids: Vec<_> = gpu.bodies().collect();
+        let cpu_ids: Vec<_> = cpu.bodies().collect();
+        for frame in 0..5 {
+            let shift = Vec3::new(0.01 * frame as f32, 0.0, 0.0);
+            // The small bodies move every frame; the large one in frame 3 only.
+            let moving = if frame == 3 { 0..3 } else { 1..3 };
+            for b in moving.filter(|_| frame > 0) {
+                let m = if b == 0 { &large } else { &small[b - 1] };
+                let moved: Vec<Vec3> = m.positions.iter().map(|p| *p + shift).collect();
+                gpu.set_positions(ids[b], &moved).unwrap();
+                cpu.set_positions(cpu_ids[b], &moved).unwrap();
+            }
+            let stats = gpu.update().unwrap();
+            cpu.update().unwrap();
+            let what = format!("{:?}, frame {frame}", ctx.tuning());
+            let expected = if frame == 0 || frame == 3 { SORT_PASSES } else { SHORT_SORT_PASSES };
+            let sort = stats.get(raycontact::Stage::Sort).map_or(0, |s| s.dispatches);
+            assert_eq!(sort, expected, "{what}: sort passes");
+            let (g, c) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
+            assert_same_frame(&what, &g, &c, gpu.packing());
+        }
+    }
 }
 
 /// The other tuning (one triangle per invocation on lavapipe: 16 workgroups per tile, each

@@ -214,7 +214,7 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!("Node", Node, [min, child, max, escape]);
     check_struct!("FrameParams", FrameParams, [vertex_count, tri_count, tile_count, body_count]);
     check_struct!("SortSegment", SortSegment, [offset, count, tile_offset, tile_count]);
-    check_struct!("SortPass", SortPass, [shift, tile_count, pass_index, flags]);
+    check_struct!("SortPass", SortPass, [shift, tile_count, passes, flags]);
     check_struct!("Ray", Ray, [origin, tmin, dir, tmax]);
     check_struct!("RayHit", RayHit, [t, triangle, u, v, nodes_visited, triangles_tested, fallback, body]);
     check_struct!("QueryTarget", QueryTarget, [body, index, pad]);

@@ -3,7 +3,9 @@
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;
-use raycontact::internals::layout::{DEGENERATE_KEY, LEAF_BIT, NONE, SortSegment};
+use raycontact::internals::layout::{
+    DEGENERATE_KEY, LEAF_BIT, NONE, SHORT_DEGENERATE_KEY, SHORT_KEY_BITS, SortSegment, has_short_keys,
+};
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Scene};
@@ -169,13 +171,18 @@ fn check_tree(what: &str, p: &Packed) {
         let state = f.body_state[b];
         assert_eq!(state.leaf_count as usize, n, "{what}: leaves");
         assert_eq!(state.degenerate_count as usize, tris.len() - n, "{what}: degenerate triangles");
-        // Keys sorted within the segment; the degenerate triangles last, with their key.
+        // Keys sorted within the segment; the degenerate triangles last, with their key (a
+        // body of one tile has keys of SHORT_KEY_BITS bits).
         let keys = &f.keys[first..first + tris.len()];
         let values = &f.values[first..first + tris.len()];
         assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{what}: keys sorted");
+        let short = has_short_keys(body.tile_count);
+        assert_eq!(short, tris.len() <= raycontact::internals::layout::TILE as usize, "{what}: short keys");
+        let degenerate_key = if short { SHORT_DEGENERATE_KEY } else { DEGENERATE_KEY };
         for (j, &v) in values.iter().enumerate() {
             let t = v as usize - first;
-            assert_eq!(keys[j] == DEGENERATE_KEY, degenerate[t], "{what}: key of triangle {t}");
+            assert_eq!(keys[j] == degenerate_key, degenerate[t], "{what}: key of triangle {t}");
+            assert!(!short || keys[j] >> SHORT_KEY_BITS == 0, "{what}: short key of triangle {t}");
         }
         if n == 0 {
             assert_eq!(state.bounds(), None, "{what}: no leaves, no box");

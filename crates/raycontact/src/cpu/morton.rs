@@ -1,5 +1,6 @@
 //! Twin of `shaders/morton.wgsl`: 30-bit Morton codes of the triangles' centroids in their
-//! body's box, the (key, value) pairs of the sort, and each body's leaf and degenerate counts.
+//! body's box, the (key, value) pairs of the sort (a body of one tile keeps the top 23 bits of
+//! its codes: [`has_short_keys`]), and each body's leaf and degenerate counts.
 //! The body's box is decoded from its keys by `BodyState::bounds_keys`, the twin of
 //! `body_min` and `body_max` in `shaders/shared/common.wgsl` (in [`super::shared::common`]).
 
@@ -7,7 +8,9 @@ use glam::{UVec3, Vec3};
 use rayon::prelude::*;
 
 use super::shared::common::tri_vertices;
-use crate::layout::{BodyState, DEGENERATE_KEY, ONE_THIRD, TriBox};
+use crate::layout::{
+    BodyState, DEGENERATE_KEY, ONE_THIRD, SHORT_DEGENERATE_KEY, SHORT_KEY_SHIFT, TriBox, has_short_keys,
+};
 use crate::packing::{Packing, has_moved};
 
 /// Spreads the low 10 bits of `v` two bits apart.
@@ -40,8 +43,9 @@ pub fn morton_code(a: Vec3, b: Vec3, c: Vec3, lo: Vec3, scale: f32) -> u32 {
     (expand_bits(qi.x) << 2) | (expand_bits(qi.y) << 1) | expand_bits(qi.z)
 }
 
-/// Twin of `morton.wgsl`: keys (Morton code, or [`DEGENERATE_KEY`]) and values (packed
-/// triangle index) in packed triangle order, and each body's leaf and degenerate counts, for
+/// Twin of `morton.wgsl`: keys (Morton code, or [`DEGENERATE_KEY`]; for a body of one tile the
+/// code's top 23 bits, or [`SHORT_DEGENERATE_KEY`]) and values (packed triangle index) in packed
+/// triangle order, and each body's leaf and degenerate counts, for
 /// the bodies that `moved` marks (`has_moved`: an empty `moved` is every body, as the kernel
 /// does).
 pub fn morton(
@@ -61,6 +65,11 @@ pub fn morton(
         let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
         let (lo, hi) = state.bounds_keys();
         let scale = quantisation_scale((hi - lo).max_element());
+        let (shift, degenerate) = if has_short_keys(body.tile_count) {
+            (SHORT_KEY_SHIFT, SHORT_DEGENERATE_KEY)
+        } else {
+            (0, DEGENERATE_KEY)
+        };
         let leaves = keys
             .par_iter_mut()
             .zip(values.par_iter_mut())
@@ -70,11 +79,11 @@ pub fn morton(
                 let t = range.start + i;
                 *value = t as u32;
                 if tri_boxes[t].flags & 1 != 0 {
-                    *key = DEGENERATE_KEY;
+                    *key = degenerate;
                     0u32
                 } else {
                     let (a, b, c) = tri_vertices(positions, &packing.triangles, t);
-                    *key = morton_code(a, b, c, lo, scale);
+                    *key = morton_code(a, b, c, lo, scale) >> shift;
                     1
                 }
             })

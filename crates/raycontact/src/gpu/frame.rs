@@ -1,13 +1,15 @@
 //! One frame on the GPU: the previous positions kept, the staged positions uploaded, then the
 //! per-frame stages for all bodies, one compute pass per stage, as the frame's [`BvhAction`]
-//! says. A rebuild is 12 dispatches (5 when the sort is one `radix_tiles` dispatch), a refit 3:
+//! says. A rebuild is 12 dispatches (10 when every body it sorts has at most one tile's
+//! triangles, whose short keys take 6 sort passes; 5 when the sort is one `radix_tiles`
+//! dispatch), a refit 3:
 //!
 //! | stage | rebuild | refit | kernel |
 //! | --- | ---: | ---: | --- |
 //! | normals | 1 | 1 | `vertex_normals`: normals and the bodies' boxes |
 //! | bounds | | 1 | `triangle_bounds`: the triangle boxes |
 //! | morton | 1 | | `morton`: triangle boxes, Morton codes, leaf counts, the sort's first counts |
-//! | sort | 8 (1) | | `radix_scatter`, one per 4-bit digit (`radix_tiles`: `sort::sorts_whole`) |
+//! | sort | 8, 6 (1) | | `radix_scatter`, one per 4-bit digit (`layout::sort_passes`; `radix_tiles`: `sort::sorts_whole`) |
 //! | hierarchy | 1 | | `hierarchy` |
 //! | fit | 1 | 1 | `fit` |
 //!
@@ -82,6 +84,10 @@ impl GpuScene {
         let rebuild = bvh == BvhAction::Rebuilt;
         // The bodies whose data stays (`layout::BODY_KEEP`): their states are not cleared.
         self.kept.begin_frame(self.ctx.queue(), &self.bufs, bvh);
+        // Fewer sort passes where every body the rebuild sorts has short keys.
+        if rebuild && self.kept.sort_passes() != self.sort_passes {
+            self.write_sort_passes(self.kept.sort_passes());
+        }
         self.clear_accumulators(encoder, bvh, stats);
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE * self.ctx.tuning().items);
         let triangle_groups = self.ctx.tuning().tile_groups(p.tile_count);
@@ -107,6 +113,7 @@ impl GpuScene {
                     &self.pipelines,
                     |k, sp| self.bufs.group(k, sp),
                     p.tile_count,
+                    self.sort_passes,
                     self.sort_whole,
                     |k, sp| self.account(k, sp, st),
                 ),

@@ -8,7 +8,7 @@
 
 use super::buffers::{B, Buffers};
 use crate::changes::Changes;
-use crate::layout::{BODY_KEEP, BodyGpu, SortSegment};
+use crate::layout::{BODY_KEEP, BodyGpu, SortSegment, sort_passes};
 use crate::packing::Packing;
 use crate::stats::BvhAction;
 
@@ -76,6 +76,13 @@ impl Kept {
     /// Whether the frame that [`Self::begin_frame`] began keeps some body.
     pub fn any(&self) -> bool {
         self.any
+    }
+
+    /// Passes of the sort of the rebuild that [`Self::begin_frame`] began: those of the bodies
+    /// it sorts (`layout::sort_passes`; a kept body's segment is empty, so a kept body of
+    /// several tiles, such as a still ground, leaves the others' short keys to fewer passes).
+    pub fn sort_passes(&self) -> u32 {
+        sort_passes(self.segments.iter().filter(|s| s.count > 0).map(|s| s.tile_count))
     }
 
     /// Whether packed body `b` is kept by the frame that [`Self::begin_frame`] began.

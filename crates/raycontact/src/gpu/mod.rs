@@ -23,8 +23,8 @@ use glam::Vec3;
 use crate::context::GpuContext;
 use crate::kernels::{Binding, Kernel, Pipelines};
 use crate::layout::{
-    FrameParams, TRIANGLE_ADJACENCY, TRIANGLE_INCIDENT, TRIANGLE_REGIONS, UNIFORM_STRIDE, VERTEX_PREVIOUS,
-    dispatch_size,
+    FrameParams, SORT_PASSES, TRIANGLE_ADJACENCY, TRIANGLE_INCIDENT, TRIANGLE_REGIONS, UNIFORM_STRIDE,
+    VERTEX_PREVIOUS, dispatch_size, sort_passes,
 };
 use crate::packing::Packing;
 use crate::stats::StageStats;
@@ -75,8 +75,11 @@ pub(crate) struct GpuScene {
     pipelines: Arc<Pipelines>,
     bufs: buffers::Buffers,
     params: FrameParams,
-    /// Whether the packing's sort is its first pass alone (`sort::sorts_whole`).
+    /// Whether the packing's sort is one `radix_tiles` dispatch (`sort::sorts_whole`).
     sort_whole: bool,
+    /// Passes of the sort whose uniforms the sort-passes buffer holds (`layout::sort_passes`:
+    /// fewer where every body sorted has short keys).
+    sort_passes: u32,
     timer: Option<timer::Timer>,
     /// Positions staged in the upload buffer since the last frame: (first vertex, count).
     uploads: Vec<(u32, u32)>,
@@ -119,6 +122,7 @@ impl GpuScene {
             bufs,
             params: FrameParams::default(),
             sort_whole: false,
+            sort_passes: SORT_PASSES,
             timer,
             uploads: Vec::new(),
             query: None,
@@ -188,10 +192,18 @@ impl GpuScene {
         }
         w(B::VertexOrder, bytemuck::cast_slice(&order));
         at(B::Vertices, self.vertex_region(VERTEX_PREVIOUS), bytemuck::cast_slice(previous));
-        w(B::SortPasses, &sort::sort_pass_uniforms(p.params.tile_count, true));
+        self.write_sort_passes(sort_passes(p.segments.iter().map(|s| s.tile_count)));
         self.edges.clone_from(&p.edges);
         self.packing_epoch += 1;
         self.kept.packed(p);
+    }
+
+    /// Writes the uniforms of a frame's sort of `passes` passes (`layout::sort_passes`) over the
+    /// packing's tiles.
+    fn write_sort_passes(&mut self, passes: u32) {
+        let uniforms = sort::sort_pass_uniforms(self.params.tile_count, true, passes);
+        self.ctx.queue().write_buffer(self.bufs.get(B::SortPasses), 0, &uniforms);
+        self.sort_passes = passes;
     }
 
     /// Byte offset of region `region` of the vertex buffer

@@ -20,17 +20,18 @@ use crate::layout::{
     TILE, Tuning, UNIFORM_STRIDE, dispatch_size,
 };
 
-/// The per-pass uniforms of the radix sort over `tile_count` tiles, [`UNIFORM_STRIDE`] apart.
-/// With `identity_values` the first pass takes the values from the elements' positions (the
-/// frame's sort of triangles).
-pub(crate) fn sort_pass_uniforms(tile_count: u32, identity_values: bool) -> Vec<u8> {
-    let mut out = vec![0u8; (UNIFORM_STRIDE * SORT_PASSES as u64) as usize];
-    for p in 0..SORT_PASSES {
-        let mut flags = if p + 1 < SORT_PASSES { SORT_COUNT_NEXT } else { 0 };
+/// The uniforms of a radix sort of `passes` passes (even, at most [`SORT_PASSES`]) over
+/// `tile_count` tiles, [`UNIFORM_STRIDE`] apart. With `identity_values` the first pass takes the
+/// values from the elements' positions (the frame's sort of triangles).
+pub(crate) fn sort_pass_uniforms(tile_count: u32, identity_values: bool, passes: u32) -> Vec<u8> {
+    assert!(passes.is_multiple_of(2) && passes <= SORT_PASSES, "{passes} sort passes");
+    let mut out = vec![0u8; (UNIFORM_STRIDE * passes as u64) as usize];
+    for p in 0..passes {
+        let mut flags = if p + 1 < passes { SORT_COUNT_NEXT } else { 0 };
         if p == 0 && identity_values {
             flags |= SORT_IDENTITY_VALUES;
         }
-        let u = SortPass { shift: p * RADIX_BITS, tile_count, pass_index: p, flags };
+        let u = SortPass { shift: p * RADIX_BITS, tile_count, passes, flags };
         let at = (p as u64 * UNIFORM_STRIDE) as usize;
         out[at..at + size_of::<SortPass>()].copy_from_slice(bytemuck::bytes_of(&u));
     }
@@ -50,17 +51,19 @@ pub(crate) fn counters_bytes(tiles: u64) -> u64 {
     4 * COUNTERS_PER_TILE as u64 * tiles
 }
 
-/// Records the sort's passes over `tiles` tiles into `pass`, one `radix_scatter` dispatch each,
-/// the keys ping-ponging between the two sides (`group(kernel, sort_pass)` gives the bind group;
-/// after an even number of passes the result is back on side 0). The first pass's digit counts
-/// must be in the counts already. With `whole` ([`sorts_whole`]), one `radix_tiles` dispatch
-/// instead (the first pass's uniforms): every pass of each one-tile segment, ending on side 0
-/// too. Calls `dispatched` after each dispatch.
+/// Records the sort's `passes` passes (those of its uniforms, [`sort_pass_uniforms`]) over
+/// `tiles` tiles into `pass`, one `radix_scatter` dispatch each, the keys ping-ponging between
+/// the two sides (`group(kernel, sort_pass)` gives the bind group; after an even number of
+/// passes the result is back on side 0). The first pass's digit counts must be in the counts
+/// already. With `whole` ([`sorts_whole`]), one `radix_tiles` dispatch instead (the first pass's
+/// uniforms): every pass of each one-tile segment, ending on side 0 too. Calls `dispatched`
+/// after each dispatch.
 pub(crate) fn record_sort<'g>(
     pass: &mut wgpu::ComputePass<'_>,
     pipelines: &Pipelines,
     group: impl Fn(Kernel, u32) -> &'g wgpu::BindGroup,
     tiles: u32,
+    passes: u32,
     whole: bool,
     mut dispatched: impl FnMut(Kernel, u32),
 ) {
@@ -78,7 +81,7 @@ pub(crate) fn record_sort<'g>(
     }
     let k = Kernel::RadixScatter;
     pass.set_pipeline(pipelines.get(k).1);
-    for sp in 0..SORT_PASSES {
+    for sp in 0..passes {
         pass.set_bind_group(0, group(k, sp), &[sp * UNIFORM_STRIDE as u32]);
         pass.dispatch_workgroups(x, y, 1);
         dispatched(k, sp);
@@ -236,7 +239,7 @@ impl GpuRadixSort {
         let seg = SortSegment { offset: 0, count: n as u32, tile_offset: 0, tile_count: tiles };
         q.write_buffer(&b.segments, 0, bytemuck::bytes_of(&seg));
         q.write_buffer(&b.tile_body, 0, bytemuck::cast_slice(&vec![0u32; tiles as usize]));
-        q.write_buffer(&b.passes, 0, &sort_pass_uniforms(tiles, false));
+        q.write_buffer(&b.passes, 0, &sort_pass_uniforms(tiles, false, SORT_PASSES));
         q.write_buffer(&b.keys[0], 0, bytemuck::cast_slice(keys));
         q.write_buffer(&b.values[0], 0, bytemuck::cast_slice(values));
         encoder.clear_buffer(&b.counters, 0, Some(counters_bytes(tiles as u64)));
@@ -249,7 +252,8 @@ impl GpuRadixSort {
         pass.set_bind_group(0, b.group(Kernel::RadixCount, 0), &[0]);
         let (x, y) = dispatch_size(tiles);
         pass.dispatch_workgroups(x, y, 1);
-        record_sort(&mut pass, &self.pipelines, |k, sp| b.group(k, sp), tiles, tiles == 1, |_, _| {});
+        let whole = tiles == 1;
+        record_sort(&mut pass, &self.pipelines, |k, sp| b.group(k, sp), tiles, SORT_PASSES, whole, |_, _| {});
         Ok(())
     }
 

@@ -11,8 +11,44 @@ use super::{NONE, TILE, WG_SIZE};
 pub const RADIX_BITS: u32 = 4;
 /// Buckets of one radix-sort pass.
 pub const RADIX_BUCKETS: u32 = 1 << RADIX_BITS;
-/// Passes of a full 32-bit radix sort.
+/// Passes of a full 32-bit radix sort: the most a sort runs (the buffers of its per-pass
+/// uniforms and digit counts are sized for them).
 pub const SORT_PASSES: u32 = 32 / RADIX_BITS;
+/// Bits of the sort keys of a body of at most one tile ([`TILE`] triangles): the top 23 bits of
+/// its 30-bit Morton codes (a Z-order on a grid of 2^23 cells, some 2,000 a triangle), or
+/// [`SHORT_DEGENERATE_KEY`]. A sort whose segments all hold such keys runs
+/// [`SHORT_SORT_PASSES`] passes instead of [`SORT_PASSES`] ([`sort_passes`]). On the bench's
+/// scenes the trees' nodes per ray did not change.
+pub const SHORT_KEY_BITS: u32 = 24;
+/// The shift that takes a 30-bit Morton code to its short key (its top `SHORT_KEY_BITS - 1`
+/// bits).
+pub const SHORT_KEY_SHIFT: u32 = 30 - (SHORT_KEY_BITS - 1);
+/// Sort key of a degenerate triangle of a body of at most one tile: after every short key.
+pub const SHORT_DEGENERATE_KEY: u32 = (1 << SHORT_KEY_BITS) - 1;
+/// Passes of the sort of short keys.
+pub const SHORT_SORT_PASSES: u32 = SHORT_KEY_BITS / RADIX_BITS;
+// Both pass counts are even, so that a sort ends on the side it started from; and the short
+// keys are whole digits.
+const _: () = assert!(
+    SORT_PASSES.is_multiple_of(2)
+        && SHORT_SORT_PASSES.is_multiple_of(2)
+        && SHORT_KEY_BITS.is_multiple_of(RADIX_BITS)
+        && SHORT_DEGENERATE_KEY > ((1 << 30) - 1) >> SHORT_KEY_SHIFT
+);
+
+/// Whether the Morton keys of a body of `tiles` sort tiles are short ([`SHORT_KEY_BITS`]): it
+/// has at most one tile. The rule of `morton.wgsl` and its twin.
+pub const fn has_short_keys(tiles: u32) -> bool {
+    tiles <= 1
+}
+
+/// Passes of the frame's sort of Morton keys over segments of these tile counts:
+/// [`SHORT_SORT_PASSES`] when every segment holds short keys ([`has_short_keys`]), else
+/// [`SORT_PASSES`] (the digits past a short key's bits are 0, so the short keys of the other
+/// segments sort too).
+pub fn sort_passes(tile_counts: impl IntoIterator<Item = u32>) -> u32 {
+    if tile_counts.into_iter().all(has_short_keys) { SHORT_SORT_PASSES } else { SORT_PASSES }
+}
 /// Bytes of workgroup memory a variable of `size` bytes takes, as WebGPU counts it against
 /// `maxComputeWorkgroupStorageSize` (each variable rounded up to 16 bytes).
 pub const fn workgroup_var_bytes(size: u32) -> u32 {
@@ -89,7 +125,8 @@ pub const TRIANGLE_ADJACENCY: u32 = 1;
 /// Region of the triangle buffer holding the triangles incident to each vertex.
 pub const TRIANGLE_INCIDENT: u32 = 2;
 
-/// Sort key of a degenerate triangle (sorts after every 30-bit Morton code).
+/// Sort key of a degenerate triangle of a body of more than one tile (sorts after every 30-bit
+/// Morton code; a smaller body's is [`SHORT_DEGENERATE_KEY`]).
 pub const DEGENERATE_KEY: u32 = u32::MAX;
 
 /// A triangle with `|e1 x e2|^2 <= DEGENERATE_SIN2 * |e1|^2 |e2|^2` (the sine of its angle at
@@ -275,9 +312,10 @@ pub struct SortPass {
     pub shift: u32,
     /// Tiles of all segments.
     pub tile_count: u32,
-    /// The pass's index: its digit counts are block `pass_index` of the counts buffer
+    /// Passes of the whole sort ([`SORT_PASSES`] or [`SHORT_SORT_PASSES`]). This pass's index
+    /// is `shift / RADIX_BITS`: its digit counts are that block of the counts buffer
     /// ([`COUNTERS_PER_TILE`]).
-    pub pass_index: u32,
+    pub passes: u32,
     /// [`SORT_IDENTITY_VALUES`], [`SORT_COUNT_NEXT`].
     pub flags: u32,
 }
