@@ -4,7 +4,7 @@
 // Morton codes are those of the centroids in a cube whose side is the power of two at or above
 // the largest extent of the body's box (finished by `vertex_normals`, the dispatch before), so
 // that the scale is exact and the CPU twin reproduces every code bit for bit. Degenerate
-// triangles get DEGENERATE_KEY and sort last. A body of one tile (at most TILE triangles) is
+// triangles get DEGENERATE_KEY and sort last. A body of at most SHORT_KEY_TILES tiles is
 // sorted by the top 23 bits of its codes (`>> SHORT_KEY_SHIFT`), its degenerate triangles by
 // SHORT_DEGENERATE_KEY: keys of `layout::SHORT_KEY_BITS` bits, which a frame whose bodies all
 // have them sorts in `layout::SHORT_SORT_PASSES` passes instead of SORT_PASSES. The sort's
@@ -86,8 +86,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let lo = body_min(s);
     let ext = body_max(s) - lo;
     let scale = quantisation_scale(max(max(ext.x, ext.y), ext.z));
-    // A body of one tile sorts by short keys (`layout::has_short_keys`): fewer passes.
-    let short_keys = body.tile_count <= 1u;
+    // A body of at most SHORT_KEY_TILES tiles sorts by short keys (`layout::has_short_keys`).
+    let short_keys = body.tile_count <= SHORT_KEY_TILES;
     let key_shift = select(0u, SHORT_KEY_SHIFT, short_keys);
     let degenerate_key = select(DEGENERATE_KEY, SHORT_DEGENERATE_KEY, short_keys);
     var valid = 0u;

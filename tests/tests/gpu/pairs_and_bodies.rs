@@ -3,7 +3,7 @@
 //! list, one-triangle bodies, bodies whose triangles are all degenerate, and static bodies.
 
 use glam::{Affine3A, Vec3};
-use raycontact::internals::layout::{SHORT_SORT_PASSES, SORT_PASSES};
+use raycontact::internals::layout::{SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, Contact, Contacts, Pairs, Scene};
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
@@ -324,9 +324,9 @@ fn ray_sources_on_both_tunings_lists_the_same_vertices() {
 
 /// The frame's sort is one dispatch, which sorts each body's keys whole in its workgroup, when
 /// no body has more than `TILE` (4096) triangles and there are at most
-/// `Tuning::whole_sort_tiles` of them; else one dispatch a pass: six passes of the short keys
-/// of bodies of one tile (`SHORT_SORT_PASSES`), eight where a body has more. The same contacts
-/// as the CPU backend in every case, with either tuning.
+/// `Tuning::whole_sort_tiles` of them; else one dispatch a pass: six passes of short keys
+/// (`SHORT_SORT_PASSES`, bodies of at most `SHORT_KEY_TILES` tiles), eight where a body has
+/// more. The same contacts as the CPU backend in every case, with either tuning.
 #[test]
 fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
     let mut with_large = row_of_balls(3);
@@ -335,12 +335,19 @@ fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
         meshes::icosphere(0.3, 4).transformed(Affine3A::from_translation(Vec3::new(1.23, 0.011, 0.007))),
         VOLUME,
     ));
+    let mut with_larger = row_of_balls(3);
+    // 81,920 triangles: 20 tiles, more than SHORT_KEY_TILES.
+    with_larger.push((
+        meshes::icosphere(0.3, 6).transformed(Affine3A::from_translation(Vec3::new(1.23, 0.011, 0.007))),
+        VOLUME,
+    ));
     for gpu in [ctx(), raycontact_tests::other_tuning_ctx()] {
         let limit = gpu.tuning().whole_sort_tiles;
         for (what, balls) in [
             ("3 balls", row_of_balls(3)),
             ("6 balls", row_of_balls(6)),
             ("3 balls and a large one", with_large.clone()),
+            ("3 balls and a larger one", with_larger.clone()),
         ] {
             let bodies: Vec<(&TriMesh, BodyKind)> = balls.iter().map(|(m, k)| (m, *k)).collect();
             let mut s = [Scene::new(gpu), Scene::new_cpu(None).unwrap()].map(|mut s| {
@@ -357,10 +364,11 @@ fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
             assert!(!g.contacts.is_empty(), "{what}: contacts");
             let tiles: u32 = bodies.iter().map(|(m, _)| m.triangles.len().div_ceil(4096) as u32).sum();
             let one_tile_each = bodies.iter().all(|(m, _)| m.triangles.len() <= 4096);
-            let expected = match (one_tile_each, tiles <= limit) {
-                (true, true) => 1,
-                (true, false) => SHORT_SORT_PASSES,
-                (false, _) => SORT_PASSES,
+            let short = bodies.iter().all(|(m, _)| m.triangles.len() <= (SHORT_KEY_TILES * 4096) as usize);
+            let expected = match (one_tile_each && tiles <= limit, short) {
+                (true, _) => 1,
+                (false, true) => SHORT_SORT_PASSES,
+                (false, false) => SORT_PASSES,
             };
             assert_eq!(g.stats.get(raycontact::Stage::Sort).map_or(0, |s| s.dispatches), expected, "{what}");
         }

@@ -4,7 +4,8 @@
 use glam::{Affine3A, Vec3};
 use rand::Rng;
 use raycontact::internals::layout::{
-    DEGENERATE_KEY, LEAF_BIT, NONE, SHORT_DEGENERATE_KEY, SHORT_KEY_BITS, SortSegment, has_short_keys,
+    DEGENERATE_KEY, LEAF_BIT, NONE, SHORT_DEGENERATE_KEY, SHORT_KEY_BITS, SHORT_KEY_TILES, SortSegment, TILE,
+    has_short_keys,
 };
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
@@ -172,12 +173,12 @@ fn check_tree(what: &str, p: &Packed) {
         assert_eq!(state.leaf_count as usize, n, "{what}: leaves");
         assert_eq!(state.degenerate_count as usize, tris.len() - n, "{what}: degenerate triangles");
         // Keys sorted within the segment; the degenerate triangles last, with their key (a
-        // body of one tile has keys of SHORT_KEY_BITS bits).
+        // body of at most SHORT_KEY_TILES tiles has keys of SHORT_KEY_BITS bits).
         let keys = &f.keys[first..first + tris.len()];
         let values = &f.values[first..first + tris.len()];
         assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{what}: keys sorted");
         let short = has_short_keys(body.tile_count);
-        assert_eq!(short, tris.len() <= raycontact::internals::layout::TILE as usize, "{what}: short keys");
+        assert_eq!(short, tris.len() <= (SHORT_KEY_TILES * TILE) as usize, "{what}: short keys");
         let degenerate_key = if short { SHORT_DEGENERATE_KEY } else { DEGENERATE_KEY };
         for (j, &v) in values.iter().enumerate() {
             let t = v as usize - first;

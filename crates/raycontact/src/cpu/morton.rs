@@ -1,6 +1,6 @@
 //! Twin of `shaders/morton.wgsl`: 30-bit Morton codes of the triangles' centroids in their
-//! body's box, the (key, value) pairs of the sort (a body of one tile keeps the top 23 bits of
-//! its codes: [`has_short_keys`]), and each body's leaf and degenerate counts.
+//! body's box, the (key, value) pairs of the sort (a body of a few tiles keeps the top 23 bits
+//! of its codes: [`has_short_keys`]), and each body's leaf and degenerate counts.
 //! The body's box is decoded from its keys by `BodyState::bounds_keys`, the twin of
 //! `body_min` and `body_max` in `shaders/shared/common.wgsl` (in [`super::shared::common`]).
 
@@ -43,8 +43,8 @@ pub fn morton_code(a: Vec3, b: Vec3, c: Vec3, lo: Vec3, scale: f32) -> u32 {
     (expand_bits(qi.x) << 2) | (expand_bits(qi.y) << 1) | expand_bits(qi.z)
 }
 
-/// Twin of `morton.wgsl`: keys (Morton code, or [`DEGENERATE_KEY`]; for a body of one tile the
-/// code's top 23 bits, or [`SHORT_DEGENERATE_KEY`]) and values (packed triangle index) in packed
+/// Twin of `morton.wgsl`: keys (Morton code, or [`DEGENERATE_KEY`]; for a body with short keys
+/// the code's top 23 bits, or [`SHORT_DEGENERATE_KEY`]) and values (packed triangle index) in packed
 /// triangle order, and each body's leaf and degenerate counts, for
 /// the bodies that `moved` marks (`has_moved`: an empty `moved` is every body, as the kernel
 /// does).

@@ -1,8 +1,8 @@
 //! One frame on the GPU: the previous positions kept, the staged positions uploaded, then the
 //! per-frame stages for all bodies, one compute pass per stage, as the frame's [`BvhAction`]
-//! says. A rebuild is 12 dispatches (10 when every body it sorts has at most one tile's
-//! triangles, whose short keys take 6 sort passes; 5 when the sort is one `radix_tiles`
-//! dispatch), a refit 3:
+//! says. A rebuild is 12 dispatches (10 when every body it sorts has short keys, which take 6
+//! sort passes: `layout::has_short_keys`; 5 when the sort is one `radix_tiles` dispatch), a
+//! refit 3:
 //!
 //! | stage | rebuild | refit | kernel |
 //! | --- | ---: | ---: | --- |

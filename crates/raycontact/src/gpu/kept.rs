@@ -79,8 +79,8 @@ impl Kept {
     }
 
     /// Passes of the sort of the rebuild that [`Self::begin_frame`] began: those of the bodies
-    /// it sorts (`layout::sort_passes`; a kept body's segment is empty, so a kept body of
-    /// several tiles, such as a still ground, leaves the others' short keys to fewer passes).
+    /// it sorts (`layout::sort_passes`; a kept body's segment is empty, so a kept large body
+    /// leaves the others' short keys to fewer passes).
     pub fn sort_passes(&self) -> u32 {
         sort_passes(self.segments.iter().filter(|s| s.count > 0).map(|s| s.tile_count))
     }

@@ -23,6 +23,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const NONE: u32 = {NONE:#x}u;\n\
          const DEGENERATE_KEY: u32 = {DEGENERATE_KEY:#x}u;\n\
          const SHORT_KEY_SHIFT: u32 = {SHORT_KEY_SHIFT}u;\n\
+         const SHORT_KEY_TILES: u32 = {SHORT_KEY_TILES}u;\n\
          const SHORT_DEGENERATE_KEY: u32 = {SHORT_DEGENERATE_KEY:#x}u;\n\
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
