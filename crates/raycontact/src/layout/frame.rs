@@ -22,7 +22,8 @@ pub const SHORT_KEY_BITS: u32 = 24;
 /// The shift that takes a 30-bit Morton code to its short key (its top `SHORT_KEY_BITS - 1`
 /// bits).
 pub const SHORT_KEY_SHIFT: u32 = 30 - (SHORT_KEY_BITS - 1);
-/// Sort key of a degenerate triangle of a body of at most one tile: after every short key.
+/// Sort key of a degenerate triangle of a body with short keys ([`has_short_keys`]): after every
+/// short key.
 pub const SHORT_DEGENERATE_KEY: u32 = (1 << SHORT_KEY_BITS) - 1;
 /// Passes of the sort of short keys.
 pub const SHORT_SORT_PASSES: u32 = SHORT_KEY_BITS / RADIX_BITS;
@@ -132,7 +133,7 @@ pub const TRIANGLE_ADJACENCY: u32 = 1;
 /// Region of the triangle buffer holding the triangles incident to each vertex.
 pub const TRIANGLE_INCIDENT: u32 = 2;
 
-/// Sort key of a degenerate triangle of a body of more than one tile (sorts after every 30-bit
+/// Sort key of a degenerate triangle of a body without short keys (sorts after every 30-bit
 /// Morton code; a smaller body's is [`SHORT_DEGENERATE_KEY`]).
 pub const DEGENERATE_KEY: u32 = u32::MAX;
 
