@@ -3,7 +3,7 @@
 //! list, one-triangle bodies, bodies whose triangles are all degenerate, and static bodies.
 
 use glam::{Affine3A, Vec3};
-use raycontact::internals::layout::{SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES};
+use raycontact::internals::layout::{SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, Contact, Contacts, Pairs, Scene};
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
@@ -362,9 +362,11 @@ fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
             let what = format!("{what}, {:?}", gpu.tuning());
             assert_twins(&what, &g, &c);
             assert!(!g.contacts.is_empty(), "{what}: contacts");
-            let tiles: u32 = bodies.iter().map(|(m, _)| m.triangles.len().div_ceil(4096) as u32).sum();
-            let one_tile_each = bodies.iter().all(|(m, _)| m.triangles.len() <= 4096);
-            let short = bodies.iter().all(|(m, _)| m.triangles.len() <= (SHORT_KEY_TILES * 4096) as usize);
+            let body_tiles: Vec<u32> =
+                bodies.iter().map(|(m, _)| m.triangles.len().div_ceil(TILE as usize) as u32).collect();
+            let tiles: u32 = body_tiles.iter().sum();
+            let one_tile_each = body_tiles.iter().all(|&t| t <= 1);
+            let short = body_tiles.iter().all(|&t| t <= SHORT_KEY_TILES);
             let expected = match (one_tile_each && tiles <= limit, short) {
                 (true, _) => 1,
                 (false, true) => SHORT_SORT_PASSES,

@@ -85,8 +85,11 @@ impl GpuScene {
         // The bodies whose data stays (`layout::BODY_KEEP`): their states are not cleared.
         self.kept.begin_frame(self.ctx.queue(), &self.bufs, bvh);
         // Fewer sort passes where every body the rebuild sorts has short keys.
-        if rebuild && self.kept.sort_passes() != self.sort_passes {
-            self.write_sort_passes(self.kept.sort_passes());
+        if rebuild {
+            let passes = self.kept.sort_passes();
+            if passes != self.sort_passes {
+                self.write_sort_passes(passes);
+            }
         }
         self.clear_accumulators(encoder, bvh, stats);
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE * self.ctx.tuning().items);
