@@ -71,7 +71,10 @@ pub struct Tuning {
     /// the dispatches' fixed cost is spread over enough tiles (not explained): the sort of 2
     /// tiles took 0.66–0.89 ms in 8 dispatches and 0.42–0.46 in 1; of 4 tiles, 0.89–1.40 and
     /// 0.78–0.91; of 8, 1.44–1.62 and 1.52–1.82; of 16, 2.47–2.73 and 3.10–3.59; of 64,
-    /// 8.8–10.8 and 12.0–12.3.
+    /// 8.8–10.8 and 12.0–12.3. Measured again at 6 passes once `radix_tiles` ran its passes two
+    /// at a time (6 dispatches against 1; `tori-scaling`, 2 to 5 runs): of 8 tiles 2.23–2.75 ms
+    /// and 1.94–2.69, of 16 4.04–6.25 and 4.61–5.87, of 32 8.12–8.30 and 9.56–12.72, of 64
+    /// 16.5–22.0 and 18.1–22.8.
     pub whole_sort_tiles: u32,
     /// Whether the narrow phase walks a cloth vertex's two rays along its normal (on one body,
     /// with the same bounds) together, one walk of the BVH for both (`shared/bvh_line.wgsl`), or
