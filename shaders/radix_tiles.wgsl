@@ -3,11 +3,10 @@
 // is one dispatch instead of one a pass (`gpu/sort.rs`: when no segment has more than one tile,
 // and on a software adapter when there are at most `Tuning::whole_sort_tiles` of them).
 // A pass is `radix_scatter`'s steps 2 and 3 (see there): the ranks within the tile from the
-// (digit, invocation) count matrix, two 16-bit counts to a word, and the scatter. Its run of
-// digit d starts at the sum of the smaller digits' totals over the tile, which the previous pass
-// counted in workgroup memory while scattering (the first pass's are the counts the
-// key-writing kernel left: `morton`, or `radix_count` for `GpuRadixSort`). No scan across
-// workgroups, no count in the counts buffer.
+// (digit, invocation) count matrix, two 16-bit counts to a word, and the scatter. The tile is
+// the whole segment, so where each digit's run starts follows from the scanned matrix alone
+// (`ranks`): no scan across workgroups, no digit counts in the counts buffer or counted while
+// scattering, no atomic operation.
 // The passes ping-pong between the two sides, `keys0`/`values0` and `keys1`/`values1`, with a
 // storage barrier between them; after the sort's passes (`pass_info.passes`, even: SORT_PASSES,
 // or SHORT_SORT_PASSES for the short keys of the frame's bodies of one tile) the keys are back in
@@ -26,19 +25,14 @@ const SCAN_GROUP: u32 = BARRIER_GROUP;
 @group(0) @binding(0) var<uniform> pass_info: SortPass;
 @group(0) @binding(1) var<storage, read> segments: array<SortSegment>;
 @group(0) @binding(2) var<storage, read> tile_segment: array<u32>;
-@group(0) @binding(3) var<storage, read> counters: array<u32>;
-@group(0) @binding(4) var<storage, read_write> keys0: array<u32>;
-@group(0) @binding(5) var<storage, read_write> values0: array<u32>;
-@group(0) @binding(6) var<storage, read_write> keys1: array<u32>;
-@group(0) @binding(7) var<storage, read_write> values1: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys0: array<u32>;
+@group(0) @binding(4) var<storage, read_write> values0: array<u32>;
+@group(0) @binding(5) var<storage, read_write> keys1: array<u32>;
+@group(0) @binding(6) var<storage, read_write> values1: array<u32>;
 
 // Where the element of matrix rank r with digit d goes: run_base[d] + r (relative to the
 // segment's first element).
 var<workgroup> run_base: array<u32, RADIX_BUCKETS>;
-// The current pass's digit totals over the tile.
-var<workgroup> totals: array<u32, RADIX_BUCKETS>;
-// The next pass's, counted while scattering.
-var<workgroup> next_totals: array<atomic<u32>, RADIX_BUCKETS>;
 
 @compute @workgroup_size(BARRIER_GROUP)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -58,15 +52,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // invocation's column: loop bounds, not `if`s (see radix_scatter.wgsl).
     let columns = (seg.count + SCATTER_ITEMS - 1u) / SCATTER_ITEMS;
     let rows = select(0u, RADIX_BUCKETS / 2u, lid < columns);
-    if lid < RADIX_BUCKETS {
-        totals[lid] = counters[counter_index(seg, lid, 0u)];
-        atomicStore(&next_totals[lid], 0u);
-    }
     // The passes two at a time (their count is even), each loop reading and writing its
     // side's buffers by name: keys0 -> keys1, then keys1 -> keys0. Not one loop choosing the
     // side by the pass's parity: llvmpipe ran both sides' loads and stores under a mask for
-    // every element (on lavapipe the sort of 2 tiles took 0.95-1.08 -> 0.74-0.84 ms, of 4 tiles
-    // 1.58-1.82 -> 1.31-1.66: the README's sort paragraph).
+    // every element (the README's paragraph on the sort has the figures).
     for (var p = 0u; p < pass_info.passes; p += 2u) {
         let shift = p * RADIX_BITS;
         let odd_shift = shift + RADIX_BITS;
@@ -87,11 +76,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 value = values0[i];
             }
             values1[to] = value;
-            atomicAdd(&next_totals[(key >> odd_shift) & (RADIX_BUCKETS - 1u)], 1u);
         }
-        end_pass(lid);
-        let count_next = p + 2u < pass_info.passes;
-        let next_shift = min(odd_shift + RADIX_BITS, 31u);
+        // This pass's keys visible to the next.
+        storageBarrier();
         clear_column(lid, columns, rows);
         for (var k = 0u; k < items; k += 1u) {
             count_digit(lid, columns, (keys1[seg.offset + first + k] >> odd_shift) & (RADIX_BUCKETS - 1u));
@@ -104,37 +91,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             let to = seg.offset + run_base[d] + next_rank(lid, columns, d);
             keys0[to] = key;
             values0[to] = values1[i];
-            if count_next {
-                atomicAdd(&next_totals[(key >> next_shift) & (RADIX_BUCKETS - 1u)], 1u);
-            }
         }
-        end_pass(lid);
+        storageBarrier();
     }
 }
 
 // After the counting: the ranks within the tile (one exclusive scan of the flattened count
-// matrix), and where the element of matrix rank r with digit d goes, `run_base[d] + r` (the
-// run of digit d starts at the sum of the smaller digits' totals).
+// matrix), and where the element of matrix rank r with digit d goes, `run_base[d] + r`. Its run
+// starts after the tile's elements of smaller digits; its first rank counts those of the smaller
+// digits of its parity (the low halves of the matrix's words hold the even digits, the high
+// halves the odd ones), so `run_base[d]` is the count of the smaller digits of the other parity:
+// for an even d the high half of the scan at row d / 2 (the odd digits below d), for an odd d the
+// low half at row (d + 1) / 2 (the even digits below d), or of the scan's total past the last row.
 fn ranks(lid: u32, columns: u32, rows: u32) {
     workgroupBarrier();
     scan_counts(lid, rows);
     if lid < RADIX_BUCKETS {
-        var start = 0u;
-        for (var d = 0u; d < lid; d += 1u) {
-            start += totals[d];
+        let row = (lid + 1u) / 2u;
+        var word = scanned_total();
+        if row < RADIX_BUCKETS / 2u {
+            word = counts[row * columns];
         }
-        run_base[lid] = start - first_rank(columns, lid);
+        run_base[lid] = half_of(word, (lid + 1u) & 1u);
     }
     workgroupBarrier();
-}
-
-// After the scatter: this pass's keys visible to the next (storage), and the next pass's
-// totals, counted while scattering, made the current ones (workgroup).
-fn end_pass(lid: u32) {
-    storageBarrier();
-    workgroupBarrier();
-    if lid < RADIX_BUCKETS {
-        totals[lid] = atomicLoad(&next_totals[lid]);
-        atomicStore(&next_totals[lid], 0u);
-    }
 }

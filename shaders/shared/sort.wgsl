@@ -87,3 +87,9 @@ fn workgroup_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
 fn scanned_prefix(i: u32) -> u32 {
     return scan_tmp[i] + scan_blocks[i / 16u];
 }
+
+// The workgroup total that the last `workgroup_exclusive_scan` returned (valid until the next
+// call, as `scanned_prefix`).
+fn scanned_total() -> u32 {
+    return scan_blocks[SCAN_GROUP / 16u];
+}

@@ -346,6 +346,8 @@ fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
         for (what, balls) in [
             ("3 balls", row_of_balls(3)),
             ("6 balls", row_of_balls(6)),
+            // One tile each, more of them than the software tuning sorts in one dispatch.
+            ("20 balls", row_of_balls(20)),
             ("3 balls and a large one", with_large.clone()),
             ("3 balls and a larger one", with_larger.clone()),
         ] {

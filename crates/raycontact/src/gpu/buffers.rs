@@ -302,7 +302,7 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         }
         Kernel::RadixCount => vec![SortPasses, Segments, TileBody, kin, Counters],
         Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
-        Kernel::RadixTiles => vec![SortPasses, Segments, TileBody, Counters, Keys0, Values0, Keys1, Values1],
+        Kernel::RadixTiles => vec![SortPasses, Segments, TileBody, Keys0, Values0, Keys1, Values1],
         Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
         Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, FitKeys, Params],
         Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => {

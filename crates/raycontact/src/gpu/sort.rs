@@ -7,7 +7,8 @@
 //! own; the first pass's counts come from the kernel that writes the keys (`morton` in a frame,
 //! `radix_count` for the standalone sorter), into counts cleared before. When every segment is of
 //! one tile (and, on a software adapter, there are few: [`sorts_whole`]) the sort is one
-//! `radix_tiles` dispatch instead, each workgroup running every pass of its segment.
+//! `radix_tiles` dispatch instead, each workgroup running every pass of its segment, from the
+//! segment's keys alone (no counts).
 
 use std::sync::Arc;
 
@@ -56,8 +57,8 @@ pub(crate) fn counters_bytes(tiles: u64) -> u64 {
 /// the two sides (`group(kernel, sort_pass)` gives the bind group; after an even number of
 /// passes the result is back on side 0). The first pass's digit counts must be in the counts
 /// already. With `whole` ([`sorts_whole`]), one `radix_tiles` dispatch instead (the first pass's
-/// uniforms): every pass of each one-tile segment, ending on side 0 too. Calls `dispatched`
-/// after each dispatch.
+/// uniforms; it reads no counts): every pass of each one-tile segment, ending on side 0 too.
+/// Calls `dispatched` after each dispatch.
 pub(crate) fn record_sort<'g>(
     pass: &mut wgpu::ComputePass<'_>,
     pipelines: &Pipelines,
@@ -173,7 +174,6 @@ impl SortBuffers {
                 pass.clone(),
                 whole(&segments),
                 whole(&tile_body),
-                whole(&counters),
                 whole(&keys[0]),
                 whole(&values[0]),
                 whole(&keys[1]),
@@ -242,17 +242,22 @@ impl GpuRadixSort {
         q.write_buffer(&b.passes, 0, &sort_pass_uniforms(tiles, false, SORT_PASSES));
         q.write_buffer(&b.keys[0], 0, bytemuck::cast_slice(keys));
         q.write_buffer(&b.values[0], 0, bytemuck::cast_slice(values));
-        encoder.clear_buffer(&b.counters, 0, Some(counters_bytes(tiles as u64)));
+        // One tile: `radix_tiles`, which needs no digit counts; else the first pass's counts,
+        // then the passes.
+        let whole = tiles == 1;
+        if !whole {
+            encoder.clear_buffer(&b.counters, 0, Some(counters_bytes(tiles as u64)));
+        }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("raycontact.sort"),
             timestamp_writes: None,
         });
-        // The first pass's counts, then the passes.
-        pass.set_pipeline(self.pipelines.get(Kernel::RadixCount).1);
-        pass.set_bind_group(0, b.group(Kernel::RadixCount, 0), &[0]);
-        let (x, y) = dispatch_size(tiles);
-        pass.dispatch_workgroups(x, y, 1);
-        let whole = tiles == 1;
+        if !whole {
+            pass.set_pipeline(self.pipelines.get(Kernel::RadixCount).1);
+            pass.set_bind_group(0, b.group(Kernel::RadixCount, 0), &[0]);
+            let (x, y) = dispatch_size(tiles);
+            pass.dispatch_workgroups(x, y, 1);
+        }
         record_sort(&mut pass, &self.pipelines, |k, sp| b.group(k, sp), tiles, SORT_PASSES, whole, |_, _| {});
         Ok(())
     }

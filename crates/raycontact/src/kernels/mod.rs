@@ -259,8 +259,8 @@ impl Kernel {
             Kernel::RadixCount => &[UD, R, R, R, W],
             // pass, segments, tile_segment, counters, keys_in, values_in, keys_out, values_out
             Kernel::RadixScatter => &[UD, R, R, W, R, R, W, W],
-            // pass, segments, tile_segment, counters, keys0, values0, keys1, values1
-            Kernel::RadixTiles => &[UD, R, R, R, W, W, W, W],
+            // pass, segments, tile_segment, keys0, values0, keys1, values1
+            Kernel::RadixTiles => &[UD, R, R, W, W, W, W],
             // bodies, tile_body, body_state, keys, values, nodes, parents, params
             Kernel::Hierarchy => &[R, R, R, R, R, W, W, U],
             // bodies, tile_body, body_state, tri_boxes, parents, nodes, fit_keys, params

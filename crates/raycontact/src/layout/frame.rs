@@ -84,11 +84,11 @@ pub const fn radix_scatter_workgroup_bytes(group: u32) -> u32 {
         + scan_workgroup_bytes(group)
 }
 /// Workgroup memory of `radix_tiles` in a workgroup of `group` invocations, in bytes: the
-/// scan's; the count matrix as `radix_scatter`'s; where each digit's elements go, the pass's
-/// digit totals and the next pass's (`RADIX_BUCKETS` words each).
+/// scan's; the count matrix as `radix_scatter`'s; where each digit's elements go
+/// (`RADIX_BUCKETS` words).
 pub const fn radix_tiles_workgroup_bytes(group: u32) -> u32 {
     workgroup_var_bytes(RADIX_BUCKETS * group / 2 * 4)
-        + 3 * workgroup_var_bytes(RADIX_BUCKETS * 4)
+        + workgroup_var_bytes(RADIX_BUCKETS * 4)
         + scan_workgroup_bytes(group)
 }
 /// Words of the radix sort's digit counts per pass and tile: one per digit. The counts of all

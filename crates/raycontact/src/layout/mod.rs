@@ -65,16 +65,16 @@ pub struct Tuning {
     /// power of two from [`RADIX_BUCKETS`] to [`WG_SIZE`].
     pub barrier_group: u32,
     /// Most sort tiles whose sort is one dispatch (when every body has at most [`TILE`]
-    /// triangles, the first pass sorts each body's keys whole in its workgroup; the frame's
-    /// sort is then 1 dispatch of `radix_tiles` instead of [`SORT_PASSES`] of `radix_scatter`).
-    /// On lavapipe a workgroup's eight passes run slower than eight dispatches of one pass once
-    /// the dispatches' fixed cost is spread over enough tiles (not explained): the sort of 2
-    /// tiles took 0.66–0.89 ms in 8 dispatches and 0.42–0.46 in 1; of 4 tiles, 0.89–1.40 and
-    /// 0.78–0.91; of 8, 1.44–1.62 and 1.52–1.82; of 16, 2.47–2.73 and 3.10–3.59; of 64,
-    /// 8.8–10.8 and 12.0–12.3. Measured again at 6 passes once `radix_tiles` ran its passes two
-    /// at a time (6 dispatches against 1; `tori-scaling`, 2 to 5 runs): of 8 tiles 2.23–2.75 ms
-    /// and 1.94–2.69, of 16 4.04–6.25 and 4.61–5.87, of 32 8.12–8.30 and 9.56–12.72, of 64
-    /// 16.5–22.0 and 18.1–22.8.
+    /// triangles, each body's keys are sorted whole in its workgroup; the frame's sort is then 1
+    /// dispatch of `radix_tiles` instead of one of `radix_scatter` a pass). On lavapipe a
+    /// workgroup's passes run slower than one dispatch a pass once the dispatches' fixed cost is
+    /// spread over enough tiles (not explained). Measured at 6 passes (`raycontact-bench
+    /// --no-parry --implementations gpu --scene tori-scaling --tori 8,16,32,64 --frames 12`,
+    /// 3 runs each, a scratch build sorting every scene of one-tile bodies in one dispatch),
+    /// `radix_scatter`'s 6 dispatches against `radix_tiles`' one (which reads no digit counts
+    /// and makes no atomic operation): of 8 tiles 2.11–2.56 ms and 1.89–2.29, of 16
+    /// 4.01–4.94 and 3.64–4.55, of 32 7.64–9.26 and 8.41–8.70, of 64 14.46–16.44 and
+    /// 14.79–19.60.
     pub whole_sort_tiles: u32,
     /// Whether the narrow phase walks a cloth vertex's two rays along its normal (on one body,
     /// with the same bounds) together, one walk of the BVH for both (`shared/bvh_line.wgsl`), or
@@ -104,12 +104,12 @@ pub struct Tuning {
 impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
     /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
-    /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 4 tiles; a cloth vertex's
+    /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 16 tiles; a cloth vertex's
     /// rays walked one after the other; iterative detection's counters added one by one.
     pub const SOFTWARE: Tuning = Tuning {
         items: 16,
         barrier_group: 32,
-        whole_sort_tiles: 4,
+        whole_sort_tiles: 16,
         line_walks: false,
         workgroup_tallies: false,
     };
