@@ -59,17 +59,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var p = 0u; p < pass_info.passes; p += 2u) {
         let shift = p * RADIX_BITS;
         let odd_shift = shift + RADIX_BITS;
+        let identity = p == 0u && (pass_info.flags & SORT_IDENTITY_VALUES) != 0u;
         clear_column(lid, columns, rows);
         for (var k = 0u; k < items; k += 1u) {
-            count_digit(lid, columns, (keys0[seg.offset + first + k] >> shift) & (RADIX_BUCKETS - 1u));
+            count_digit(lid, columns, digit(keys0[seg.offset + first + k], shift));
         }
         ranks(lid, columns, rows);
-        let identity = p == 0u && (pass_info.flags & SORT_IDENTITY_VALUES) != 0u;
         for (var k = 0u; k < items; k += 1u) {
             let i = seg.offset + first + k;
             let key = keys0[i];
-            let d = (key >> shift) & (RADIX_BUCKETS - 1u);
-            let to = seg.offset + run_base[d] + next_rank(lid, columns, d);
+            let to = seg.offset + destination(lid, columns, digit(key, shift));
             keys1[to] = key;
             var value = i;
             if !identity {
@@ -81,19 +80,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         storageBarrier();
         clear_column(lid, columns, rows);
         for (var k = 0u; k < items; k += 1u) {
-            count_digit(lid, columns, (keys1[seg.offset + first + k] >> odd_shift) & (RADIX_BUCKETS - 1u));
+            count_digit(lid, columns, digit(keys1[seg.offset + first + k], odd_shift));
         }
         ranks(lid, columns, rows);
         for (var k = 0u; k < items; k += 1u) {
             let i = seg.offset + first + k;
             let key = keys1[i];
-            let d = (key >> odd_shift) & (RADIX_BUCKETS - 1u);
-            let to = seg.offset + run_base[d] + next_rank(lid, columns, d);
+            let to = seg.offset + destination(lid, columns, digit(key, odd_shift));
             keys0[to] = key;
             values0[to] = values1[i];
         }
         storageBarrier();
     }
+}
+
+// The digit of `key` at `shift`.
+fn digit(key: u32, shift: u32) -> u32 {
+    return (key >> shift) & (RADIX_BUCKETS - 1u);
+}
+
+// Where invocation `lid`'s next element of digit `d` goes, relative to the segment's first
+// element (its rank counted up for the one after).
+fn destination(lid: u32, columns: u32, d: u32) -> u32 {
+    return run_base[d] + next_rank(lid, columns, d);
 }
 
 // After the counting: the ranks within the tile (one exclusive scan of the flattened count
