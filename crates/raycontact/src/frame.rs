@@ -29,8 +29,9 @@ pub struct FrameData {
     /// `cross(b - a, c - a)` of each packed triangle, as the CPU backend computes the normals
     /// from them (empty in a frame read back from the GPU).
     pub faces: Vec<Vec3>,
-    /// The CPU backend's 4-wide trees, collapsed from `nodes` after the fit and refitted with
-    /// them (empty in a frame read back from the GPU: its rays walk `nodes`).
+    /// The CPU backend's 4-wide trees, collapsed from `nodes` (each body's right after its
+    /// binary tree is built) and refitted with them (empty in a frame read back from the GPU:
+    /// its rays walk `nodes`).
     pub wide: WideBvh,
 }
 

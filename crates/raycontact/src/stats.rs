@@ -18,11 +18,12 @@ pub enum Stage {
     /// `radix_scatter`, one dispatch a pass (or one `radix_tiles` dispatch).
     Sort,
     /// `hierarchy` (on the CPU backend's rebuild with its wide trees on, the hierarchy and its
-    /// boxes, built in one pass that gives what `hierarchy` then `fit` give).
+    /// boxes, built in one pass that gives what `hierarchy` then `fit` give, and each body's
+    /// 4-wide tree collapsed right after its binary tree, in the same task).
     Hierarchy,
-    /// `fit` (on the CPU backend's rebuild with its wide trees on, the collapse of its 4-wide
-    /// trees, the binary boxes being fitted with the hierarchy; on its refit, `fit` and the
-    /// refit of the 4-wide trees; and the trees' SAH costs when its update policy refits).
+    /// `fit` (on the CPU backend's refit, `fit` and the refit of the 4-wide trees; on its rebuild
+    /// with its wide trees on, the binary boxes being fitted and the wide trees collapsed with
+    /// the hierarchy, only the trees' SAH costs when its update policy refits).
     Fit,
     /// `broad_phase` and `pair_tiles`: the pairs to test and the narrow phase's layout.
     Pairs,

@@ -10,6 +10,9 @@
 //! the parents in a second pass, and walk the tree a second time for the boxes; here each range
 //! and split is known from the parent's, the tree is walked once, and its two subtrees are
 //! built in parallel near the root. `tests/tests/twins/tree_build.rs` checks the equality.
+//! [`build_trees_then`] hands each body's tree, as soon as it is built, to the caller's next
+//! step in the same task (the CPU backend collapses it into its wide tree there, reading the
+//! nodes it just wrote from the core's cache instead of from memory once every body is built).
 //!
 //! The node layout (Karras 2012): the internal node of range `[f, l]` is node `f` when it is a
 //! right child or the root, node `l` when it is a left child; leaf `j` is node `n - 1 + j`; a
@@ -19,7 +22,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::frame::body_trees;
-use crate::layout::{BodyState, LEAF_BIT, NONE, Node, TriBox};
+use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node, TriBox};
 use crate::packing::{Packing, has_moved};
 
 /// Ranges of at least this many leaves build their two subtrees in parallel (a join costs more
@@ -48,27 +51,65 @@ pub fn build_trees(
     let trees = body_trees(packing, body_state, nodes, parents);
     let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).enumerate();
     bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, ((body, state), (tree, up)))| {
-        let n = state.leaf_count as usize;
-        if n == 0 {
-            return;
-        }
-        let range = body.tri_offset as usize..body.tri_offset as usize + n;
-        let body_tree = Body {
-            keys: &keys[range.clone()],
-            values: &values[range],
-            tri_boxes,
-            tri_offset: body.tri_offset,
-        };
-        let (inner, leaves) = tree.split_at_mut(n - 1);
-        let (inner_up, leaves_up) = up.split_at_mut(n - 1);
-        let window = Window { base: 0, inner, inner_up, leaves, leaves_up };
-        let root = Place { escape: NONE, parent: NONE };
-        if n == 1 {
-            body_tree.leaf(window, 0, root);
-        } else {
-            body_tree.subtree(window, 0, n - 1, 0, root);
-        }
+        build_body(body, state.leaf_count, keys, values, tri_boxes, tree, up);
     });
+}
+
+/// [`build_trees`], with `then(b, tree, extra)` called for every packed body `b` (whether
+/// `moved` marks it or not) once its tree is built: its used nodes (body-local) and its item of
+/// `extra` (one per body). Each body's build and `then` run in the same task, one after the
+/// other, so `then` reads a tree that is still in the core's cache.
+#[allow(clippy::too_many_arguments)]
+pub fn build_trees_then<T: Send>(
+    packing: &Packing,
+    body_state: &[BodyState],
+    keys: &[u32],
+    values: &[u32],
+    tri_boxes: &[TriBox],
+    nodes: &mut [Node],
+    parents: &mut [u32],
+    moved: &[bool],
+    extra: &mut [T],
+    then: impl Fn(usize, &[Node], &mut T) + Sync,
+) {
+    assert_eq!(extra.len(), packing.bodies.len(), "an item of `extra` per body");
+    let trees = body_trees(packing, body_state, nodes, parents);
+    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).zip(extra).enumerate();
+    bodies.for_each(|(b, (((body, state), (tree, up)), x))| {
+        if has_moved(moved, b) {
+            build_body(body, state.leaf_count, keys, values, tri_boxes, tree, up);
+        }
+        then(b, tree, x);
+    });
+}
+
+/// The tree of one packed body of `leaf_count` leaves (its used nodes `tree` and their
+/// `parents`, body-local), from its sorted keys and values among the packed `keys` and `values`.
+fn build_body(
+    body: &BodyGpu,
+    leaf_count: u32,
+    keys: &[u32],
+    values: &[u32],
+    tri_boxes: &[TriBox],
+    tree: &mut [Node],
+    up: &mut [u32],
+) {
+    let n = leaf_count as usize;
+    if n == 0 {
+        return;
+    }
+    let range = body.tri_offset as usize..body.tri_offset as usize + n;
+    let body_tree =
+        Body { keys: &keys[range.clone()], values: &values[range], tri_boxes, tri_offset: body.tri_offset };
+    let (inner, leaves) = tree.split_at_mut(n - 1);
+    let (inner_up, leaves_up) = up.split_at_mut(n - 1);
+    let window = Window { base: 0, inner, inner_up, leaves, leaves_up };
+    let root = Place { escape: NONE, parent: NONE };
+    if n == 1 {
+        body_tree.leaf(window, 0, root);
+    } else {
+        body_tree.subtree(window, 0, n - 1, 0, root);
+    }
 }
 
 /// One body's sorted keys (its leaves only), their triangles and the triangles' boxes.

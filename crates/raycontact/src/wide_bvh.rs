@@ -3,7 +3,8 @@
 //! are stored as structure of arrays, so that one SIMD slab test (`glam::Vec4`) tests all four
 //! (the traversal is `crate::cpu::closest_hit_wide`), and its triangles copied in leaf order
 //! with their corners, so that a leaf test reads one cache line. Not a twin of any kernel: the
-//! GPU walks the binary tree. It is built from the fitted binary tree ([`WideBvh::build`]) and
+//! GPU walks the binary tree. It is built from the fitted binary tree ([`WideBvh::build`], or
+//! body by body, [`WideTree::build`], as the CPU backend's rebuild does) and
 //! follows refits ([`WideBvh::refit`]): every lane remembers the binary node its box comes
 //! from.
 //!
@@ -233,6 +234,30 @@ impl WideTree {
         false
     }
 
+    /// Packed body `b`'s part of [`WideBvh::build`], from its fitted binary tree `lbvh` (its used
+    /// nodes): kept when `still` (its positions did not change since its tree was made) and
+    /// already collapsed from a binned-SAH tree, collapsed from one when `still` or static, else
+    /// collapsed from `lbvh`.
+    pub fn build(
+        &mut self,
+        packing: &Packing,
+        b: usize,
+        body_state: &[BodyState],
+        lbvh: &[Node],
+        positions: &[Vec3],
+        still: bool,
+    ) {
+        let body = &packing.bodies[b];
+        let tree_of = BodyTree::new(packing, b, lbvh, body_state[b].leaf_count, positions);
+        if still && !self.sah.is_empty() {
+            // Kept as it is.
+        } else if still || body.flags & BODY_STATIC != 0 {
+            self.collapse_sah(tree_of);
+        } else {
+            self.collapse_lbvh(tree_of);
+        }
+    }
+
     /// Copies the boxes of the refitted binary tree into the lanes (the topology is kept).
     pub fn refit(&mut self, binary: &[Node]) {
         let source = &self.source;
@@ -293,21 +318,20 @@ impl WideBvh {
             self.trees.clear();
             return;
         }
-        let built = self.trees.len() == packing.bodies.len();
-        self.trees.resize_with(packing.bodies.len(), WideTree::default);
+        let built = self.prepare(packing.bodies.len());
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
-            let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
-            let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
-            let tree_of = BodyTree::new(packing, b, lbvh, leaves, positions);
-            let still = built && !has_moved(moved, b);
-            if still && !tree.sah.is_empty() {
-                // Kept as it is.
-            } else if still || body.flags & BODY_STATIC != 0 {
-                tree.collapse_sah(tree_of);
-            } else {
-                tree.collapse_lbvh(tree_of);
-            }
+            let lbvh =
+                &nodes[packing.bodies[b].node_offset as usize..][..used_nodes(body_state[b].leaf_count)];
+            tree.build(packing, b, body_state, lbvh, positions, built && !has_moved(moved, b));
         });
+    }
+
+    /// One tree per packed body before a build ([`WideTree::build`] on each): whether every
+    /// body had one (else the trees are all new, and none is `still`).
+    pub fn prepare(&mut self, bodies: usize) -> bool {
+        let built = self.trees.len() == bodies;
+        self.trees.resize_with(bodies, WideTree::default);
+        built
     }
 
     /// Brings every body's wide tree (built by [`Self::build`]) to the refitted binary trees:

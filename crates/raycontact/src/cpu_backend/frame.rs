@@ -1,8 +1,8 @@
 //! The CPU backend's frame: every per-frame stage's twin in the GPU frame's order, reusing the
 //! frame's vectors, with the BVH update policy applied ([`BvhUpdate`]: rebuild, refit, or
-//! refit and measure, rebuilding when the trees degraded), then the wide trees built or
-//! refitted. The GPU scene's `Auto` measure runs the same code on a mirror of its trees
-//! (without normals and wide trees), so both backends decide alike.
+//! refit and measure, rebuilding when the trees degraded), and the wide trees built (each
+//! body's with its binary tree) or refitted. The GPU scene's `Auto` measure runs the same code
+//! on a mirror of its trees (without normals and wide trees), so both backends decide alike.
 
 use web_time::Instant;
 
@@ -135,13 +135,17 @@ impl FrameData {
                 return stats;
             }
         }
-        self.rebuild_tree(packing, positions, stale, &mut lap);
+        let wide_moved = changes.as_deref().map(|c| &c.moved[..]);
+        self.rebuild_tree(packing, positions, stale, wide_moved, &mut lap);
         if policy.refits() {
             quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes));
         }
         stats.degradation = stats.degradation.or(Some(1.0));
         if let Some(c) = changes {
-            self.wide.build(packing, &self.body_state, &self.nodes, positions, &c.moved);
+            // The wide trees were built with the binary ones (`rebuild_tree`), unless off.
+            if self.wide.off {
+                self.wide.trees.clear();
+            }
             c.rebuilt();
         }
         lap(Stage::Fit);
@@ -150,13 +154,18 @@ impl FrameData {
 
     /// Morton codes, sort, then the hierarchy with its boxes: a new binary tree, for the bodies
     /// that `moved` marks (empty: every body). With the wide trees on, the hierarchy and its
-    /// boxes are built in one pass (reported as the hierarchy stage); off, by the `hierarchy`
-    /// and `fit` twins, as the kernels build them.
+    /// boxes are built in one pass, and with `wide_moved` (the bodies whose positions changed
+    /// since the trees' last update: the CPU backend's, not the GPU's `Auto` mirror) each body's
+    /// wide tree is built ([`WideTree::build`](crate::wide_bvh::WideTree::build)) right after
+    /// its binary tree, in the same task, while that tree is in the core's cache (all reported
+    /// as the hierarchy stage); off, by the `hierarchy` and `fit` twins, as the kernels build
+    /// them.
     fn rebuild_tree(
         &mut self,
         packing: &Packing,
         positions: &[Vec3],
         moved: &[bool],
+        wide_moved: Option<&[bool]>,
         lap: &mut impl FnMut(Stage),
     ) {
         let t = packing.params.tri_count as usize;
@@ -188,6 +197,27 @@ impl FrameData {
             );
             lap(Stage::Hierarchy);
             cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes, moved);
+        } else if let Some(wide_moved) = wide_moved {
+            // Links, parents and boxes in one pass, equal to the `hierarchy` and `fit` twins,
+            // and each body's wide tree right after its binary one.
+            let built = self.wide.prepare(packing.bodies.len());
+            let body_state = &self.body_state;
+            tree_build::build_trees_then(
+                packing,
+                body_state,
+                &self.keys,
+                &self.values,
+                &self.tri_boxes,
+                &mut self.nodes,
+                &mut self.parents,
+                moved,
+                &mut self.wide.trees,
+                |b, lbvh, tree| {
+                    let still = built && !has_moved(wide_moved, b);
+                    tree.build(packing, b, body_state, lbvh, positions, still);
+                },
+            );
+            lap(Stage::Hierarchy);
         } else {
             // Links, parents and boxes in one pass, equal to the `hierarchy` and `fit` twins.
             tree_build::build_trees(
