@@ -9,9 +9,12 @@ use std::fmt;
 pub enum Stage {
     /// Copies of previous and new positions.
     Upload,
-    /// `vertex_normals`.
+    /// `vertex_normals` (on the CPU backend with its wide trees on, when its trees are brought
+    /// up to date, with the triangle boxes of `triangle_bounds`, from the same corners and cross
+    /// products).
     Normals,
-    /// `triangle_bounds` (and the clearing of the per-frame accumulators).
+    /// `triangle_bounds` (and the clearing of the per-frame accumulators; on the CPU backend
+    /// with its wide trees on, when its trees are brought up to date, the body boxes alone).
     Bounds,
     /// `morton`.
     Morton,

@@ -95,7 +95,7 @@ pub use traverse::{
     WideHit, closest_hit_ordered, closest_hit_wide, closest_hit_wide_counted, raycast_ordered,
 };
 pub use traverse_line::{closest_hits_line, closest_hits_line_counted};
-pub use triangle_bounds::{triangle_bounds, triangle_box};
+pub use triangle_bounds::{body_bounds, triangle_bounds, triangle_box, triangle_box_crossed};
 pub use untangle_contacts::untangle_contacts;
 pub use vertex_normals::{body_boxes, vertex_normal, vertex_normals};
 pub use walk::walk;

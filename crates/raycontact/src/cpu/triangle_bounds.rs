@@ -10,11 +10,17 @@ use crate::packing::{Packing, has_moved};
 
 /// Box of a triangle and whether it is degenerate (as `triangle_bounds.wgsl` decides).
 pub fn triangle_box(a: Vec3, b: Vec3, c: Vec3) -> TriBox {
+    triangle_box_crossed(a, b, c, (b - a).cross(c - a))
+}
+
+/// [`triangle_box`] of a triangle whose `cross(b - a, c - a)` is `n` (computed once where the
+/// caller needs it too): the same box and flag, bit for bit.
+#[inline]
+pub fn triangle_box_crossed(a: Vec3, b: Vec3, c: Vec3, n: Vec3) -> TriBox {
     let min = a.min(b).min(c);
     let max = a.max(b).max(c);
     let e1 = b - a;
     let e2 = c - a;
-    let n = e1.cross(e2);
     let n2 = n.dot(n);
     let l2 = e1.dot(e1) * e2.dot(e2);
     let finite = min.is_finite() && max.is_finite();
@@ -44,18 +50,34 @@ pub fn triangle_bounds(
             let (a, b, c) = tri_vertices(positions, &packing.triangles, first + t);
             *out = triangle_box(a, b, c);
         });
-        let (lo, hi) = boxes
-            .par_iter()
-            .with_min_len(1024)
-            .filter(|b| b.flags & 1 == 0)
-            .map(|b| (b.min.to_array().map(|x| !float_to_key(x)), b.max.to_array().map(float_to_key)))
-            .reduce(
-                || ([0; 3], [0; 3]),
-                |(l0, h0), (l1, h1)| {
-                    (std::array::from_fn(|d| l0[d].max(l1[d])), std::array::from_fn(|d| h0[d].max(h1[d])))
-                },
-            );
-        state.min_key = lo;
-        state.max_key = hi;
+        body_box(boxes, state);
     });
+}
+
+/// The body boxes of [`triangle_bounds`] alone, from triangle boxes computed already (the CPU
+/// backend computes them with the triangles' cross products, [`triangle_box_crossed`]): of the
+/// bodies that `moved` marks.
+pub fn body_bounds(packing: &Packing, tri_boxes: &[TriBox], body_state: &mut [BodyState], moved: &[bool]) {
+    let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).enumerate();
+    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, (body, state))| {
+        let first = body.tri_offset as usize;
+        body_box(&tri_boxes[first..first + body.tri_count as usize], state);
+    });
+}
+
+/// A body's box over its non-degenerate triangles' `boxes`, as ordered keys.
+fn body_box(boxes: &[TriBox], state: &mut BodyState) {
+    let (lo, hi) = boxes
+        .par_iter()
+        .with_min_len(1024)
+        .filter(|b| b.flags & 1 == 0)
+        .map(|b| (b.min.to_array().map(|x| !float_to_key(x)), b.max.to_array().map(float_to_key)))
+        .reduce(
+            || ([0; 3], [0; 3]),
+            |(l0, h0), (l1, h1)| {
+                (std::array::from_fn(|d| l0[d].max(l1[d])), std::array::from_fn(|d| h0[d].max(h1[d])))
+            },
+        );
+    state.min_key = lo;
+    state.max_key = hi;
 }

@@ -14,7 +14,7 @@ use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
 use crate::changes::Changes;
 use crate::cpu;
 use crate::frame::FrameData;
-use crate::layout::{BodyGpu, BodyState, NONE};
+use crate::layout::{BodyGpu, BodyState, NONE, TriBox};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
@@ -86,8 +86,14 @@ impl FrameData {
             time(s, (now - clock).as_nanos() as f64);
             clock = now;
         };
+        // With the normals, the triangle boxes when the trees need them: each triangle's
+        // corners read and its cross product computed once for both (but by the twin
+        // `triangle_bounds` with the wide trees off: the kernels' twins end to end).
+        let boxes_with_faces = for_rays && !self.wide.off && matches!(work, TreeWork::Update { .. });
+        let t = packing.params.tri_count as usize;
         if for_rays && work != TreeWork::Untouched {
-            self.compute_normals(packing, positions, moved);
+            self.tri_boxes.resize(t, Default::default());
+            self.compute_normals(packing, positions, moved, boxes_with_faces);
             lap(Stage::Normals);
         }
         let TreeWork::Update { policy, .. } = work else {
@@ -97,13 +103,16 @@ impl FrameData {
         // A refit needs the tree of a rebuild of this packing, measured when the policy watches.
         let refit =
             !force && policy.refits() && self.body_state.len() == bodies && quality.bodies() == bodies;
-        let t = packing.params.tri_count as usize;
         self.tri_boxes.resize(t, Default::default());
         if self.body_state.len() != bodies {
             self.body_state.clear();
             self.body_state.resize(bodies, BodyState::default());
         }
-        cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state, moved);
+        if boxes_with_faces {
+            cpu::body_bounds(packing, &self.tri_boxes, &mut self.body_state, moved);
+        } else {
+            cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state, moved);
+        }
         lap(Stage::Bounds);
         let mut stats = BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() };
         if refit {
@@ -237,8 +246,10 @@ impl FrameData {
     /// The vertex normals, bit for bit those of [`cpu::vertex_normals`] (the same cross
     /// products summed in the same order), with each triangle's cross product computed once
     /// (in `faces`) instead of once per corner; of the bodies that `moved` marks (empty: every
-    /// body; the others' are last frame's, from the same positions).
-    fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3], moved: &[bool]) {
+    /// body; the others' are last frame's, from the same positions). With `boxes`, also the
+    /// triangle boxes of [`cpu::triangle_bounds`] (`tri_boxes`, sized already), from the same
+    /// corners and cross products ([`cpu::triangle_box_crossed`]), bit for bit.
+    fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3], moved: &[bool], boxes: bool) {
         let mut faces = std::mem::take(&mut self.faces);
         faces.resize(packing.params.tri_count as usize, Vec3::ZERO);
         self.normals.resize(positions.len(), Vec3::ZERO);
@@ -246,16 +257,34 @@ impl FrameData {
         let (offsets, incident) = (&packing.vertex_tri_offsets, &packing.vertex_tris);
         let tri_part = |body: &BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
         let vertex_part = |body: &BodyGpu, _| (body.vertex_offset as usize, body.vertex_count as usize);
-        let bodies = packing.split_per_body(&mut faces, tri_part);
-        let bodies = bodies.into_par_iter().zip(packing.split_per_body(&mut self.normals, vertex_part));
-        bodies.enumerate().filter(|(b, _)| has_moved(moved, *b)).for_each(|(b, (faces, normals))| {
+        let tri_boxes: Vec<Option<&mut [TriBox]>> = if boxes {
+            packing.split_per_body(&mut self.tri_boxes, tri_part).into_iter().map(Some).collect()
+        } else {
+            packing.bodies.iter().map(|_| None).collect()
+        };
+        let bodies = packing.split_per_body(&mut faces, tri_part).into_par_iter().zip(tri_boxes);
+        let bodies = bodies.zip(packing.split_per_body(&mut self.normals, vertex_part));
+        let bodies = bodies.enumerate().filter(|(b, _)| has_moved(moved, *b));
+        bodies.for_each(|(b, ((faces, tri_boxes), normals))| {
             let (first_tri, first_vertex) = (packing.bodies[b].tri_offset, packing.bodies[b].vertex_offset);
-            faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
+            let corners = |i: usize| {
                 let t = first_tri as usize + i;
-                let [a, b, c] =
-                    [tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]].map(|v| positions[v as usize]);
-                *f = (b - a).cross(c - a);
-            });
+                [tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]].map(|v| positions[v as usize])
+            };
+            match tri_boxes {
+                Some(tri_boxes) => {
+                    let faces = faces.par_iter_mut().zip(tri_boxes.par_iter_mut());
+                    faces.enumerate().with_min_len(2048).for_each(|(i, (f, out))| {
+                        let [a, b, c] = corners(i);
+                        *f = (b - a).cross(c - a);
+                        *out = cpu::triangle_box_crossed(a, b, c, *f);
+                    });
+                }
+                None => faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
+                    let [a, b, c] = corners(i);
+                    *f = (b - a).cross(c - a);
+                }),
+            }
             let faces = &*faces;
             normals.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, out)| {
                 let v = first_vertex as usize + i;
