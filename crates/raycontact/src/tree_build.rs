@@ -48,17 +48,25 @@ pub fn build_trees(
     parents: &mut [u32],
     moved: &[bool],
 ) {
-    let trees = body_trees(packing, body_state, nodes, parents);
-    let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).enumerate();
-    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, ((body, state), (tree, up)))| {
-        build_body(body, state.leaf_count, keys, values, tri_boxes, tree, up);
-    });
+    let mut none = vec![(); packing.bodies.len()];
+    build_trees_then(
+        packing,
+        body_state,
+        keys,
+        values,
+        tri_boxes,
+        nodes,
+        parents,
+        moved,
+        &mut none,
+        |_, _, _| {},
+    );
 }
 
 /// [`build_trees`], with `then(b, tree, extra)` called for every packed body `b` (whether
 /// `moved` marks it or not) once its tree is built: its used nodes (body-local) and its item of
-/// `extra` (one per body). Each body's build and `then` run in the same task, one after the
-/// other, so `then` reads a tree that is still in the core's cache.
+/// `extra` (one per body: a `Vec<()>` of them for none). Each body's build and `then` run in the
+/// same task, one after the other, so `then` reads a tree that is still in the core's cache.
 #[allow(clippy::too_many_arguments)]
 pub fn build_trees_then<T: Send>(
     packing: &Packing,

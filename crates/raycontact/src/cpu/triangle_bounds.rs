@@ -4,8 +4,8 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use super::shared::common::tri_vertices;
-use crate::layout::{BodyState, DEGENERATE_SIN2, TriBox, float_to_key};
+use super::shared::common::{box_keys, tri_vertices};
+use crate::layout::{BodyState, DEGENERATE_SIN2, TriBox};
 use crate::packing::{Packing, has_moved};
 
 /// Box of a triangle and whether it is degenerate (as `triangle_bounds.wgsl` decides).
@@ -67,17 +67,6 @@ pub fn body_bounds(packing: &Packing, tri_boxes: &[TriBox], body_state: &mut [Bo
 
 /// A body's box over its non-degenerate triangles' `boxes`, as ordered keys.
 fn body_box(boxes: &[TriBox], state: &mut BodyState) {
-    let (lo, hi) = boxes
-        .par_iter()
-        .with_min_len(1024)
-        .filter(|b| b.flags & 1 == 0)
-        .map(|b| (b.min.to_array().map(|x| !float_to_key(x)), b.max.to_array().map(float_to_key)))
-        .reduce(
-            || ([0; 3], [0; 3]),
-            |(l0, h0), (l1, h1)| {
-                (std::array::from_fn(|d| l0[d].max(l1[d])), std::array::from_fn(|d| h0[d].max(h1[d])))
-            },
-        );
-    state.min_key = lo;
-    state.max_key = hi;
+    let live = boxes.par_iter().with_min_len(1024).filter(|b| b.flags & 1 == 0);
+    (state.min_key, state.max_key) = box_keys(live.map(|b| (b.min, b.max)));
 }

@@ -4,9 +4,9 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use super::shared::common::tri_vertices;
+use super::shared::common::{box_keys, tri_vertices};
 use super::triangle_bounds::triangle_box;
-use crate::layout::{BodyState, float_to_key};
+use crate::layout::BodyState;
 use crate::packing::Packing;
 
 /// Twin of `vertex_normals.wgsl`: normalised sum of `cross(b - a, c - a)` over the incident
@@ -52,28 +52,14 @@ pub fn vertex_normal(
 pub fn body_boxes(packing: &Packing, positions: &[Vec3], body_state: &mut [BodyState]) {
     for (body, state) in packing.bodies.iter().zip(body_state.iter_mut()) {
         let vertices = body.vertex_offset as usize..(body.vertex_offset + body.vertex_count) as usize;
-        let (lo, hi) = vertices
-            .into_par_iter()
-            .with_min_len(1024)
-            .filter(|&v| {
-                let tris = &packing.vertex_tris
-                    [packing.vertex_tri_offsets[v] as usize..packing.vertex_tri_offsets[v + 1] as usize];
-                tris.iter().any(|&t| {
-                    let (a, b, c) = tri_vertices(positions, &packing.triangles, t as usize);
-                    triangle_box(a, b, c).flags & 1 == 0
-                })
+        let live = vertices.into_par_iter().with_min_len(1024).filter(|&v| {
+            let tris = &packing.vertex_tris
+                [packing.vertex_tri_offsets[v] as usize..packing.vertex_tri_offsets[v + 1] as usize];
+            tris.iter().any(|&t| {
+                let (a, b, c) = tri_vertices(positions, &packing.triangles, t as usize);
+                triangle_box(a, b, c).flags & 1 == 0
             })
-            .map(|v| {
-                let p = positions[v].to_array();
-                (p.map(|x| !float_to_key(x)), p.map(float_to_key))
-            })
-            .reduce(
-                || ([0; 3], [0; 3]),
-                |(l0, h0), (l1, h1)| {
-                    (std::array::from_fn(|d| l0[d].max(l1[d])), std::array::from_fn(|d| h0[d].max(h1[d])))
-                },
-            );
-        state.min_key = lo;
-        state.max_key = hi;
+        });
+        (state.min_key, state.max_key) = box_keys(live.map(|v| (positions[v], positions[v])));
     }
 }

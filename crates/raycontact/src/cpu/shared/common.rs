@@ -2,8 +2,9 @@
 //! a body's box as the kernels decode it) and the one Rust definition of a pair's reach.
 
 use glam::Vec3;
+use rayon::iter::ParallelIterator;
 
-use crate::layout::{BodyState, key_to_float};
+use crate::layout::{BodyState, float_to_key, key_to_float};
 
 /// The three corners of packed triangle `t`.
 #[inline(always)]
@@ -33,4 +34,18 @@ impl BodyState {
             Vec3::from_array(self.max_key.map(key_to_float)),
         )
     }
+}
+
+/// The box keys (`min_key`, `max_key`, as [`BodyState`] holds them) of the union of the boxes
+/// `min`, `max` of `points`: per axis the largest complemented key of the minima and the largest
+/// key of the maxima, `[0; 3]` for none (as the kernels' `atomicMax` from zeroed words).
+pub(crate) fn box_keys(points: impl ParallelIterator<Item = (Vec3, Vec3)>) -> ([u32; 3], [u32; 3]) {
+    points
+        .map(|(min, max)| (min.to_array().map(|x| !float_to_key(x)), max.to_array().map(float_to_key)))
+        .reduce(
+            || ([0; 3], [0; 3]),
+            |(l0, h0), (l1, h1)| {
+                (std::array::from_fn(|d| l0[d].max(l1[d])), std::array::from_fn(|d| h0[d].max(h1[d])))
+            },
+        )
 }
