@@ -14,7 +14,7 @@ use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
 use crate::changes::Changes;
 use crate::cpu;
 use crate::frame::FrameData;
-use crate::layout::{BodyGpu, BodyState, NONE, TriBox};
+use crate::layout::{BodyGpu, BodyState, NONE};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
@@ -247,7 +247,7 @@ impl FrameData {
     /// products summed in the same order), with each triangle's cross product computed once
     /// (in `faces`) instead of once per corner; of the bodies that `moved` marks (empty: every
     /// body; the others' are last frame's, from the same positions). With `boxes`, also the
-    /// triangle boxes of [`cpu::triangle_bounds`] (`tri_boxes`, sized already), from the same
+    /// triangle boxes of [`cpu::triangle_bounds`] (`tri_boxes`, sized by the caller), from the same
     /// corners and cross products ([`cpu::triangle_box_crossed`]), bit for bit.
     fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3], moved: &[bool], boxes: bool) {
         let mut faces = std::mem::take(&mut self.faces);
@@ -257,11 +257,7 @@ impl FrameData {
         let (offsets, incident) = (&packing.vertex_tri_offsets, &packing.vertex_tris);
         let tri_part = |body: &BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
         let vertex_part = |body: &BodyGpu, _| (body.vertex_offset as usize, body.vertex_count as usize);
-        let tri_boxes: Vec<Option<&mut [TriBox]>> = if boxes {
-            packing.split_per_body(&mut self.tri_boxes, tri_part).into_iter().map(Some).collect()
-        } else {
-            packing.bodies.iter().map(|_| None).collect()
-        };
+        let tri_boxes = packing.split_per_body(&mut self.tri_boxes, tri_part);
         let bodies = packing.split_per_body(&mut faces, tri_part).into_par_iter().zip(tri_boxes);
         let bodies = bodies.zip(packing.split_per_body(&mut self.normals, vertex_part));
         let bodies = bodies.enumerate().filter(|(b, _)| has_moved(moved, *b));
@@ -271,19 +267,18 @@ impl FrameData {
                 let t = first_tri as usize + i;
                 [tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]].map(|v| positions[v as usize])
             };
-            match tri_boxes {
-                Some(tri_boxes) => {
-                    let faces = faces.par_iter_mut().zip(tri_boxes.par_iter_mut());
-                    faces.enumerate().with_min_len(2048).for_each(|(i, (f, out))| {
-                        let [a, b, c] = corners(i);
-                        *f = (b - a).cross(c - a);
-                        *out = cpu::triangle_box_crossed(a, b, c, *f);
-                    });
-                }
-                None => faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
+            if boxes {
+                let faces = faces.par_iter_mut().zip(tri_boxes.par_iter_mut());
+                faces.enumerate().with_min_len(2048).for_each(|(i, (f, out))| {
                     let [a, b, c] = corners(i);
                     *f = (b - a).cross(c - a);
-                }),
+                    *out = cpu::triangle_box_crossed(a, b, c, *f);
+                });
+            } else {
+                faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
+                    let [a, b, c] = corners(i);
+                    *f = (b - a).cross(c - a);
+                });
             }
             let faces = &*faces;
             normals.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, out)| {
