@@ -120,7 +120,8 @@ pub struct StageStats {
     pub bytes_read: u64,
     /// Bytes of the buffers bound for writing, plus bytes copied or cleared.
     pub bytes_written: u64,
-    /// GPU time in nanoseconds from timestamp queries; `None` without timestamps.
+    /// GPU time in nanoseconds from timestamp queries; `None` without timestamps, and for a
+    /// stage that did not run this frame (it records no pass).
     pub gpu_ns: Option<f64>,
     /// Host wall-clock time in nanoseconds (the CPU backend's stage time).
     pub cpu_ns: Option<f64>,

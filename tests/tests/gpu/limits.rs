@@ -2,12 +2,16 @@
 //! of each assembled kernel; `required_limits()` asks no more than `wgpu::Limits::default()` and
 //! is derived from the table; the shared context runs on a default-limits device; a device with
 //! only the required limits, one with the adapter's own, and an async context built with the
-//! other tuning (`GpuContext::from_device_async_with`) detect what the CPU backend does.
+//! other tuning (`GpuContext::from_device_async_with`) detect what the CPU backend does; with
+//! timestamps, GPU times are those of the stages that ran.
 
 use naga::AddressSpace;
 use raycontact::internals::kernels::{Binding, Kernel, KernelLimits, MAX_STORAGE_BUFFERS};
 use raycontact::internals::layout::{WG_SIZE, workgroup_var_bytes};
-use raycontact::{BodyKind, ContextOptions, GpuContext, Pairs, Scene, Tuning, meshes, wgpu};
+use raycontact::{
+    BodyKind, BvhUpdate, ContextOptions, GpuContext, Iterative, Pairs, Scene, Stage, Tuning, WalkFallback,
+    meshes, wgpu,
+};
 use raycontact_tests::{ctx, key_surplus};
 
 use crate::reflection::module_with;
@@ -223,6 +227,40 @@ fn a_context_with_the_adapters_own_limits_detects_as_the_cpu_backend() {
     let found = s.detect(Pairs::Overlapping).unwrap();
     let timed = found.stats.stages.iter().any(|(_, st)| st.gpu_ns.is_some());
     assert_eq!(timed, ctx.has_timestamps(), "per-stage GPU times exactly when the device has timestamps");
+}
+
+/// With timestamps, a frame's stage has a GPU time exactly when it ran (dispatched a kernel): a
+/// stage that does not run records no pass, and its time is neither read nor reported (the
+/// bounds of a rebuild, the tree stages of a refit and of an iterative pass, the pairs of an
+/// iterative pass, the intersection stages when off; the upload and readback never have one).
+#[test]
+fn gpu_times_are_those_of_the_stages_that_ran() {
+    let ctx = GpuContext::new().expect("an adapter");
+    if !ctx.has_timestamps() {
+        return;
+    }
+    let check = |stats: &raycontact::FrameStats, what: &str, ran: &[Stage]| {
+        for (stage, st) in &stats.stages {
+            assert_eq!(st.gpu_ns.is_some(), st.dispatches > 0, "{what}: {stage}'s GPU time");
+            assert_eq!(st.dispatches > 0, ran.contains(stage), "{what}: whether {stage} ran");
+        }
+    };
+    let mut s = Scene::new(&ctx);
+    scene(&mut s);
+    let tree = [Stage::Normals, Stage::Morton, Stage::Sort, Stage::Hierarchy, Stage::Fit];
+    let found = s.detect(Pairs::Overlapping).unwrap();
+    check(&found.stats, "a rebuild", &[&tree[..], &[Stage::Pairs, Stage::Rays]].concat());
+    check(&s.update().unwrap(), "an update", &tree);
+    s.set_bvh_update(BvhUpdate::Refit).unwrap();
+    let found = s.detect(Pairs::Overlapping).unwrap();
+    let refit = [Stage::Normals, Stage::Bounds, Stage::Fit, Stage::Pairs, Stage::Rays];
+    check(&found.stats, "a refit", &refit);
+    // Walks that miss are dropped: the pass needs no BVH, so the trees are left as they are.
+    s.set_iterative(Some(Iterative { fallback: WalkFallback::Drop, ..Iterative::new(0.1) })).unwrap();
+    assert!(!s.detect(Pairs::Overlapping).unwrap().stats.iterative);
+    let found = s.detect(Pairs::Overlapping).unwrap();
+    assert!(found.stats.iterative, "the bodies did not move: an iterative pass");
+    check(&found.stats, "an iterative pass", &[Stage::Rays]);
 }
 
 #[test]

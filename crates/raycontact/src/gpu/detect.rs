@@ -224,19 +224,18 @@ impl GpuScene {
             let counters = std::mem::offset_of!(DetectState, stored) as u64 - COUNTERS_START;
             encoder.clear_buffer(self.bufs.get(B::Pairs), COUNTERS_START, Some(counters));
         }
-        {
+        if plan.pass == Pass::Full {
+            // (An iterative pass keeps the last full pass's pairs: no pass.)
             let mut pass = timed_pass(encoder, self.timer.as_ref(), Stage::Pairs);
-            if plan.pass == Pass::Full {
-                let st = stats.stage(Stage::Pairs);
-                if plan.pairs.list().is_none() && !broad_in_tiles {
-                    let groups = (b * b).div_ceil(WG_SIZE as u64) as u32;
-                    self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, st);
-                }
-                self.dispatch(&mut pass, Kernel::PairTiles, 0, 1, st);
-                // The source vertices within reach, then the narrow phase's dispatch over them.
-                self.dispatch_indirect(&mut pass, Kernel::RaySources, 0, B::Dispatch, st);
-                self.dispatch(&mut pass, Kernel::SourceArgs, 0, 1, st);
+            let st = stats.stage(Stage::Pairs);
+            if plan.pairs.list().is_none() && !broad_in_tiles {
+                let groups = (b * b).div_ceil(WG_SIZE as u64) as u32;
+                self.dispatch(&mut pass, Kernel::BroadPhase, 0, groups, st);
             }
+            self.dispatch(&mut pass, Kernel::PairTiles, 0, 1, st);
+            // The source vertices within reach, then the narrow phase's dispatch over them.
+            self.dispatch_indirect(&mut pass, Kernel::RaySources, 0, B::Dispatch, st);
+            self.dispatch(&mut pass, Kernel::SourceArgs, 0, 1, st);
         }
         let ((cur, _), (_, prev_args)) = contact_sides(d.side);
         {

@@ -13,8 +13,8 @@
 //! | hierarchy | 1 | | `hierarchy` |
 //! | fit | 1 | 1 | `fit` |
 //!
-//! An iterative pass that needs no BVH runs `vertex_normals` alone. The passes of the stages
-//! that do not run stay, empty, so that every timestamp pair is written. A body whose frame
+//! An iterative pass that needs no BVH runs `vertex_normals` alone. A stage that does not run
+//! records no pass, so writes no timestamps (`timer.rs`). A body whose frame
 //! data the frame leaves as it is (`layout::BODY_KEEP`, marked by `kept.rs`) is skipped by
 //! every one of these kernels, and its state is not cleared.
 
@@ -40,8 +40,8 @@ impl GpuScene {
     /// kept, the body boxes cleared); the vertex normals alone ([`BvhAction::Kept`], an
     /// iterative pass that needs no BVH, whose intersection stages read the normals); or no
     /// stage ([`BvhAction::None`]: an iterative pass whose walk computes its sources' normals
-    /// itself, the normals region and the body boxes keeping the last frame's). The passes of
-    /// the stages that do not run stay, empty, so that every timestamp pair is written.
+    /// itself, the normals region and the body boxes keeping the last frame's). A stage that does
+    /// not run records no pass.
     pub fn record_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -49,6 +49,9 @@ impl GpuScene {
         bvh: BvhAction,
         stats: &mut FrameStats,
     ) {
+        if let Some(t) = &self.timer {
+            t.begin_frame();
+        }
         let uploads = std::mem::take(&mut self.uploads);
         let p = self.params;
         if p.tri_count == 0 {
@@ -95,20 +98,20 @@ impl GpuScene {
         let vertex_groups = p.vertex_count.div_ceil(WG_SIZE * self.ctx.tuning().items);
         let triangle_groups = self.ctx.tuning().tile_groups(p.tile_count);
         for stage in &TIMED_STAGES[..UPDATE_STAGES] {
-            let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
             let runs = match stage {
                 Stage::Normals => bvh != BvhAction::None,
-                Stage::Bounds | Stage::Fit => rebuild || bvh == BvhAction::Refitted,
+                // A rebuild computes the triangle boxes with the Morton codes.
+                Stage::Bounds => bvh == BvhAction::Refitted,
+                Stage::Fit => rebuild || bvh == BvhAction::Refitted,
                 _ => rebuild,
             };
             if !runs {
                 continue;
             }
+            let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
             let st = stats.stage(*stage);
             match stage {
                 Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),
-                // A rebuild computes the triangle boxes with the Morton codes.
-                Stage::Bounds if rebuild => {}
                 Stage::Bounds => self.dispatch(&mut pass, Kernel::TriangleBounds, 0, triangle_groups, st),
                 Stage::Morton => self.dispatch(&mut pass, Kernel::Morton, 0, triangle_groups, st),
                 Stage::Sort => record_sort(

@@ -130,10 +130,11 @@ impl GpuScene {
         }
     }
 
-    /// Per-stage GPU times of the last submitted frame in nanoseconds, the detection's stages
-    /// too with `detect` (`None` without timestamps). Waits for the GPU.
-    pub fn read_timings(&self, detect: bool) -> Result<Option<Vec<(Stage, f64)>>> {
-        self.timer.as_ref().map(|t| t.read(&self.ctx, detect)).transpose()
+    /// The GPU times of the stages the last submitted frame ran into `stats` (nanoseconds), the
+    /// detection's stages too with `detect`, with the bytes read back; nothing without
+    /// timestamps. Waits for the GPU.
+    pub fn read_timings(&self, detect: bool, stats: &mut FrameStats) -> Result<()> {
+        self.timer.as_ref().map_or(Ok(()), |t| t.read(&self.ctx, detect, stats))
     }
 
     /// Reads back `count` elements of type `T` from buffer `b` at element `first` (debugging and

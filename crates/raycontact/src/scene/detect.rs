@@ -13,7 +13,7 @@ use crate::contact_order::{MIN_JOB, contact_order};
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
-use crate::stats::{FrameStats, Stage};
+use crate::stats::FrameStats;
 
 impl Scene {
     /// One frame of collision detection, blocking: rebuilds every body's normals and BVH for
@@ -122,15 +122,7 @@ impl Scene {
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();
         let found = g.detect(enc, plan, stats, blocking).await?;
-        if let Some(times) = g.read_timings(true)? {
-            // The intersection stages' passes are recorded (empty) when they do not run: no time.
-            let ran = |s: Stage| {
-                plan.intersect.mode != 0 || !matches!(s, Stage::Crossings | Stage::Contour | Stage::Analysis)
-            };
-            for (s, ns) in times.into_iter().filter(|(s, _)| ran(*s)) {
-                stats.stage(s).gpu_ns = Some(ns);
-            }
-        }
+        g.read_timings(true, stats)?;
         stats.buffers_allocated += g.allocations() - before;
         Ok(found)
     }

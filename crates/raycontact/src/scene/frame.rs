@@ -33,12 +33,7 @@ impl Scene {
                 ctx.queue().submit([enc.finish()]);
                 ctx.wait("update")?;
                 let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
-                if let Some(times) = g.read_timings(false)? {
-                    stats.bytes_read_back += 16 * times.len() as u64;
-                    for (s, ns) in times {
-                        stats.stage(s).gpu_ns = Some(ns);
-                    }
-                }
+                g.read_timings(false, &mut stats)?;
                 Ok(stats)
             });
         }

@@ -36,7 +36,7 @@ pub struct IntersectionBuffers<'a> {
 /// What one detection asks of the intersection stages on the GPU.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct IntersectRun {
-    /// The kernels' mode code; 0: only the (empty) timed passes.
+    /// The kernels' mode code; 0: the stages do not run (nothing is recorded).
     pub mode: u32,
     /// Crossing capacity.
     pub crossings: u64,
@@ -63,8 +63,8 @@ impl GpuScene {
 
     /// Records the intersection stages of `run` into `encoder`, their contacts going to
     /// contact side `side` (capacity `contacts`); then `contact_args` when `contact_args` (in the
-    /// `Analysis` pass, after the last contact). With mode 0 only the three timed passes are
-    /// recorded, empty (so that every timestamp is written), and `contact_args` is the caller's.
+    /// `Analysis` pass, after the last contact). With mode 0 nothing is recorded (no pass, so no
+    /// timestamps), and `contact_args` is the caller's.
     pub(in crate::gpu) fn record_intersections(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -75,9 +75,6 @@ impl GpuScene {
         stats: &mut FrameStats,
     ) {
         if run.mode == 0 {
-            for stage in [Stage::Crossings, Stage::Contour, Stage::Analysis] {
-                drop(super::timer::timed_pass(encoder, self.timer.as_ref(), stage));
-            }
             return;
         }
         self.fit_intersections(run.crossings, run.list);
