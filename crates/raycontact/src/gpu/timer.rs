@@ -2,11 +2,10 @@
 //!
 //! A stage that does not run this frame records no pass, so writes no timestamps: its times
 //! are not resolved, read or reported. An empty pass with timestamps costs a software adapter
-//! about what a small dispatch does: on lavapipe, resting-pile's iterative frame (which runs
-//! two of the eleven timed stages) took 4.65-4.82 ms with every stage's pass recorded and
-//! 4.34-4.35 ms without the empty ones (`raycontact-bench --no-parry --scene resting-pile
-//! --implementations gpu-walk`, 2 runs each, alternated), 4.25-4.38 ms with no timestamps at
-//! all.
+//! about what a small dispatch does: on lavapipe, with every stage's pass recorded, resting-pile's
+//! iterative frame (which runs one of the eleven timed stages) took 4.58/4.40/4.49 ms and
+//! slow-pair's 0.94/0.91/0.90; without the empty passes 4.11/4.13/4.16 and 0.55/0.52/0.54
+//! (`raycontact-bench --no-parry --implementations gpu,gpu-refit,gpu-walk`, 3 runs alternated).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
