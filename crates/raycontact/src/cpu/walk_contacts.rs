@@ -11,6 +11,7 @@ use crate::layout::{
     BodyGpu, BodyPair, ContactGpu, MAX_WALK_STEPS, NONE, Ray, RayHit, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP,
     WALK_NO_START, WalkCounts, contact_flags,
 };
+use crate::prefetch::prefetch;
 
 /// Iterative detection (twin of `trace` in `walk_contacts.wgsl`): walk from the hint, at most
 /// `ceil(reach / mean_size)` edges; a walk that does not hit (or ends on a triangle of the
@@ -113,7 +114,13 @@ pub fn walk_contacts(
 ) -> WalkCounts {
     let per_block = parts.run(memory, out, |chunk, found| {
         let mut counts = WalkCounts::default();
-        for m in chunk.iter().filter(|m| !is_intersection_contact(m)) {
+        for (i, m) in chunk.iter().enumerate() {
+            if let Some(ahead) = chunk.get(i + WALK_AHEAD) {
+                prefetch_walk(cx, ahead);
+            }
+            if is_intersection_contact(m) {
+                continue;
+            }
             let outward = m.flags & contact_flags::OUTWARD_RAY != 0;
             let rays = Rays {
                 sides: if outward { 2 } else { 1 },
@@ -132,6 +139,30 @@ pub fn walk_contacts(
         counts.add_counts(c);
     }
     counts
+}
+
+/// Remembered contacts ahead of the one classified whose data [`prefetch_walk`] asks for.
+const WALK_AHEAD: usize = 8;
+
+/// Asks for the cache lines a remembered contact's walks start from ([`crate::prefetch`]): the
+/// source vertex's position and incidence range, and the vertex indices and neighbours of the
+/// triangles its walks start on (last frame's hit and exit). The contacts come in order of
+/// source vertex, their start triangles scattered over the bodies.
+fn prefetch_walk(cx: &Narrow<'_>, m: &ContactGpu) {
+    let p = cx.packing;
+    let Some(source) = p.bodies.get(m.source_body as usize) else { return };
+    let v = (source.vertex_offset + m.source_vertex) as usize;
+    prefetch(cx.positions, v);
+    prefetch(&p.vertex_tri_offsets, v);
+    let start = |body: u32, tri: u32| {
+        if let (Some(b), true) = (p.bodies.get(body as usize), tri != NONE) {
+            let g = 3 * (b.tri_offset + tri) as usize;
+            prefetch(&p.triangles, g);
+            prefetch(&p.adjacency, g);
+        }
+    };
+    start(m.target_body, m.target_triangle);
+    start(m.source_body, m.exit_triangle);
 }
 
 /// Whether a remembered contact came from the intersection stages (an edge or untangling
