@@ -5,7 +5,7 @@
 
 use super::GpuScene;
 use super::buffers::{B, contact_sides};
-use super::timer::{TIMED_STAGES, timed_pass};
+use super::timer::timed_pass;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::layout::{
@@ -253,13 +253,11 @@ impl GpuScene {
         }
         let contact_args = plan.remember || !readback;
         self.record_intersections(encoder, &d.intersect, d.side, d.contacts, contact_args, stats);
-        if let Some(t) = &self.timer {
-            t.resolve(encoder, TIMED_STAGES.len());
-        }
         self.side = d.side;
         if !readback {
             return (0, 0);
         }
+        self.resolve_timings(encoder, true);
         let k = self.readback_contacts(d.contacts);
         self.record_contact_copy(encoder, cur, k, stats);
         (k, self.record_intersection_copy(encoder, d.intersect.mode, stats))

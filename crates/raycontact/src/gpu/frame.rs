@@ -128,9 +128,6 @@ impl GpuScene {
                 _ => unreachable!("not a stage of the update"),
             }
         }
-        if let Some(t) = &self.timer {
-            t.resolve(encoder, UPDATE_STAGES);
-        }
         self.kept.end_frame(bvh);
     }
 

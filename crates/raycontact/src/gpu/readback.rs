@@ -130,6 +130,14 @@ impl GpuScene {
         }
     }
 
+    /// Records the resolve of this frame's timestamps (the update's stages, and the detection's
+    /// with `detect`) for [`Self::read_timings`]; only where they will be read, once a frame.
+    pub fn resolve_timings(&self, encoder: &mut wgpu::CommandEncoder, detect: bool) {
+        if let Some(t) = &self.timer {
+            t.resolve(encoder, detect);
+        }
+    }
+
     /// The GPU times of the stages the last submitted frame ran into `stats` (nanoseconds), the
     /// detection's stages too with `detect`, with the bytes read back; nothing without
     /// timestamps. Waits for the GPU.

@@ -86,9 +86,10 @@ impl Timer {
         }
     }
 
-    /// Resolves the timestamps of the stages written among the first `stages`, each run of
-    /// consecutive ones at once, and copies them for readback.
-    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder, stages: usize) {
+    /// Resolves the timestamps of the stages written (the update's, and the detection's with
+    /// `detect`), each run of consecutive ones at once, and copies them for readback.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder, detect: bool) {
+        let stages = if detect { TIMED_STAGES.len() } else { UPDATE_STAGES };
         let written = self.written.load(Ordering::Relaxed);
         let mut i = 0;
         while i < stages {

@@ -30,6 +30,8 @@ impl Scene {
                     label: Some("raycontact.update"),
                 });
                 let mut stats = self.record_update(&mut enc)?;
+                let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
+                g.resolve_timings(&mut enc, false);
                 ctx.queue().submit([enc.finish()]);
                 ctx.wait("update")?;
                 let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
