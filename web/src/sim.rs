@@ -3,7 +3,7 @@
 //! positions the step starts from, then the cloth integrated with the contacts.
 
 use glam::Vec3;
-use raycontact::{BodyId, Contact, Pairs, Scene};
+use raycontact::{BodyId, Contact, Contacts, Pairs, Scene};
 use web_time::Instant;
 
 use crate::cloth::{Cloth, ClothSettings};
@@ -68,6 +68,9 @@ pub struct Sim {
     ids: Vec<BodyId>,
     cloth: Cloth,
     frame: u32,
+    /// The last frame's contacts, refilled by the next detection (`detect_into_async`: no new
+    /// vector a frame).
+    found: Contacts,
 }
 
 /// The integrator's settings for the demo.
@@ -93,7 +96,7 @@ impl Sim {
         }
         let c = &spec.bodies[CLOTH].mesh;
         let cloth = Cloth::new(&c.positions, &c.triangles, spec.cloth_grid, cloth_settings());
-        Ok(Self { scene, spec, ids, cloth, frame: 0 })
+        Ok(Self { scene, spec, ids, cloth, frame: 0, found: Contacts::default() })
     }
 
     /// The scene's definition.
@@ -120,14 +123,14 @@ impl Sim {
     pub async fn step(&mut self) -> raycontact::Result<Frame> {
         let start = Instant::now();
         self.scene.set_positions(self.ids[CLOTH], &self.cloth.positions)?;
-        let found = self.scene.detect_async(Pairs::Overlapping).await?;
+        self.scene.detect_into_async(Pairs::Overlapping, &mut self.found).await?;
         let detect_ms = ms(start);
         let start = Instant::now();
-        self.cloth.step(&found.contacts, self.ids[CLOTH], TIME_STEP);
+        self.cloth.step(&self.found.contacts, self.ids[CLOTH], TIME_STEP);
         self.frame += 1;
         Ok(Frame {
             frame: self.frame,
-            counts: Counts::of(&found.contacts, &self.ids),
+            counts: Counts::of(&self.found.contacts, &self.ids),
             detect_ms,
             integrate_ms: ms(start),
         })
@@ -141,9 +144,9 @@ impl Sim {
                 self.scene.set_positions(*id, p)?;
             }
         }
-        let found = self.scene.detect_async(Pairs::Overlapping).await?;
+        self.scene.detect_into_async(Pairs::Overlapping, &mut self.found).await?;
         self.frame += 1;
-        Ok(Counts::of(&found.contacts, &self.ids))
+        Ok(Counts::of(&self.found.contacts, &self.ids))
     }
 }
 

@@ -75,7 +75,10 @@ with --sequential:
 --cpu leaves the GPU out (no adapter needed).
 
 Figures:
-  frame ms       median wall time of a frame (set positions + detect, contacts on the host)
+  frame ms       median wall time of a frame: raycontact's, set positions + detect (into the
+                 contacts of the frame before, Scene::detect_into: no new vector), the contacts
+                 on the host in their documented order; parry3d's, the classification's contact
+                 records as its rayon jobs give them (not ordered, not converted)
   worst ms       the slowest timed frame
   stage ms       per stage (normals, bounds, morton, sort, hierarchy, fit, pairs, rays, and with
                  --intersections crossings, contour, analysis): GPU timestamp queries when the

@@ -4,7 +4,7 @@
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyId, BodyKind, Contact, Error, OverflowPolicy, Pairs, Scene, Stage};
+use raycontact::{BodyId, BodyKind, Contact, Contacts, Error, OverflowPolicy, Pairs, Scene, Stage};
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus, random_unit, rng};
 
 fn scene_with(gpu: bool, meshes: &[TriMesh]) -> (Scene, Vec<BodyId>) {
@@ -373,6 +373,43 @@ fn detect_async_matches_detect() {
     let asynchronous = pollster::block_on(s2.detect_async(Pairs::Overlapping)).unwrap().contacts;
     assert!(!blocking.is_empty());
     assert_eq!(blocking, asynchronous);
+}
+
+/// `detect_into` and `detect_into_async` give what `detect` gives, on both backends, refilling
+/// the caller's vector in place (the same allocation once it is large enough), and leave the
+/// caller's `Contacts` as they were when the detection fails.
+#[test]
+fn detect_into_refills_the_callers_contacts_in_place() {
+    let meshes = [sphere(1.0, Vec3::ZERO), sphere(1.0, Vec3::new(1.2, 0.3, 0.0))];
+    for gpu in [true, false] {
+        let (mut reference, _) = scene_with(gpu, &meshes);
+        let (mut s, ids) = scene_with(gpu, &meshes);
+        let mut found = Contacts::default();
+        found.contacts.reserve(100_000);
+        let memory = found.contacts.as_ptr();
+        for frame in 0..4 {
+            let at = meshes[1].transformed(Affine3A::from_translation(Vec3::X * (0.02 * frame as f32)));
+            for scene in [&mut reference, &mut s] {
+                scene.set_positions(ids[1], &at.positions).unwrap();
+            }
+            let want = reference.detect(Pairs::Overlapping).unwrap();
+            if frame % 2 == 0 {
+                s.detect_into(Pairs::Overlapping, &mut found).unwrap();
+            } else {
+                pollster::block_on(s.detect_into_async(Pairs::Overlapping, &mut found)).unwrap();
+            }
+            assert!(!want.contacts.is_empty(), "gpu {gpu} frame {frame}: contacts to compare");
+            assert_eq!(found.contacts, want.contacts, "gpu {gpu} frame {frame}: contacts");
+            assert_eq!(found.pairs, want.pairs, "gpu {gpu} frame {frame}: pairs");
+            assert_eq!(found.stats.bvh, want.stats.bvh, "gpu {gpu} frame {frame}: BVH update");
+            assert_eq!(found.contacts.as_ptr(), memory, "gpu {gpu} frame {frame}: the caller's vector");
+        }
+        let before = found.clone();
+        s.remove_body(ids[1]).unwrap();
+        let failed = s.detect_into(Pairs::List(&[(ids[0], ids[1])]), &mut found);
+        assert!(matches!(failed, Err(Error::UnknownBody { .. })), "gpu {gpu}: {failed:?}");
+        assert_eq!(found, before, "gpu {gpu}: a failed detection leaves the contacts alone");
+    }
 }
 
 #[test]

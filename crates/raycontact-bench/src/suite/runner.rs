@@ -42,6 +42,9 @@ pub struct RaycontactRun {
     bvh: Vec<BvhStats>,
     walking: Option<WalkFigures>,
     allocated_before: u64,
+    /// The last detection's contacts, kept so that the next one reuses their vector
+    /// ([`Scene::detect_into`], as an engine keeping its contacts from frame to frame would).
+    found: raycontact::Contacts,
 }
 
 impl RaycontactRun {
@@ -88,6 +91,7 @@ impl RaycontactRun {
             bvh: Vec::new(),
             walking,
             allocated_before: 0,
+            found: raycontact::Contacts::default(),
         })
     }
 
@@ -95,13 +99,13 @@ impl RaycontactRun {
         self.result.kind == ImplKind::Gpu
     }
 
-    /// Detection on the scene's current positions.
-    fn detect(&mut self, inst: &Instance) -> Result<raycontact::Contacts, String> {
+    /// Detection on the scene's current positions, into `self.found`.
+    fn detect(&mut self, inst: &Instance) -> Result<(), String> {
         let pairs = match &self.pairs {
             Some(p) => Pairs::List(p),
             None => Pairs::Overlapping,
         };
-        self.scene.detect(pairs).map_err(failed(inst, self.result.id))
+        self.scene.detect_into(pairs, &mut self.found).map_err(failed(inst, self.result.id))
     }
 }
 
@@ -123,7 +127,9 @@ impl Run for RaycontactRun {
                 self.scene.set_positions(self.ids[b], at).map_err(failed(inst, self.result.id))?;
             }
         }
-        let found = self.detect(inst)?;
+        self.detect(inst)?;
+        // Taken for the figures and put back, its vector for the next frame.
+        let found = std::mem::take(&mut self.found);
         let gpu = self.gpu();
         let result = &mut self.result;
         result.frame_ms.push(start.elapsed().as_secs_f64() * 1e3);
@@ -153,7 +159,8 @@ impl Run for RaycontactRun {
         }
         self.bvh.push(found.stats.bvh);
         self.keys.push(keys_of(&found));
-        self.last_stats = found.stats;
+        self.last_stats = found.stats.clone();
+        self.found = found;
         Ok(())
     }
 
