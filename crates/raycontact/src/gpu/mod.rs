@@ -92,6 +92,10 @@ pub(crate) struct GpuScene {
     contact_read: Option<(wgpu::Buffer, u64)>,
     /// Contacts of the last detection, to size the next readback.
     last_contact_count: u64,
+    /// The contact vector of the detection before, handed back by the scene once it has the
+    /// contacts in their order ([`GpuScene::recycle_contacts`]) and refilled by the next
+    /// readback: no new vector a frame.
+    spare: Vec<crate::layout::ContactGpu>,
     /// Source vertices the next full pass's list holds at least: raised (`plan::grown_capacity`)
     /// when a full pass filled more than three quarters of the list (`detect.rs`).
     source_headroom: u64,
@@ -131,6 +135,7 @@ impl GpuScene {
             readback: None,
             contact_read: None,
             last_contact_count: 0,
+            spare: Vec::new(),
             source_headroom: 0,
             side: 0,
             edges: Vec::new(),

@@ -73,6 +73,7 @@ impl GpuScene {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
         let label = "raycontact.contacts.read";
         let size = HEAD_BYTES + copied * CONTACT_BYTES;
+        let mut spare = std::mem::take(&mut self.spare);
         let (state, contacts) = self
             .ctx
             .map_read_async(read, label, 0, size, blocking, |bytes| {
@@ -81,7 +82,8 @@ impl GpuScene {
                 // Taken here only when the frame's copy holds them all.
                 let contacts = (count <= copied).then(|| {
                     let end = (HEAD_BYTES + count * CONTACT_BYTES) as usize;
-                    bytemuck::pod_collect_to_vec::<u8, ContactGpu>(&bytes[HEAD_BYTES as usize..end])
+                    refill(&mut spare, &bytes[HEAD_BYTES as usize..end]);
+                    spare
                 });
                 (state, contacts)
             })
@@ -110,13 +112,21 @@ impl GpuScene {
                 let bytes = count * CONTACT_BYTES;
                 self.ctx
                     .map_read_async(read, label, HEAD_BYTES, bytes, blocking, |b| {
-                        bytemuck::pod_collect_to_vec::<u8, ContactGpu>(b)
+                        let mut contacts = Vec::new();
+                        refill(&mut contacts, b);
+                        contacts
                     })
                     .await?
             }
         };
         stats.bytes_read_back += HEAD_BYTES + count * CONTACT_BYTES;
         Ok((state, contacts))
+    }
+
+    /// Takes back the contact vector of a detection whose contacts the scene has ordered, for
+    /// the next readback to refill.
+    pub fn recycle_contacts(&mut self, contacts: Vec<ContactGpu>) {
+        self.spare = contacts;
     }
 
     /// The contact buffer, the counters buffer and the indirect arguments buffer of the last
@@ -205,4 +215,12 @@ impl GpuScene {
             wide: Default::default(),
         })
     }
+}
+
+/// Replaces `contacts` with the records of `bytes` (whole [`ContactGpu`]s, as mapped: maybe not
+/// aligned for them), in its own memory when it holds enough.
+fn refill(contacts: &mut Vec<ContactGpu>, bytes: &[u8]) {
+    contacts.clear();
+    contacts
+        .extend(bytes.chunks_exact(CONTACT_BYTES as usize).map(bytemuck::pod_read_unaligned::<ContactGpu>));
 }

@@ -132,9 +132,11 @@ impl Scene {
         self.detected = true;
         self.after_detect(&plan);
         let order = self.contacts_into(&found, stats, into);
-        if let Engine::Cpu(c) = &mut self.engine {
+        match &mut self.engine {
             // Kept in order where an iterative pass may walk them.
-            c.keep_contacts(found.contacts, order.as_deref().filter(|_| plan.remember));
+            Engine::Cpu(c) => c.keep_contacts(found.contacts, order.as_deref().filter(|_| plan.remember)),
+            // Its vector for the next readback.
+            Engine::Gpu(g) => g.recycle_contacts(found.contacts),
         }
         Ok(())
     }
