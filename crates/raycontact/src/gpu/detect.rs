@@ -120,6 +120,7 @@ impl GpuScene {
                 short = true;
             }
             if short {
+                self.recycle_contacts(contacts);
                 continue;
             }
             if mode != 0 {
@@ -127,6 +128,7 @@ impl GpuScene {
                 let capacity = on_crossing_overflow(plan.overflow, found, d.intersect.crossings)?;
                 if capacity != d.intersect.crossings {
                     d.intersect.crossings = capacity;
+                    self.recycle_contacts(contacts);
                     continue;
                 }
             }
@@ -134,6 +136,7 @@ impl GpuScene {
             let capacity = on_overflow(plan.overflow, found, d.contacts)?;
             if capacity != d.contacts {
                 d.contacts = capacity;
+                self.recycle_contacts(contacts);
                 continue;
             }
             // A list or buffer filled past three quarters grows before the next frame (its

@@ -73,58 +73,46 @@ impl GpuScene {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
         let label = "raycontact.contacts.read";
         let size = HEAD_BYTES + copied * CONTACT_BYTES;
-        let mut spare = std::mem::take(&mut self.spare);
-        let (state, contacts) = self
+        // The vector of the detection before, refilled (`recycle_contacts` handed it back).
+        let mut contacts = std::mem::take(&mut self.spare);
+        let (state, complete) = self
             .ctx
             .map_read_async(read, label, 0, size, blocking, |bytes| {
                 let state: DetectState = bytemuck::pod_read_unaligned(&bytes[..HEAD_BYTES as usize]);
                 let count = (state.contact_count as u64).min(capacity);
                 // Taken here only when the frame's copy holds them all.
-                let contacts = (count <= copied).then(|| {
+                let complete = count <= copied;
+                if complete {
                     let end = (HEAD_BYTES + count * CONTACT_BYTES) as usize;
-                    refill(&mut spare, &bytes[HEAD_BYTES as usize..end]);
-                    spare
-                });
-                (state, contacts)
+                    refill(&mut contacts, &bytes[HEAD_BYTES as usize..end]);
+                }
+                (state, complete)
             })
             .await?;
         self.last_contact_count = state.contact_count as u64;
         let count = (state.contact_count as u64).min(capacity);
-        let contacts = match contacts {
-            Some(contacts) => contacts,
-            None => {
-                // The readback holds `capacity` contacts (see `readback_contacts`).
-                let (read, _) = self.contact_read.as_ref().expect("contact readback");
-                let mut enc = self
-                    .ctx
-                    .device()
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
-                let ((cur, _), _) = contact_sides(self.side);
-                enc.copy_buffer_to_buffer(
-                    self.bufs.get(cur),
-                    0,
-                    read,
-                    HEAD_BYTES,
-                    Some(count * CONTACT_BYTES),
-                );
-                self.ctx.queue().submit([enc.finish()]);
-                stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
-                let bytes = count * CONTACT_BYTES;
-                self.ctx
-                    .map_read_async(read, label, HEAD_BYTES, bytes, blocking, |b| {
-                        let mut contacts = Vec::new();
-                        refill(&mut contacts, b);
-                        contacts
-                    })
-                    .await?
-            }
-        };
+        if !complete {
+            // The readback holds `capacity` contacts (see `readback_contacts`).
+            let (read, _) = self.contact_read.as_ref().expect("contact readback");
+            let mut enc = self
+                .ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+            let ((cur, _), _) = contact_sides(self.side);
+            enc.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, HEAD_BYTES, Some(count * CONTACT_BYTES));
+            self.ctx.queue().submit([enc.finish()]);
+            stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
+            let bytes = count * CONTACT_BYTES;
+            self.ctx
+                .map_read_async(read, label, HEAD_BYTES, bytes, blocking, |b| refill(&mut contacts, b))
+                .await?;
+        }
         stats.bytes_read_back += HEAD_BYTES + count * CONTACT_BYTES;
         Ok((state, contacts))
     }
 
-    /// Takes back the contact vector of a detection whose contacts the scene has ordered, for
-    /// the next readback to refill.
+    /// Takes back the contact vector of a detection whose contacts the scene has ordered (or
+    /// of a run that [`GpuScene::detect`] runs again), for the next readback to refill.
     pub fn recycle_contacts(&mut self, contacts: Vec<ContactGpu>) {
         self.spare = contacts;
     }
