@@ -51,9 +51,9 @@ impl Scene {
     /// large enough, where [`Scene::detect`] returns a new one each frame, whose pages the system
     /// hands out afresh (on the benchmark's 2-core VM, putting `cloth-layers`' 40k contacts,
     /// 3.4 MB, in their order took 0.6–1.3 ms into a new vector, 0.43–0.58 ms into the last
-    /// frame's). `found` is replaced whole (its
-    /// old contacts, counts and intersections dropped) when the detection succeeds, and left as
-    /// it was when it fails. The same errors as [`Scene::detect`].
+    /// frame's). `found` is replaced whole (its old contacts, counts and intersections dropped)
+    /// when the detection succeeds, and left as it was when it fails. The same errors as
+    /// [`Scene::detect`].
     ///
     /// ```no_run
     /// # use raycontact::{Contacts, GpuContext, Pairs, Scene};
