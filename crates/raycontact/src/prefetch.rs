@@ -1,6 +1,7 @@
 //! A cache hint for the CPU backend's gathers whose addresses are known ahead of their use: the
 //! leaves' triangle boxes in Morton order (`tree_build`, the refit's fit), the triangle
-//! records' corners ([`WideTree::fill`](crate::wide_bvh::WideTree::fill)), the binary nodes
+//! records' corners ([`WideTree::fill`](crate::wide_bvh::WideTree::fill), and a refit's
+//! [`WideTree::refill`](crate::wide_bvh::WideTree::refill)), the binary nodes
 //! a wide tree's refit copies, the leaf records of each wide node a ray walk reads
 //! (`cpu/traverse.rs`, `prefetch_leaves`, measured there), and where the walks of the iterative
 //! pass's remembered contacts start (`cpu/walk_contacts.rs`, `prefetch_walk`: on resting-pile,

@@ -34,7 +34,6 @@ impl Scene {
                 g.resolve_timings(&mut enc, false);
                 ctx.queue().submit([enc.finish()]);
                 ctx.wait("update")?;
-                let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
                 g.read_timings(false, &mut stats)?;
                 Ok(stats)
             });
