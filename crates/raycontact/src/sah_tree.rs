@@ -1,8 +1,9 @@
 //! A binned-SAH binary tree over the leaves of a body's LBVH, for the CPU backend's bodies whose
 //! trees are kept from frame to frame (a static body: no position changed since its tree was
-//! last brought up to date). The LBVH splits at Morton-code bits, which is cheap enough to run
-//! every frame; a tree that is kept can afford the top-down surface-area heuristic once, and its
-//! rays then enter fewer boxes. Not a twin of any kernel: the GPU keeps walking its LBVH.
+//! last brought up to date), or refitted until the next rebuild (`BvhUpdate::Refit` and
+//! `Auto`). The LBVH splits at Morton-code bits, which is cheap enough to run every frame; a
+//! tree made for many frames can afford the top-down surface-area heuristic once, and its rays
+//! then enter fewer boxes. Not a twin of any kernel: the GPU keeps walking its LBVH.
 //!
 //! The tree has the LBVH's leaves (one triangle each, the same boxes, so the same set of
 //! triangles a traversal can hit) and its layout ([`Node`]: `n - 1` internal nodes in
@@ -20,7 +21,7 @@
 //! binning would cost as much as a long range's, and most ranges are short (on the two tori of
 //! `cargo bench -p raycontact-benches --bench cpu_bvh -- sah-tree`, 25.6k triangles, 9.5 -> 7.8
 //! ms a build). Deterministic; the two sides of a split are built in parallel when both are
-//! large. It runs once per kept body.
+//! large. It runs once per kept body, and at each rebuild under a policy that refits.
 
 use glam::Vec3;
 

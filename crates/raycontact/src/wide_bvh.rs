@@ -26,7 +26,7 @@
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::layout::{BODY_STATIC, BodyState, NONE, Node};
+use crate::layout::{BODY_STATIC, BodyState, LEAF_BIT, NONE, Node, TriBox};
 use crate::packing::{Packing, has_moved};
 use crate::sah_tree::sah_tree;
 
@@ -99,7 +99,8 @@ pub struct WideTree {
     /// The leaves' triangles, in the order the collapse met them.
     pub tris: Vec<TriRecord>,
     /// The binned-SAH binary tree this tree was collapsed from, for a body whose tree is kept
-    /// (`raycontact::internals::sah_tree`); empty when it was collapsed from the body's LBVH.
+    /// or refitted (`raycontact::internals::sah_tree`; refitted with the body, [`Self::refit_sah`]);
+    /// empty when it was collapsed from the body's LBVH.
     pub sah: Vec<Node>,
     /// The parallel collapse's scratch memory, kept between frames.
     pub scratch: CollapseScratch,
@@ -236,8 +237,18 @@ impl WideTree {
 
     /// Packed body `b`'s part of [`WideBvh::build`], from its fitted binary tree `lbvh` (its used
     /// nodes): kept when `still` (its positions did not change since its tree was made) and
-    /// already collapsed from a binned-SAH tree, collapsed from one when `still` or static, else
-    /// collapsed from `lbvh`.
+    /// already collapsed from a binned-SAH tree, collapsed from one when `still`, static or
+    /// `refitted` (the scene's policy refits the trees in the frames to come: the tree is made
+    /// once for many frames, as a static body's), else collapsed from `lbvh`.
+    ///
+    /// Why for `refitted`: the rays walk fewer nodes in a binned-SAH tree than in the LBVH,
+    /// and a refit keeps the tree's shape. Measured with the binned-SAH tree made at every
+    /// rebuild (`raycontact-bench --cpu --no-parry --implementations cpu-1`, one build each way,
+    /// the ray stage): `cloth-layers` 75.3 / 79.6 -> 65.8 / 66.0 ms, `resting-pile` 11.7 -> 9.8,
+    /// `mesh-scaling` 159k 12.5 -> 11.3, the armadillo pair (its static body's tree a binned-SAH
+    /// one already) 39.9 -> 36.7; but the binned-SAH build took 24 ms more a frame on
+    /// `cloth-layers` (hierarchy stage 5.4 -> 29.5 ms), so a rebuild every frame keeps the LBVH.
+    #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
         packing: &Packing,
@@ -246,16 +257,43 @@ impl WideTree {
         lbvh: &[Node],
         positions: &[Vec3],
         still: bool,
+        refitted: bool,
     ) {
         let body = &packing.bodies[b];
         let tree_of = BodyTree::new(packing, b, lbvh, body_state[b].leaf_count, positions);
         if still && !self.sah.is_empty() {
             // Kept as it is.
-        } else if still || body.flags & BODY_STATIC != 0 {
+        } else if still || refitted || body.flags & BODY_STATIC != 0 {
             self.collapse_sah(tree_of);
         } else {
             self.collapse_lbvh(tree_of);
         }
+    }
+
+    /// Refits the binned-SAH tree this tree was collapsed from ([`Self::sah`], not empty) to
+    /// the body's triangle boxes `boxes` (body-local), then copies its boxes into the lanes and
+    /// this frame's corners into the records: the tree's shape is kept. Each leaf takes its
+    /// triangle's box and each internal node the union of its children's, `+ 0.0` turning -0
+    /// into +0 (as the LBVH's refit); the nodes in reverse order, each after its children (in
+    /// depth-first order a child comes after its parent).
+    pub fn refit_sah(&mut self, boxes: &[TriBox], positions: &[Vec3]) {
+        let mut sah = std::mem::take(&mut self.sah);
+        let internal = sah.len() / 2;
+        let (inner, leaves) = sah.split_at_mut(internal);
+        for leaf in leaves.iter_mut() {
+            let t = &boxes[(leaf.child & !LEAF_BIT) as usize];
+            (leaf.min, leaf.max) = (t.min, t.max);
+        }
+        for i in (0..internal).rev() {
+            let child = |c: usize| if c >= internal { leaves[c - internal] } else { inner[c] };
+            let left = child(inner[i].child as usize);
+            let right = child(left.escape as usize);
+            let me = &mut inner[i];
+            (me.min, me.max) = (left.min.min(right.min) + Vec3::ZERO, left.max.max(right.max) + Vec3::ZERO);
+        }
+        self.refit(&sah);
+        self.sah = sah;
+        self.refill(positions);
     }
 
     /// Copies the boxes of the refitted binary tree into the lanes (the topology is kept).
@@ -343,7 +381,7 @@ impl WideBvh {
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let lbvh =
                 &nodes[packing.bodies[b].node_offset as usize..][..used_nodes(body_state[b].leaf_count)];
-            tree.build(packing, b, body_state, lbvh, positions, built && !has_moved(moved, b));
+            tree.build(packing, b, body_state, lbvh, positions, built && !has_moved(moved, b), false);
         });
     }
 
@@ -357,14 +395,17 @@ impl WideBvh {
 
     /// Brings every body's wide tree (built by [`Self::build`]) to the refitted binary trees:
     /// the boxes and this frame's corners copied into the lanes, on the same topology; but the
-    /// bodies that `moved` marks false are kept (as [`Self::build`] keeps them), and a tree collapsed from a
-    /// binned-SAH tree whose body moved is collapsed from the body's refitted LBVH again (its
-    /// lanes name the SAH tree's nodes).
+    /// bodies that `moved` marks false are kept (as [`Self::build`] keeps them), and a tree
+    /// collapsed from a binned-SAH tree whose body moved is refitted with that tree
+    /// ([`WideTree::refit_sah`], from the triangle boxes `tri_boxes`), or collapsed from one
+    /// again when the body is static (its tree is made for the positions it keeps).
+    #[allow(clippy::too_many_arguments)]
     pub fn refit(
         &mut self,
         packing: &Packing,
         body_state: &[BodyState],
         nodes: &[Node],
+        tri_boxes: &[TriBox],
         positions: &[Vec3],
         moved: &[bool],
     ) {
@@ -383,7 +424,8 @@ impl WideBvh {
             } else if still || body.flags & BODY_STATIC != 0 {
                 tree.collapse_sah(tree_of);
             } else if !tree.sah.is_empty() {
-                tree.collapse_lbvh(tree_of);
+                let boxes = &tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+                tree.refit_sah(boxes, positions);
             } else {
                 tree.refit(lbvh);
                 tree.refill(positions);

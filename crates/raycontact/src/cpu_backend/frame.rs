@@ -136,7 +136,14 @@ impl FrameData {
             };
             if !rebuild {
                 if let Some(c) = changes {
-                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &c.moved);
+                    self.wide.refit(
+                        packing,
+                        &self.body_state,
+                        &self.nodes,
+                        &self.tri_boxes,
+                        positions,
+                        &c.moved,
+                    );
                     c.refitted();
                     lap(Stage::Fit);
                 }
@@ -145,7 +152,7 @@ impl FrameData {
             }
         }
         let wide_moved = changes.as_deref().map(|c| &c.moved[..]);
-        self.rebuild_tree(packing, positions, stale, wide_moved, &mut lap);
+        self.rebuild_tree(packing, positions, stale, wide_moved, policy.refits(), &mut lap);
         if policy.refits() {
             quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes));
         }
@@ -167,14 +174,16 @@ impl FrameData {
     /// since the trees' last update: the CPU backend's, not the GPU's `Auto` mirror) each body's
     /// wide tree is built ([`WideTree::build`](crate::wide_bvh::WideTree::build)) right after
     /// its binary tree, in the same task, while that tree is in the core's cache (all reported
-    /// as the hierarchy stage); off, by the `hierarchy` and `fit` twins, as the kernels build
-    /// them.
+    /// as the hierarchy stage), from a binned-SAH tree when the policy `refits` (the trees are
+    /// then refitted frame after frame); off, by the `hierarchy` and `fit` twins, as the kernels
+    /// build them.
     fn rebuild_tree(
         &mut self,
         packing: &Packing,
         positions: &[Vec3],
         moved: &[bool],
         wide_moved: Option<&[bool]>,
+        refits: bool,
         lap: &mut impl FnMut(Stage),
     ) {
         let t = packing.params.tri_count as usize;
@@ -223,7 +232,7 @@ impl FrameData {
                 &mut self.wide.trees,
                 |b, lbvh, tree| {
                     let still = built && !has_moved(wide_moved, b);
-                    tree.build(packing, b, body_state, lbvh, positions, still);
+                    tree.build(packing, b, body_state, lbvh, positions, still, refits);
                 },
             );
             lap(Stage::Hierarchy);
