@@ -26,7 +26,7 @@
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::layout::{BODY_STATIC, BodyState, LEAF_BIT, NONE, Node, TriBox};
+use crate::layout::{BODY_STATIC, BodyState, NONE, Node, TriBox};
 use crate::packing::{Packing, has_moved};
 use crate::sah_tree::sah_tree;
 
@@ -271,26 +271,12 @@ impl WideTree {
     }
 
     /// Refits the binned-SAH tree this tree was collapsed from ([`Self::sah`], not empty) to
-    /// the body's triangle boxes `boxes` (body-local), then copies its boxes into the lanes and
-    /// this frame's corners into the records: the tree's shape is kept. Each leaf takes its
-    /// triangle's box and each internal node the union of its children's, `+ 0.0` turning -0
-    /// into +0 (as the LBVH's refit); the nodes in reverse order, each after its children (in
-    /// depth-first order a child comes after its parent).
+    /// the body's triangle boxes `boxes` (body-local, [`crate::sah_tree::refit`]), then copies
+    /// its boxes into the lanes and this frame's corners into the records: the tree's shape is
+    /// kept.
     pub fn refit_sah(&mut self, boxes: &[TriBox], positions: &[Vec3]) {
         let mut sah = std::mem::take(&mut self.sah);
-        let internal = sah.len() / 2;
-        let (inner, leaves) = sah.split_at_mut(internal);
-        for leaf in leaves.iter_mut() {
-            let t = &boxes[(leaf.child & !LEAF_BIT) as usize];
-            (leaf.min, leaf.max) = (t.min, t.max);
-        }
-        for i in (0..internal).rev() {
-            let child = |c: usize| if c >= internal { leaves[c - internal] } else { inner[c] };
-            let left = child(inner[i].child as usize);
-            let right = child(left.escape as usize);
-            let me = &mut inner[i];
-            (me.min, me.max) = (left.min.min(right.min) + Vec3::ZERO, left.max.max(right.max) + Vec3::ZERO);
-        }
+        crate::sah_tree::refit(&mut sah, boxes);
         self.refit(&sah);
         self.sah = sah;
         self.refill(positions);

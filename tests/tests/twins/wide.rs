@@ -323,6 +323,27 @@ fn the_wide_trees_follow_rebuilds_and_refits_of_moving_and_static_bodies() {
 }
 
 #[test]
+fn a_large_refitted_sah_tree_fits_its_moving_body() {
+    // 20,480 triangles: the SAH tree's refit fits its largest subtrees in parallel.
+    let mesh = meshes::torus(1.0, 0.3, 160, 64);
+    let mut scene = Scene::new_cpu(Some(2)).unwrap();
+    scene.set_bvh_update(BvhUpdate::Refit).unwrap();
+    let id = scene.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
+    scene.update().unwrap();
+    for frame in 1..4 {
+        let k = 0.2 * frame as f32;
+        let moved: Vec<Vec3> = mesh.positions.iter().map(|p| Quat::from_rotation_z(k * p.x) * *p).collect();
+        scene.set_positions(id, &moved).unwrap();
+        assert_eq!(scene.update().unwrap().bvh.action, BvhAction::Refitted);
+        let (f, p) = (scene.frame_data().unwrap(), scene.packing().clone());
+        let what = format!("frame {frame}");
+        assert!(!f.body_wide(0).unwrap().sah.is_empty(), "{what}: an SAH tree");
+        check_sah_fit(&what, &f, &p, 0);
+        check_lanes(&what, &f, &p, 0);
+    }
+}
+
+#[test]
 fn wide_and_binary_walks_find_the_same_contacts_on_200_random_placements() {
     // The shapes and placements of the GPU tests' `random_placements_match_the_cpu_reference`.
     let shapes = [
