@@ -324,7 +324,7 @@ fn partition(range: &mut [Leaf], centres: Bounds) -> usize {
 /// each internal node the union of its children's, `+ 0.0` turning -0 into +0 (as the LBVH's
 /// refit). The shape is kept. Each node after its children: in depth-first order a subtree's
 /// nodes come after its root, so a subtree is fitted in reverse order, and the two subtrees of
-/// a root with at least [`PARALLEL_LEAVES`] leaves on each side in parallel.
+/// a root with at least 4,096 leaves on each side in parallel (as the build).
 pub fn refit(tree: &mut [Node], boxes: &[TriBox]) {
     let n = tree.len().div_ceil(2);
     if n == 0 {
