@@ -25,7 +25,7 @@
 
 use glam::Vec3;
 
-use crate::layout::{LEAF_BIT, NONE, Node, TriBox};
+use crate::layout::{LEAF_BIT, NONE, Node};
 
 /// Planes tried per axis are `BINS - 1`.
 pub const BINS: usize = 16;
@@ -317,62 +317,4 @@ fn partition(range: &mut [Leaf], centres: Bounds) -> usize {
         }
     }
     left
-}
-
-/// Refits `tree` (built by [`sah_tree`]: `n - 1` internal nodes in depth-first order, then the
-/// `n` leaves) to its triangles' boxes `boxes` (body-local): each leaf takes its triangle's box,
-/// each internal node the union of its children's, `+ 0.0` turning -0 into +0 (as the LBVH's
-/// refit). The shape is kept. Each node after its children: in depth-first order a subtree's
-/// nodes come after its root, so a subtree is fitted in reverse order, and the two subtrees of
-/// a root with at least 4,096 leaves on each side in parallel (as the build).
-pub fn refit(tree: &mut [Node], boxes: &[TriBox]) {
-    let n = tree.len().div_ceil(2);
-    if n == 0 {
-        return;
-    }
-    let (inner, outer) = tree.split_at_mut(n - 1);
-    refit_part(Part { inner, outer, at: 0, leaf_at: n as u32 - 1 }, n - 1, boxes);
-}
-
-/// [`refit`] of the subtree in `part`, of a tree of `internal` internal nodes: its box.
-fn refit_part(part: Part<'_>, internal: usize, boxes: &[TriBox]) -> (Vec3, Vec3) {
-    let Part { inner, outer, at, leaf_at } = part;
-    let (at, leaf_at) = (at as usize, leaf_at as usize);
-    let k = outer.len();
-    // A node of the subtree, by its index in the tree.
-    let node = |inner: &[Node], outer: &[Node], c: usize| {
-        if c >= internal { outer[c - leaf_at] } else { inner[c - at] }
-    };
-    if k == 1 {
-        let leaf = &mut outer[0];
-        let t = &boxes[(leaf.child & !LEAF_BIT) as usize];
-        (leaf.min, leaf.max) = (t.min, t.max);
-        return (t.min, t.max);
-    }
-    // The left subtree's leaves, `s`: the right child is node `at + s` when internal, else the
-    // subtree's leaf `s`.
-    let right = node(inner, outer, inner[0].child as usize).escape as usize;
-    let s = if right >= internal { right - leaf_at } else { right - at };
-    if s >= PARALLEL_LEAVES && k - s >= PARALLEL_LEAVES {
-        let (root, rest) = inner.split_first_mut().expect("a subtree of two leaves or more has a root");
-        let (inner_l, inner_r) = rest.split_at_mut(s - 1);
-        let (outer_l, outer_r) = outer.split_at_mut(s);
-        let left = Part { inner: inner_l, outer: outer_l, at: at as u32 + 1, leaf_at: leaf_at as u32 };
-        let right =
-            Part { inner: inner_r, outer: outer_r, at: (at + s) as u32, leaf_at: (leaf_at + s) as u32 };
-        let (l, r) = rayon::join(|| refit_part(left, internal, boxes), || refit_part(right, internal, boxes));
-        (root.min, root.max) = (l.0.min(r.0) + Vec3::ZERO, l.1.max(r.1) + Vec3::ZERO);
-        return (root.min, root.max);
-    }
-    for leaf in outer.iter_mut() {
-        let t = &boxes[(leaf.child & !LEAF_BIT) as usize];
-        (leaf.min, leaf.max) = (t.min, t.max);
-    }
-    for i in (0..inner.len()).rev() {
-        let l = node(inner, outer, inner[i].child as usize);
-        let r = node(inner, outer, l.escape as usize);
-        let me = &mut inner[i];
-        (me.min, me.max) = (l.min.min(r.min) + Vec3::ZERO, l.max.max(r.max) + Vec3::ZERO);
-    }
-    (inner[0].min, inner[0].max)
 }
