@@ -417,9 +417,9 @@ impl WideBvh {
     /// Brings every body's wide tree (built by [`Self::build`]) to the refitted binary trees:
     /// the boxes and this frame's corners copied into the lanes, on the same topology; but the
     /// bodies that `moved` marks false are kept (as [`Self::build`] keeps them), and a tree
-    /// collapsed from a binned-SAH tree whose body moved is refitted with that tree
-    /// ([`WideTree::refit_sah`], from the triangle boxes `tri_boxes`), or collapsed from one
-    /// again when the body is static (its tree is made for the positions it keeps).
+    /// collapsed from a binned-SAH tree whose body moved is refitted on its own nodes from the
+    /// triangle boxes `tri_boxes` ([`WideTree::refit_sah`]), or collapsed from a new binned-SAH
+    /// tree when the body is static (its tree is made for the positions it keeps).
     #[allow(clippy::too_many_arguments)]
     pub fn refit(
         &mut self,
