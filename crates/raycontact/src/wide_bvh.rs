@@ -66,10 +66,21 @@ impl Default for WideNode {
 impl WideNode {
     /// Sets lane `i` to the box of `n`.
     fn set_box(&mut self, i: usize, n: &Node) {
+        self.set_lane(i, n.min, n.max);
+    }
+
+    /// Sets lane `i` to the box (`min`, `max`).
+    fn set_lane(&mut self, i: usize, min: Vec3, max: Vec3) {
         for a in 0..3 {
-            self.lo[a][i] = n.min[a];
-            self.hi[a][i] = n.max[a];
+            self.lo[a][i] = min[a];
+            self.hi[a][i] = max[a];
         }
+    }
+
+    /// The box of lane `i`: (min, max).
+    fn lane(&self, i: usize) -> (Vec3, Vec3) {
+        let at = |v: &[Vec4; 3]| Vec3::new(v[0][i], v[1][i], v[2][i]);
+        (at(&self.lo), at(&self.hi))
     }
 }
 
@@ -84,6 +95,15 @@ pub struct TriRecord {
     pub vertices: [u32; 3],
     /// The body-local triangle.
     pub triangle: u32,
+}
+
+impl TriRecord {
+    /// Sets the corners to `positions` at the record's vertices (a refit: the same triangle,
+    /// moved).
+    #[inline]
+    fn move_to(&mut self, positions: &[Vec3]) {
+        self.corners = self.vertices.map(|v| positions[v as usize]);
+    }
 }
 
 /// One body's wide tree: nodes (root 0), per lane the binary node (body-local) whose box it
@@ -290,28 +310,19 @@ impl WideTree {
                 let c = n.child[i];
                 let (lo, hi) = if c & LEAF_BIT != 0 {
                     let r = &mut tris[(c & !LEAF_BIT) as usize];
-                    r.corners = r.vertices.map(|v| positions[v as usize]);
+                    r.move_to(positions);
                     let t = &boxes[r.triangle as usize];
                     (t.min, t.max)
                 } else {
                     let k = &nodes[c as usize];
-                    let lane = |j: usize| {
-                        (
-                            Vec3::new(k.lo[0][j], k.lo[1][j], k.lo[2][j]),
-                            Vec3::new(k.hi[0][j], k.hi[1][j], k.hi[2][j]),
-                        )
-                    };
-                    let (mut lo, mut hi) = lane(0);
+                    let (mut lo, mut hi) = k.lane(0);
                     for j in 1..k.count as usize {
-                        let (l, h) = lane(j);
+                        let (l, h) = k.lane(j);
                         (lo, hi) = (lo.min(l), hi.max(h));
                     }
                     (lo + Vec3::ZERO, hi + Vec3::ZERO)
                 };
-                for a in 0..3 {
-                    n.lo[a][i] = lo[a];
-                    n.hi[a][i] = hi[a];
-                }
+                n.set_lane(i, lo, hi);
             }
             nodes[w] = n;
         }
@@ -372,8 +383,7 @@ impl WideTree {
                         crate::prefetch::prefetch(positions, v as usize);
                     }
                 }
-                let r = &mut chunk[i];
-                r.corners = r.vertices.map(|v| positions[v as usize]);
+                chunk[i].move_to(positions);
             }
         });
     }
