@@ -269,6 +269,10 @@ impl WideTree {
     /// `mesh-scaling` 159k 12.5 -> 11.3, the armadillo pair (its static body's tree a binned-SAH
     /// one already) 39.9 -> 36.7; but the binned-SAH build took 24 ms more a frame on
     /// `cloth-layers` (hierarchy stage 5.4 -> 29.5 ms), so a rebuild every frame keeps the LBVH.
+    /// Still so with the binned-SAH build in two passes a range (`sah_tree.rs`), 3 runs
+    /// alternated: `cloth-layers` hierarchy 3.5 / 3.3 / 3.5 -> 21.2 / 17.0 / 21.7 ms against rays
+    /// 72.4 / 75.5 / 69.4 -> 64.6 / 61.3 / 64.8 (`cpu-rayon`'s frame 41.9 / 37.8 / 46.1 -> 52.2 /
+    /// 52.8 / 49.6), and `resting-pile` and `eight-sheets` lose too.
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
