@@ -26,7 +26,7 @@
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::layout::{BODY_STATIC, BodyState, LEAF_BIT, NONE, Node, TriBox};
+use crate::layout::{BODY_STATIC, BodyState, LEAF_BIT, NONE, Node};
 use crate::packing::{Packing, has_moved};
 use crate::sah_tree::sah_tree;
 
@@ -116,7 +116,8 @@ pub struct WideTree {
     /// Per wide node and lane, the binary node its box comes from ([`NONE`] for an empty lane):
     /// of [`Self::sah`] when that is not empty, else of the body's LBVH.
     pub source: Vec<[u32; WIDTH]>,
-    /// The leaves' triangles, in the order the collapse met them.
+    /// The leaves' triangles: in the order the collapse met them, or for a tree collapsed from
+    /// a binned-SAH tree in the order of the wide nodes and lanes that hold them.
     pub tris: Vec<TriRecord>,
     /// The binned-SAH binary tree this tree was collapsed from, for a body whose tree is kept
     /// or refitted (`raycontact::internals::sah_tree`), with the boxes of the collapse (a refit,
@@ -176,6 +177,8 @@ pub struct CollapseScratch {
     pub(crate) lanes: Vec<[u32; WIDTH]>,
     pub(crate) rank: Vec<u32>,
     pub(crate) blocks: Vec<u32>,
+    /// The records while [`WideTree::collapse_sah`] renumbers them.
+    pub(crate) tris: Vec<TriRecord>,
 }
 
 impl PartialEq for CollapseScratch {
@@ -213,14 +216,37 @@ impl WideTree {
     /// the tree of a body whose positions did not change since its tree was made, the first
     /// time it is kept, and a static body's new tree at once (its positions are not expected to
     /// change, so the slower build pays off from the next frame, and is not paid in the middle
-    /// of the run).
+    /// of the run). Its records are then numbered in the order of the wide nodes and lanes that
+    /// hold them, the order in which [`Self::refit_sah`] reads them.
     pub fn collapse_sah(&mut self, body: BodyTree<'_>) {
         let mut sah = std::mem::take(&mut self.sah);
         sah_tree(body.binary, body.leaves, &mut sah);
         self.collapse(BodyTree { binary: &sah, ..body });
+        self.number_records_by_node();
         if body.leaves >= 2 {
             self.sah = sah;
         }
+    }
+
+    /// Renumbers the records in the order of the wide nodes and lanes that hold them, so that
+    /// [`Self::refit_sah`], which walks the nodes from the last, reads them from the last too
+    /// (the serial collapse numbers a node when its parent is met, its records when the node
+    /// itself is: two different orders).
+    fn number_records_by_node(&mut self) {
+        let mut tris = std::mem::take(&mut self.scratch.tris);
+        tris.clear();
+        for n in &mut self.nodes {
+            let mut leaves = n.leaves;
+            while leaves != 0 {
+                let i = leaves.trailing_zeros() as usize;
+                leaves &= leaves - 1;
+                let r = n.child[i] & !LEAF_BIT;
+                n.child[i] = LEAF_BIT | tris.len() as u32;
+                tris.push(self.tris[r as usize]);
+            }
+        }
+        std::mem::swap(&mut self.tris, &mut tris);
+        self.scratch.tris = tris;
     }
 
     /// Whether some leaf's box, grown by `r` on every side, holds `p` (`true` for a tree not
@@ -296,17 +322,31 @@ impl WideTree {
     }
 
     /// Refits a tree collapsed from a binned-SAH tree (the serial collapse's numbering: a wide
-    /// node's children come after it) to the body's triangle boxes `boxes` (body-local) and this
-    /// frame's `positions`, in one pass over the wide nodes from the last: a leaf lane takes its
-    /// triangle's box and its record this frame's corners, an inner lane the union of its child
-    /// node's lanes (fitted before it), `+ 0.0` turning -0 into +0 (as the LBVH's refit). So
-    /// each lane holds the box that the SAH tree's node it names would have refitted, the same
-    /// floats but NaN, and the SAH tree itself ([`Self::sah`]) is not refitted: its boxes stay
-    /// those of the collapse, its shape is what the tree keeps. One pass instead of three
-    /// (the SAH tree's refit, the lanes copied from it, the records refilled): on `mesh-scaling`
-    /// 159k (two bodies of 79.5k triangles, one a thread) those took 0.94–1.00, 1.11–1.43 and
-    /// 1.10–1.34 ms a body.
-    pub fn refit_sah(&mut self, boxes: &[TriBox], positions: &[Vec3]) {
+    /// node's children come after it; its records in node order, as [`Self::collapse_sah`]
+    /// numbers them) to this frame's `positions`, in one pass over the wide
+    /// nodes from the last: a leaf lane's record takes this frame's corners and the lane their
+    /// box (`min(min(a, b), c)` and the same for the maximum, the triangle's box as
+    /// [`cpu::triangle_box`](crate::cpu::triangle_box) computes it: the same floats), an inner
+    /// lane the union of its child node's lanes (fitted before it), `+ 0.0` turning -0 into +0
+    /// (as the LBVH's refit). So each lane holds the box that the SAH tree's node it names would
+    /// have refitted, the same floats but NaN, and the SAH tree itself ([`Self::sah`]) is not
+    /// refitted: its boxes stay those of the collapse, its shape is what the tree keeps. One pass
+    /// instead of three (the SAH tree's refit, the lanes copied from it, the records refilled):
+    /// on `mesh-scaling` 159k (two bodies of 79.5k triangles, one a thread) those took
+    /// 0.94–1.00, 1.11–1.43 and 1.10–1.34 ms a body.
+    ///
+    /// The pass reads the records from the last too, since they are numbered in node order,
+    /// and computes the leaf boxes from the corners it has just read instead of reading the
+    /// frame's triangle boxes (in triangle order, not the tree's). Measured with
+    /// `raycontact-bench --cpu --no-parry --scene mesh-scaling --triangles 640712,159048
+    /// --implementations cpu-refit --frames 5`, the `fit` stage (this pass and the LBVH's refit
+    /// that measures the tree's quality), 3 runs alternated: with the records numbered as the
+    /// collapse met them and the boxes read, 641k 18.38 / 18.20 / 18.49 ms and 159k
+    /// 4.12 / 4.78 / 4.18; now 12.20 / 11.76 / 12.03 and 2.89 / 3.01 / 2.91 (this pass alone,
+    /// timed in a scratch build: 15–16 ms -> 7.3 ms at 641k, two bodies on two threads).
+    /// Computing the boxes from the corners alone, records numbered as before, changed nothing
+    /// measurable; asking for the positions of the record 8 ahead gained nothing either.
+    pub fn refit_sah(&mut self, positions: &[Vec3]) {
         let (nodes, tris) = (&mut self.nodes, &mut self.tris);
         for w in (0..nodes.len()).rev() {
             let mut n = nodes[w];
@@ -315,8 +355,8 @@ impl WideTree {
                 let (lo, hi) = if c & LEAF_BIT != 0 {
                     let r = &mut tris[(c & !LEAF_BIT) as usize];
                     r.move_to(positions);
-                    let t = &boxes[r.triangle as usize];
-                    (t.min, t.max)
+                    let [a, b, c] = r.corners;
+                    (a.min(b).min(c), a.max(b).max(c))
                 } else {
                     let k = &nodes[c as usize];
                     let (mut lo, mut hi) = k.lane(0);
@@ -431,16 +471,14 @@ impl WideBvh {
     /// Brings every body's wide tree (built by [`Self::build`]) to the refitted binary trees:
     /// the boxes and this frame's corners copied into the lanes, on the same topology; but the
     /// bodies that `moved` marks false are kept (as [`Self::build`] keeps them), and a tree
-    /// collapsed from a binned-SAH tree whose body moved is refitted on its own nodes from the
-    /// triangle boxes `tri_boxes` ([`WideTree::refit_sah`]), or collapsed from a new binned-SAH
-    /// tree when the body is static (its tree is made for the positions it keeps).
-    #[allow(clippy::too_many_arguments)]
+    /// collapsed from a binned-SAH tree whose body moved is refitted on its own nodes from this
+    /// frame's `positions` ([`WideTree::refit_sah`]), or collapsed from a new binned-SAH tree
+    /// when the body is static (its tree is made for the positions it keeps).
     pub fn refit(
         &mut self,
         packing: &Packing,
         body_state: &[BodyState],
         nodes: &[Node],
-        tri_boxes: &[TriBox],
         positions: &[Vec3],
         moved: &[bool],
     ) {
@@ -459,8 +497,7 @@ impl WideBvh {
             } else if still || body.flags & BODY_STATIC != 0 {
                 tree.collapse_sah(tree_of);
             } else if !tree.sah.is_empty() {
-                let boxes = &tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
-                tree.refit_sah(boxes, positions);
+                tree.refit_sah(positions);
             } else {
                 tree.refit(lbvh);
                 tree.refill(positions);

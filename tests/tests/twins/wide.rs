@@ -200,8 +200,14 @@ fn check_lanes(what: &str, frame: &FrameData, p: &Packing, b: usize) {
                 assert_eq!((n.lo[a][i], n.hi[a][i]), (bn.min[a], bn.max[a]), "{what}: lane box");
             }
             if n.child[i] & LEAF_BIT != 0 {
-                let rec = &tree.tris[(n.child[i] & !LEAF_BIT) as usize];
+                let r = n.child[i] & !LEAF_BIT;
+                let rec = &tree.tris[r as usize];
                 assert_eq!(LEAF_BIT | rec.triangle, bn.child, "{what}: leaf triangle");
+                // Collapsed from a binned-SAH tree (refitted from the last node backwards):
+                // the records in the order of the nodes and lanes that hold them.
+                if fitted.is_some() {
+                    assert_eq!(r as usize, leaves.len(), "{what}: records in node order");
+                }
                 leaves.push(rec.triangle);
             }
         }

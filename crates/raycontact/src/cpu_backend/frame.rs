@@ -136,14 +136,7 @@ impl FrameData {
             };
             if !rebuild {
                 if let Some(c) = changes {
-                    self.wide.refit(
-                        packing,
-                        &self.body_state,
-                        &self.nodes,
-                        &self.tri_boxes,
-                        positions,
-                        &c.moved,
-                    );
+                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &c.moved);
                     c.refitted();
                     lap(Stage::Fit);
                 }
