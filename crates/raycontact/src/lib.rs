@@ -92,6 +92,7 @@ mod tree_build;
 pub mod walk;
 mod wide_bvh;
 mod wide_collapse;
+mod wide_refit;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};

@@ -26,7 +26,7 @@
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-use crate::layout::{BODY_STATIC, BodyState, LEAF_BIT, NONE, Node};
+use crate::layout::{BODY_STATIC, BodyState, NONE, Node};
 use crate::packing::{Packing, has_moved};
 use crate::sah_tree::sah_tree;
 
@@ -70,7 +70,7 @@ impl WideNode {
     }
 
     /// Sets lane `i` to the box (`min`, `max`).
-    fn set_lane(&mut self, i: usize, min: Vec3, max: Vec3) {
+    pub(crate) fn set_lane(&mut self, i: usize, min: Vec3, max: Vec3) {
         for a in 0..3 {
             self.lo[a][i] = min[a];
             self.hi[a][i] = max[a];
@@ -78,7 +78,7 @@ impl WideNode {
     }
 
     /// The box of lane `i`: (min, max).
-    fn lane(&self, i: usize) -> (Vec3, Vec3) {
+    pub(crate) fn lane(&self, i: usize) -> (Vec3, Vec3) {
         let at = |v: &[Vec4; 3]| Vec3::new(v[0][i], v[1][i], v[2][i]);
         (at(&self.lo), at(&self.hi))
     }
@@ -101,7 +101,7 @@ impl TriRecord {
     /// Sets the corners to `positions` at the record's vertices (a refit: the same triangle,
     /// moved).
     #[inline]
-    fn move_to(&mut self, positions: &[Vec3]) {
+    pub(crate) fn move_to(&mut self, positions: &[Vec3]) {
         self.corners = self.vertices.map(|v| positions[v as usize]);
     }
 }
@@ -124,6 +124,9 @@ pub struct WideTree {
     /// [`Self::refit_sah`], refits the lanes, not this tree); empty when it was collapsed from
     /// the body's LBVH.
     pub sah: Vec<Node>,
+    /// How [`Self::refit_sah`] splits its refit (empty but for a large tree collapsed from a
+    /// binned-SAH tree).
+    pub refit_plan: RefitPlan,
     /// The parallel collapse's scratch memory, kept between frames.
     pub scratch: CollapseScratch,
 }
@@ -167,6 +170,25 @@ impl<'a> BodyTree<'a> {
     }
 }
 
+/// How [`WideTree::refit_sah`] splits a tree (`crate::wide_refit` says why it can):
+/// independent ranges of descendants, and the nodes above them. Empty for a tree refitted
+/// serially.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RefitPlan {
+    /// Per task (the descendants of one node), in node order: its first node, the node after
+    /// its last, its first record and the record after its last.
+    pub tasks: Vec<[u32; 4]>,
+    /// The nodes in no task (those above the tasks' nodes, and those nodes), last first.
+    pub top: Vec<u32>,
+}
+
+impl RefitPlan {
+    /// Whether the plan splits its tree's refit (it has tasks).
+    pub fn splits(&self) -> bool {
+        !self.tasks.is_empty()
+    }
+}
+
 /// The scratch memory of the parallel collapse (`WideTree::collapse_lbvh_parallel`), kept
 /// between frames: per binary internal node, whether a wide node is rooted there and the binary
 /// nodes of its lanes, and the compaction's ranks. Not part of the tree's value (equal to any
@@ -177,7 +199,7 @@ pub struct CollapseScratch {
     pub(crate) lanes: Vec<[u32; WIDTH]>,
     pub(crate) rank: Vec<u32>,
     pub(crate) blocks: Vec<u32>,
-    /// The records while [`WideTree::collapse_sah`] renumbers them.
+    /// The records while [`WideTree::collapse_sah`] renumbers them (`crate::wide_refit`).
     pub(crate) tris: Vec<TriRecord>,
 }
 
@@ -217,36 +239,16 @@ impl WideTree {
     /// time it is kept, and a static body's new tree at once (its positions are not expected to
     /// change, so the slower build pays off from the next frame, and is not paid in the middle
     /// of the run). Its records are then numbered in the order of the wide nodes and lanes that
-    /// hold them, the order in which [`Self::refit_sah`] reads them.
+    /// hold them, the order in which [`Self::refit_sah`] reads them, and a large tree gets the
+    /// [`RefitPlan`] of its parallel refits (`crate::wide_refit`).
     pub fn collapse_sah(&mut self, body: BodyTree<'_>) {
         let mut sah = std::mem::take(&mut self.sah);
         sah_tree(body.binary, body.leaves, &mut sah);
         self.collapse(BodyTree { binary: &sah, ..body });
-        self.number_records_by_node();
+        self.prepare_refit();
         if body.leaves >= 2 {
             self.sah = sah;
         }
-    }
-
-    /// Renumbers the records in the order of the wide nodes and lanes that hold them, so that
-    /// [`Self::refit_sah`], which walks the nodes from the last, reads them from the last too
-    /// (the serial collapse numbers a node when its parent is met, its records when the node
-    /// itself is: two different orders).
-    fn number_records_by_node(&mut self) {
-        let mut tris = std::mem::take(&mut self.scratch.tris);
-        tris.clear();
-        for n in &mut self.nodes {
-            let mut leaves = n.leaves;
-            while leaves != 0 {
-                let i = leaves.trailing_zeros() as usize;
-                leaves &= leaves - 1;
-                let r = n.child[i] & !LEAF_BIT;
-                n.child[i] = LEAF_BIT | tris.len() as u32;
-                tris.push(self.tris[r as usize]);
-            }
-        }
-        std::mem::swap(&mut self.tris, &mut tris);
-        self.scratch.tris = tris;
     }
 
     /// Whether some leaf's box, grown by `r` on every side, holds `p` (`true` for a tree not
@@ -318,57 +320,6 @@ impl WideTree {
             self.collapse_sah(tree_of);
         } else {
             self.collapse_lbvh(tree_of);
-        }
-    }
-
-    /// Refits a tree collapsed from a binned-SAH tree (the serial collapse's numbering: a wide
-    /// node's children come after it; its records in node order, as [`Self::collapse_sah`]
-    /// numbers them) to this frame's `positions`, in one pass over the wide
-    /// nodes from the last: a leaf lane's record takes this frame's corners and the lane their
-    /// box (`min(min(a, b), c)` and the same for the maximum, the triangle's box as
-    /// [`cpu::triangle_box`](crate::cpu::triangle_box) computes it: the same floats), an inner
-    /// lane the union of its child node's lanes (fitted before it), `+ 0.0` turning -0 into +0
-    /// (as the LBVH's refit). So each lane holds the box that the SAH tree's node it names would
-    /// have refitted, the same floats but NaN, and the SAH tree itself ([`Self::sah`]) is not
-    /// refitted: its boxes stay those of the collapse, its shape is what the tree keeps. One pass
-    /// instead of three (the SAH tree's refit, the lanes copied from it, the records refilled):
-    /// on `mesh-scaling` 159k (two bodies of 79.5k triangles, one a thread) those took
-    /// 0.94–1.00, 1.11–1.43 and 1.10–1.34 ms a body.
-    ///
-    /// The pass reads the records from the last too, since they are numbered in node order,
-    /// and computes the leaf boxes from the corners it has just read instead of reading the
-    /// frame's triangle boxes (in triangle order, not the tree's). Measured with
-    /// `raycontact-bench --cpu --no-parry --scene mesh-scaling --triangles 640712,159048
-    /// --implementations cpu-refit --frames 5`, the `fit` stage (this pass and the LBVH's refit
-    /// that measures the tree's quality), 3 runs alternated: with the records numbered as the
-    /// collapse met them and the boxes read, 641k 18.38 / 18.20 / 18.49 ms and 159k
-    /// 4.12 / 4.78 / 4.18; now 12.20 / 11.76 / 12.03 and 2.89 / 3.01 / 2.91 (this pass alone,
-    /// timed in a scratch build: 15–16 ms -> 7.3 ms at 641k, two bodies on two threads).
-    /// Computing the boxes from the corners alone, records numbered as before, changed nothing
-    /// measurable; asking for the positions of the record 8 ahead gained nothing either.
-    pub fn refit_sah(&mut self, positions: &[Vec3]) {
-        let (nodes, tris) = (&mut self.nodes, &mut self.tris);
-        for w in (0..nodes.len()).rev() {
-            let mut n = nodes[w];
-            for i in 0..n.count as usize {
-                let c = n.child[i];
-                let (lo, hi) = if c & LEAF_BIT != 0 {
-                    let r = &mut tris[(c & !LEAF_BIT) as usize];
-                    r.move_to(positions);
-                    let [a, b, c] = r.corners;
-                    (a.min(b).min(c), a.max(b).max(c))
-                } else {
-                    let k = &nodes[c as usize];
-                    let (mut lo, mut hi) = k.lane(0);
-                    for j in 1..k.count as usize {
-                        let (l, h) = k.lane(j);
-                        (lo, hi) = (lo.min(l), hi.max(h));
-                    }
-                    (lo + Vec3::ZERO, hi + Vec3::ZERO)
-                };
-                n.set_lane(i, lo, hi);
-            }
-            nodes[w] = n;
         }
     }
 
@@ -472,8 +423,11 @@ impl WideBvh {
     /// the boxes and this frame's corners copied into the lanes, on the same topology; but the
     /// bodies that `moved` marks false are kept (as [`Self::build`] keeps them), and a tree
     /// collapsed from a binned-SAH tree whose body moved is refitted on its own nodes from this
-    /// frame's `positions` ([`WideTree::refit_sah`]), or collapsed from a new binned-SAH tree
-    /// when the body is static (its tree is made for the positions it keeps).
+    /// frame's `positions` ([`WideTree::refit_sah`]; each large one split into subtrees refitted
+    /// in parallel when there are fewer of them than threads, so that a single large body uses
+    /// every core, and two large bodies on two threads are not split for nothing), or collapsed
+    /// from a new binned-SAH tree when the body is static (its tree is made for the positions it
+    /// keeps).
     pub fn refit(
         &mut self,
         packing: &Packing,
@@ -487,6 +441,11 @@ impl WideBvh {
             // trees instead.
             return self.build(packing, body_state, nodes, positions, &[]);
         }
+        let refits_sah = |b: usize, tree: &WideTree| {
+            has_moved(moved, b) && packing.bodies[b].flags & BODY_STATIC == 0 && !tree.sah.is_empty()
+        };
+        let large = self.trees.iter().enumerate().filter(|&(b, t)| refits_sah(b, t) && t.refit_plan.splits());
+        let split = large.count() < rayon::current_num_threads();
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
@@ -496,8 +455,8 @@ impl WideBvh {
                 // Kept as it is.
             } else if still || body.flags & BODY_STATIC != 0 {
                 tree.collapse_sah(tree_of);
-            } else if !tree.sah.is_empty() {
-                tree.refit_sah(positions);
+            } else if refits_sah(b, tree) {
+                tree.refit_sah(positions, split);
             } else {
                 tree.refit(lbvh);
                 tree.refill(positions);

@@ -7,15 +7,16 @@
 //! wide walk, on the same rays, and the kernels' line walk of the binary tree
 //! (`cpu::closest_hits_line_binary`) each ray's hit of the GPU walk. Also: its lanes hold the
 //! boxes of the binary nodes they name, a kept body's tree is collapsed from a binned-SAH tree
-//! over the LBVH's leaves (a valid binary tree that the binary walks find the same hits in), and
-//! the backend's normals equal the twin's bit for bit.
+//! over the LBVH's leaves (a valid binary tree that the binary walks find the same hits in), a
+//! large one's refit split into subtrees equals its serial refit, and the backend's normals
+//! equal the twin's bit for bit.
 
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;
 use raycontact::internals::cpu::{self, Narrow};
 use raycontact::internals::layout::{BodyPair, LEAF_BIT, NONE, Node, Ray, RayHit, SELF_CLOTH};
 use raycontact::internals::sah_tree::sah_tree;
-use raycontact::internals::wide_bvh::WideTree;
+use raycontact::internals::wide_bvh::{BodyTree, PARALLEL_REFIT_RECORDS, WideTree};
 use raycontact::internals::{FrameData, Packing};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene};
@@ -351,6 +352,64 @@ fn a_large_refitted_sah_tree_fits_its_moving_body() {
         let what = format!("frame {frame}");
         assert!(!f.body_wide(0).unwrap().sah.is_empty(), "{what}: an SAH tree");
         check_lanes(&what, &f, &p, 0);
+    }
+}
+
+/// A large tree collapsed from a binned-SAH tree: its refit plan splits its nodes and records
+/// into disjoint ranges (each a subtree's descendants, whose children stay inside it) and the
+/// nodes above them, every node and record once; refitted split in a pool of four threads it
+/// equals the serial refit, node for node and record for record, frame after frame.
+#[test]
+fn a_split_refit_equals_the_serial_refit() {
+    let mesh = meshes::torus(1.0, 0.3, 200, 60);
+    let p = Packed::new(&[(&mesh, BodyKind::Volumetric)]);
+    let (lbvh, leaves) = (p.frame.body_nodes(&p.packing, 0), p.frame.body_state[0].leaf_count);
+    let mut tree = WideTree::default();
+    tree.collapse_sah(BodyTree::new(&p.packing, 0, lbvh, leaves, &p.positions));
+    assert!(tree.tris.len() >= PARALLEL_REFIT_RECORDS);
+    let plan = tree.refit_plan.clone();
+    assert!(plan.tasks.len() >= 16, "{} tasks", plan.tasks.len());
+    // Every node in the top or in exactly one task; every record of a task's nodes in its
+    // range, the others held by top nodes.
+    let mut owner = vec![usize::MAX; tree.nodes.len()];
+    for &w in &plan.top {
+        assert_eq!(std::mem::replace(&mut owner[w as usize], plan.tasks.len()), usize::MAX);
+    }
+    let mut record_owner = vec![usize::MAX; tree.tris.len()];
+    for (k, &[n0, n1, r0, r1]) in plan.tasks.iter().enumerate() {
+        assert!(n0 < n1 && r0 <= r1);
+        for w in n0..n1 {
+            assert_eq!(std::mem::replace(&mut owner[w as usize], k), usize::MAX, "node {w} twice");
+        }
+        for r in r0..r1 {
+            record_owner[r as usize] = k;
+        }
+    }
+    assert!(plan.tasks.windows(2).all(|t| t[0][1] <= t[1][0] && t[0][3] <= t[1][2]));
+    assert!(plan.top.windows(2).all(|t| t[0] > t[1]), "top nodes last first");
+    for (w, n) in tree.nodes.iter().enumerate() {
+        let k = owner[w];
+        assert_ne!(k, usize::MAX, "node {w} in no part");
+        for i in 0..n.count as usize {
+            let c = n.child[i];
+            if c & LEAF_BIT != 0 {
+                let r = (c & !LEAF_BIT) as usize;
+                let want = if k == plan.tasks.len() { usize::MAX } else { k };
+                assert_eq!(record_owner[r], want, "record {r} of node {w}");
+            } else if k != plan.tasks.len() {
+                assert_eq!(owner[c as usize], k, "child {c} of node {w} outside its task");
+            }
+        }
+    }
+    let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let mut serial = tree.clone();
+    for frame in 1..4 {
+        let k = 0.3 * frame as f32;
+        let moved: Vec<Vec3> = p.positions.iter().map(|q| Quat::from_rotation_z(k * q.x) * *q).collect();
+        four.install(|| tree.refit_sah(&moved, true));
+        serial.refit_sah(&moved, false);
+        assert!(tree == serial, "frame {frame}: the split refit differs");
+        assert!(tree.tris.iter().all(|r| r.corners == r.vertices.map(|v| moved[v as usize])));
     }
 }
 

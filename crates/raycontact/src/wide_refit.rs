@@ -1,0 +1,214 @@
+//! The refit of a wide tree collapsed from a binned-SAH tree ([`WideTree::refit_sah`]: the
+//! trees of `BvhUpdate::Refit` and of `Auto`'s refitting frames), and what its collapse
+//! prepares for it ([`WideTree::prepare_refit`]): the records numbered in node order, and for
+//! a large body the split of the refit into subtrees refitted in parallel
+//! ([`RefitPlan`](crate::wide_bvh::RefitPlan)).
+//!
+//! Why the subtrees can be refitted apart: the serial collapse ([`WideTree::collapse`]) numbers
+//! a node's children when it meets the node, from a stack, so every node met between a node
+//! and the next one outside its subtree is numbered inside its subtree: the descendants of a
+//! node are a range of node indices (starting at its first inner child), and their records,
+//! numbered in node order, a range of records. A refit reads a node's children and writes the
+//! node, so the descendants of different nodes of one depth are refitted at once, each range
+//! from its last node, then the nodes above them (the plan's `top`), from the last.
+
+use glam::Vec3;
+
+use crate::layout::LEAF_BIT;
+use crate::wide_bvh::{TriRecord, WideNode, WideTree};
+
+/// Trees of at least this many records are refitted in parallel (in a pool of several
+/// threads): below it the refit takes well under a millisecond, about what the joins cost.
+pub const PARALLEL_REFIT_RECORDS: usize = 16_384;
+
+/// A parallel refit splits the tree at the first depth that has at least this many nodes (each
+/// node's descendants one task): enough for rayon to even out subtrees of unequal size.
+const TASKS: usize = 32;
+
+impl WideTree {
+    /// What a tree collapsed from a binned-SAH tree needs for its refits: its records numbered
+    /// in the order of the wide nodes and lanes that hold them (a node's records are numbered
+    /// when the collapse meets it, its index when it meets its parent: two different orders),
+    /// so that [`Self::refit_sah`], which walks the nodes from the last, reads the records
+    /// from the last too; and, for a tree of at least [`PARALLEL_REFIT_RECORDS`] records, its
+    /// [`RefitPlan`](crate::wide_bvh::RefitPlan).
+    pub(crate) fn prepare_refit(&mut self) {
+        let mut tris = std::mem::take(&mut self.scratch.tris);
+        tris.clear();
+        for n in &mut self.nodes {
+            let mut leaves = n.leaves;
+            while leaves != 0 {
+                let i = leaves.trailing_zeros() as usize;
+                leaves &= leaves - 1;
+                let r = n.child[i] & !LEAF_BIT;
+                n.child[i] = LEAF_BIT | tris.len() as u32;
+                tris.push(self.tris[r as usize]);
+            }
+        }
+        std::mem::swap(&mut self.tris, &mut tris);
+        self.scratch.tris = tris;
+        self.plan_refit();
+    }
+
+    /// The [`RefitPlan`](crate::wide_bvh::RefitPlan) of this tree (its records in node
+    /// order): empty below [`PARALLEL_REFIT_RECORDS`] records; else a task per node of the
+    /// first depth of at least [`TASKS`] nodes (the deepest there is when none has), its
+    /// descendants.
+    fn plan_refit(&mut self) {
+        let plan = &mut self.refit_plan;
+        plan.tasks.clear();
+        plan.top.clear();
+        if self.tris.len() < PARALLEL_REFIT_RECORDS || self.nodes.is_empty() {
+            return;
+        }
+        let nodes = &self.nodes;
+        let inner = |w: u32| {
+            let n = &nodes[w as usize];
+            (0..n.count as usize).filter(move |&i| n.leaves >> i & 1 == 0).map(move |i| n.child[i])
+        };
+        // Depth by depth from the root, the nodes above the split into `top`.
+        let mut level = vec![0u32];
+        loop {
+            let next: Vec<u32> = level.iter().flat_map(|&w| inner(w)).collect();
+            if level.len() >= TASKS || next.is_empty() {
+                break;
+            }
+            plan.top.append(&mut level);
+            level = next;
+        }
+        // Descendants and records before each node: a node's descendants follow its first
+        // inner child, and its records those of the nodes before it.
+        let mut below = vec![0u32; nodes.len()];
+        for w in (0..nodes.len()).rev() {
+            below[w] = inner(w as u32).map(|c| 1 + below[c as usize]).sum();
+        }
+        let mut first_record = Vec::with_capacity(nodes.len() + 1);
+        let mut records = 0;
+        for n in nodes {
+            first_record.push(records);
+            records += n.leaves.count_ones();
+        }
+        first_record.push(records);
+        for &c in &level {
+            plan.top.push(c);
+            if let Some(start) = inner(c).min() {
+                let end = start + below[c as usize];
+                plan.tasks.push([start, end, first_record[start as usize], first_record[end as usize]]);
+            }
+        }
+        plan.tasks.sort_unstable();
+        plan.top.sort_unstable_by(|a, b| b.cmp(a));
+    }
+
+    /// Refits a tree collapsed from a binned-SAH tree (the serial collapse's numbering: a wide
+    /// node's children come after it; its records in node order, as [`Self::collapse_sah`]
+    /// numbers them) to this frame's `positions`, in one pass over the wide nodes from the last:
+    /// a leaf lane's record takes this frame's corners and the lane their box
+    /// (`min(min(a, b), c)` and the same for the maximum, the triangle's box as
+    /// [`cpu::triangle_box`](crate::cpu::triangle_box) computes it: the same floats), an inner
+    /// lane the union of its child node's lanes (fitted before it), `+ 0.0` turning -0 into +0
+    /// (as the LBVH's refit). So each lane holds the box that the SAH tree's node it names would
+    /// have refitted, the same floats but NaN, and the SAH tree itself ([`Self::sah`]) is not
+    /// refitted: its boxes stay those of the collapse, its shape is what the tree keeps. One pass
+    /// instead of three (the SAH tree's refit, the lanes copied from it, the records refilled):
+    /// on `mesh-scaling` 159k (two bodies of 79.5k triangles, one a thread) those took
+    /// 0.94–1.00, 1.11–1.43 and 1.10–1.34 ms a body. With `split`, a
+    /// [`RefitPlan`](crate::wide_bvh::RefitPlan) and a pool of several threads, the plan's
+    /// tasks in parallel (rayon), then its top nodes: the same boxes, each node computed from
+    /// the same children.
+    ///
+    /// The pass reads the records from the last too, since they are numbered in node order,
+    /// and computes the leaf boxes from the corners it has just read instead of reading the
+    /// frame's triangle boxes (in triangle order, not the tree's). Measured with
+    /// `raycontact-bench --cpu --no-parry --scene mesh-scaling --triangles 640712,159048
+    /// --implementations cpu-refit --frames 5`, the `fit` stage (this pass and the LBVH's refit
+    /// that measures the tree's quality), 3 runs alternated: with the records numbered as the
+    /// collapse met them and the boxes read, 641k 18.38 / 18.20 / 18.49 ms and 159k
+    /// 4.12 / 4.78 / 4.18; now 12.20 / 11.76 / 12.03 and 2.89 / 3.01 / 2.91 (this pass alone,
+    /// timed in a scratch build: 15–16 ms -> 7.3 ms at 641k, two bodies on two threads).
+    /// Computing the boxes from the corners alone, records numbered as before, changed nothing
+    /// measurable; asking for the positions of the record 8 ahead gained nothing either.
+    ///
+    /// Split (same command, `--scene files,cloth-layers,mesh-scaling` with the armadillo pair,
+    /// `--frames 8`, 3 runs alternated with the build that refitted every tree serially): the
+    /// armadillo pair, whose one moving body is refitted alone, `fit` 2.05 / 2.62 / 2.13 ->
+    /// 1.64 / 1.66 / 1.66 ms on two threads. Where there are as many large bodies as threads
+    /// (mesh-scaling's two on two) the trees are not split: split anyway, 641k took
+    /// 11.69–12.44 ms against 12.57–12.68.
+    pub fn refit_sah(&mut self, positions: &[Vec3], split: bool) {
+        let plan = &self.refit_plan;
+        let whole = Part { nodes: &mut self.nodes, node_base: 0, tris: &mut self.tris, tri_base: 0 };
+        if !split || !plan.splits() || rayon::current_num_threads() < 2 {
+            return whole.refit_all(positions);
+        }
+        whole.run(&plan.tasks, positions);
+        let mut whole = Part { nodes: &mut self.nodes, node_base: 0, tris: &mut self.tris, tri_base: 0 };
+        for &w in &plan.top {
+            whole.refit_node(w as usize, positions);
+        }
+    }
+}
+
+/// A range of a tree's nodes and of its records: node `node_base + i` is `nodes[i]`.
+struct Part<'a> {
+    nodes: &'a mut [WideNode],
+    node_base: u32,
+    tris: &'a mut [TriRecord],
+    tri_base: u32,
+}
+
+impl Part<'_> {
+    /// Refits node `w` (of this part) from its records and its children (in this part).
+    #[inline]
+    fn refit_node(&mut self, w: usize, positions: &[Vec3]) {
+        let mut n = self.nodes[w];
+        for i in 0..n.count as usize {
+            let c = n.child[i];
+            let (lo, hi) = if c & LEAF_BIT != 0 {
+                let r = &mut self.tris[((c & !LEAF_BIT) - self.tri_base) as usize];
+                r.move_to(positions);
+                let [a, b, c] = r.corners;
+                (a.min(b).min(c), a.max(b).max(c))
+            } else {
+                let k = &self.nodes[(c - self.node_base) as usize];
+                let (mut lo, mut hi) = k.lane(0);
+                for j in 1..k.count as usize {
+                    let (l, h) = k.lane(j);
+                    (lo, hi) = (lo.min(l), hi.max(h));
+                }
+                (lo + Vec3::ZERO, hi + Vec3::ZERO)
+            };
+            n.set_lane(i, lo, hi);
+        }
+        self.nodes[w] = n;
+    }
+
+    /// Refits every node of this part, from the last.
+    fn refit_all(mut self, positions: &[Vec3]) {
+        for w in (0..self.nodes.len()).rev() {
+            self.refit_node(w, positions);
+        }
+    }
+
+    /// Refits the ranges of `tasks` (in node order, within this part), halves of them in
+    /// parallel.
+    fn run(self, tasks: &[[u32; 4]], positions: &[Vec3]) {
+        match tasks {
+            [] => {}
+            [[n0, n1, r0, r1]] => {
+                let nodes = &mut self.nodes[(n0 - self.node_base) as usize..(n1 - self.node_base) as usize];
+                let tris = &mut self.tris[(r0 - self.tri_base) as usize..(r1 - self.tri_base) as usize];
+                Part { nodes, node_base: *n0, tris, tri_base: *r0 }.refit_all(positions);
+            }
+            _ => {
+                let (left, right) = tasks.split_at(tasks.len() / 2);
+                let [n0, _, r0, _] = right[0];
+                let (ln, rn) = self.nodes.split_at_mut((n0 - self.node_base) as usize);
+                let (lt, rt) = self.tris.split_at_mut((r0 - self.tri_base) as usize);
+                let l = Part { nodes: ln, node_base: self.node_base, tris: lt, tri_base: self.tri_base };
+                let r = Part { nodes: rn, node_base: n0, tris: rt, tri_base: r0 };
+                rayon::join(|| l.run(left, positions), || r.run(right, positions));
+            }
+        }
+    }
+}
