@@ -187,6 +187,12 @@ impl RefitPlan {
     pub fn splits(&self) -> bool {
         !self.tasks.is_empty()
     }
+
+    /// Empties the plan (its memory kept): a tree refitted serially.
+    pub(crate) fn clear(&mut self) {
+        self.tasks.clear();
+        self.top.clear();
+    }
 }
 
 /// The scratch memory of the parallel collapse (`WideTree::collapse_lbvh_parallel`), kept

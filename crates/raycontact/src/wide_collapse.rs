@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use crate::layout::{LEAF_BIT, NONE, Node};
 use crate::sah_tree::half_area;
-use crate::wide_bvh::{BodyTree, RefitPlan, TriRecord, WIDTH, WideNode, WideTree};
+use crate::wide_bvh::{BodyTree, TriRecord, WIDTH, WideNode, WideTree};
 
 /// Subtrees of at least this many leaves collapse their lanes in parallel.
 const PARALLEL_LEAVES: u32 = 4096;
@@ -204,7 +204,7 @@ impl WideTree {
         self.source.clear();
         self.tris.clear();
         self.sah.clear();
-        self.refit_plan = RefitPlan::default();
+        self.refit_plan.clear();
         if leaves < 2 {
             return;
         }
@@ -257,7 +257,7 @@ impl WideTree {
     pub fn collapse_lbvh_parallel(&mut self, body: BodyTree<'_>) {
         let (binary, leaves) = (body.binary, body.leaves);
         self.sah.clear();
-        self.refit_plan = RefitPlan::default();
+        self.refit_plan.clear();
         if leaves < 2 {
             self.nodes.clear();
             self.source.clear();

@@ -56,8 +56,7 @@ impl WideTree {
     /// descendants.
     fn plan_refit(&mut self) {
         let plan = &mut self.refit_plan;
-        plan.tasks.clear();
-        plan.top.clear();
+        plan.clear();
         if self.tris.len() < PARALLEL_REFIT_RECORDS || self.nodes.is_empty() {
             return;
         }

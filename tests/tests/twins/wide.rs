@@ -620,6 +620,47 @@ fn the_sah_tree_is_a_binary_tree_over_the_lbvh_leaves() {
     assert!(none.is_empty());
 }
 
+/// The CPU backend's triangle and body boxes (the triangles' taken with their cross products,
+/// `cpu::body_bounds` over them) equal the twin `triangle_bounds`'s: on bodies with degenerate
+/// triangles (left out of the box), with nothing but degenerate ones (no box: keys 0), with -0
+/// and +0 corners, and on a large body split over threads.
+#[test]
+fn the_backends_body_boxes_equal_the_twins_with_degenerate_triangles() {
+    let mut with_degenerate = meshes::icosphere(0.5, 2);
+    let far = with_degenerate.positions.len() as u32;
+    // A triangle of three equal corners far outside the sphere, and a sliver along an axis.
+    with_degenerate.positions.extend([
+        Vec3::splat(9.0),
+        Vec3::new(-7.0, 0.0, 0.0),
+        Vec3::new(-8.0, 0.0, 0.0),
+    ]);
+    with_degenerate.triangles.extend([[far, far, far], [far + 1, far + 2, far + 1]]);
+    let flat = TriMesh {
+        positions: vec![Vec3::new(-0.0, 0.0, 0.0), Vec3::X, Vec3::X * 2.0],
+        triangles: vec![[0, 1, 2], [2, 1, 0]],
+    };
+    let signed = TriMesh {
+        positions: vec![Vec3::new(-0.0, 0.0, 0.0), Vec3::new(0.0, -0.0, 1.0), Vec3::new(1.0, 0.0, -0.0)],
+        triangles: vec![[0, 1, 2]],
+    };
+    let large = meshes::torus(1.0, 0.3, 160, 40);
+    let meshes = [&with_degenerate, &flat, &signed, &large];
+    let states = [true, false].map(|wide| {
+        let mut s = Scene::new_cpu(Some(2)).unwrap();
+        s.set_wide_bvh(wide);
+        for m in meshes {
+            s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+        }
+        s.update().unwrap();
+        let f = s.frame_data().unwrap();
+        (f.body_state.clone(), f.tri_boxes.clone())
+    });
+    assert_eq!(states[0].1, states[1].1, "triangle boxes");
+    assert_eq!(states[0].0, states[1].0, "body states");
+    assert_eq!(states[0].0[1].min_key, [0; 3], "a body of degenerate triangles has no box");
+    assert!(states[0].0[0].degenerate_count >= 2);
+}
+
 #[test]
 fn bodies_that_did_not_move_keep_what_a_full_update_would_compute() {
     // With the wide trees on, the CPU backend brings up to date only the bodies whose
