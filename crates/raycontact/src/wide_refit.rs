@@ -133,7 +133,7 @@ impl WideTree {
     /// armadillo pair, whose one moving body is refitted alone, `fit` 2.05 / 2.62 / 2.13 ->
     /// 1.64 / 1.66 / 1.66 ms on two threads. Where there are as many large bodies as threads
     /// (mesh-scaling's two on two) the trees are not split: split anyway, 641k took
-    /// 11.69–12.44 ms against 12.57–12.68.
+    /// 12.57–12.68 ms against 11.69–12.44 refitted whole.
     pub fn refit_sah(&mut self, positions: &[Vec3], split: bool) {
         let plan = &self.refit_plan;
         let whole = Part { nodes: &mut self.nodes, node_base: 0, tris: &mut self.tris, tri_base: 0 };

@@ -8,8 +8,8 @@
 //! (`cpu::closest_hits_line_binary`) each ray's hit of the GPU walk. Also: its lanes hold the
 //! boxes of the binary nodes they name, a kept body's tree is collapsed from a binned-SAH tree
 //! over the LBVH's leaves (a valid binary tree that the binary walks find the same hits in), a
-//! large one's refit split into subtrees equals its serial refit, and the backend's normals
-//! equal the twin's bit for bit.
+//! large one's refit split into subtrees equals its serial refit, and the backend's normals,
+//! triangle boxes and body boxes equal the twins' bit for bit.
 
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;
