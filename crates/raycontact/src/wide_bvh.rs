@@ -197,8 +197,9 @@ impl RefitPlan {
 
 /// The scratch memory of the parallel collapse (`WideTree::collapse_lbvh_parallel`), kept
 /// between frames: per binary internal node, whether a wide node is rooted there and the binary
-/// nodes of its lanes, and the compaction's ranks. Not part of the tree's value (equal to any
-/// other, printed empty).
+/// nodes of its lanes, and the compaction's ranks (`used` and `rank` also hold the refit
+/// plan's per-node counts while [`WideTree::collapse_sah`] makes it). Not part of the tree's
+/// value (equal to any other, printed empty).
 #[derive(Clone, Default)]
 pub struct CollapseScratch {
     pub(crate) used: Vec<u32>,

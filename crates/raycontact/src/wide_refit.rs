@@ -60,6 +60,9 @@ impl WideTree {
         if self.tris.len() < PARALLEL_REFIT_RECORDS || self.nodes.is_empty() {
             return;
         }
+        // Per node counts, in the parallel collapse's scratch vectors (rewritten by each use).
+        let (mut below, mut first_record) =
+            (std::mem::take(&mut self.scratch.used), std::mem::take(&mut self.scratch.rank));
         let nodes = &self.nodes;
         let inner = |w: u32| {
             let n = &nodes[w as usize];
@@ -77,11 +80,12 @@ impl WideTree {
         }
         // Descendants and records before each node: a node's descendants follow its first
         // inner child, and its records those of the nodes before it.
-        let mut below = vec![0u32; nodes.len()];
+        below.clear();
+        below.resize(nodes.len(), 0);
         for w in (0..nodes.len()).rev() {
             below[w] = inner(w as u32).map(|c| 1 + below[c as usize]).sum();
         }
-        let mut first_record = Vec::with_capacity(nodes.len() + 1);
+        first_record.clear();
         let mut records = 0;
         for n in nodes {
             first_record.push(records);
@@ -97,6 +101,7 @@ impl WideTree {
         }
         plan.tasks.sort_unstable();
         plan.top.sort_unstable_by(|a, b| b.cmp(a));
+        (self.scratch.used, self.scratch.rank) = (below, first_record);
     }
 
     /// Refits a tree collapsed from a binned-SAH tree (the serial collapse's numbering: a wide
