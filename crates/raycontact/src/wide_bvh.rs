@@ -102,7 +102,10 @@ impl TriRecord {
     /// moved).
     #[inline]
     pub(crate) fn move_to(&mut self, positions: &[Vec3]) {
-        self.corners = self.vertices.map(|v| positions[v as usize]);
+        // Corner by corner, in place (see `BodyTree::write_record`).
+        for k in 0..3 {
+            self.corners[k] = positions[self.vertices[k] as usize];
+        }
     }
 }
 
@@ -161,12 +164,18 @@ impl<'a> BodyTree<'a> {
         BodyTree { binary, leaves, tri_offset, triangles: &packing.triangles, positions }
     }
 
-    /// The record of body-local triangle `triangle`: its corners and packed vertices.
+    /// Makes `r` the record of body-local triangle `triangle`: its corners and packed
+    /// vertices, each field written in place (a record built apart and copied in is read back
+    /// before its stores have reached memory, a stall a record).
     #[inline]
-    pub fn record(&self, triangle: u32) -> TriRecord {
+    pub fn write_record(&self, r: &mut TriRecord, triangle: u32) {
         let g = 3 * (self.tri_offset + triangle) as usize;
-        let vertices = [self.triangles[g], self.triangles[g + 1], self.triangles[g + 2]];
-        TriRecord { corners: vertices.map(|v| self.positions[v as usize]), vertices, triangle }
+        for k in 0..3 {
+            let v = self.triangles[g + k];
+            r.vertices[k] = v;
+            r.corners[k] = self.positions[v as usize];
+        }
+        r.triangle = triangle;
     }
 }
 
@@ -365,7 +374,8 @@ impl WideTree {
                         crate::prefetch::prefetch(body.positions, *v as usize);
                     }
                 }
-                chunk[i] = body.record(chunk[i].triangle);
+                let triangle = chunk[i].triangle;
+                body.write_record(&mut chunk[i], triangle);
             }
         });
     }

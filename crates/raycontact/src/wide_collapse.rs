@@ -25,6 +25,14 @@
 //! | armadillo pair (one moving body of 52k) | 3.8–7.2 → 1.0–1.1 ms | 5.8–8.4 → 1.1 | 5.2–5.9 → 1.5–1.6 | |
 //! | `mesh-scaling`, 159k triangles | 4.4–6.6 → 1.5–1.9 ms | 6.8–7.7 → 2.5–2.7 | 7.1–8.0 → 4.6–4.7 | |
 //! | `mesh-scaling`, 641k triangles | 26–37 → 15–19 ms | 25–31 → 23–24 | 30–31 → 26–27 | 40–50 → 57–69 |
+//!
+//! The serial collapse writes each lane's child straight into its wide node, shifts its lanes
+//! element by element and writes each triangle record field by field in place
+//! ([`BodyTree::write_record`](crate::wide_bvh::BodyTree::write_record)): an array built on the
+//! stack one element at a time and then copied whole is read by wide loads before the narrow
+//! stores have reached the cache, a stall each time (a quarter of the collapse's samples in
+//! `perf`). `cargo bench -p raycontact-benches --bench cpu_bvh -- wide-collapse` (two bodies of
+//! 12.8k triangles, one thread): 685 µs -> 575–620 µs.
 
 use glam::Vec4;
 use rayon::prelude::*;
@@ -132,7 +140,7 @@ impl Lbvh<'_> {
 /// nodes are `0 .. internal` (the leaves after them), in the binary left-to-right order: its
 /// two children, then, while fewer than [`WIDTH`], the internal lane of largest surface area
 /// replaced by its two children (the first of equal ones); [`NONE`] past the count returned.
-#[inline]
+#[inline(always)]
 fn lanes(binary: &[Node], internal: u32, b: u32) -> ([u32; WIDTH], usize) {
     let left = binary[b as usize].child;
     let mut kids = [left, binary[left as usize].escape, NONE, NONE];
@@ -155,9 +163,11 @@ fn lanes(binary: &[Node], internal: u32, b: u32) -> ([u32; WIDTH], usize) {
         }
         let l = binary[kids[i] as usize].child;
         let r = binary[l as usize].escape;
-        // Keep the binary left-to-right order of the leaves under the node.
-        kids.copy_within(i + 1..count, i + 2);
-        areas.copy_within(i + 1..count, i + 2);
+        // Keep the binary left-to-right order of the leaves under the node (element by element:
+        // `copy_within` calls `memmove` for these few).
+        for j in (i + 1..count).rev() {
+            (kids[j + 1], areas[j + 1]) = (kids[j], areas[j]);
+        }
         (kids[i], kids[i + 1]) = (l, r);
         (areas[i], areas[i + 1]) = (area(l), area(r));
         count += 1;
@@ -215,9 +225,11 @@ impl WideTree {
         stack.push((0u32, 0usize));
         while let Some((b, w)) = stack.pop() {
             let (kids, count) = lanes(binary, internal, b);
-            let mut child = [NONE; WIDTH];
-            for (c, &k) in child.iter_mut().zip(&kids[..count]) {
-                *c = if k < internal {
+            (self.nodes[w], self.source[w]) = wide_node(binary, internal, &kids[..count], [NONE; WIDTH]);
+            // Each lane's child written into the node in place: an array of them built here
+            // and copied whole would be read before its stores could reach the load.
+            for (i, &k) in kids[..count].iter().enumerate() {
+                let c = if k < internal {
                     let at = self.nodes.len();
                     self.nodes.push(WideNode::default());
                     self.source.push([NONE; WIDTH]);
@@ -229,8 +241,8 @@ impl WideTree {
                     self.tris.push(TriRecord { triangle, ..TriRecord::default() });
                     LEAF_BIT | at
                 };
+                self.nodes[w].child[i] = c;
             }
-            (self.nodes[w], self.source[w]) = wide_node(binary, internal, &kids[..count], child);
         }
         // The records' corners and vertices gathered apart, in a loop of independent loads
         // whose cache misses overlap (in the walk above each waited behind the next node).
@@ -317,7 +329,7 @@ impl WideTree {
         self.tris.resize(leaves as usize, TriRecord::default());
         let leaf_nodes = &binary[lbvh.internal as usize..];
         self.tris.par_iter_mut().zip(leaf_nodes).with_min_len(1024).for_each(|(r, leaf)| {
-            *r = body.record(leaf.child & !LEAF_BIT);
+            body.write_record(r, leaf.child & !LEAF_BIT);
         });
     }
 }
