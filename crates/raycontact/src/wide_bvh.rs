@@ -76,12 +76,6 @@ impl WideNode {
             self.hi[a][i] = max[a];
         }
     }
-
-    /// The box of lane `i`: (min, max).
-    pub(crate) fn lane(&self, i: usize) -> (Vec3, Vec3) {
-        let at = |v: &[Vec4; 3]| Vec3::new(v[0][i], v[1][i], v[2][i]);
-        (at(&self.lo), at(&self.hi))
-    }
 }
 
 /// A leaf's triangle as the ray test reads it: its corners (this frame's positions), its packed
