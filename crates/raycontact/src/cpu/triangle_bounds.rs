@@ -1,11 +1,11 @@
 //! Twin of `shaders/triangle_bounds.wgsl`: each triangle's box and degenerate flag, and each
 //! body's box over its non-degenerate triangles (as ordered keys).
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 
 use super::shared::common::{box_keys, tri_vertices};
-use crate::layout::{BodyState, DEGENERATE_SIN2, TriBox};
+use crate::layout::{BodyState, DEGENERATE_SIN2, TriBox, float_to_key};
 use crate::packing::{Packing, has_moved};
 
 /// Box of a triangle and whether it is degenerate (as `triangle_bounds.wgsl` decides).
@@ -61,12 +61,35 @@ pub fn body_bounds(packing: &Packing, tri_boxes: &[TriBox], body_state: &mut [Bo
     let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).enumerate();
     bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, (body, state))| {
         let first = body.tri_offset as usize;
-        body_box(&tri_boxes[first..first + body.tri_count as usize], state);
+        body_box_folded(&tri_boxes[first..first + body.tri_count as usize], state);
     });
 }
 
-/// A body's box over its non-degenerate triangles' `boxes`, as ordered keys.
+/// A body's box over its non-degenerate triangles' `boxes`, as ordered keys: each box's keys
+/// taken at once, as the kernel's `atomicMax` takes them.
 fn body_box(boxes: &[TriBox], state: &mut BodyState) {
     let live = boxes.par_iter().with_min_len(1024).filter(|b| b.flags & 1 == 0);
     (state.min_key, state.max_key) = box_keys(live.map(|b| (b.min, b.max)));
+}
+
+/// [`body_box`] for the CPU backend: the same keys from the boxes' minimum and maximum floats,
+/// taken four lanes at a time and keyed once. The same keys: a live box is finite (a box with a
+/// coordinate that is not is degenerate), and the keys order finite floats as the floats do,
+/// both zeros one key (`the_backends_body_boxes_equal_the_twins_with_degenerate_triangles`
+/// checks it). Measured with `cargo bench -p raycontact-benches --bench cpu_bvh -- update-refit`
+/// (a refit frame's normals, boxes and refits, 25.6k triangles on one thread), alternated:
+/// 0.99–1.05 ms with the boxes keyed one by one, 0.77–0.89 so.
+fn body_box_folded(boxes: &[TriBox], state: &mut BodyState) {
+    let none = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
+    let union = |(l0, h0): (Vec3A, Vec3A), (l1, h1): (Vec3A, Vec3A)| (l0.min(l1), h0.max(h1));
+    let live = |b: &&TriBox| b.flags & 1 == 0;
+    let chunk =
+        |c: &[TriBox]| c.iter().filter(live).fold(none, |u, b| union(u, (b.min.into(), b.max.into())));
+    let (lo, hi) = boxes.par_chunks(4096).map(chunk).reduce(|| none, union);
+    // No live box leaves the minimum above the maximum.
+    (state.min_key, state.max_key) = if lo.x <= hi.x {
+        (lo.to_array().map(|x| !float_to_key(x)), hi.to_array().map(float_to_key))
+    } else {
+        ([0; 3], [0; 3])
+    };
 }
