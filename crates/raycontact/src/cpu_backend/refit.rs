@@ -153,12 +153,14 @@ impl Fit<'_> {
     /// completes a subtree (while it is a right child: the subtree of a node ends with the last
     /// leaf of its right child), which is then fitted from its left child's box, fitted before,
     /// and the box just computed: each node after its children, every node once. The subtrees'
-    /// sums wait on a stack (a node's are its two children's, the right one on top).
+    /// sums wait on a stack (a node's are its two children's, the right one on top), its top in
+    /// a register (`top`: the sum just made is the next one read, and a load of the value just
+    /// stored would wait for the store on the walk's critical path).
     fn serial(&self, window: &mut [Node], leaves: &mut [Node], f: usize, root: usize, l: usize) -> Fitted {
         let n_internal = self.n_internal;
         let mut sums = SUMS.with(|s| std::mem::take(&mut *s.borrow_mut()));
         sums.clear();
-        let mut all = true;
+        let (mut all, mut top) = (true, 0.0);
         for j in f..=l {
             // The leaves come in order: ask for the triangle box of the one LEAF_AHEAD later.
             if let Some(ahead) = leaves.get(j - f + LEAF_AHEAD) {
@@ -166,7 +168,10 @@ impl Fit<'_> {
             }
             let (mut lo, mut hi, area, live) = Fit::leaf(self.boxes, &mut leaves[j - f]);
             all &= live;
-            sums.push(area);
+            if j > f {
+                sums.push(top);
+            }
+            top = area;
             let mut x = n_internal + j;
             while x != root {
                 let p = self.parents[x] as usize;
@@ -179,16 +184,14 @@ impl Fit<'_> {
                 (lo, hi) = (lb.min.min(lo) + Vec3::ZERO, lb.max.max(hi) + Vec3::ZERO);
                 let me = &mut window[p - f];
                 (me.min, me.max) = (lo, hi);
-                let right = sums.pop().expect("the right child's sum");
                 let left = sums.pop().expect("the left child's sum");
-                sums.push(left + right + half_area(me));
+                top = left + top + half_area(me);
                 x = p;
             }
         }
         let me = &window[root - f];
-        let sum = sums[0];
         SUMS.with(|s| *s.borrow_mut() = sums);
-        (me.min, me.max, sum, all)
+        (me.min, me.max, top, all)
     }
 }
 
