@@ -1,6 +1,7 @@
 //! The CPU twins (`raycontact::internals::cpu`), the reference of the GPU tests, against references of
 //! their own: analytic cases and brute force written independently of them. No GPU needed.
 
+mod backend_update;
 mod casting;
 mod classify;
 mod intersections;
@@ -18,3 +19,4 @@ mod trace_memo;
 mod tree_build;
 mod wide;
 mod wide_collapse;
+mod wide_refit;
