@@ -23,7 +23,7 @@
 //! anew (its first frame, or a frame after it was moved), so that the first frame that keeps it
 //! does not pay for the slower build.
 
-use glam::{Vec3, Vec4};
+use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use crate::layout::{BODY_STATIC, BodyState, NONE, Node};
@@ -93,13 +93,13 @@ pub struct TriRecord {
 
 impl TriRecord {
     /// Sets the corners to `positions` at the record's vertices (a refit: the same triangle,
-    /// moved).
+    /// moved), and returns them as loaded, for a caller that needs them next (read back from the
+    /// record, the loads would wait for the stores just made).
     #[inline]
-    pub(crate) fn move_to(&mut self, positions: &[Vec3]) {
-        // Corner by corner, in place (see `BodyTree::write_record`).
-        for k in 0..3 {
-            self.corners[k] = positions[self.vertices[k] as usize];
-        }
+    pub(crate) fn move_to(&mut self, positions: &[Vec3]) -> [Vec3A; 3] {
+        let corners = self.vertices.map(|v| Vec3A::from(positions[v as usize]));
+        self.corners = corners.map(Vec3::from);
+        corners
     }
 }
 

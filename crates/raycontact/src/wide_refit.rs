@@ -12,7 +12,7 @@
 //! node, so the descendants of different nodes of one depth are refitted at once, each range
 //! from its last node, then the nodes above them (the plan's `top`), from the last.
 
-use glam::{BVec4A, Vec3, Vec3A, Vec4, Vec4Swizzles};
+use glam::{BVec4A, Vec3, Vec4, Vec4Swizzles};
 
 use crate::layout::LEAF_BIT;
 use crate::wide_bvh::{TriRecord, WideNode, WideTree};
@@ -181,10 +181,7 @@ impl Part<'_> {
             let c = n.child[i];
             let (lo, hi) = if c & LEAF_BIT != 0 {
                 let r = &mut self.tris[((c & !LEAF_BIT) - self.tri_base) as usize];
-                // The corners kept in registers for the box (read back from the record, the
-                // loads would wait for the stores just made).
-                let [a, b, c] = r.vertices.map(|v| Vec3A::from(positions[v as usize]));
-                r.corners = [a.into(), b.into(), c.into()];
+                let [a, b, c] = r.move_to(positions);
                 (a.min(b).min(c).into(), a.max(b).max(c).into())
             } else {
                 union(&after[(c - self.node_base) as usize - (w + 1)])
