@@ -103,6 +103,17 @@ impl TriRecord {
     }
 }
 
+/// What [`WideTree::build`] does with a body's tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Making {
+    /// Keeps it.
+    Kept,
+    /// Collapses a new binned-SAH tree.
+    Sah,
+    /// Collapses the body's LBVH.
+    Lbvh,
+}
+
 /// One body's wide tree: nodes (root 0), per lane the binary node (body-local) whose box it
 /// holds, and the leaves' triangles. Empty for a body of fewer than two leaves (its binary root
 /// is walked directly).
@@ -311,6 +322,8 @@ impl WideTree {
     /// alternated: `cloth-layers` hierarchy 3.5 / 3.3 / 3.5 -> 21.2 / 17.0 / 21.7 ms against rays
     /// 72.4 / 75.5 / 69.4 -> 64.6 / 61.3 / 64.8 (`cpu-rayon`'s frame 41.9 / 37.8 / 46.1 -> 52.2 /
     /// 52.8 / 49.6), and `resting-pile` and `eight-sheets` lose too.
+    ///
+    /// `alone`: [`WideTree::collapse_lbvh`]'s, for a collapse from `lbvh`.
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
@@ -319,17 +332,26 @@ impl WideTree {
         body_state: &[BodyState],
         lbvh: &[Node],
         positions: &[Vec3],
-        still: bool,
-        refitted: bool,
+        (still, refitted): (bool, bool),
+        alone: bool,
     ) {
-        let body = &packing.bodies[b];
         let tree_of = BodyTree::new(packing, b, lbvh, body_state[b].leaf_count, positions);
+        match self.making(packing.bodies[b].flags, still, refitted) {
+            Making::Kept => {}
+            Making::Sah => self.collapse_sah(tree_of),
+            Making::Lbvh => self.collapse_lbvh(tree_of, alone),
+        }
+    }
+
+    /// What [`Self::build`] makes of the tree of a body of `flags` (`still` and `refitted` as
+    /// there).
+    pub(crate) fn making(&self, flags: u32, still: bool, refitted: bool) -> Making {
         if still && !self.sah.is_empty() {
-            // Kept as it is.
-        } else if still || refitted || body.flags & BODY_STATIC != 0 {
-            self.collapse_sah(tree_of);
+            Making::Kept
+        } else if still || refitted || flags & BODY_STATIC != 0 {
+            Making::Sah
         } else {
-            self.collapse_lbvh(tree_of);
+            Making::Lbvh
         }
     }
 
@@ -415,10 +437,12 @@ impl WideBvh {
             return;
         }
         let built = self.prepare(packing.bodies.len());
+        let still = |b: usize| built && !has_moved(moved, b);
+        let alone = self.splits_collapse(packing, body_state, still, false);
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let lbvh =
                 &nodes[packing.bodies[b].node_offset as usize..][..used_nodes(body_state[b].leaf_count)];
-            tree.build(packing, b, body_state, lbvh, positions, built && !has_moved(moved, b), false);
+            tree.build(packing, b, body_state, lbvh, positions, (still(b), false), alone);
         });
     }
 

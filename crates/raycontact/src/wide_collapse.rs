@@ -16,13 +16,16 @@
 //!
 //! It does more work than the serial collapse (a second pass, over the used slots, that reads
 //! the lanes' binary boxes again), so [`WideTree::collapse_lbvh`] uses it only for bodies of at
-//! least [`PARALLEL_BODY_LEAVES`] leaves in pools of at least [`PARALLEL_THREADS`] threads.
-//! Measured with `raycontact-bench --cpu --no-parry` (the `fit` stage of `cpu-rayon`, which is
-//! the collapse; medians of 10 or 3 frames, serial → parallel):
+//! least [`PARALLEL_BODY_LEAVES`] leaves in pools of at least [`PARALLEL_THREADS`] threads, or of
+//! two or more when fewer such bodies than threads collapse in the build
+//! ([`WideBvh::splits_collapse`]: the other threads would wait for them).
+//! Measured with `raycontact-bench --cpu --no-parry` (the `fit` stage of `cpu-rayon`, which was
+//! then the collapse; medians of 10 or 3 frames, serial → parallel; the 2-thread figures of the
+//! armadillo pair are the `hierarchy` stage's, which holds the collapse now):
 //!
 //! | | 16 threads (H200 host) | 8 threads | 4 threads | 2 threads (2-core VM) |
 //! |---|---|---|---|---|
-//! | armadillo pair (one moving body of 52k) | 3.8–7.2 → 1.0–1.1 ms | 5.8–8.4 → 1.1 | 5.2–5.9 → 1.5–1.6 | |
+//! | armadillo pair (one moving body of 52k) | 3.8–7.2 → 1.0–1.1 ms | 5.8–8.4 → 1.1 | 5.2–5.9 → 1.5–1.6 | 2.21–2.52 → 2.00–2.17 |
 //! | `mesh-scaling`, 159k triangles | 4.4–6.6 → 1.5–1.9 ms | 6.8–7.7 → 2.5–2.7 | 7.1–8.0 → 4.6–4.7 | |
 //! | `mesh-scaling`, 641k triangles | 26–37 → 15–19 ms | 25–31 → 23–24 | 30–31 → 26–27 | 40–50 → 57–69 |
 //!
@@ -37,9 +40,10 @@
 use glam::Vec4;
 use rayon::prelude::*;
 
-use crate::layout::{LEAF_BIT, NONE, Node};
+use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
+use crate::packing::Packing;
 use crate::sah_tree::half_area;
-use crate::wide_bvh::{BodyTree, TriRecord, WIDTH, WideNode, WideTree};
+use crate::wide_bvh::{BodyTree, Making, TriRecord, WIDTH, WideBvh, WideNode, WideTree};
 
 /// Subtrees of at least this many leaves collapse their lanes in parallel.
 const PARALLEL_LEAVES: u32 = 4096;
@@ -252,10 +256,16 @@ impl WideTree {
     /// Collapses a fitted LBVH of `leaves` leaves (its used nodes, in Karras' layout: the
     /// `hierarchy` stage's) into this tree, as [`Self::collapse_lbvh_parallel`] does where the
     /// body has at least [`PARALLEL_BODY_LEAVES`] leaves and the current rayon pool at least
-    /// [`PARALLEL_THREADS`] threads, else as [`Self::collapse`] does (on fewer cores the
-    /// parallel collapse's second pass costs more than it gains). The same wide nodes either way.
-    pub fn collapse_lbvh(&mut self, body: BodyTree<'_>) {
-        if body.leaves >= PARALLEL_BODY_LEAVES && rayon::current_num_threads() >= PARALLEL_THREADS {
+    /// [`PARALLEL_THREADS`] threads, or at least two with `alone` (fewer bodies that large
+    /// collapse their LBVH in this build than the pool has threads:
+    /// [`WideBvh::splits_collapse`](crate::wide_bvh::WideBvh::splits_collapse)), else as
+    /// [`Self::collapse`] does: with every thread collapsing a large body of its own, the
+    /// parallel collapse's second pass costs more than it gains; a large body the other
+    /// threads would wait for is collapsed sooner on all of them. The same wide nodes either
+    /// way.
+    pub fn collapse_lbvh(&mut self, body: BodyTree<'_>, alone: bool) {
+        let threads = rayon::current_num_threads();
+        if body.leaves >= PARALLEL_BODY_LEAVES && (threads >= PARALLEL_THREADS || alone && threads >= 2) {
             self.collapse_lbvh_parallel(body);
         } else {
             self.collapse(body);
@@ -331,6 +341,31 @@ impl WideTree {
         self.tris.par_iter_mut().zip(leaf_nodes).with_min_len(1024).for_each(|(r, leaf)| {
             body.write_record(r, leaf.child & !LEAF_BIT);
         });
+    }
+}
+
+impl WideBvh {
+    /// Whether fewer bodies of at least [`PARALLEL_BODY_LEAVES`] leaves collapse their LBVH in
+    /// a build ([`WideTree::build`] of every body, after [`Self::prepare`], with `still(b)` and
+    /// `refitted` as there) than the current rayon pool has threads: then each of them is
+    /// collapsed on every thread ([`WideTree::collapse_lbvh`]'s `alone`), as [`Self::refit`]
+    /// splits a lone large body, where two large bodies on two threads are not split for
+    /// nothing. On the 2-core VM, the armadillo pair's one moving body (52k triangles, the
+    /// README has the command): `cpu-rayon`'s `hierarchy` stage 2.21–2.52 -> 2.00–2.17 ms, 6
+    /// runs alternated; a body of 52k triangles in random vertex order alone, 1.18–1.73 ms
+    /// serially against 0.96–1.17 on two threads (a scratch criterion bench, 3 runs).
+    pub fn splits_collapse(
+        &self,
+        packing: &Packing,
+        body_state: &[BodyState],
+        still: impl Fn(usize) -> bool,
+        refitted: bool,
+    ) -> bool {
+        let large = self.trees.iter().enumerate().filter(|&(b, tree)| {
+            body_state[b].leaf_count >= PARALLEL_BODY_LEAVES
+                && tree.making(packing.bodies[b].flags, still(b), refitted) == Making::Lbvh
+        });
+        large.count() < rayon::current_num_threads()
     }
 }
 

@@ -3,15 +3,17 @@
 //! serial collapse (`WideTree::collapse`): the same wide nodes, lane for lane (the binary node,
 //! box and kind of every lane, and every leaf's triangle record), read in the same depth-first
 //! order from the root of each, on one thread and on four, on bodies small and large enough for
-//! the parallel split (a subtree of 4096 leaves or more); and `WideTree::collapse_lbvh` takes
-//! the parallel collapse exactly for large bodies in pools of several threads.
+//! the parallel split (a subtree of 4096 leaves or more); `WideTree::collapse_lbvh` takes the
+//! parallel collapse exactly for large bodies in pools of four threads, or of two when the body
+//! is alone; and `WideBvh::splits_collapse` says it is alone exactly when fewer large bodies than
+//! threads collapse their LBVH in a build.
 
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;
 use raycontact::BodyKind;
-use raycontact::internals::layout::{LEAF_BIT, NONE};
+use raycontact::internals::layout::{BODY_STATIC, LEAF_BIT, NONE};
 use raycontact::internals::wide_bvh::{
-    BodyTree, PARALLEL_BODY_LEAVES, PARALLEL_THREADS, TriRecord, WideTree,
+    BodyTree, PARALLEL_BODY_LEAVES, PARALLEL_THREADS, TriRecord, WideBvh, WideTree,
 };
 use raycontact::meshes::{self, TriMesh};
 use raycontact_tests::{random_unit, rng};
@@ -89,6 +91,7 @@ fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
         ("the bunny".into(), raycontact_tests::bunny()),
     ];
     let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     for (what, mesh) in &meshes {
         let p = Packed::new(&[(mesh, BodyKind::Volumetric)]);
@@ -98,7 +101,7 @@ fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
         let mut serial = WideTree::default();
         serial.collapse(body);
         let want = canonical(&serial);
-        for (threads, pool) in [(1, &one), (4, &four)] {
+        for (threads, pool) in [(1, &one), (2, &two), (4, &four)] {
             // Twice into the same tree: the second reuses the first's memory and scratch.
             let mut parallel = WideTree::default();
             for round in 0..2 {
@@ -125,13 +128,19 @@ fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
                         .all(|(r, l)| LEAF_BIT | r.triangle == l.child)
                 );
             }
-            // What the backend calls: the parallel collapse for a large body on 4 threads, the
-            // serial one (numbered as it numbers) otherwise.
-            let mut chosen = WideTree::default();
-            pool.install(|| chosen.collapse_lbvh(body));
-            let parallel_wanted = threads >= PARALLEL_THREADS && leaves >= PARALLEL_BODY_LEAVES;
-            let like = if parallel_wanted { &parallel } else { &serial };
-            assert!(chosen == *like, "{what}, {threads} threads: collapse_lbvh chose otherwise");
+            // What the backend calls: the parallel collapse for a large body on 4 threads, or
+            // on 2 when it is alone, the serial one (numbered as it numbers) otherwise.
+            for alone in [false, true] {
+                let mut chosen = WideTree::default();
+                pool.install(|| chosen.collapse_lbvh(body, alone));
+                let parallel_wanted =
+                    leaves >= PARALLEL_BODY_LEAVES && (threads >= PARALLEL_THREADS || alone && threads >= 2);
+                let like = if parallel_wanted { &parallel } else { &serial };
+                assert!(
+                    chosen == *like,
+                    "{what}, {threads} threads, alone {alone}: collapse_lbvh chose otherwise"
+                );
+            }
         }
     }
     // A tree over a smaller body after a larger one: nothing left of the larger one.
@@ -148,4 +157,47 @@ fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
     let (lbvh, leaves) = (small.frame.body_nodes(&small.packing, 0), small.frame.body_state[0].leaf_count);
     serial.collapse(BodyTree::new(&small.packing, 0, lbvh, leaves, &small.positions));
     assert!(canonical(&tree) == canonical(&serial), "after a larger body");
+}
+
+/// `WideBvh::splits_collapse`: a build splits the collapse of its large bodies exactly when
+/// fewer of them than the pool's threads collapse their LBVH (a body that keeps its tree, a
+/// static one and one under a refitting policy collapse a binned-SAH tree instead), and
+/// `WideBvh::build` then makes the same wide trees as the serial collapse would.
+#[test]
+fn a_build_splits_the_collapse_of_fewer_large_bodies_than_threads() {
+    let mut r = rng(77);
+    let large = soup(&mut r, PARALLEL_BODY_LEAVES);
+    let small = soup(&mut r, 500);
+    let p = Packed::new(&[
+        (&large, BodyKind::Volumetric),
+        (&small, BodyKind::Volumetric),
+        (&large, BodyKind::Volumetric),
+        (&large, BodyKind::Volumetric),
+    ]);
+    // Body 3 static (as `Scene::set_static` marks it).
+    let mut packing = p.packing.clone();
+    packing.bodies[3].flags |= BODY_STATIC;
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let mut wide = WideBvh::default();
+    wide.prepare(p.packing.bodies.len());
+    let (packing, state) = (&packing, &p.frame.body_state);
+    // Bodies 0 and 2 collapse their LBVH (the static one and the small one do not count).
+    let moving = |b: usize| b == 0 || b == 2;
+    assert!(!two.install(|| wide.splits_collapse(packing, state, |_| false, false)));
+    assert!(three.install(|| wide.splits_collapse(packing, state, |_| false, false)));
+    // Body 2 still (a new tree: collapsed from a binned-SAH tree): body 0 alone.
+    assert!(two.install(|| wide.splits_collapse(packing, state, |b| b == 2, false)));
+    assert!(!two.install(|| wide.splits_collapse(packing, state, |b| !moving(b), false)));
+    // Refitting: every tree from a binned-SAH tree.
+    assert!(two.install(|| wide.splits_collapse(packing, state, |_| false, true)));
+    // The trees it builds on three threads (split) are the serial collapse's.
+    let mut built = WideBvh::default();
+    three.install(|| built.build(packing, state, &p.frame.nodes, &p.positions, &[]));
+    for b in [0, 2] {
+        let lbvh = p.frame.body_nodes(packing, b);
+        let mut serial = WideTree::default();
+        serial.collapse(BodyTree::new(packing, b, lbvh, state[b].leaf_count, &p.positions));
+        assert!(canonical(&built.trees[b]) == canonical(&serial), "body {b}");
+    }
 }

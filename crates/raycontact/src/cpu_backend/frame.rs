@@ -212,6 +212,8 @@ impl FrameData {
             // Links, parents and boxes in one pass, equal to the `hierarchy` and `fit` twins,
             // and each body's wide tree right after its binary one.
             let built = self.wide.prepare(packing.bodies.len());
+            let still = |b: usize| built && !has_moved(wide_moved, b);
+            let alone = self.wide.splits_collapse(packing, &self.body_state, still, refits);
             let body_state = &self.body_state;
             tree_build::build_trees_then(
                 packing,
@@ -224,8 +226,7 @@ impl FrameData {
                 moved,
                 &mut self.wide.trees,
                 |b, lbvh, tree| {
-                    let still = built && !has_moved(wide_moved, b);
-                    tree.build(packing, b, body_state, lbvh, positions, still, refits);
+                    tree.build(packing, b, body_state, lbvh, positions, (still(b), refits), alone);
                 },
             );
             lap(Stage::Hierarchy);
