@@ -22,20 +22,31 @@
 //! 6,405 and then 9,397); over 24 frames, as the sheets settle, from 4,939 to 232.
 //!
 //! [`TraceMemo`] keeps, per packed vertex, the first unbounded trace that skipped it since its
-//! body last moved: the body, the whole ray and the result. A later unbounded trace that skips
-//! the same vertex gets that result if its body and ray are equal bit for bit; any other trace
-//! is cast. A bounded trace (`tmax` finite) bypasses the memo: its bound is the distance of
-//! another body's hit (the own-body trace when exits are not remembered) or a pair's reach, so
-//! another pair asks for the same one only by coincidence. Measured over the bench's scenes, 4
-//! frames each, not one bounded trace was asked twice (cloth-layers 11k bounded traces a frame,
-//! eight-sheets 2k, resting-pile 6.3k: every trace that skips a vertex there, so its full pass
-//! does not touch the memo at all), while the unbounded ones gave every answer (cloth-layers
-//! 20k of 66k, eight-sheets 5k of 75k).
+//! body last moved: the body, the whole ray and the result. A later trace that skips the same
+//! vertex, on the same body, from the same origin in the same direction with the same `tmin`
+//! (bit for bit) gets that result, cut at its bound when it has one: the closest hit when it lies
+//! within the bound, else a miss, which is what the bounded cast finds (it sees the same hits up
+//! to its bound). Any other trace is cast, and only an unbounded one kept (in an empty slot). A
+//! bounded trace's bound is another body's hit (the own-body check when exits are not
+//! remembered) or a pair's reach, so no trace was asked twice with the same bound (over 4 frames
+//! of every scene); but one is asked along the ray of an unbounded one: a volumetric vertex's
+//! own-body check of its outward ray, up to the cloth that ray meets, along the outward normal,
+//! once in each of its cloth pairs, while its exit trace runs along the inward normal. So an
+//! unbounded trace along the inward normal is cast as a line where the tracer can
+//! ([`Tracer::trace_line`]: the CPU backend's walks both directions in one walk of the tree), and
+//! its entry keeps the outward ray's result too. On the bench's `cloth-layers` (`cpu-1`, one
+//! frame) the traces cast fell from 66.1k (2.60M lanes tested) to 44.9k (1.10M), for 10.1k more
+//! line walks (51.1k with 3.09M lanes to 61.2k with 4.06M): 9.3 % fewer lanes in all; on
+//! `eight-sheets` 1.7 % fewer; on `resting-pile`'s full passes with exits remembered (`cpu-walk`:
+//! its own-body traces along the inward normal walk both ways, with no outward check to answer)
+//! 1.3 % more. While no slot holds an entry a bounded trace reads none: `resting-pile`'s full
+//! pass, all of whose traces that skip a vertex are bounded, does not touch the memo at all.
 //!
 //! A trace's result is its closest hit, which depends on nothing but the body's positions and the
 //! ray (not on the tree, the traversal or the order of the rays), so the contacts are those of
 //! casting every trace: an entry is answered only while its body's positions are those it was
-//! cast at, and for the same ray bit for bit. Only for tracers whose result is a function of the
+//! cast at, and for the same ray bit for bit (or its opposite, cast in the same walk), but for
+//! the bound. Only for tracers whose result is a function of the
 //! body and the ray (BVH casts), not for walks, whose result depends on the hint.
 
 use std::sync::OnceLock;
@@ -44,17 +55,44 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use glam::Vec3;
 
 use crate::cpu::{Narrow, Traced, Tracer};
-use crate::layout::{BodyGpu, NONE, Ray, WalkCounts};
+use crate::layout::{BodyGpu, NONE, Ray, RayHit, WalkCounts};
 use crate::packing::has_moved;
 
-/// A memoised trace: the body and the ray's bits (origin, direction, `tmin`, `tmax`), and what
-/// the trace returned.
+/// A memoised trace: the body and the ray's bits (origin, direction, `tmin`, `tmax`: an
+/// unbounded ray), and what the trace returned; with `back`, what the opposite ray (the same
+/// origin and bounds, the direction negated) returned, when the two were cast as a line.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     body: u32,
     ray: [u32; 8],
     traced: Traced,
+    back: Option<Traced>,
 }
+
+impl Entry {
+    /// What a trace of `ray` on body `b` returns, if this entry holds it: the same body, origin
+    /// and `tmin` bit for bit, and the entry's direction or (cast as a line) its opposite. For
+    /// a bounded `ray`, the closest hit of the unbounded one when it lies within the bound, else
+    /// a miss: the closest hit of the bounded ray, which sees the same hits up to its bound.
+    fn answer(&self, b: usize, ray: &Ray) -> Option<Traced> {
+        let bits = ray_bits(ray);
+        if self.body != b as u32 || bits[..3] != self.ray[..3] || bits[6] != self.ray[6] {
+            return None;
+        }
+        let traced = if bits[3..6] == self.ray[3..6] {
+            self.traced
+        } else if (0..3).all(|i| bits[3 + i] == self.ray[3 + i] ^ SIGN) {
+            self.back?
+        } else {
+            return None;
+        };
+        let within = traced.hit.triangle != NONE && traced.hit.t <= ray.tmax;
+        Some(if ray.tmax == f32::INFINITY || within { traced } else { Traced::cast(RayHit::MISS, None) })
+    }
+}
+
+/// The sign bit of an `f32`: negating a float flips it alone.
+const SIGN: u32 = 1 << 31;
 
 /// The bits of a ray, compared instead of its floats (so that -0 is not 0 and NaN equals
 /// itself).
@@ -112,9 +150,9 @@ impl TraceMemo {
     }
 }
 
-/// A [`Tracer`] answering the unbounded traces that skip a vertex from a [`TraceMemo`] when it
-/// holds the same trace, and casting through `inner` otherwise (remembering the first unbounded
-/// one per vertex).
+/// A [`Tracer`] answering the traces that skip a vertex from a [`TraceMemo`] when it holds an
+/// unbounded trace of the same ray (or of its opposite, cast with it as a line), and casting
+/// through `inner` otherwise (remembering the first unbounded one per vertex).
 #[derive(Debug)]
 pub struct Memoized<'m, T> {
     memo: &'m TraceMemo,
@@ -131,21 +169,31 @@ impl<T: Tracer> Tracer for Memoized<'_, T> {
         hint: u32,
         counts: &mut WalkCounts,
     ) -> Traced {
-        let memoised = ignore != NONE && ray.tmax == f32::INFINITY;
-        let slot = if memoised { self.memo.slots.get(ignore as usize) } else { None };
-        let Some(slot) = slot else {
+        let slot = if ignore != NONE { self.memo.slots.get(ignore as usize) } else { None };
+        let bounded = ray.tmax != f32::INFINITY;
+        // A bounded trace is only answered (from an entry of its ray, or of the opposite ray
+        // cast with it), never kept: while no slot holds an entry it reads none.
+        let Some(slot) = slot.filter(|_| !bounded || self.memo.written.load(Ordering::Relaxed)) else {
             return self.inner.trace(cx, b, ray, ignore, hint, counts);
         };
-        let bits = ray_bits(ray);
-        if let Some(e) = slot.get() {
-            if e.body == b as u32 && e.ray == bits {
-                return e.traced;
-            }
+        if let Some(traced) = slot.get().and_then(|e| e.answer(b, ray)) {
+            return traced;
         }
-        let traced = self.inner.trace(cx, b, ray, ignore, hint, counts);
+        if bounded {
+            return self.inner.trace(cx, b, ray, ignore, hint, counts);
+        }
+        // Along the inward normal (a volumetric vertex's own-body trace to the exit): cast as a
+        // line where the tracer can, so that the own-body checks along the outward normal, each
+        // bounded by another body's hit, are answered too.
+        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+        let inward = bits(ray.dir) == bits(-self.inner.normal(cx, ignore));
+        let (traced, back) = match inward.then(|| self.inner.trace_line(cx, b, ray, ignore)).flatten() {
+            Some([traced, back]) => (traced, Some(back)),
+            None => (self.inner.trace(cx, b, ray, ignore, hint, counts), None),
+        };
         // Kept only in an empty slot: a filled one (by another trace of this vertex, or by
         // another thread meanwhile) keeps its entry.
-        if slot.set(Entry { body: b as u32, ray: bits, traced }).is_ok()
+        if slot.set(Entry { body: b as u32, ray: ray_bits(ray), traced, back }).is_ok()
             && !self.memo.written.load(Ordering::Relaxed)
         {
             self.memo.written.store(true, Ordering::Relaxed);

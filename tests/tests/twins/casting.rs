@@ -8,16 +8,24 @@ use glam::Vec3;
 use raycontact::Contact;
 use raycontact::internals::Packing;
 use raycontact::internals::cpu::{self, BvhTracer, Narrow, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, ContactGpu, Ray, WalkCounts};
+use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, Ray, WalkCounts};
 
 /// The BVH tracer, counting its casts. With `every_ray`, `may_reach` always says yes: every
-/// ray is cast (the classification before `may_reach`); without, it asks the BVH.
+/// ray is cast (the classification before `may_reach`); without, it asks the BVH. With `lines`,
+/// it casts a ray and its opposite in one walk when asked (`trace_line`, counted in
+/// `line_casts`), as the CPU backend's tracer does; without, one by one.
 #[derive(Default)]
 pub struct CastCounter {
     /// Traces cast.
     pub casts: AtomicU32,
     /// Cast the rays that cannot reach too.
     pub every_ray: bool,
+    /// Cast a ray and its opposite in one walk.
+    pub lines: bool,
+    /// Lines cast (with `lines`).
+    pub line_casts: AtomicU32,
+    /// Bounded traces that skip a vertex cast (own-body checks up to another body's hit).
+    pub bounded_skips: AtomicU32,
 }
 
 impl CastCounter {
@@ -38,7 +46,18 @@ impl Tracer for CastCounter {
         counts: &mut WalkCounts,
     ) -> Traced {
         self.casts.fetch_add(1, Ordering::Relaxed);
+        if ignore != NONE && ray.tmax != f32::INFINITY {
+            self.bounded_skips.fetch_add(1, Ordering::Relaxed);
+        }
         BvhTracer.trace(cx, b, ray, ignore, hint, counts)
+    }
+
+    fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
+        if !self.lines {
+            return None;
+        }
+        self.line_casts.fetch_add(1, Ordering::Relaxed);
+        BvhTracer.trace_line(cx, b, ray, ignore)
     }
 
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {

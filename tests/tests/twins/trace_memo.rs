@@ -1,14 +1,19 @@
 //! The CPU backend's memo of the traces that skip a vertex (`TraceMemo`): an unbounded trace
 //! asked again (same body, same ray bit for bit, same skipped vertex) is answered without a
-//! cast, and with what the cast returned; any other trace is cast. On a ball draped in three
+//! cast, and with what the cast returned, and so is the same ray with a bound (cut at it), and
+//! the opposite ray of one cast as a line (a volumetric vertex's own-body trace along its inward
+//! normal, whose own-body checks along the outward normal are then answered at any bound); any
+//! other trace is cast. On a ball draped in three
 //! garments (its own-body traces asked once per garment) with a ring round its cap, with exits
 //! remembered and not: the same contacts as casting every trace, in the same order, with fewer
 //! casts; and the backend's contacts equal the twin's narrow phase. From one full pass to the
 //! next the memo keeps the entries of the bodies that did not move, and forgets those of the
 //! bodies that did, even where a vertex's ray stays the same bit for bit.
 
+use std::sync::atomic::Ordering;
+
 use glam::{Affine3A, Vec3};
-use raycontact::internals::cpu::{Narrow, Tracer};
+use raycontact::internals::cpu::{BvhTracer, Narrow, Tracer};
 use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, Ray, SELF_CLOTH, WalkCounts};
 use raycontact::internals::trace_memo::TraceMemo;
 use raycontact::internals::{FrameData, cpu};
@@ -40,6 +45,12 @@ fn draped_ball() -> Vec<(TriMesh, BodyKind)> {
     out
 }
 
+/// `bodies` packed, their frame built by the twins.
+fn packed(bodies: &[(TriMesh, BodyKind)]) -> Packed {
+    let refs: Vec<(&TriMesh, BodyKind)> = bodies.iter().map(|(m, k)| (m, *k)).collect();
+    Packed::new(&refs)
+}
+
 #[test]
 fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same() {
     let bodies = draped_ball();
@@ -68,27 +79,45 @@ fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same(
         };
         let every = CastCounter::default();
         let plain = classify_in_order(&cx, &every, &pairs, &sources);
-        let inner = CastCounter::default();
-        let mut memo = TraceMemo::default();
-        memo.reset(&packing.bodies, &[]);
-        let memoised = classify_in_order(&cx, &memo.tracer(&inner), &pairs, &sources);
-        let (m, p): (Vec<Key>, Vec<Key>) =
-            (memoised.iter().map(key).collect(), plain.iter().map(key).collect());
-        let first = m.iter().zip(&p).position(|(x, y)| x != y);
-        assert!(
-            m == p,
-            "remember_exit {remember_exit}: {} contacts with the memo, {} without; first difference: {first:?}",
-            m.len(),
-            p.len()
-        );
-        let (all, cast) = (every.casts(), inner.casts());
-        assert!(cast < all, "remember_exit {remember_exit}: {cast} casts with the memo, {all} without");
-        // Each garment after the first asks the ball's own-body traces again.
-        assert!(
-            all - cast > 500,
-            "remember_exit {remember_exit}: {} traces answered by the memo",
-            all - cast
-        );
+        let mut bounded_single = 0;
+        for lines in [false, true] {
+            let inner = CastCounter { lines, ..Default::default() };
+            let mut memo = TraceMemo::default();
+            memo.reset(&packing.bodies, &[]);
+            let memoised = classify_in_order(&cx, &memo.tracer(&inner), &pairs, &sources);
+            let (m, p): (Vec<Key>, Vec<Key>) =
+                (memoised.iter().map(key).collect(), plain.iter().map(key).collect());
+            let first = m.iter().zip(&p).position(|(x, y)| x != y);
+            assert!(
+                m == p,
+                "remember_exit {remember_exit}, lines {lines}: {} contacts with the memo, {} without; first difference: {first:?}",
+                m.len(),
+                p.len()
+            );
+            let (all, cast) = (every.casts(), inner.casts());
+            assert!(cast < all, "remember_exit {remember_exit}: {cast} casts with the memo, {all} without");
+            // Each garment after the first asks the ball's own-body traces again.
+            assert!(
+                all - cast > 500,
+                "remember_exit {remember_exit}: {} traces answered by the memo",
+                all - cast
+            );
+            // The ball's own-body checks along its outward normals, bounded by the garment each
+            // meets: answered from the lines of its exit traces (with exits remembered they are
+            // unbounded, and kept or answered as any unbounded trace).
+            let bounded = inner.bounded_skips.load(Ordering::Relaxed);
+            if remember_exit {
+                assert_eq!(bounded, 0);
+            } else if lines {
+                assert!(
+                    bounded + 300 < bounded_single,
+                    "{bounded} bounded checks cast with lines, {bounded_single} without"
+                );
+            } else {
+                bounded_single = bounded;
+                assert!(bounded > 300, "{bounded} bounded checks cast");
+            }
+        }
         assert!(plain.len() > 1000, "{} contacts", plain.len());
         if !remember_exit {
             // The backend (rayon, its memo) against the twin's narrow phase.
@@ -101,9 +130,7 @@ fn a_trace_asked_again_is_answered_from_the_memo_and_the_contacts_stay_the_same(
 
 #[test]
 fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_reset() {
-    let bodies = draped_ball();
-    let refs: Vec<(&TriMesh, BodyKind)> = bodies.iter().map(|(m, k)| (m, *k)).collect();
-    let p = Packed::new(&refs);
+    let p = packed(&draped_ball());
     let cx = p.narrow();
     let inner = CastCounter::default();
     let mut memo = TraceMemo::default();
@@ -124,18 +151,27 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
         (first.t.to_bits(), first.triangle, first.u.to_bits())
     );
     assert_eq!(casts(), 1, "answered by the memo");
-    // Another bound, another origin bit, another body, another skipped vertex, no skipped
-    // vertex: each cast.
-    let shorter = Ray { tmax: 0.5 * first.t, ..ray };
-    assert_eq!(trace(&memo, 0, &shorter, v).triangle, NONE);
+    // The same ray with a bound: answered, cut at the bound (a miss short of the hit, the hit
+    // from its distance on), as the bounded cast finds it.
+    for (tmax, hits) in [(0.5 * first.t, false), (first.t, true), (2.0 * first.t, true)] {
+        let bounded = Ray { tmax, ..ray };
+        let answered = trace(&memo, 0, &bounded, v);
+        let cast = BvhTracer.trace(&cx, 0, &bounded, v, NONE, &mut WalkCounts::default()).hit;
+        assert_eq!(answered.triangle != NONE, hits, "bound {tmax}");
+        assert_eq!((answered.triangle, answered.t.to_bits()), (cast.triangle, cast.t.to_bits()));
+    }
+    assert_eq!(casts(), 1, "bounded traces of the same ray answered by the memo");
+    // Another origin bit, another body, another skipped vertex, no skipped vertex, the opposite
+    // direction (not cast as a line by this tracer): each cast.
     let moved = Ray { origin: Vec3 { z: f32::from_bits(ray.origin.z.to_bits() ^ 1), ..ray.origin }, ..ray };
     trace(&memo, 0, &moved, v);
     trace(&memo, 4, &ray, v);
     trace(&memo, 0, &ray, v + 1);
     trace(&memo, 0, &ray, NONE);
+    trace(&memo, 0, &Ray { dir: -ray.dir, ..ray }, v);
     assert_eq!(casts(), 6);
-    // A bounded trace is never memoised: asked again, it is cast again (and a bounded trace
-    // on an empty slot leaves it empty for the unbounded one).
+    // A bounded trace is never kept: asked again, it is cast again (and a bounded trace on an
+    // empty slot leaves it empty for the unbounded one).
     let bounded = Ray { tmax: 2.0 * first.t, ..ray };
     let b1 = trace(&memo, 0, &bounded, v + 2);
     let b2 = trace(&memo, 0, &bounded, v + 2);
@@ -156,6 +192,55 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     memo.reset(&p.packing.bodies, &[]);
     trace(&memo, 0, &ray, v);
     assert_eq!(casts(), 12);
+}
+
+/// A volumetric vertex's own-body trace along its inward normal, cast through the memo by a
+/// tracer that walks a ray and its opposite together, is cast as a line: the own-body checks
+/// along its outward normal, whatever their bound, are then answered, each as its own cast
+/// finds it. On a torus, whose inner vertices' outward rays cross the hole into the far side,
+/// and on a ball, whose outward rays leave it.
+#[test]
+fn an_inward_trace_cast_as_a_line_answers_the_outward_checks_at_any_bound() {
+    let p = packed(&draped_ball());
+    let cx = p.narrow();
+    let inner = CastCounter { lines: true, ..Default::default() };
+    let mut memo = TraceMemo::default();
+    memo.reset(&p.packing.bodies, &[]);
+    let mut counts = WalkCounts::default();
+    let (mut far_hits, mut checks) = (0, 0);
+    for b in [0usize, 4] {
+        let body = &p.packing.bodies[b];
+        for v in body.vertex_offset..body.vertex_offset + body.vertex_count {
+            let (o, n) = (p.positions[v as usize], p.frame.normals[v as usize]);
+            let exit = Ray { origin: o, dir: -n, tmin: 0.0, tmax: f32::INFINITY };
+            let lines = inner.line_casts.load(Ordering::Relaxed);
+            let got = memo.tracer(&inner).trace(&cx, b, &exit, v, NONE, &mut counts).hit;
+            let want = BvhTracer.trace(&cx, b, &exit, v, NONE, &mut WalkCounts::default()).hit;
+            assert_eq!(
+                (got.triangle, got.t.to_bits()),
+                (want.triangle, want.t.to_bits()),
+                "body {b} vertex {v}"
+            );
+            assert_eq!(inner.line_casts.load(Ordering::Relaxed), lines + 1, "cast as a line");
+            let out = Ray { dir: n, ..exit };
+            let far = BvhTracer.trace(&cx, b, &out, v, NONE, &mut WalkCounts::default()).hit;
+            far_hits += usize::from(far.triangle != NONE);
+            let bound = if far.triangle != NONE { far.t } else { 0.3 };
+            for tmax in [0.5 * bound, bound, 2.0 * bound, f32::INFINITY] {
+                let check = Ray { tmax, ..out };
+                let got = memo.tracer(&inner).trace(&cx, b, &check, v, NONE, &mut counts);
+                let want = BvhTracer.trace(&cx, b, &check, v, NONE, &mut WalkCounts::default());
+                let key = |t: &raycontact::internals::cpu::Traced| {
+                    (t.hit.triangle, t.hit.t.to_bits(), t.hit.u.to_bits(), t.hit.v.to_bits())
+                };
+                assert_eq!(key(&got), key(&want), "body {b} vertex {v} bound {tmax}");
+                checks += 1;
+            }
+        }
+    }
+    assert_eq!(inner.casts(), 0, "every check answered, none cast");
+    assert!(far_hits > 50, "{far_hits} outward rays meet their own body (the torus's inner side)");
+    assert!(checks > 2000);
 }
 
 /// `bodies` with the first one's (a ball of radius 0.5 at the origin) lower part (z < -0.1)
@@ -182,11 +267,7 @@ fn classify_packed<T: Tracer>(p: &Packed, tracer: &T) -> Vec<ContactGpu> {
 fn the_memo_keeps_the_traces_of_the_bodies_that_did_not_move_and_forgets_the_others() {
     let before = draped_ball();
     let after = squashed(&before);
-    let pack = |b: &[(TriMesh, BodyKind)]| {
-        let refs: Vec<(&TriMesh, BodyKind)> = b.iter().map(|(m, k)| (m, *k)).collect();
-        Packed::new(&refs)
-    };
-    let (p0, p1) = (pack(&before), pack(&after));
+    let (p0, p1) = (packed(&before), packed(&after));
     let ball = 0;
     let all_but_ball: Vec<bool> = (0..before.len()).map(|b| b != ball).collect();
     let only_ball: Vec<bool> = (0..before.len()).map(|b| b == ball).collect();
@@ -216,7 +297,7 @@ fn the_memo_keeps_the_traces_of_the_bodies_that_did_not_move_and_forgets_the_oth
     memo.reset(&p1.packing.bodies, &all_but_ball);
     assert!(memoised(&p1, &memo) != want1, "a move not marked is not seen by the memo");
     // A packing of another vertex count empties every slot.
-    let smaller = pack(&before[..before.len() - 1]);
+    let smaller = packed(&before[..before.len() - 1]);
     memo.reset(&smaller.packing.bodies, &vec![false; before.len() - 1]);
     let c = inner.casts();
     memoised(&smaller, &memo);
