@@ -11,7 +11,10 @@
 //!   its wide trees: `cpu::closest_hit_ordered`), and through the wide trees on every core
 //!   (`wide-rayonN`);
 //! - `update`: a frame's normals and trees with `BvhUpdate::Rebuild` and `BvhUpdate::Refit`
-//!   (`Scene::update` on the CPU backend).
+//!   (`Scene::update` on the CPU backend);
+//! - `frame`: a whole frame, `Scene::detect` alone (`frame-detect`) and after `Scene::update`
+//!   (`frame-update-then-detect`: an engine that queries rays between the two; the detection
+//!   finds every body still since the update).
 //!
 //! Run with `cargo bench -p raycontact-benches --bench cpu_bvh`.
 
@@ -26,7 +29,7 @@ use raycontact::internals::layout::{BodyPair, SELF_CLOTH};
 use raycontact::internals::sah_tree::sah_tree;
 use raycontact::internals::wide_bvh::WideBvh;
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, BvhUpdate, Scene};
+use raycontact::{BodyKind, BvhUpdate, Contacts, Pairs, Scene};
 
 /// The pair of `stages`, B's vertices shuffled.
 fn tori() -> (TriMesh, TriMesh) {
@@ -104,14 +107,29 @@ fn cpu_bvh(c: &mut Criterion) {
     }
 
     group.throughput(Throughput::Elements(triangles));
+    let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + Vec3::X * 0.001).collect();
     for (name, policy) in [("rebuild", BvhUpdate::Rebuild), ("refit", BvhUpdate::Refit)] {
         scene.set_bvh_update(policy).unwrap();
-        let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + Vec3::X * 0.001).collect();
         group.bench_function(BenchmarkId::new(format!("update-{name}"), triangles), |bench| {
             bench.iter(|| {
                 scene.set_positions(idb, &moved).unwrap();
                 scene.set_positions(ida, &a.positions).unwrap();
                 scene.update().unwrap()
+            });
+        });
+    }
+
+    scene.set_bvh_update(BvhUpdate::Rebuild).unwrap();
+    let mut found = Contacts::default();
+    for (name, update) in [("detect", false), ("update-then-detect", true)] {
+        group.bench_function(BenchmarkId::new(format!("frame-{name}"), triangles), |bench| {
+            bench.iter(|| {
+                scene.set_positions(idb, &moved).unwrap();
+                scene.set_positions(ida, &a.positions).unwrap();
+                if update {
+                    scene.update().unwrap();
+                }
+                scene.detect_into(Pairs::Overlapping, &mut found).unwrap();
             });
         });
     }

@@ -43,7 +43,7 @@ use rayon::prelude::*;
 use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
 use crate::packing::Packing;
 use crate::sah_tree::half_area;
-use crate::wide_bvh::{BodyTree, Making, TriRecord, WIDTH, WideBvh, WideNode, WideTree};
+use crate::wide_bvh::{BodyTree, Making, Motion, TriRecord, WIDTH, WideBvh, WideNode, WideTree};
 
 /// Subtrees of at least this many leaves collapse their lanes in parallel.
 const PARALLEL_LEAVES: u32 = 4096;
@@ -346,7 +346,7 @@ impl WideTree {
 
 impl WideBvh {
     /// Whether fewer bodies of at least [`PARALLEL_BODY_LEAVES`] leaves collapse their LBVH in
-    /// a build ([`WideTree::build`] of every body, after [`Self::prepare`], with `still(b)` and
+    /// a build ([`WideTree::build`] of every body, after [`Self::prepare`], with `motion(b)` and
     /// `refitted` as there) than the current rayon pool has threads: then each of them is
     /// collapsed on every thread ([`WideTree::collapse_lbvh`]'s `alone`), as [`Self::refit`]
     /// splits a lone large body, where two large bodies on two threads are not split for
@@ -358,12 +358,12 @@ impl WideBvh {
         &self,
         packing: &Packing,
         body_state: &[BodyState],
-        still: impl Fn(usize) -> bool,
+        motion: impl Fn(usize) -> Motion,
         refitted: bool,
     ) -> bool {
         let large = self.trees.iter().enumerate().filter(|&(b, tree)| {
             body_state[b].leaf_count >= PARALLEL_BODY_LEAVES
-                && tree.making(packing.bodies[b].flags, still(b), refitted) == Making::Lbvh
+                && tree.making(packing.bodies[b].flags, motion(b), refitted) == Making::Lbvh
         });
         large.count() < rayon::current_num_threads()
     }

@@ -13,7 +13,7 @@ use rand::Rng;
 use raycontact::BodyKind;
 use raycontact::internals::layout::{BODY_STATIC, LEAF_BIT, NONE};
 use raycontact::internals::wide_bvh::{
-    BodyTree, PARALLEL_BODY_LEAVES, PARALLEL_THREADS, TriRecord, WideBvh, WideTree,
+    BodyTree, Motion, PARALLEL_BODY_LEAVES, PARALLEL_THREADS, TriRecord, WideBvh, WideTree,
 };
 use raycontact::meshes::{self, TriMesh};
 use raycontact_tests::{random_unit, rng};
@@ -184,13 +184,17 @@ fn a_build_splits_the_collapse_of_fewer_large_bodies_than_threads() {
     let (packing, state) = (&packing, &p.frame.body_state);
     // Bodies 0 and 2 collapse their LBVH (the static one and the small one do not count).
     let moving = |b: usize| b == 0 || b == 2;
-    assert!(!two.install(|| wide.splits_collapse(packing, state, |_| false, false)));
-    assert!(three.install(|| wide.splits_collapse(packing, state, |_| false, false)));
-    // Body 2 still (a new tree: collapsed from a binned-SAH tree): body 0 alone.
-    assert!(two.install(|| wide.splits_collapse(packing, state, |b| b == 2, false)));
-    assert!(!two.install(|| wide.splits_collapse(packing, state, |b| !moving(b), false)));
+    let moved = |_| Motion::Moved;
+    assert!(!two.install(|| wide.splits_collapse(packing, state, moved, false)));
+    assert!(three.install(|| wide.splits_collapse(packing, state, moved, false)));
+    // Body 2 resting (a new tree: collapsed from a binned-SAH tree), or nothing moved (every
+    // tree kept): body 0 alone, or none.
+    let resting = |still: bool| if still { Motion::Resting } else { Motion::Moved };
+    assert!(two.install(|| wide.splits_collapse(packing, state, |b| resting(b == 2), false)));
+    assert!(!two.install(|| wide.splits_collapse(packing, state, |b| resting(!moving(b)), false)));
+    assert!(two.install(|| wide.splits_collapse(packing, state, |_| Motion::Unchanged, false)));
     // Refitting: every tree from a binned-SAH tree.
-    assert!(two.install(|| wide.splits_collapse(packing, state, |_| false, true)));
+    assert!(two.install(|| wide.splits_collapse(packing, state, moved, true)));
     // The trees it builds on three threads (split) are the serial collapse's.
     let mut built = WideBvh::default();
     three.install(|| built.build(packing, state, &p.frame.nodes, &p.positions, &[]));

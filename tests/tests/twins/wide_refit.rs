@@ -11,7 +11,7 @@ use raycontact::internals::layout::{LEAF_BIT, NONE, Node, Ray};
 use raycontact::internals::sah_tree::sah_tree;
 use raycontact::internals::wide_bvh::{BodyTree, PARALLEL_REFIT_RECORDS, WideTree};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, BvhAction, BvhUpdate, Scene};
+use raycontact::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene};
 use raycontact_tests::rng;
 
 use crate::reference::Packed;
@@ -89,6 +89,67 @@ fn the_wide_trees_follow_rebuilds_and_refits_of_moving_and_static_bodies() {
                 actions.contains(&BvhAction::Rebuilt) && actions.contains(&BvhAction::Refitted),
                 "{actions:?}"
             );
+        }
+    }
+}
+
+#[test]
+fn a_detection_after_an_update_keeps_the_trees_the_update_made() {
+    // An engine that updates the BVHs (for its own ray queries) and then detects in the same
+    // frame: at the detection nothing in the scene moved since the update, so every tree is
+    // kept as the update made it (no binned-SAH tree made for a body still only since then),
+    // and the contacts are those of a scene that only detects. Once the torus and the ball
+    // stop while a third body goes on moving, they rest: both scenes collapse their trees from
+    // binned-SAH trees at the first frame, and keep them.
+    let torus = meshes::torus(0.8, 0.3, 60, 30);
+    let ball = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(0.3, 0.2, 0.0)));
+    let far = meshes::icosphere(0.2, 2).transformed(Affine3A::from_translation(Vec3::new(5.0, 0.0, 0.0)));
+    let meshes = [&torus, &ball, &far];
+    let mut scenes = [0, 1].map(|_| {
+        let mut s = Scene::new_cpu(Some(2)).unwrap();
+        let ids = meshes.map(|m| s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap());
+        (s, ids)
+    });
+    let trees = |s: &mut Scene| {
+        let f = s.frame_data().unwrap();
+        [0, 1].map(|b| f.body_wide(b).unwrap().clone())
+    };
+    let mut rested = None;
+    for frame in 0..8 {
+        let k = 0.05 * frame as f32;
+        let moving = frame < 4;
+        for (s, ids) in &mut scenes {
+            for (b, m) in meshes.iter().enumerate() {
+                if moving || b == 2 {
+                    let turn = Quat::from_rotation_z(k * (b as f32 + 1.0));
+                    let p: Vec<Vec3> = m.positions.iter().map(|p| turn * *p + Vec3::X * (0.1 * k)).collect();
+                    s.set_positions(ids[b], &p).unwrap();
+                }
+            }
+        }
+        scenes[0].0.update().unwrap();
+        let made = trees(&mut scenes[0].0);
+        let [a, b] = scenes.each_mut().map(|(s, _)| s.detect(Pairs::Overlapping).unwrap());
+        assert!(!a.contacts.is_empty(), "frame {frame}: the bodies touch");
+        assert_eq!(a.contacts, b.contacts, "frame {frame}: the contacts");
+        let [(updated, _), (detected, _)] = &mut scenes;
+        let (after, alone) = (trees(updated), trees(detected));
+        for b in 0..2 {
+            let what = format!("frame {frame}, body {b}");
+            let (m, t) = (&made[b], &after[b]);
+            assert!(
+                m.nodes == t.nodes && m.tris == t.tris && m.sah == t.sah,
+                "{what}: the update's tree kept"
+            );
+            // Collapsed from the LBVH while moving, from a binned-SAH tree once resting.
+            for (tree, scene) in [(t, "updated"), (&alone[b], "detected")] {
+                assert_eq!(tree.sah.is_empty(), moving, "{what}, the {scene} scene: a binned-SAH tree");
+            }
+        }
+        if !moving {
+            // The trees of the first resting frame, kept since.
+            let now = after.map(|t| t.sah);
+            assert!(rested.get_or_insert_with(|| now.clone()) == &now, "frame {frame}: the same SAH trees");
         }
     }
 }

@@ -18,6 +18,7 @@ use crate::layout::{BodyGpu, BodyState, NONE};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
+use crate::wide_bvh::Motion;
 
 /// What a frame asks of the BVHs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -212,8 +213,9 @@ impl FrameData {
             // Links, parents and boxes in one pass, equal to the `hierarchy` and `fit` twins,
             // and each body's wide tree right after its binary one.
             let built = self.wide.prepare(packing.bodies.len());
-            let still = |b: usize| built && !has_moved(wide_moved, b);
-            let alone = self.wide.splits_collapse(packing, &self.body_state, still, refits);
+            let any = Motion::any(wide_moved);
+            let motion = |b: usize| Motion::of(built, wide_moved, any, b);
+            let alone = self.wide.splits_collapse(packing, &self.body_state, motion, refits);
             let body_state = &self.body_state;
             tree_build::build_trees_then(
                 packing,
@@ -226,7 +228,7 @@ impl FrameData {
                 moved,
                 &mut self.wide.trees,
                 |b, lbvh, tree| {
-                    tree.build(packing, b, body_state, lbvh, positions, (still(b), refits), alone);
+                    tree.build(packing, b, body_state, lbvh, positions, (motion(b), refits), alone);
                 },
             );
             lap(Stage::Hierarchy);
