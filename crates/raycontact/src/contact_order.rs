@@ -30,25 +30,50 @@ use crate::layout::{ContactGpu, contact_flags};
 /// 1.23/1.25/1.21 ms with this floor (alternated runs).
 pub(crate) const MIN_JOB: usize = 4096;
 
+/// The ordering's vectors, kept from frame to frame by the scene, so that ordering a frame's
+/// contacts allocates nothing once they have grown (but the comparison sort's, where the packed
+/// key does not fit).
+#[derive(Debug, Default)]
+pub(crate) struct OrderScratch {
+    by_id: Vec<u32>,
+    rank: Vec<u32>,
+    keys: [Vec<u64>; 2],
+    order: [Vec<u32>; 2],
+}
+
 /// The permutation that puts `contacts` in the documented order (`contacts[order[0]]` first),
 /// computed in the current rayon pool; `None` where they are in that order already.
+#[cfg(test)]
 pub(crate) fn contact_order(contacts: &[ContactGpu], ids: &[BodyId]) -> Option<Vec<u32>> {
-    let rank = ranks(ids);
+    contact_order_with(contacts, ids, &mut OrderScratch::default()).map(<[u32]>::to_vec)
+}
+
+/// [`contact_order`] in `scratch`'s vectors.
+pub(crate) fn contact_order_with<'s>(
+    contacts: &[ContactGpu],
+    ids: &[BodyId],
+    scratch: &'s mut OrderScratch,
+) -> Option<&'s [u32]> {
+    ranks(ids, scratch);
     match Packed::fitting(contacts, ids.len()) {
-        Some(packed) => radix_order(contacts, &rank, packed),
-        None => Some(comparison_order(contacts, &rank)),
+        Some(packed) => radix_order(contacts, packed, scratch),
+        None => {
+            scratch.order[0] = comparison_order(contacts, &scratch.rank);
+            Some(&scratch.order[0])
+        }
     }
 }
 
-/// Each packed body's rank among the ids in order.
-fn ranks(ids: &[BodyId]) -> Vec<u32> {
-    let mut by_id: Vec<u32> = (0..ids.len() as u32).collect();
+/// Each packed body's rank among the ids in order, into `scratch.rank`.
+fn ranks(ids: &[BodyId], scratch: &mut OrderScratch) {
+    let (by_id, rank) = (&mut scratch.by_id, &mut scratch.rank);
+    by_id.clear();
+    by_id.extend(0..ids.len() as u32);
     by_id.sort_unstable_by_key(|&b| ids[b as usize]);
-    let mut rank = vec![0u32; ids.len()];
+    rank.resize(ids.len(), 0);
     for (r, &b) in by_id.iter().enumerate() {
         rank[b as usize] = r as u32;
     }
-    rank
 }
 
 /// The vertex rays' contacts, then edge, then untangling ones (bits 6 and 7 of the flags, in
@@ -90,32 +115,52 @@ impl Packed {
 }
 
 /// The order by a stable LSD radix sort of the packed keys (bytes equal in every key skipped),
-/// then each run of equal keys ordered by the remaining fields (a stable sort); `None` where the
-/// keys strictly increase already (no two equal: the remaining fields cannot reorder them).
-fn radix_order(contacts: &[ContactGpu], rank: &[u32], packed: Packed) -> Option<Vec<u32>> {
-    let mut keys: Vec<u64> = contacts.par_iter().with_min_len(MIN_JOB).map(|c| packed.key(c, rank)).collect();
+/// then each run of equal keys ordered by the remaining fields (a stable sort), in `scratch`
+/// (its ranks made); `None` where the keys strictly increase already (no two equal: the
+/// remaining fields cannot reorder them).
+fn radix_order<'s>(
+    contacts: &[ContactGpu],
+    packed: Packed,
+    scratch: &'s mut OrderScratch,
+) -> Option<&'s [u32]> {
+    let n = contacts.len();
+    let rank = &scratch.rank;
+    let [keys, keys_out] = &mut scratch.keys;
+    keys.clear();
+    keys.par_extend(contacts.par_iter().with_min_len(MIN_JOB).map(|c| packed.key(c, rank)));
     if keys.windows(2).all(|w| w[0] < w[1]) {
         return None;
     }
-    let mut order: Vec<u32> = (0..contacts.len() as u32).collect();
+    let [order, order_out] = &mut scratch.order;
+    order.clear();
+    order.extend(0..n as u32);
+    keys_out.resize(n, 0);
+    order_out.resize(n, 0);
     let first = keys.first().copied().unwrap_or(0);
     let varying = keys.iter().fold(0u64, |acc, &k| acc | (k ^ first));
-    let passes: Vec<u32> = (0..8).filter(|&byte| (varying >> (8 * byte)) & 0xff != 0).collect();
-    let mut counts = vec![[0u32; 256]; passes.len()];
-    for &k in &keys {
-        for (count, &byte) in counts.iter_mut().zip(&passes) {
+    let mut passes = [0u32; 8];
+    let mut count = 0;
+    for byte in (0..8).filter(|&byte| (varying >> (8 * byte)) & 0xff != 0) {
+        passes[count] = byte;
+        count += 1;
+    }
+    let passes = &passes[..count];
+    let mut counts = [[0u32; 256]; 8];
+    for &k in keys.iter() {
+        for (count, &byte) in counts.iter_mut().zip(passes) {
             count[(k >> (8 * byte)) as usize & 0xff] += 1;
         }
     }
-    let (mut keys_out, mut order_out) = (vec![0u64; keys.len()], vec![0u32; keys.len()]);
-    for (count, &byte) in counts.iter().zip(&passes) {
+    let (mut keys, mut keys_out, mut order, mut order_out) =
+        (&mut keys[..], &mut keys_out[..n], &mut order[..], &mut order_out[..n]);
+    for (count, &byte) in counts.iter().zip(passes) {
         let mut start = [0u32; 256];
         let mut sum = 0;
         for (s, &c) in start.iter_mut().zip(count.iter()) {
             *s = sum;
             sum += c;
         }
-        for (&k, &i) in keys.iter().zip(&order) {
+        for (&k, &i) in keys.iter().zip(order.iter()) {
             let digit = (k >> (8 * byte)) as usize & 0xff;
             let at = start[digit] as usize;
             start[digit] += 1;
@@ -197,16 +242,20 @@ mod tests {
             )
         });
         let sorted = |order: Vec<u32>| order.iter().map(|&i| contacts[i as usize]).collect::<Vec<_>>();
-        let rank = ranks(&ids);
+        let mut scratch = OrderScratch::default();
+        ranks(&ids, &mut scratch);
         let packed = Packed::fitting(&contacts, ids.len()).expect("4 bodies and 32-bit vertices fit");
-        let radix = radix_order(&contacts, &rank, packed).expect("random contacts are out of order");
-        assert_eq!(sorted(radix), expected, "radix order");
-        assert_eq!(sorted(comparison_order(&contacts, &rank)), expected, "comparison order");
+        let radix = radix_order(&contacts, packed, &mut scratch).expect("random contacts are out of order");
+        assert_eq!(sorted(radix.to_vec()), expected, "radix order");
+        assert_eq!(sorted(comparison_order(&contacts, &scratch.rank)), expected, "comparison order");
         assert_eq!(sorted(contact_order(&contacts, &ids).expect("out of order")), expected);
+        // Again in the same vectors: the same order.
+        let again = contact_order_with(&contacts, &ids, &mut scratch).expect("out of order");
+        assert_eq!(sorted(again.to_vec()), expected, "radix order again");
         // 2^20 bodies: 2 x 20 + 32 + 3 bits do not fit; the entry point falls back.
         assert!(Packed::fitting(&contacts, 1 << 20).is_none());
         assert!(Packed::fitting(&[], 1 << 20).is_some(), "no vertex bits without contacts");
-        assert_eq!(radix_order(&[], &rank, packed), None, "no contacts: in order");
+        assert_eq!(radix_order(&[], packed, &mut scratch), None, "no contacts: in order");
     }
 
     #[test]
@@ -232,8 +281,9 @@ mod tests {
                 ..ContactGpu::default()
             })
             .collect();
-        let rank = ranks(&ids);
-        let expected: Vec<u32> = comparison_order(&contacts, &rank);
+        let mut scratch = OrderScratch::default();
+        ranks(&ids, &mut scratch);
+        let expected: Vec<u32> = comparison_order(&contacts, &scratch.rank);
         let radix = contact_order(&contacts, &ids).expect("random contacts are out of order");
         assert_eq!(radix, expected);
         // In order already: left in place, or (runs of equal keys) ordered to the identity.

@@ -36,16 +36,18 @@ pub struct ContactParts {
 impl ContactParts {
     /// Runs `job` on `items` in blocks in the current rayon pool, each block appending its
     /// contacts to its own kept vector, then puts every block's contacts into `out` (in place
-    /// of what it held), block after block. Returns each block's result, in order.
+    /// of what it held), block after block. Returns the blocks' results folded by `combine`
+    /// (from `R::default()`, in any grouping: a sum, say), which allocates nothing.
     pub fn run<I, R>(
         &mut self,
         items: &[I],
         out: &mut Vec<ContactGpu>,
         job: impl Fn(&[I], &mut Vec<ContactGpu>) -> R + Sync + Send,
-    ) -> Vec<R>
+        combine: impl Fn(R, R) -> R + Sync + Send,
+    ) -> R
     where
         I: Sync,
-        R: Send,
+        R: Send + Default,
     {
         let block = items.len().div_ceil(rayon::current_num_threads() * BLOCKS_PER_THREAD).max(MIN_BLOCK);
         let blocks = items.len().div_ceil(block);
@@ -60,7 +62,7 @@ impl ContactParts {
                 part.clear();
                 job(chunk, part)
             })
-            .collect();
+            .reduce(R::default, combine);
         // `out` is kept too: only what it grows by is written twice (its old contents are
         // overwritten).
         out.resize(parts.iter().map(Vec::len).sum(), ContactGpu::default());
@@ -98,16 +100,16 @@ mod tests {
         let mut out = vec![ContactGpu::default(); 3];
         let items: Vec<u32> = (0..1000).collect();
         // Items that are multiples of 3 give two contacts, the others none.
-        let counts = parts.run(&items, &mut out, |chunk, part| {
+        let job = |chunk: &[u32], part: &mut Vec<ContactGpu>| {
             for &i in chunk.iter().filter(|&&i| i % 3 == 0) {
                 part.extend([ContactGpu { source_vertex: i, ..ContactGpu::default() }; 2]);
             }
             chunk.len()
-        });
-        assert_eq!(counts.iter().sum::<usize>(), 1000);
+        };
+        assert_eq!(parts.run(&items, &mut out, job, |a, b| a + b), 1000, "the blocks' results summed");
         let expected: Vec<u32> = (0..1000).filter(|i| i % 3 == 0).flat_map(|i| [i, i]).collect();
         assert_eq!(out.iter().map(|c| c.source_vertex).collect::<Vec<_>>(), expected);
-        parts.run(&items[..10], &mut out, |_, _| ());
+        parts.run(&items[..10], &mut out, |_, _| (), |(), ()| ());
         assert!(out.is_empty());
     }
 
@@ -125,14 +127,15 @@ mod tests {
             for before in [0, 5, 200_000] {
                 let mut out = vec![ContactGpu { source_vertex: u32::MAX, ..ContactGpu::default() }; before];
                 pool.install(|| {
-                    parts.run(&items, &mut out, |chunk, part| {
+                    let job = |chunk: &[u32], part: &mut Vec<ContactGpu>| {
                         for &i in chunk {
                             part.extend(std::iter::repeat_n(
                                 ContactGpu { source_vertex: i, ..ContactGpu::default() },
                                 contacts(i),
                             ));
                         }
-                    })
+                    };
+                    parts.run(&items, &mut out, job, |(), ()| ())
                 });
                 let got: Vec<u32> = out.iter().map(|c| c.source_vertex).collect();
                 assert!(got == expected, "{threads} threads, {before} contacts before");

@@ -33,6 +33,35 @@ pub struct FrameData {
     /// binary tree is built) and refitted with them (empty in a frame read back from the GPU:
     /// its rays walk `nodes`).
     pub wide: WideBvh,
+    /// The CPU backend's scratch memory, kept from frame to frame.
+    pub scratch: FrameScratch,
+}
+
+/// The CPU backend's scratch memory for a frame's stages, kept from frame to frame so that a
+/// frame allocates none: not part of the frame's value (equal to any other, cloned and printed
+/// empty).
+#[derive(Default)]
+pub struct FrameScratch {
+    /// The radix sort's second buffers of keys and values.
+    pub(crate) sort: (Vec<u32>, Vec<u32>),
+}
+
+impl Clone for FrameScratch {
+    fn clone(&self) -> Self {
+        FrameScratch::default()
+    }
+}
+
+impl PartialEq for FrameScratch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for FrameScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FrameScratch")
+    }
 }
 
 impl FrameData {

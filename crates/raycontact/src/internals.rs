@@ -66,5 +66,5 @@ pub mod contact_parts {
     pub use crate::contact_parts::*;
 }
 
-pub use crate::frame::FrameData;
+pub use crate::frame::{FrameData, FrameScratch};
 pub use crate::packing::Packing;

@@ -12,7 +12,7 @@ pub(crate) const RUN: usize = 16;
 
 /// The boxes of runs of [`RUN`] consecutive vertices of each body's ray order (the last run of
 /// a body may be shorter), at this frame's positions: the CPU backend's source listing
-/// (`cpu::ray_sources_ordered`) skips a run whose box lies outside the target's grown box, and
+/// (`cpu::SourceLists`) skips a run whose box lies outside the target's grown box, and
 /// lists one inside it whole, instead of testing its vertices one by one (a pile's ground lists
 /// a handful of its thousands of vertices for each body resting on it; a garment lies within
 /// the body it covers). A run holding a NaN coordinate has the infinite box: the per-vertex

@@ -243,8 +243,9 @@ impl RefitPlan {
     }
 }
 
-/// The scratch memory of the parallel collapse (`WideTree::collapse_lbvh_parallel`), kept
-/// between frames: per binary internal node, whether a wide node is rooted there and the binary
+/// The scratch memory of the collapses, kept between frames: the serial collapse's stack
+/// (`WideTree::collapse`), and for the parallel collapse (`WideTree::collapse_lbvh_parallel`)
+/// per binary internal node, whether a wide node is rooted there and the binary
 /// nodes of its lanes, and the compaction's ranks (`used` and `rank` also hold the refit
 /// plan's per-node counts while [`WideTree::collapse_sah`] makes it). Not part of the tree's
 /// value (equal to any other, printed empty).
@@ -256,6 +257,8 @@ pub struct CollapseScratch {
     pub(crate) blocks: Vec<u32>,
     /// The records while [`WideTree::collapse_sah`] renumbers them (`crate::wide_refit`).
     pub(crate) tris: Vec<TriRecord>,
+    /// The serial collapse's pending (binary node, wide node) pairs.
+    pub(crate) stack: Vec<(u32, usize)>,
 }
 
 impl PartialEq for CollapseScratch {

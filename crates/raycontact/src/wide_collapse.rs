@@ -225,7 +225,8 @@ impl WideTree {
         let internal = leaves - 1;
         self.nodes.push(WideNode::default());
         self.source.push([NONE; WIDTH]);
-        let mut stack = Vec::with_capacity(64);
+        let mut stack = std::mem::take(&mut self.scratch.stack);
+        stack.clear();
         stack.push((0u32, 0usize));
         while let Some((b, w)) = stack.pop() {
             let (kids, count) = lanes(binary, internal, b);
@@ -248,6 +249,7 @@ impl WideTree {
                 self.nodes[w].child[i] = c;
             }
         }
+        self.scratch.stack = stack;
         // The records' corners and vertices gathered apart, in a loop of independent loads
         // whose cache misses overlap (in the walk above each waited behind the next node).
         self.fill(body);

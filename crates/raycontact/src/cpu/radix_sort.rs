@@ -14,27 +14,47 @@ use crate::packing::has_moved;
 /// keys) only where `moved` marks body b (`has_moved`: an empty `moved` is every segment, as
 /// the kernels do).
 pub fn radix_sort(segments: &[SortSegment], keys: &mut [u32], values: &mut [u32], moved: &[bool]) {
+    let (mut kb, mut vb) = (Vec::new(), Vec::new());
+    radix_sort_with(segments, (keys, values), (&mut kb, &mut vb), moved);
+}
+
+/// [`radix_sort`] with `scratch` its second buffers of keys and values, resized to the keys'
+/// length (kept by the caller from frame to frame, they are allocated once).
+pub(crate) fn radix_sort_with(
+    segments: &[SortSegment],
+    (keys, values): (&mut [u32], &mut [u32]),
+    (kb, vb): (&mut Vec<u32>, &mut Vec<u32>),
+    moved: &[bool],
+) {
+    kb.resize(keys.len(), 0);
+    vb.resize(keys.len(), 0);
     let mut parts = Vec::with_capacity(segments.len());
-    let (mut k_rest, mut v_rest) = (keys, values);
+    let mut rest = [keys, values, kb, vb];
     let mut at = 0usize;
     for (b, s) in segments.iter().enumerate() {
-        let (_, k) = std::mem::take(&mut k_rest).split_at_mut(s.offset as usize - at);
-        let (_, v) = std::mem::take(&mut v_rest).split_at_mut(s.offset as usize - at);
-        let (k_seg, k_tail) = k.split_at_mut(s.count as usize);
-        let (v_seg, v_tail) = v.split_at_mut(s.count as usize);
-        if has_moved(moved, b) {
-            parts.push((k_seg, v_seg));
-        }
-        k_rest = k_tail;
-        v_rest = v_tail;
+        let mut seg = rest.each_mut().map(|r| {
+            let (_, tail) = std::mem::take(r).split_at_mut(s.offset as usize - at);
+            let (seg, tail) = tail.split_at_mut(s.count as usize);
+            *r = tail;
+            seg
+        });
         at = (s.offset + s.count) as usize;
+        if has_moved(moved, b) {
+            parts.push(seg.each_mut().map(std::mem::take));
+        }
     }
-    parts.into_par_iter().for_each(|(k, v)| radix_sort_segment(k, v));
+    parts.into_par_iter().for_each(|[k, v, kb, vb]| sort_segment(k, v, kb, vb));
 }
 
 /// Stable LSD radix sort of one segment, 8 bits a pass, skipping passes whose digit is the same
 /// for every key.
 pub fn radix_sort_segment(keys: &mut [u32], values: &mut [u32]) {
+    let (mut kb, mut vb) = (vec![0u32; keys.len()], vec![0u32; keys.len()]);
+    sort_segment(keys, values, &mut kb, &mut vb);
+}
+
+/// [`radix_sort_segment`] with `kb` and `vb` (as long as the keys) its second buffers.
+fn sort_segment(keys: &mut [u32], values: &mut [u32], kb: &mut [u32], vb: &mut [u32]) {
     let n = keys.len();
     if n < 2 {
         return;
@@ -45,9 +65,7 @@ pub fn radix_sort_segment(keys: &mut [u32], values: &mut [u32]) {
             c[((k >> (8 * p)) & 0xff) as usize] += 1;
         }
     }
-    let mut kb = vec![0u32; n];
-    let mut vb = vec![0u32; n];
-    let (mut src_k, mut src_v, mut dst_k, mut dst_v) = (keys, values, kb.as_mut_slice(), vb.as_mut_slice());
+    let (mut src_k, mut src_v, mut dst_k, mut dst_v) = (keys, values, kb, vb);
     let mut swapped = false;
     for (p, c) in counts.iter().enumerate() {
         if c.contains(&n) {

@@ -24,23 +24,61 @@ pub fn ray_sources(
     sources(packing, body_state, positions, pairs, None)
 }
 
-/// [`ray_sources`]' vertices with each directed pair's run in its body's ray order, as each
-/// workgroup of the kernel appends its run: `order` holds every body's local vertices in that
-/// order, at the body's vertex offset (the CPU backend's: by Morton code of the positions the
-/// packing was made with), and `runs` the boxes of its runs at `positions` (a run outside the
-/// target's grown box is skipped whole, one inside it listed whole: none of the first's
-/// vertices would be listed, all of the second's; a run holding a NaN has the infinite box). The
-/// CPU backend casts its rays in this order, so that consecutive rays walk the same part of the
-/// target's tree.
-pub(crate) fn ray_sources_ordered(
-    packing: &Packing,
-    body_state: &[BodyState],
-    positions: &[Vec3],
-    pairs: &[BodyPair],
-    order: &[u32],
-    runs: &OrderRuns,
-) -> Vec<[u32; 2]> {
-    sources(packing, body_state, positions, pairs, Some((order, runs)))
+/// A directed pair of the narrow phase: its index k (2i: `a -> b` of pair i, 2i + 1: `b -> a`),
+/// its source and target bodies and its prediction distance.
+type Directed = (u32, usize, usize, f32);
+
+/// The directed pairs of `pairs`, into `out` (in place of what it held).
+fn directed(pairs: &[BodyPair], out: &mut Vec<Directed>) {
+    out.clear();
+    for (i, p) in pairs.iter().enumerate() {
+        out.push((2 * i as u32, p.a as usize, p.b as usize, p.prediction));
+        if p.a != p.b {
+            out.push((2 * i as u32 + 1, p.b as usize, p.a as usize, p.prediction));
+        }
+    }
+}
+
+/// The CPU backend's source lists ([`Self::fill`]), kept from frame to frame so that listing a
+/// frame's sources allocates nothing once they have grown: the directed pairs, each one's list,
+/// and the lists one after the other.
+#[derive(Debug, Default)]
+pub(crate) struct SourceLists {
+    directed: Vec<Directed>,
+    lists: Vec<Vec<[u32; 2]>>,
+    all: Vec<[u32; 2]>,
+}
+
+impl SourceLists {
+    /// [`ray_sources`]' vertices with each directed pair's run in its body's ray order, as each
+    /// workgroup of the kernel appends its run: `order.0` holds every body's local vertices in
+    /// that order, at the body's vertex offset (the CPU backend's: by Morton code of the
+    /// positions the packing was made with), and `order.1` the boxes of its runs at `positions`
+    /// (a run outside the target's grown box is skipped whole, one inside it listed whole: none
+    /// of the first's vertices would be listed, all of the second's; a run holding a NaN has the
+    /// infinite box). The CPU backend casts its rays in this order, so that consecutive rays
+    /// walk the same part of the target's tree.
+    pub(crate) fn fill(
+        &mut self,
+        packing: &Packing,
+        body_state: &[BodyState],
+        positions: &[Vec3],
+        pairs: &[BodyPair],
+        order: (&[u32], &OrderRuns),
+    ) -> &[[u32; 2]] {
+        directed(pairs, &mut self.directed);
+        let n = self.directed.len();
+        if self.lists.len() < n {
+            self.lists.resize_with(n, Vec::new);
+        }
+        let lists = self.lists[..n].par_iter_mut().zip(&self.directed);
+        lists.for_each(|(list, &d)| list_into(packing, body_state, positions, d, Some(order), list));
+        self.all.clear();
+        for list in &self.lists[..n] {
+            self.all.extend_from_slice(list);
+        }
+        &self.all
+    }
 }
 
 fn sources(
@@ -50,54 +88,62 @@ fn sources(
     pairs: &[BodyPair],
     order: Option<(&[u32], &OrderRuns)>,
 ) -> Vec<[u32; 2]> {
-    let mut directed = Vec::new();
-    for (i, p) in pairs.iter().enumerate() {
-        directed.push((2 * i as u32, p.a as usize, p.b as usize, p.prediction));
-        if p.a != p.b {
-            directed.push((2 * i as u32 + 1, p.b as usize, p.a as usize, p.prediction));
-        }
-    }
-    let lists: Vec<Vec<[u32; 2]>> = directed
+    let mut d = Vec::new();
+    directed(pairs, &mut d);
+    let lists: Vec<Vec<[u32; 2]>> = d
         .into_par_iter()
-        .map(|(k, a, b, prediction)| {
-            let (body_a, body_b) = (&packing.bodies[a], &packing.bodies[b]);
-            let cloth_a = body_a.flags & BODY_CLOTH != 0;
-            let cloth_b = body_b.flags & BODY_CLOTH != 0;
-            let reach = reach(prediction, body_a.half_thickness, body_b.half_thickness);
-            let (lo, hi) = body_state[b].bounds_keys();
-            let (lo, hi) = (lo - reach, hi + reach);
-            let tested = a != b && (cloth_a || !cloth_b);
-            // Whether the box (min, max) lies outside the target's grown box (a point: min = max).
-            let outside = |min: Vec3, max: Vec3| max.cmplt(lo).any() || min.cmpgt(hi).any();
-            let listed = |&local: &u32| {
-                let p = positions[(body_a.vertex_offset + local) as usize];
-                !tested || !outside(p, p)
-            };
-            match order {
-                Some((o, runs)) => {
-                    let o = &o[body_a.vertex_offset as usize..][..body_a.vertex_count as usize];
-                    let near = |&(rlo, rhi): &(Vec3, Vec3)| !outside(rlo, rhi);
-                    let inside = |&(rlo, rhi): &(Vec3, Vec3)| rlo.cmpge(lo).all() && rhi.cmple(hi).all();
-                    let runs = runs.body(a);
-                    // Room for the runs not outside (what a list sized by the body would waste
-                    // on a ground under fifty bodies).
-                    let room =
-                        o.chunks(RUN).zip(runs).filter(|(_, r)| !tested || near(r)).map(|(run, _)| run.len());
-                    let mut list = Vec::with_capacity(room.sum());
-                    for (run, r) in o.chunks(RUN).zip(runs) {
-                        if !tested || inside(r) {
-                            list.extend(run.iter().map(|&local| [k, local]));
-                        } else if near(r) {
-                            list.extend(run.iter().copied().filter(listed).map(|local| [k, local]));
-                        }
-                    }
-                    list
-                }
-                None => (0..body_a.vertex_count).filter(listed).map(|local| [k, local]).collect(),
-            }
+        .map(|d| {
+            let mut list = Vec::new();
+            list_into(packing, body_state, positions, d, order, &mut list);
+            list
         })
         .collect();
     lists.concat()
+}
+
+/// The sources of directed pair `(k, a, b, prediction)`, into `list` (in place of what it held).
+fn list_into(
+    packing: &Packing,
+    body_state: &[BodyState],
+    positions: &[Vec3],
+    (k, a, b, prediction): Directed,
+    order: Option<(&[u32], &OrderRuns)>,
+    list: &mut Vec<[u32; 2]>,
+) {
+    list.clear();
+    let (body_a, body_b) = (&packing.bodies[a], &packing.bodies[b]);
+    let cloth_a = body_a.flags & BODY_CLOTH != 0;
+    let cloth_b = body_b.flags & BODY_CLOTH != 0;
+    let reach = reach(prediction, body_a.half_thickness, body_b.half_thickness);
+    let (lo, hi) = body_state[b].bounds_keys();
+    let (lo, hi) = (lo - reach, hi + reach);
+    let tested = a != b && (cloth_a || !cloth_b);
+    // Whether the box (min, max) lies outside the target's grown box (a point: min = max).
+    let outside = |min: Vec3, max: Vec3| max.cmplt(lo).any() || min.cmpgt(hi).any();
+    let listed = |&local: &u32| {
+        let p = positions[(body_a.vertex_offset + local) as usize];
+        !tested || !outside(p, p)
+    };
+    match order {
+        Some((o, runs)) => {
+            let o = &o[body_a.vertex_offset as usize..][..body_a.vertex_count as usize];
+            let near = |&(rlo, rhi): &(Vec3, Vec3)| !outside(rlo, rhi);
+            let inside = |&(rlo, rhi): &(Vec3, Vec3)| rlo.cmpge(lo).all() && rhi.cmple(hi).all();
+            let runs = runs.body(a);
+            // Room for the runs not outside (what a list sized by the body would waste on a
+            // ground under fifty bodies).
+            let room = o.chunks(RUN).zip(runs).filter(|(_, r)| !tested || near(r)).map(|(run, _)| run.len());
+            list.reserve(room.sum());
+            for (run, r) in o.chunks(RUN).zip(runs) {
+                if !tested || inside(r) {
+                    list.extend(run.iter().map(|&local| [k, local]));
+                } else if near(r) {
+                    list.extend(run.iter().copied().filter(listed).map(|local| [k, local]));
+                }
+            }
+        }
+        None => list.extend((0..body_a.vertex_count).filter(listed).map(|local| [k, local])),
+    }
 }
 
 #[cfg(test)]
@@ -163,7 +209,8 @@ mod tests {
         }
         let mut runs = OrderRuns::default();
         runs.update(&packing, &positions, &order);
-        let skipping = ray_sources_ordered(&packing, &states, &positions, &pairs, &order, &runs);
+        let mut lists = SourceLists::default();
+        let skipping = lists.fill(&packing, &states, &positions, &pairs, (&order, &runs)).to_vec();
         let every = ray_sources(&packing, &states, &positions, &pairs);
         for k in 0..10u32 {
             let got: Vec<u32> = skipping.iter().filter(|s| s[0] == k).map(|s| s[1]).collect();

@@ -112,7 +112,7 @@ pub fn walk_contacts(
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
 ) -> WalkCounts {
-    let per_block = parts.run(memory, out, |chunk, found| {
+    let job = |chunk: &[ContactGpu], found: &mut Vec<ContactGpu>| {
         let mut counts = WalkCounts::default();
         for (i, m) in chunk.iter().enumerate() {
             if let Some(ahead) = chunk.get(i + WALK_AHEAD) {
@@ -133,12 +133,12 @@ pub fn walk_contacts(
             counts.add_counts(&classify(cx, tracer, id, prediction, rays, found));
         }
         counts
-    });
-    let mut counts = WalkCounts::default();
-    for c in &per_block {
-        counts.add_counts(c);
-    }
-    counts
+    };
+    let sum = |mut a: WalkCounts, b: WalkCounts| {
+        a.add_counts(&b);
+        a
+    };
+    parts.run(memory, out, job, sum)
 }
 
 /// Remembered contacts ahead of the one classified whose data [`prefetch_walk`] asks for.

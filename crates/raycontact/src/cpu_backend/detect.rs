@@ -65,11 +65,11 @@ impl CpuScene {
                     self.memo_moved.fill(false);
                     &self.memo
                 });
-                let (order, runs) = (&self.order, &mut self.runs);
+                let (order, runs, sources) = (&self.order, &mut self.runs, &mut self.sources);
                 let (parts, found) = (&mut self.parts, &mut out.contacts);
                 self.pool.install(|| {
                     runs.update(packing, cx.positions, order);
-                    super::narrow::full_pass(&cx, &list, order, runs, memo, parts, found)
+                    super::narrow::full_pass(&cx, &list, (order, runs), sources, memo, parts, found)
                 });
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
                 out.pairs = list.len() as u32;

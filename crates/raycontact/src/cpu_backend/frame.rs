@@ -195,7 +195,8 @@ impl FrameData {
             moved,
         );
         lap(Stage::Morton);
-        cpu::radix_sort(&packing.segments, &mut self.keys, &mut self.values, moved);
+        let (kb, vb) = &mut self.scratch.sort;
+        cpu::radix_sort_with(&packing.segments, (&mut self.keys, &mut self.values), (kb, vb), moved);
         lap(Stage::Sort);
         if self.wide.off {
             // The kernels' twins end to end (`Scene::set_wide_bvh(false)`).

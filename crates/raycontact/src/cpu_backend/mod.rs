@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::bvh_update::Quality;
 use crate::contact_order::MIN_JOB;
 use crate::contact_parts::ContactParts;
-use crate::cpu::ResponseSums;
+use crate::cpu::{ResponseSums, SourceLists};
 use crate::error::Result;
 use crate::frame::FrameData;
 use crate::layout::{BodyPair, ContactGpu, Ray, RayHit, ResponseParams};
@@ -102,6 +102,8 @@ pub(crate) struct CpuScene {
     spare: Vec<ContactGpu>,
     /// The narrow phase's per-job contact vectors, kept between frames.
     parts: ContactParts,
+    /// The full pass's source lists, kept between frames.
+    sources: SourceLists,
 }
 
 impl CpuScene {
@@ -135,6 +137,7 @@ impl CpuScene {
             last: Vec::new(),
             spare: Vec::new(),
             parts: ContactParts::default(),
+            sources: SourceLists::default(),
         }
     }
 

@@ -1,38 +1,37 @@
 //! The CPU backend's full pass: the narrow phase's twin ([`cpu::ray_sources`]' source vertices
 //! classified by [`cpu::classify`] through the BVH tracer) with its rays issued in a spatially
 //! coherent order: each directed pair's source vertices in their body's ray order
-//! ([`cpu::ray_sources_ordered`], [`crate::ray_order`]), so that consecutive rays walk the same
-//! part of the target's tree.
+//! (`cpu::SourceLists`, [`crate::ray_order`]), so that consecutive rays walk the same part of
+//! the target's tree.
 //! With the wide trees on, a trace asked by several pairs is cast once ([`TraceMemo`]). The
 //! contacts are those of [`cpu::narrow_phase`], in another order (the scene sorts them).
 
 use glam::Vec3;
 
 use crate::contact_parts::ContactParts;
-use crate::cpu::{self, BvhTracer, Narrow, Rays, Tracer};
+use crate::cpu::{self, BvhTracer, Narrow, Rays, SourceLists, Tracer};
 use crate::layout::{BodyPair, ContactGpu};
 use crate::order_runs::OrderRuns;
 use crate::trace_memo::TraceMemo;
 
 /// The full pass of the CPU backend: [`cpu::narrow_phase`]'s contacts, into `out`, its rays in
-/// the order of `order` ([`crate::ray_order::vertex_order`], `runs` its runs' boxes at this
-/// frame's positions), the traces that skip a vertex through `memo` when given (its entries
-/// of the bodies that moved emptied for this pass; none: every trace cast, as the kernel casts
-/// them).
+/// the order of `order.0` ([`crate::ray_order::vertex_order`], `order.1` its runs' boxes at this
+/// frame's positions), listed in `sources`, the traces that skip a vertex through `memo` when
+/// given (its entries of the bodies that moved emptied for this pass; none: every trace cast, as
+/// the kernel casts them).
 pub(super) fn full_pass(
     cx: &Narrow<'_>,
     pairs: &[BodyPair],
-    order: &[u32],
-    runs: &OrderRuns,
+    order: (&[u32], &OrderRuns),
+    sources: &mut SourceLists,
     memo: Option<&TraceMemo>,
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
 ) {
-    let sources =
-        cpu::ray_sources_ordered(cx.packing, &cx.frame.body_state, cx.positions, pairs, order, runs);
+    let sources = sources.fill(cx.packing, &cx.frame.body_state, cx.positions, pairs, order);
     match memo {
-        Some(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, &sources, parts, out),
-        None => classify_all(cx, &BvhTracer, pairs, &sources, parts, out),
+        Some(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, sources, parts, out),
+        None => classify_all(cx, &BvhTracer, pairs, sources, parts, out),
     }
 }
 
@@ -48,7 +47,7 @@ fn classify_all<T: Tracer>(
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
 ) {
-    parts.run(sources, out, |chunk, found| {
+    let job = |chunk: &[[u32; 2]], found: &mut Vec<ContactGpu>| {
         // The sources' positions and normals read GATHER at a time: in Morton order they are
         // scattered over memory, and read together their cache misses overlap instead of each
         // waiting behind the last source's walks.
@@ -65,5 +64,6 @@ fn classify_all<T: Tracer>(
                 cpu::classify_at(cx, tracer, key, source, prediction, Rays::BOTH, found);
             }
         }
-    });
+    };
+    parts.run(sources, out, job, |(), ()| ());
 }

@@ -201,6 +201,7 @@ impl GpuScene {
             // The CPU backend's own: the GPU walks its binary trees.
             faces: Vec::new(),
             wide: Default::default(),
+            scratch: Default::default(),
         })
     }
 }

@@ -9,7 +9,7 @@ use super::{Scene, check_distance};
 use crate::backend::Engine;
 use crate::body::BodyId;
 use crate::contact::{Contact, Contacts, Pairs, SelfCollision};
-use crate::contact_order::{MIN_JOB, contact_order};
+use crate::contact_order::{MIN_JOB, OrderScratch, contact_order_with};
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
@@ -132,13 +132,15 @@ impl Scene {
         }
         self.detected = true;
         self.after_detect(&plan);
-        let order = self.contacts_into(&found, stats, into);
+        let mut scratch = std::mem::take(&mut self.order_scratch);
+        let order = self.contacts_into(&found, stats, into, &mut scratch);
         match &mut self.engine {
             // Kept in order where an iterative pass may walk them.
-            Engine::Cpu(c) => c.keep_contacts(found.contacts, order.as_deref().filter(|_| plan.remember)),
+            Engine::Cpu(c) => c.keep_contacts(found.contacts, order.filter(|_| plan.remember)),
             // Its vector for the next readback.
             Engine::Gpu(g) => g.recycle_contacts(found.contacts),
         }
+        self.order_scratch = scratch;
         Ok(())
     }
 
@@ -275,14 +277,22 @@ impl Scene {
 
     /// The contacts in their documented order, bodies by id, into `into` (its contact vector
     /// refilled in place), and the permutation that put them in it (`None`: they came in
-    /// order).
-    fn contacts_into(&self, found: &Outcome, mut stats: FrameStats, into: &mut Contacts) -> Option<Vec<u32>> {
+    /// order), in `scratch`.
+    fn contacts_into<'s>(
+        &self,
+        found: &Outcome,
+        mut stats: FrameStats,
+        into: &mut Contacts,
+        scratch: &'s mut OrderScratch,
+    ) -> Option<&'s [u32]> {
         let (ids, found_contacts) = (&self.packing.ids, &found.contacts);
         let out = &mut into.contacts;
-        let mut order = move || {
-            let order = contact_order(found_contacts, ids);
+        let order = move || {
+            // Moved in (not borrowed): the permutation outlives the closure.
+            let scratch = scratch;
+            let order = contact_order_with(found_contacts, ids, scratch);
             out.clear();
-            match &order {
+            match order {
                 Some(order) => out.par_extend(
                     order
                         .par_iter()

@@ -135,6 +135,8 @@ pub struct Scene {
     intersections: crate::IntersectionMode,
     /// Most crossings a detection may store (the one owner of this number, as for contacts).
     crossing_capacity: u64,
+    /// The contact ordering's vectors, kept between detections.
+    order_scratch: crate::contact_order::OrderScratch,
 }
 
 impl Scene {
@@ -159,6 +161,7 @@ impl Scene {
             gpu_mirror: None,
             intersections: crate::IntersectionMode::Off,
             crossing_capacity: DEFAULT_CROSSING_CAPACITY,
+            order_scratch: Default::default(),
         }
     }
 
