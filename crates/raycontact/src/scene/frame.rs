@@ -22,6 +22,14 @@ impl Scene {
     /// the BVHs of all bodies for the positions set since the last update, and waits for it: on
     /// the GPU, one submission. Returns the frame's figures (GPU stage times when the adapter has
     /// timestamps; stage wall times on the CPU backend; what it did to the BVHs).
+    ///
+    /// Each update, like each detection, is a frame: its positions are the previous positions
+    /// of the next one (what inversion handling and the response compare against). So a
+    /// detection that follows an update with no positions set in between sees no motion: where
+    /// the contacts need the step's motion, detect alone ([`Scene::detect`] updates the BVHs
+    /// too, and leaves them fresh for ray queries after a full pass). Such a detection rebuilds
+    /// no tree: on the CPU backend it keeps the update's trees, and on the GPU its stages skip
+    /// every body.
     pub fn update(&mut self) -> Result<FrameStats> {
         if let Engine::Gpu(g) = &self.engine {
             let ctx = g.ctx().clone();
