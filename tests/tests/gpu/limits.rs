@@ -9,8 +9,8 @@ use naga::AddressSpace;
 use raycontact::internals::kernels::{Binding, Kernel, KernelLimits, MAX_STORAGE_BUFFERS};
 use raycontact::internals::layout::{WG_SIZE, workgroup_var_bytes};
 use raycontact::{
-    BodyKind, BvhUpdate, ContextOptions, GpuContext, Iterative, Pairs, Scene, Stage, Tuning, WalkFallback,
-    meshes, wgpu,
+    BodyKind, BvhAction, BvhUpdate, ContextOptions, GpuContext, Iterative, Pairs, Scene, Stage, Tuning,
+    WalkFallback, meshes, wgpu,
 };
 use raycontact_tests::{ctx, key_surplus};
 
@@ -247,11 +247,23 @@ fn gpu_times_are_those_of_the_stages_that_ran() {
     };
     let mut s = Scene::new(&ctx);
     scene(&mut s);
+    // A body's positions set again (the same ones): the next frame brings the trees up to date.
+    let touch = |s: &mut Scene| {
+        let b = s.bodies().nth(1).unwrap();
+        let p = s.positions(b).unwrap().to_vec();
+        s.set_positions(b, &p).unwrap();
+    };
     let tree = [Stage::Normals, Stage::Morton, Stage::Sort, Stage::Hierarchy, Stage::Fit];
     let found = s.detect(Pairs::Overlapping).unwrap();
     check(&found.stats, "a rebuild", &[&tree[..], &[Stage::Pairs, Stage::Rays]].concat());
+    // Nothing changed since: the frame keeps the trees and records none of their stages.
+    let kept = s.update().unwrap();
+    check(&kept, "an update with nothing changed", &[]);
+    assert_eq!(kept.bvh.action, BvhAction::Kept);
+    touch(&mut s);
     check(&s.update().unwrap(), "an update", &tree);
     s.set_bvh_update(BvhUpdate::Refit).unwrap();
+    touch(&mut s);
     let found = s.detect(Pairs::Overlapping).unwrap();
     let refit = [Stage::Normals, Stage::Bounds, Stage::Fit, Stage::Pairs, Stage::Rays];
     check(&found.stats, "a refit", &refit);

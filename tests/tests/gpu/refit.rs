@@ -90,6 +90,44 @@ fn a_gpu_refit_equals_the_cpu_refit_and_finds_a_rebuilds_contacts() {
     }
 }
 
+/// A detection after an update, nothing changed in between (an engine that queries rays, then
+/// detects), keeps the update's normals, boxes and trees: it reports them kept, records no stage
+/// of theirs (on the GPU no dispatch, on the CPU backend no stage time) and finds the contacts
+/// of a detection that brought them up to date itself, on both backends and under each policy.
+#[test]
+fn a_detection_after_an_update_casts_its_rays_and_nothing_more() {
+    let meshes = bodies();
+    let tree = [Stage::Normals, Stage::Bounds, Stage::Morton, Stage::Sort, Stage::Hierarchy, Stage::Fit];
+    for gpu in [true, false] {
+        for policy in [BvhUpdate::Rebuild, BvhUpdate::Refit] {
+            let [(mut updated, ids), (mut alone, _)] = [0, 1].map(|_| scene(gpu, policy));
+            for frame in 0..3 {
+                for s in [&mut updated, &mut alone] {
+                    for (b, (m, _)) in meshes.iter().enumerate() {
+                        s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
+                    }
+                }
+                let what = format!("{} {policy:?} frame {frame}", if gpu { "GPU" } else { "CPU" });
+                let update = updated.update().unwrap();
+                assert_ne!(update.bvh.action, BvhAction::Kept, "{what}: the update");
+                let after = updated.detect(Pairs::Overlapping).unwrap();
+                let own = alone.detect(Pairs::Overlapping).unwrap();
+                assert_eq!(after.stats.bvh.action, BvhAction::Kept, "{what}: the detection's trees");
+                assert!(!after.contacts.is_empty(), "{what}: contacts");
+                assert_eq!(after.contacts, own.contacts, "{what}: the contacts");
+                let ran = |st: &raycontact::FrameStats, s: Stage| {
+                    st.get(s).is_some_and(|t| t.dispatches > 0 || t.cpu_ns.is_some())
+                };
+                for s in tree {
+                    assert!(!ran(&after.stats, s), "{what}: {s} recorded after the update");
+                }
+                assert!(ran(&own.stats, Stage::Normals), "{what}: the detection alone updates");
+                assert!(ran(&after.stats, Stage::Rays), "{what}: the rays");
+            }
+        }
+    }
+}
+
 #[test]
 fn gpu_auto_decides_as_the_cpu_backend_and_finds_a_rebuilds_contacts() {
     let meshes = bodies();

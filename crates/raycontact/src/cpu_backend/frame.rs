@@ -27,7 +27,8 @@ pub(crate) enum TreeWork {
     /// no BVH, whose intersection stages read the normals).
     NormalsOnly,
     /// Nothing: the trees, the normals and the body boxes stay the last frame's (an iterative
-    /// pass that needs no BVH and no normals: its walk computes its sources' own).
+    /// pass that needs no BVH and no normals: its walk computes its sources' own; any frame in
+    /// which nothing changed since the last one that brought them up to date).
     Untouched,
     /// The trees brought up to date as `policy` says, or rebuilt whatever it says when `force`
     /// (a new packing).

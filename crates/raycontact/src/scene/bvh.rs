@@ -70,9 +70,13 @@ impl Scene {
     /// What this frame asks of the trees: rebuilt after a new packing (`first`), brought up to
     /// date by the policy when the frame needs them (`bvh`), else kept, with the vertex normals
     /// computed when something reads them (`normals`: the intersection stages; an iterative
-    /// pass's walk computes its sources' own).
+    /// pass's walk computes its sources' own); nothing when nothing changed since the last
+    /// frame that brought them up to date (`fresh`: no position set, no body added, removed or
+    /// made static), whose normals, boxes and trees are this frame's.
     pub(super) fn tree_work(&self, first: bool, bvh: bool, normals: bool) -> TreeWork {
-        if first || bvh {
+        if !first && self.fresh {
+            TreeWork::Untouched
+        } else if first || bvh {
             TreeWork::Update { policy: self.bvh_update, force: first }
         } else if normals {
             TreeWork::NormalsOnly

@@ -117,9 +117,10 @@ impl Scene {
             Ok(found) => found,
             Err(e) => {
                 // What the backend holds may not be a complete detection: start again from a
-                // full pass.
+                // full pass, after a frame that updates the trees.
                 self.memory.valid = false;
                 self.detected = false;
+                self.fresh = false;
                 return Err(e);
             }
         };

@@ -27,13 +27,15 @@ impl Scene {
     /// of the next one (what inversion handling and the response compare against). So a
     /// detection that follows an update with no positions set in between sees no motion: where
     /// the contacts need the step's motion, detect alone ([`Scene::detect`] updates the BVHs
-    /// too, and leaves them fresh for ray queries after a full pass). Such a detection rebuilds
-    /// no tree: on the CPU backend it keeps the update's trees, and on the GPU its stages skip
-    /// every body.
+    /// too, and leaves them fresh for ray queries after a full pass). A frame in which nothing
+    /// changed since the last one that brought the BVHs up to date (no position set, no body
+    /// added, removed or made static) keeps that frame's normals, boxes and BVHs and records
+    /// none of their stages ([`BvhAction::Kept`]): a detection after an update casts its rays
+    /// and nothing more.
     pub fn update(&mut self) -> Result<FrameStats> {
         if let Engine::Gpu(g) = &self.engine {
             let ctx = g.ctx().clone();
-            return ctx.scoped("update", || {
+            let done = ctx.scoped("update", || {
                 let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("raycontact.update"),
                 });
@@ -45,6 +47,9 @@ impl Scene {
                 g.read_timings(false, &mut stats)?;
                 Ok(stats)
             });
+            // A failed update leaves the trees unknown: the next frame updates them.
+            self.fresh &= done.is_ok();
+            return done;
         }
         Ok(self.on_cpu_pool(|s| {
             let first = s.prepare_layout();
@@ -184,8 +189,9 @@ impl Scene {
                 b.updated();
             }
         }
-        // Without an update the BVHs are last frame's: ray queries must wait for one.
-        self.fresh = updated;
+        // Without an update the BVHs are last frame's: ray queries must wait for one (unless
+        // they were fresh already: nothing changed since).
+        self.fresh |= updated;
     }
 
     pub(super) fn require_fresh(&self) -> Result<()> {
