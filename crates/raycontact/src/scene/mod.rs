@@ -189,7 +189,12 @@ impl Scene {
     /// (not on the web, where no thread can be spawned): an engine's own pool, so that the
     /// collision step adds no threads of its own, or a pool whose workers the caller has pinned
     /// to cores. The scene uses its workers only inside its own calls, and several scenes may
-    /// share one pool. Otherwise it is [`Scene::new_cpu`] with the pool's thread count.
+    /// share one pool. Otherwise it is [`Scene::new_cpu`] with the pool's thread count. A caller
+    /// that runs its step inside `pool.install` has each call run in place on that worker,
+    /// without handing it to the pool and waiting for it back (on this project's 2-core VM,
+    /// 0.10–0.14 ms a detection when the workers sleep between frames: 50 resting tori's
+    /// iterative detections took 0.69–0.71 ms from the main thread, 0.62–0.63 ms inside
+    /// `install`).
     ///
     /// ```
     /// use std::sync::Arc;
