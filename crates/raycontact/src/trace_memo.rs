@@ -39,8 +39,10 @@
 //! line walks (51.1k with 3.09M lanes to 61.2k with 4.06M): 9.3 % fewer lanes in all; on
 //! `eight-sheets` 1.7 % fewer; on `resting-pile`'s full passes with exits remembered (`cpu-walk`:
 //! its own-body traces along the inward normal walk both ways, with no outward check to answer)
-//! 1.3 % more. While no slot holds an entry a bounded trace reads none: `resting-pile`'s full
-//! pass, all of whose traces that skip a vertex are bounded, does not touch the memo at all.
+//! 1.3 % more. While no slot holds an entry a bounded trace reads none; and a pass none of whose
+//! traces the memo would keep ([`asked`]: `resting-pile`'s full pass, all of whose traces that
+//! skip a vertex are bounded, the armadillo pair's, `mesh-scaling`'s) goes without it, so its
+//! slots are never made.
 //!
 //! A trace's result is its closest hit, which depends on nothing but the body's positions and the
 //! ray (not on the tree, the traversal or the order of the rays), so the contacts are those of
@@ -55,7 +57,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use glam::Vec3;
 
 use crate::cpu::{Narrow, Traced, Tracer};
-use crate::layout::{BodyGpu, NONE, Ray, RayHit, WalkCounts};
+use crate::layout::{BODY_CLOTH, BodyGpu, BodyPair, NONE, Ray, RayHit, WalkCounts};
 use crate::packing::has_moved;
 
 /// A memoised trace: the body and the ray's bits (origin, direction, `tmin`, `tmax`: an
@@ -144,10 +146,35 @@ impl TraceMemo {
         }
     }
 
+    /// Empties every slot, keeping the memo's memory and allocating none (for a pass that does
+    /// not use it: [`asked`]). Touches no slot when none was filled.
+    pub fn forget(&mut self) {
+        if std::mem::take(self.written.get_mut()) {
+            for s in &mut self.slots {
+                s.take();
+            }
+        }
+    }
+
     /// `inner`'s traces through this memo.
     pub fn tracer<'m, T: Tracer>(&'m self, inner: &'m T) -> Memoized<'m, T> {
         Memoized { memo: self, inner }
     }
+}
+
+/// Whether a full pass over `pairs` (of the packed `bodies`) asks a trace the memo keeps: an
+/// unbounded trace that skips a vertex. Those are the own-body trace of a volumetric vertex to
+/// the exit (asked in a pair with a cloth, and in every pair when exits are remembered:
+/// `remember_exit`) and the rays of a self pair. Otherwise every trace of the pass is bounded
+/// (a volumetric vertex's own-body check, up to the other body's hit) or skips no vertex, so the
+/// memo would keep nothing: the pass casts the same without it, and its slots (about 160 bytes
+/// a vertex: 51 MB at `mesh-scaling`'s 641k triangles) need not exist.
+pub fn asked(bodies: &[BodyGpu], pairs: &[BodyPair], remember_exit: bool) -> bool {
+    let cloth = |b: u32| bodies[b as usize].flags & BODY_CLOTH != 0;
+    pairs.iter().any(|p| {
+        let (a, b) = (cloth(p.a), cloth(p.b));
+        p.a == p.b || a != b || (remember_exit && !(a && b))
+    })
 }
 
 /// A [`Tracer`] answering the traces that skip a vertex from a [`TraceMemo`] when it holds an

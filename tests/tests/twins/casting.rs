@@ -26,6 +26,8 @@ pub struct CastCounter {
     pub line_casts: AtomicU32,
     /// Bounded traces that skip a vertex cast (own-body checks up to another body's hit).
     pub bounded_skips: AtomicU32,
+    /// Unbounded traces that skip a vertex cast (what a memo keeps), lines not counted.
+    pub unbounded_skips: AtomicU32,
 }
 
 impl CastCounter {
@@ -46,8 +48,9 @@ impl Tracer for CastCounter {
         counts: &mut WalkCounts,
     ) -> Traced {
         self.casts.fetch_add(1, Ordering::Relaxed);
-        if ignore != NONE && ray.tmax != f32::INFINITY {
-            self.bounded_skips.fetch_add(1, Ordering::Relaxed);
+        if ignore != NONE {
+            let skips = if ray.tmax != f32::INFINITY { &self.bounded_skips } else { &self.unbounded_skips };
+            skips.fetch_add(1, Ordering::Relaxed);
         }
         BvhTracer.trace(cx, b, ray, ignore, hint, counts)
     }

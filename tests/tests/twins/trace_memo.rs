@@ -8,14 +8,15 @@
 //! remembered and not: the same contacts as casting every trace, in the same order, with fewer
 //! casts; and the backend's contacts equal the twin's narrow phase. From one full pass to the
 //! next the memo keeps the entries of the bodies that did not move, and forgets those of the
-//! bodies that did, even where a vertex's ray stays the same bit for bit.
+//! bodies that did, even where a vertex's ray stays the same bit for bit. A pass that asks no
+//! trace the memo keeps is known beforehand (`trace_memo::asked`), and passes without it.
 
 use std::sync::atomic::Ordering;
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::cpu::{BvhTracer, Narrow, Tracer};
 use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, Ray, SELF_CLOTH, WalkCounts};
-use raycontact::internals::trace_memo::TraceMemo;
+use raycontact::internals::trace_memo::{self, TraceMemo};
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Pairs, Scene};
@@ -192,6 +193,51 @@ fn the_memo_answers_only_the_same_body_ray_and_skipped_vertex_and_forgets_on_res
     memo.reset(&p.packing.bodies, &[]);
     trace(&memo, 0, &ray, v);
     assert_eq!(casts(), 12);
+    // `forget` empties every slot too (for a pass that does not use the memo).
+    trace(&memo, 0, &ray, v);
+    assert_eq!(casts(), 12);
+    memo.forget();
+    trace(&memo, 0, &ray, v);
+    assert_eq!(casts(), 13);
+}
+
+/// A full pass asks a trace the memo keeps (an unbounded trace that skips a vertex) only where
+/// `trace_memo::asked` says so: a volumetric body with a cloth, a self pair, or a pair with a
+/// volumetric body when exits are remembered. Where it says no, no such trace is asked (the
+/// CPU backend and the parry3d peer then pass without the memo, which is never sized); where a
+/// volumetric body's own trace to the exit is asked, it says yes. Each pair of the draped ball
+/// on its own, with exits remembered and not.
+#[test]
+fn the_memo_is_used_only_by_passes_that_ask_a_trace_it_keeps() {
+    let p = packed(&draped_ball());
+    let (ball, sheet, other_sheet, torus) = (0u32, 1u32, 2u32, 4u32);
+    // (a, b, asked without and with exits remembered, an unbounded skip surely asked without
+    // and with).
+    let cases = [
+        (ball, torus, [false, true], [false, true]),
+        (ball, sheet, [true, true], [true, true]),
+        (sheet, other_sheet, [false, false], [false, false]),
+        (ball, ball, [true, true], [true, true]),
+        (torus, torus, [true, true], [true, true]),
+        // A cloth's self pair: its rays skip the vertex, cast as lines by the backend's tracer.
+        (sheet, sheet, [true, true], [false, false]),
+    ];
+    for (a, b, asked, surely) in cases {
+        let pairs = [BodyPair { a, b, prediction: 0.02, pad: 0 }];
+        let sources = cpu::ray_sources(&p.packing, &p.frame.body_state, &p.positions, &pairs);
+        assert!(!sources.is_empty(), "pair ({a}, {b}): no sources");
+        for (k, remember_exit) in [false, true].into_iter().enumerate() {
+            let what = format!("pair ({a}, {b}), exits remembered: {remember_exit}");
+            let cx = Narrow { remember_exit, ..p.narrow() };
+            let says = trace_memo::asked(&p.packing.bodies, &pairs, remember_exit);
+            assert_eq!(says, asked[k], "{what}");
+            let counter = CastCounter { lines: true, ..Default::default() };
+            classify_in_order(&cx, &counter, &pairs, &sources);
+            let skips = counter.unbounded_skips.load(Ordering::Relaxed);
+            assert!(says || skips == 0, "{what}: {skips} unbounded traces that skip a vertex");
+            assert!(!surely[k] || skips > 0, "{what}: no unbounded trace that skips a vertex");
+        }
+    }
 }
 
 /// A volumetric vertex's own-body trace along its inward normal, cast through the memo by a

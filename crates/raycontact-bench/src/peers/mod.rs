@@ -36,7 +36,7 @@ use parry3d::shape::{TriMesh, TriMeshFlags};
 use raycontact::Scene;
 use raycontact::internals::Packing;
 use raycontact::internals::layout::{BodyGpu, BodyPair, BodyState, ContactGpu, SELF_CLOTH};
-use raycontact::internals::trace_memo::TraceMemo;
+use raycontact::internals::trace_memo::{self, TraceMemo};
 use raycontact::internals::{
     FrameData,
     cpu::{self, Narrow, Rays, Tracer},
@@ -157,8 +157,7 @@ impl Parry {
         self.moved.extend(bodies.iter().map(|b| first || current[vertices(b)] != previous[vertices(b)]));
         let pool = &self.pool;
         let (mode, meshes, kept, moved) = (self.mode, &mut self.meshes, &mut self.bvhs, &self.moved);
-        self.memo.reset(bodies, &self.moved);
-        let memo = &self.memo;
+        let memo = &mut self.memo;
         pool.install(|| {
             let (packing, current, frame) = (&self.packing, &self.current, &mut self.frame);
             frame.normals.resize(current.len(), Vec3::ZERO);
@@ -225,7 +224,16 @@ impl Parry {
                 remember_exit: false,
                 inversions: true,
             };
-            classify_pairs(&cx, &memo.tracer(&ParryTracer { bvhs: &bvhs }), &pairs)
+            // The memo where the pass asks a trace it keeps, as on raycontact's CPU backend
+            // (emptied otherwise: its entries would outlive the bodies' moves).
+            let tracer = ParryTracer { bvhs: &bvhs };
+            if trace_memo::asked(bodies, &pairs, false) {
+                memo.reset(bodies, moved);
+                classify_pairs(&cx, &memo.tracer(&tracer), &pairs)
+            } else {
+                memo.forget();
+                classify_pairs(&cx, &tracer, &pairs)
+            }
         })
     }
 }
