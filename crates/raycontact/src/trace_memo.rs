@@ -156,6 +156,26 @@ impl TraceMemo {
         }
     }
 
+    /// The memo for a full pass over `pairs` of the packed `bodies`: readied as [`Self::reset`]
+    /// does with `moved` where the pass asks a trace it keeps ([`asked`]), else emptied
+    /// ([`Self::forget`]: its entries would outlive the bodies' moves) and `None`, the pass
+    /// going without it.
+    pub fn for_pass(
+        &mut self,
+        bodies: &[BodyGpu],
+        pairs: &[BodyPair],
+        remember_exit: bool,
+        moved: &[bool],
+    ) -> Option<&Self> {
+        if asked(bodies, pairs, remember_exit) {
+            self.reset(bodies, moved);
+            Some(self)
+        } else {
+            self.forget();
+            None
+        }
+    }
+
     /// `inner`'s traces through this memo.
     pub fn tracer<'m, T: Tracer>(&'m self, inner: &'m T) -> Memoized<'m, T> {
         Memoized { memo: self, inner }

@@ -36,7 +36,7 @@ use parry3d::shape::{TriMesh, TriMeshFlags};
 use raycontact::Scene;
 use raycontact::internals::Packing;
 use raycontact::internals::layout::{BodyGpu, BodyPair, BodyState, ContactGpu, SELF_CLOTH};
-use raycontact::internals::trace_memo::{self, TraceMemo};
+use raycontact::internals::trace_memo::TraceMemo;
 use raycontact::internals::{
     FrameData,
     cpu::{self, Narrow, Rays, Tracer},
@@ -224,15 +224,11 @@ impl Parry {
                 remember_exit: false,
                 inversions: true,
             };
-            // The memo where the pass asks a trace it keeps, as on raycontact's CPU backend
-            // (emptied otherwise: its entries would outlive the bodies' moves).
+            // The memo where the pass asks a trace it keeps, as on raycontact's CPU backend.
             let tracer = ParryTracer { bvhs: &bvhs };
-            if trace_memo::asked(bodies, &pairs, false) {
-                memo.reset(bodies, moved);
-                classify_pairs(&cx, &memo.tracer(&tracer), &pairs)
-            } else {
-                memo.forget();
-                classify_pairs(&cx, &tracer, &pairs)
+            match memo.for_pass(bodies, &pairs, false, moved) {
+                Some(m) => classify_pairs(&cx, &m.tracer(&tracer), &pairs),
+                None => classify_pairs(&cx, &tracer, &pairs),
             }
         })
     }

@@ -11,7 +11,6 @@ use crate::error::Result;
 use crate::packing::Packing;
 use crate::plan::{DetectPlan, Outcome, Pass, on_overflow, with_headroom};
 use crate::stats::{FrameStats, Stage};
-use crate::trace_memo;
 
 fn elapsed_ns(start: Instant) -> Option<f64> {
     Some(start.elapsed().as_nanos() as f64)
@@ -61,15 +60,14 @@ impl CpuScene {
                 let start = Instant::now();
                 // The memo is the backend's own (the kernels cast every trace): not with the
                 // twins' binary trees (`set_wide_bvh(false)`), nor where the pass asks no trace
-                // it keeps (emptied then: its entries would outlive the bodies' moves).
-                let asked = !self.frame.wide.off && trace_memo::asked(&packing.bodies, &list, plan.remember);
-                if asked {
-                    self.memo.reset(&packing.bodies, &self.memo_moved);
-                } else {
+                // it keeps.
+                let memo = if self.frame.wide.off {
                     self.memo.forget();
-                }
+                    None
+                } else {
+                    self.memo.for_pass(&packing.bodies, &list, plan.remember, &self.memo_moved)
+                };
                 self.memo_moved.fill(false);
-                let memo = asked.then_some(&self.memo);
                 let (order, runs, sources) = (&self.order, &mut self.runs, &mut self.sources);
                 let (parts, found) = (&mut self.parts, &mut out.contacts);
                 self.pool.install(|| {
