@@ -11,7 +11,11 @@
 //! with parry3d's ray–triangle test. A trace asked again by another pair (a volumetric body's
 //! own-body trace, in each of its cloth pairs, or in a later frame while its body does not move)
 //! is answered from a `TraceMemo`, as on raycontact's CPU backend. Only the ray casts differ from
-//! the CPU reference.
+//! the CPU reference: parry3d's ray–triangle test (`Triangle::cast_local_ray`) is not watertight,
+//! so a ray through an edge that two triangles share can miss both where raycontact's watertight
+//! test hits one of them, and the peer's contacts then differ from the reference's (by one
+//! contact in a frame of `resting-pile` and one of `cloth-layers`: an own-body ray, then a
+//! cloth's outward ray, each through a shared edge, both triangles missed by parry3d).
 //!
 //! [`suite`] runs an instance on it ([`ParryRun`]); [`bvh`] and [`contacts`] are the peers of the older
 //! single-purpose benchmarks (`bvh`: the BVH build alone; `contacts`: volumetric inward rays
