@@ -4,6 +4,7 @@
 mod backend_update;
 mod casting;
 mod classify;
+mod fan;
 mod intersections;
 mod pairs;
 mod pools;

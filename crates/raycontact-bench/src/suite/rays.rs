@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
 use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, LEAF_BIT, NONE, Ray, RayHit, SELF_CLOTH};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
 
@@ -22,6 +22,7 @@ struct RayCounters {
     check: AtomicU64,
     nodes_gpu: AtomicU64,
     nodes_gpu_line: AtomicU64,
+    nodes_gpu_line_fan: AtomicU64,
     nodes_cpu: AtomicU64,
     wide_cpu: AtomicU64,
     tris: AtomicU64,
@@ -46,13 +47,29 @@ struct CountingTracer<'a> {
     /// Nodes this source's traces visited (GPU traversal, a cloth vertex's two rays walked
     /// together as the GPU tuning walks them).
     nodes: AtomicU64,
+    /// Per packed body, [`cpu::fan_vertices`] of its tree.
+    fans: &'a [Vec<[u32; 2]>],
+    /// [`Self::nodes`] had the walks passed the subtrees whose every triangle uses the ignored
+    /// vertex ([`Self::fan_skip`]).
+    nodes_fan: AtomicU64,
 }
 
 impl CountingTracer<'_> {
+    /// Whether the walk of a trace on body `b` ignoring packed vertex `ignore` would pass
+    /// internal node `n` (body-local) with the ignored vertex's fan skipped: every triangle under
+    /// it uses that vertex.
+    fn fan_skip(&self, cx: &Narrow<'_>, b: usize, ignore: u32, n: u32) -> bool {
+        let nodes = cx.frame.body_nodes(cx.packing, b);
+        ignore != NONE
+            && nodes[n as usize].child & LEAF_BIT == 0
+            && self.fans[b][n as usize].contains(&ignore)
+    }
+
     /// Counts a trace of `ray` on body `b` whose GPU walk found `hit` (`line`: the nodes the GPU
-    /// walks for it where a cloth vertex's two rays are walked together, counted once for both),
-    /// and the CPU backend's walk of it (`cpu`: its hit's counters).
-    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, line: u32, cpu: &RayHit) {
+    /// walks for it where a cloth vertex's two rays are walked together, counted once for both;
+    /// `fan`: the same with the ignored vertex's fan skipped), and the CPU backend's walk of it
+    /// (`cpu`: its hit's counters).
+    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, [line, fan]: [u32; 2], cpu: &RayHit) {
         let c = self.counters;
         let kind = if b == self.source && !self.self_pair {
             &c.check
@@ -64,7 +81,9 @@ impl CountingTracer<'_> {
         kind.fetch_add(1, Relaxed);
         c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
         c.nodes_gpu_line.fetch_add(line as u64, Relaxed);
+        c.nodes_gpu_line_fan.fetch_add(fan as u64, Relaxed);
         self.nodes.fetch_add(line as u64, Relaxed);
+        self.nodes_fan.fetch_add(fan as u64, Relaxed);
         c.nodes_cpu.fetch_add(cpu.nodes_visited as u64, Relaxed);
         c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
         c.tris_cpu.fetch_add(cpu.triangles_tested as u64, Relaxed);
@@ -81,6 +100,14 @@ impl Tracer for CountingTracer<'_> {
         let nodes = cx.frame.body_nodes(cx.packing, b);
         let tris = &cx.packing.triangles;
         let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
+        let fan = if ignore == NONE {
+            hit.nodes_visited
+        } else {
+            let skip = |n| self.fan_skip(cx, b, ignore, n);
+            let h = cpu::closest_hit_skipping(body, nodes, cx.positions, tris, ray, ignore, skip);
+            debug_assert_eq!((h.t, h.triangle), (hit.t, hit.triangle), "skipping the fan changes no hit");
+            h.nodes_visited
+        };
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -89,7 +116,7 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
-        self.count(b, ray, &hit, hit.nodes_visited, &ordered);
+        self.count(b, ray, &hit, [hit.nodes_visited, fan], &ordered);
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Traced::cast(hit, None)
     }
@@ -104,6 +131,12 @@ impl Tracer for CountingTracer<'_> {
         let back = Ray { dir: -ray.dir, ..*ray };
         let rays = [ray, &back];
         let line = cpu::closest_hits_line_binary(body, nodes, cx.positions, tris, ray, ignore);
+        let fan = if ignore == NONE {
+            line
+        } else {
+            let skip = |n| self.fan_skip(cx, b, ignore, n);
+            cpu::closest_hits_line_skipping(body, nodes, cx.positions, tris, ray, ignore, skip)
+        };
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -114,7 +147,7 @@ impl Tracer for CountingTracer<'_> {
         };
         let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
         for k in 0..2 {
-            self.count(b, rays[k], &hits[k], line[k].nodes_visited, &ordered[k]);
+            self.count(b, rays[k], &hits[k], [line[k].nodes_visited, fan[k].nodes_visited], &ordered[k]);
         }
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Some(hits.map(|hit| Traced::cast(hit, None)))
@@ -160,6 +193,10 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         inversions: true,
     };
     let counters = RayCounters::default();
+    let fans: Vec<Vec<[u32; 2]>> = (0..packing.bodies.len())
+        .into_par_iter()
+        .map(|b| cpu::fan_vertices(&packing.bodies[b], frame.body_nodes(&packing, b), &packing.triangles))
+        .collect();
     let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
     // Each source's nodes, with its body and vertex: the longest is kept.
     let longest = sources.par_iter().with_min_len(256).map(|&[k, v]| {
@@ -173,12 +210,17 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
             normal: frame.normals[(body.vertex_offset + v) as usize],
             traced: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            fans: &fans,
+            nodes_fan: AtomicU64::new(0),
         };
         let mut sink = Vec::new();
         cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
-        (tracer.nodes.load(Relaxed), a, v)
+        (tracer.nodes.load(Relaxed), tracer.nodes_fan.load(Relaxed), a, v)
     });
-    let (longest_source_nodes, body, vertex) = longest.max_by_key(|&(n, _, _)| n).unwrap_or((0, 0, 0));
+    let per_source: Vec<(u64, u64, usize, u32)> = longest.collect();
+    let (longest_source_nodes, _, body, vertex) =
+        per_source.iter().copied().max_by_key(|&(n, _, _, _)| n).unwrap_or((0, 0, 0, 0));
+    let longest_fan = per_source.iter().map(|&(_, f, _, _)| f).max().unwrap_or(0);
     let longest_source = match ids.iter().position(|&id| Some(&id) == packing.ids.get(body)) {
         Some(i) if longest_source_nodes > 0 => Some((i, vertex)),
         _ => None,
@@ -196,12 +238,14 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         check_rays: get(&c.check),
         nodes_per_ray_gpu_walk: get(&c.nodes_gpu) as f64 / rays,
         nodes_per_ray_gpu_line_walk: get(&c.nodes_gpu_line) as f64 / rays,
+        nodes_per_ray_gpu_line_walk_fan_skipped: get(&c.nodes_gpu_line_fan) as f64 / rays,
         nodes_per_ray_cpu_walk: get(&c.nodes_cpu) as f64 / rays,
         triangles_per_ray: get(&c.tris) as f64 / rays,
         wide_nodes_per_ray_cpu_walk: get(&c.wide_cpu) as f64 / rays,
         triangles_per_ray_cpu_walk: get(&c.tris_cpu) as f64 / rays,
         stack_fallbacks: get(&c.fallbacks),
         longest_source_nodes,
+        longest_source_nodes_fan_skipped: longest_fan,
         longest_source,
         largest_valence: largest_valence.unwrap_or(0),
     })

@@ -57,6 +57,23 @@ pub fn closest_hit(
     ray: &Ray,
     ignore_vertex: u32,
 ) -> RayHit {
+    closest_hit_skipping(body, nodes, positions, triangles, ray, ignore_vertex, |_| false)
+}
+
+/// [`closest_hit`]'s walk, passing every node that `skip` names (body-local) as though the ray
+/// missed its box, its test still counted. Not what the kernel does: the benchmark's measure of
+/// a walk that would skip the subtrees whose every triangle uses the ignored vertex
+/// ([`fan_vertices`](crate::cpu::fan_vertices)), which finds the same hit, since the leaf test
+/// skips those triangles anyway.
+pub fn closest_hit_skipping(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+    skip: impl Fn(u32) -> bool,
+) -> RayHit {
     let mut best = RayHit::MISS;
     if nodes.is_empty() {
         return best;
@@ -65,19 +82,22 @@ pub fn closest_hit(
     let inv = safe_inverse(ray.dir);
     let mut tmax = ray.tmax;
     let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
-    let entry = |nd: &Node, tmax: f32| box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max);
+    let entry = |n: u32, tmax: f32| {
+        let nd = &nodes[n as usize];
+        if skip(n) { None } else { box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) }
+    };
     let mut stack = [0u32; SHORT_STACK as usize];
     let mut sp = 0usize;
     let mut lost = false;
     best.nodes_visited += 1;
-    let mut node = if entry(&nodes[0], tmax).is_some() { 0 } else { NONE };
+    let mut node = if entry(0, tmax).is_some() { 0 } else { NONE };
     loop {
         if node == NONE {
             while sp > 0 {
                 sp -= 1;
                 let c = stack[sp];
                 best.nodes_visited += 1;
-                if entry(&nodes[c as usize], tmax).is_some() {
+                if entry(c, tmax).is_some() {
                     node = c;
                     break;
                 }
@@ -95,8 +115,8 @@ pub fn closest_hit(
         let left = nd.child;
         let right = nodes[left as usize].escape;
         best.nodes_visited += 2;
-        let el = entry(&nodes[left as usize], tmax);
-        let er = entry(&nodes[right as usize], tmax);
+        let el = entry(left, tmax);
+        let er = entry(right, tmax);
         node = match (el, er) {
             (Some(a), Some(b)) => {
                 let (near, far) = if b < a { (right, left) } else { (left, right) };
@@ -114,7 +134,7 @@ pub fn closest_hit(
         };
     }
     if lost {
-        stackless_hit(nodes, &leaf, inv, &mut best, &mut tmax);
+        stackless_hit(nodes, &leaf, inv, &mut best, &mut tmax, &skip);
     }
     best
 }
@@ -122,15 +142,23 @@ pub fn closest_hit(
 /// Twin of `stackless_hit` in `bvh.wgsl`: the walk that makes up for the entries a full short
 /// stack dropped, the whole tree once more depth first through the escape links, pruned by the
 /// hit found so far (`best`, with `tmax` the ray's bound shrunk to it); flags the hit as a
-/// fallback. `inv` is `safe_inverse` of the leaf's ray's direction.
-pub(crate) fn stackless_hit(nodes: &[Node], leaf: &Leaf<'_>, inv: Vec3, best: &mut RayHit, tmax: &mut f32) {
+/// fallback. `inv` is `safe_inverse` of the leaf's ray's direction; the nodes `skip` names are
+/// passed as missed ([`closest_hit_skipping`]).
+pub(crate) fn stackless_hit(
+    nodes: &[Node],
+    leaf: &Leaf<'_>,
+    inv: Vec3,
+    best: &mut RayHit,
+    tmax: &mut f32,
+    skip: &impl Fn(u32) -> bool,
+) {
     let ray = leaf.ray;
     best.fallback = 1;
     let mut node = 0u32;
     while node != NONE {
         let nd = &nodes[node as usize];
         best.nodes_visited += 1;
-        if box_entry(ray.origin, ray.dir, inv, ray.tmin, *tmax, nd.min, nd.max).is_some() {
+        if !skip(node) && box_entry(ray.origin, ray.dir, inv, ray.tmin, *tmax, nd.min, nd.max).is_some() {
             if nd.child & LEAF_BIT != 0 {
                 leaf.test(nd.child & !LEAF_BIT, best, tmax);
                 node = nd.escape;

@@ -54,6 +54,21 @@ pub fn closest_hits_line_binary(
     ray: &Ray,
     ignore_vertex: u32,
 ) -> [RayHit; 2] {
+    closest_hits_line_skipping(body, nodes, positions, triangles, ray, ignore_vertex, |_| false)
+}
+
+/// [`closest_hits_line_binary`]'s walk, passing every node that `skip` names (body-local) as
+/// though neither ray entered its box, its test still counted: the line's
+/// [`closest_hit_skipping`](super::bvh::closest_hit_skipping), the same hits.
+pub fn closest_hits_line_skipping(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+    skip: impl Fn(u32) -> bool,
+) -> [RayHit; 2] {
     let mut best = [RayHit::MISS; 2];
     if nodes.is_empty() {
         return best;
@@ -68,7 +83,10 @@ pub fn closest_hits_line_binary(
     let mut sp = 0usize;
     let mut lost = false;
     best[0].nodes_visited += 1;
-    let mut act = enter_both(ray, inv[0], 3, tmax, &nodes[0]).0;
+    let enter = |act: u32, tmax: [f32; 2], n: u32| {
+        if skip(n) { (0, f32::INFINITY) } else { enter_both(ray, inv[0], act, tmax, &nodes[n as usize]) }
+    };
+    let mut act = enter(3, tmax, 0).0;
     let mut node = if act != 0 { 0 } else { NONE };
     loop {
         if node == NONE {
@@ -76,7 +94,7 @@ pub fn closest_hits_line_binary(
                 sp -= 1;
                 let c = stack[sp];
                 best[0].nodes_visited += 1;
-                act = enter_both(ray, inv[0], 3, tmax, &nodes[c as usize]).0;
+                act = enter(3, tmax, c).0;
                 if act != 0 {
                     node = c;
                     break;
@@ -100,8 +118,8 @@ pub fn closest_hits_line_binary(
         let left = nd.child;
         let right = nodes[left as usize].escape;
         best[0].nodes_visited += 2;
-        let (al, el) = enter_both(ray, inv[0], act, tmax, &nodes[left as usize]);
-        let (ar, er) = enter_both(ray, inv[0], act, tmax, &nodes[right as usize]);
+        let (al, el) = enter(act, tmax, left);
+        let (ar, er) = enter(act, tmax, right);
         (node, act) = match (al != 0, ar != 0) {
             (true, true) => {
                 let (near, far, a) = if er < el { (right, left, ar) } else { (left, right, al) };
@@ -120,7 +138,7 @@ pub fn closest_hits_line_binary(
     }
     if lost {
         for k in 0..2 {
-            stackless_hit(nodes, &leaves[k], inv[k], &mut best[k], &mut tmax[k]);
+            stackless_hit(nodes, &leaves[k], inv[k], &mut best[k], &mut tmax[k], &skip);
         }
     }
     best
