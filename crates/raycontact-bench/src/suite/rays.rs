@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
 use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, LEAF_BIT, NONE, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, NONE, Ray, RayHit, SELF_CLOTH};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
 
@@ -50,21 +50,11 @@ struct CountingTracer<'a> {
     /// Per packed body, [`cpu::fan_vertices`] of its tree.
     fans: &'a [Vec<[u32; 2]>],
     /// [`Self::nodes`] had the walks passed the subtrees whose every triangle uses the ignored
-    /// vertex ([`Self::fan_skip`]).
+    /// vertex (`cpu::closest_hit_skipping`).
     nodes_fan: AtomicU64,
 }
 
 impl CountingTracer<'_> {
-    /// Whether the walk of a trace on body `b` ignoring packed vertex `ignore` would pass
-    /// internal node `n` (body-local) with the ignored vertex's fan skipped: every triangle under
-    /// it uses that vertex.
-    fn fan_skip(&self, cx: &Narrow<'_>, b: usize, ignore: u32, n: u32) -> bool {
-        let nodes = cx.frame.body_nodes(cx.packing, b);
-        ignore != NONE
-            && nodes[n as usize].child & LEAF_BIT == 0
-            && self.fans[b][n as usize].contains(&ignore)
-    }
-
     /// Counts a trace of `ray` on body `b` whose GPU walk found `hit` (`line`: the nodes the GPU
     /// walks for it where a cloth vertex's two rays are walked together, counted once for both;
     /// `fan`: the same with the ignored vertex's fan skipped), and the CPU backend's walk of it
@@ -103,8 +93,7 @@ impl Tracer for CountingTracer<'_> {
         let fan = if ignore == NONE {
             hit.nodes_visited
         } else {
-            let skip = |n| self.fan_skip(cx, b, ignore, n);
-            let h = cpu::closest_hit_skipping(body, nodes, cx.positions, tris, ray, ignore, skip);
+            let h = cpu::closest_hit_skipping(body, nodes, cx.positions, tris, ray, ignore, &self.fans[b]);
             debug_assert_eq!((h.t, h.triangle), (hit.t, hit.triangle), "skipping the fan changes no hit");
             h.nodes_visited
         };
@@ -134,8 +123,7 @@ impl Tracer for CountingTracer<'_> {
         let fan = if ignore == NONE {
             line
         } else {
-            let skip = |n| self.fan_skip(cx, b, ignore, n);
-            cpu::closest_hits_line_skipping(body, nodes, cx.positions, tris, ray, ignore, skip)
+            cpu::closest_hits_line_skipping(body, nodes, cx.positions, tris, ray, ignore, &self.fans[b])
         };
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {

@@ -31,9 +31,10 @@ pub fn raycast_brute_force(
 }
 
 /// Per node of a body's binary tree (`nodes`, its used nodes, body-local), two packed vertices
-/// that every triangle under the node uses ([`NONE`] where fewer do; a leaf's first two
-/// corners). A walk that ignores vertex `v` may pass a node whose pair holds `v`: each of its
-/// triangles would be skipped at its leaf ([`closest_hit_skipping`](crate::cpu::closest_hit_skipping)).
+/// that every triangle under the node uses ([`NONE`] where fewer do, and at a leaf, whose test
+/// skips the ignored vertex's triangle itself). A walk that ignores vertex `v` may pass a node
+/// whose pair holds `v`: each of its triangles would be skipped at its leaf
+/// ([`closest_hit_skipping`](crate::cpu::closest_hit_skipping)).
 /// Under a vertex of many triangles (a cone's apex, a cylinder's cap centre) the boxes of all of
 /// them hold a ray's origin there, so a walk from it enters every one: what the benchmark
 /// measures against this. Two triangles share at most two vertices unless they are the same
@@ -65,5 +66,6 @@ pub fn fan_vertices(body: &BodyGpu, nodes: &[Node], triangles: &[u32]) -> Vec<[u
         }
         sets[n as usize] = both;
     }
-    sets.into_iter().map(|s| [s[0], s[1]]).collect()
+    let leaf = |n: usize| nodes[n].child & LEAF_BIT != 0;
+    sets.iter().enumerate().map(|(n, s)| if leaf(n) { [NONE; 2] } else { [s[0], s[1]] }).collect()
 }

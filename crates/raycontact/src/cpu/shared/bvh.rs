@@ -57,14 +57,22 @@ pub fn closest_hit(
     ray: &Ray,
     ignore_vertex: u32,
 ) -> RayHit {
-    closest_hit_skipping(body, nodes, positions, triangles, ray, ignore_vertex, |_| false)
+    closest_hit_skipping(body, nodes, positions, triangles, ray, ignore_vertex, &[])
 }
 
-/// [`closest_hit`]'s walk, passing every node that `skip` names (body-local) as though the ray
-/// missed its box, its test still counted. Not what the kernel does: the benchmark's measure of
-/// a walk that would skip the subtrees whose every triangle uses the ignored vertex
-/// ([`fan_vertices`](crate::cpu::fan_vertices)), which finds the same hit, since the leaf test
-/// skips those triangles anyway.
+/// Whether a walk that ignores packed vertex `ignore` passes node `n` (body-local): `fans`, the
+/// tree's [`fan_vertices`](crate::cpu::fan_vertices) (empty: no node is passed), says that every
+/// triangle under it uses that vertex.
+#[inline(always)]
+pub(crate) fn passes_fan(fans: &[[u32; 2]], ignore: u32, n: u32) -> bool {
+    ignore != NONE && fans.get(n as usize).is_some_and(|pair| pair.contains(&ignore))
+}
+
+/// [`closest_hit`]'s walk, passing every node whose triangles all use the ignored vertex (by
+/// the tree's `fans`, its [`fan_vertices`](crate::cpu::fan_vertices); empty: none) as though
+/// the ray missed its box, its test still counted. Not what the kernel does: the benchmark's
+/// measure of that design, which finds the same hit, since the leaf test skips those triangles
+/// anyway.
 pub fn closest_hit_skipping(
     body: &BodyGpu,
     nodes: &[Node],
@@ -72,7 +80,7 @@ pub fn closest_hit_skipping(
     triangles: &[u32],
     ray: &Ray,
     ignore_vertex: u32,
-    skip: impl Fn(u32) -> bool,
+    fans: &[[u32; 2]],
 ) -> RayHit {
     let mut best = RayHit::MISS;
     if nodes.is_empty() {
@@ -84,7 +92,11 @@ pub fn closest_hit_skipping(
     let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
     let entry = |n: u32, tmax: f32| {
         let nd = &nodes[n as usize];
-        if skip(n) { None } else { box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) }
+        if passes_fan(fans, ignore_vertex, n) {
+            None
+        } else {
+            box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max)
+        }
     };
     let mut stack = [0u32; SHORT_STACK as usize];
     let mut sp = 0usize;
@@ -134,7 +146,7 @@ pub fn closest_hit_skipping(
         };
     }
     if lost {
-        stackless_hit(nodes, &leaf, inv, &mut best, &mut tmax, &skip);
+        stackless_hit(nodes, &leaf, inv, &mut best, &mut tmax, fans);
     }
     best
 }
@@ -142,15 +154,15 @@ pub fn closest_hit_skipping(
 /// Twin of `stackless_hit` in `bvh.wgsl`: the walk that makes up for the entries a full short
 /// stack dropped, the whole tree once more depth first through the escape links, pruned by the
 /// hit found so far (`best`, with `tmax` the ray's bound shrunk to it); flags the hit as a
-/// fallback. `inv` is `safe_inverse` of the leaf's ray's direction; the nodes `skip` names are
-/// passed as missed ([`closest_hit_skipping`]).
+/// fallback. `inv` is `safe_inverse` of the leaf's ray's direction; the nodes of the ignored
+/// vertex's fan are passed as missed ([`passes_fan`], `fans` empty: none).
 pub(crate) fn stackless_hit(
     nodes: &[Node],
     leaf: &Leaf<'_>,
     inv: Vec3,
     best: &mut RayHit,
     tmax: &mut f32,
-    skip: &impl Fn(u32) -> bool,
+    fans: &[[u32; 2]],
 ) {
     let ray = leaf.ray;
     best.fallback = 1;
@@ -158,7 +170,9 @@ pub(crate) fn stackless_hit(
     while node != NONE {
         let nd = &nodes[node as usize];
         best.nodes_visited += 1;
-        if !skip(node) && box_entry(ray.origin, ray.dir, inv, ray.tmin, *tmax, nd.min, nd.max).is_some() {
+        if !passes_fan(fans, leaf.ignore_vertex, node)
+            && box_entry(ray.origin, ray.dir, inv, ray.tmin, *tmax, nd.min, nd.max).is_some()
+        {
             if nd.child & LEAF_BIT != 0 {
                 leaf.test(nd.child & !LEAF_BIT, best, tmax);
                 node = nd.escape;

@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 
-use super::bvh::{Leaf, stackless_hit};
+use super::bvh::{Leaf, passes_fan, stackless_hit};
 use super::ray::{ray_axes, safe_inverse};
 use crate::layout::{BodyGpu, LEAF_BIT, NONE, Node, Ray, RayHit, SHORT_STACK};
 
@@ -54,12 +54,12 @@ pub fn closest_hits_line_binary(
     ray: &Ray,
     ignore_vertex: u32,
 ) -> [RayHit; 2] {
-    closest_hits_line_skipping(body, nodes, positions, triangles, ray, ignore_vertex, |_| false)
+    closest_hits_line_skipping(body, nodes, positions, triangles, ray, ignore_vertex, &[])
 }
 
-/// [`closest_hits_line_binary`]'s walk, passing every node that `skip` names (body-local) as
-/// though neither ray entered its box, its test still counted: the line's
-/// [`closest_hit_skipping`](super::bvh::closest_hit_skipping), the same hits.
+/// [`closest_hits_line_binary`]'s walk, passing every node whose triangles all use the ignored
+/// vertex (the tree's `fans`) as though neither ray entered its box, its test still counted: the
+/// line's [`closest_hit_skipping`](super::bvh::closest_hit_skipping), the same hits.
 pub fn closest_hits_line_skipping(
     body: &BodyGpu,
     nodes: &[Node],
@@ -67,7 +67,7 @@ pub fn closest_hits_line_skipping(
     triangles: &[u32],
     ray: &Ray,
     ignore_vertex: u32,
-    skip: impl Fn(u32) -> bool,
+    fans: &[[u32; 2]],
 ) -> [RayHit; 2] {
     let mut best = [RayHit::MISS; 2];
     if nodes.is_empty() {
@@ -84,7 +84,11 @@ pub fn closest_hits_line_skipping(
     let mut lost = false;
     best[0].nodes_visited += 1;
     let enter = |act: u32, tmax: [f32; 2], n: u32| {
-        if skip(n) { (0, f32::INFINITY) } else { enter_both(ray, inv[0], act, tmax, &nodes[n as usize]) }
+        if passes_fan(fans, ignore_vertex, n) {
+            (0, f32::INFINITY)
+        } else {
+            enter_both(ray, inv[0], act, tmax, &nodes[n as usize])
+        }
     };
     let mut act = enter(3, tmax, 0).0;
     let mut node = if act != 0 { 0 } else { NONE };
@@ -138,7 +142,7 @@ pub fn closest_hits_line_skipping(
     }
     if lost {
         for k in 0..2 {
-            stackless_hit(nodes, &leaves[k], inv[k], &mut best[k], &mut tmax[k], &skip);
+            stackless_hit(nodes, &leaves[k], inv[k], &mut best[k], &mut tmax[k], fans);
         }
     }
     best
