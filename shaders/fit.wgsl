@@ -16,8 +16,19 @@
 // acquire fence between invocations of different workgroups, which WGSL lacks), this holds on
 // any conforming implementation. The hierarchy's links, read here, come from the dispatch before.
 // A zero of either sign comes out as +0 (float_to_key maps -0 to +0's key).
+// Where the tuning passes fans (`Tuning::fan_walks`), the same hand-over gives each internal
+// node of a body with BODY_FANS its fan word (`layout::TRIANGLE_WORDS`): the lowest packed vertex
+// that every triangle under it uses, NONE where none does (a walk that ignores that vertex may
+// pass the node: `passes_fan` in shared/bvh.wgsl). A carrier's seventh key names a set of
+// vertices as its leaf's triangle (body-local, plus one, so never 0) and a mask of that
+// triangle's corners: the corners every triangle of the subtree it comes from uses. The second
+// carrier at a node reads the first's word, keeps the corners of its own mask that the other
+// triangle's masked corners hold (the subtree's common vertices: two sets of corners, each
+// common to its child's triangles), stores the node's fan word (the only write of it) and
+// carries its own leaf with the new mask, empty or not, so that every internal node's word is
+// written. The triangles' vertices it reads are the packing's, written before the frame.
 // ITEMS leaves per invocation of one body (shared/tiles.wgsl).
-// CPU twin: `raycontact::internals::cpu::fit`.
+// CPU twin: `raycontact::internals::cpu::fit` (the boxes) and `cpu::fit_fans` (the fan words).
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl
 
@@ -28,13 +39,48 @@
 @group(0) @binding(4) var<storage, read> parents: array<u32>;
 @group(0) @binding(5) var<storage, read_write> node_words: array<u32>;
 @group(0) @binding(6) var<storage, read_write> fit_keys: array<atomic<u32>>;
-@group(0) @binding(7) var<uniform> params: FrameParams;
+@group(0) @binding(7) var<storage, read_write> triangles: array<u32>;
+@group(0) @binding(8) var<uniform> params: FrameParams;
 
 // Word of a Node (8 words) holding key k (0..2: min x y z, 3..5: max x y z); its child link.
 fn box_word(k: u32) -> u32 {
     return k + k / 3u;
 }
 const W_CHILD: u32 = 3u;
+// Words of `fit_keys` per internal node: the six box keys, then the fan set.
+const FIT_WORDS: u32 = 7u;
+const FAN_KEY: u32 = 6u;
+
+// The packed vertices of body-local triangle `tri` of a body at `tri_offset`.
+fn corners(tri_offset: u32, tri: u32) -> vec3<u32> {
+    let g = 3u * (tri_offset + tri);
+    return vec3<u32>(triangles[g], triangles[g + 1u], triangles[g + 2u]);
+}
+
+// The corners of `mask` of a triangle of vertices `own` that are corners of `omask` of one of
+// vertices `other`.
+fn common_corners(own: vec3<u32>, mask: u32, other: vec3<u32>, omask: u32) -> u32 {
+    var kept = 0u;
+    for (var c = 0u; c < 3u; c += 1u) {
+        for (var o = 0u; o < 3u; o += 1u) {
+            if (omask & (1u << o)) != 0u && other[o] == own[c] {
+                kept |= 1u << c;
+            }
+        }
+    }
+    return kept & mask;
+}
+
+// The lowest of the vertices `own` at the corners `mask`, NONE for an empty mask.
+fn lowest_corner(own: vec3<u32>, mask: u32) -> u32 {
+    var low = NONE;
+    for (var c = 0u; c < 3u; c += 1u) {
+        if (mask & (1u << c)) != 0u {
+            low = min(low, own[c]);
+        }
+    }
+    return low;
+}
 
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -50,21 +96,40 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let leaf = body.node_offset + n - 1u + j;
         let tri = node_words[leaf * 8u + W_CHILD] & ~LEAF_BIT;
         let b = tri_boxes[body.tri_offset + tri];
-        var key: array<u32, 6>;
+        var key: array<u32, 7>;
         for (var d = 0u; d < 3u; d += 1u) {
             node_words[leaf * 8u + box_word(d)] = bitcast<u32>(b.min[d]);
             node_words[leaf * 8u + box_word(d + 3u)] = bitcast<u32>(b.max[d]);
             key[d] = ~float_to_key(b.min[d]);
             key[d + 3u] = float_to_key(b.max[d]);
         }
-        // Bit k: key k is still carried.
-        var carried = 0x3fu;
+        // The fan set: this leaf's triangle (plus one) and the mask of its three corners.
+        key[FAN_KEY] = ((tri + 1u) << 3u) | 7u;
+        // Bit k: key k is still carried (the fan set only for a body with BODY_FANS, where the
+        // tuning passes fans: `Tuning::fan_walks`).
+        let with_fans = FAN_WALKS && (body.flags & BODY_FANS) != 0u;
+        var carried = select(0x3fu, 0x7fu, with_fans);
+        var own = vec3<u32>(NONE);
+        if with_fans {
+            own = corners(body.tri_offset, tri);
+        }
         var p = parents[leaf];
+        let fans = fan_words(params.tri_count) + body.tri_offset;
         while p != NONE && carried != 0u {
-            // Internal node p (body-local, p < n - 1): its keys are words 6 * (tri_offset + p) ...
-            let words = 6u * (body.tri_offset + p);
+            // Internal node p (body-local, p < n - 1): its keys are words 7 * (tri_offset + p) ...
+            let words = FIT_WORDS * (body.tri_offset + p);
             let node = body.node_offset + p;
             var still = 0u;
+            if FAN_WALKS && (carried & (1u << FAN_KEY)) != 0u {
+                let other = atomicMax(&fit_keys[words + FAN_KEY], key[FAN_KEY]);
+                if other != 0u {
+                    let them = corners(body.tri_offset, (other >> 3u) - 1u);
+                    let mask = common_corners(own, key[FAN_KEY] & 7u, them, other & 7u);
+                    key[FAN_KEY] = ((tri + 1u) << 3u) | mask;
+                    triangles[fans + p] = lowest_corner(own, mask);
+                    still |= 1u << FAN_KEY;
+                }
+            }
             for (var k = 0u; k < 6u; k += 1u) {
                 if (carried & (1u << k)) != 0u {
                     let other = atomicMax(&fit_keys[words + k], key[k]);

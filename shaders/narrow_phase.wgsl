@@ -53,7 +53,9 @@
 @group(0) @binding(8) var<storage, read_write> contacts: array<Contact>;
 
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
-    let hit = closest_hit(ray, bodies[body], body_state[body].leaf_count, ignore_vertex);
+    let b = bodies[body];
+    let fan = fan_to_pass(ignore_vertex, b, params.tri_count);
+    let hit = closest_hit(ray, b, body_state[body].leaf_count, ignore_vertex, fan);
     return Traced(hit, false, 0u, NONE);
 }
 
@@ -62,7 +64,9 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
 const LINE_TRACES = LINE_WALKS;
 
 fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine {
-    let hits = closest_hits_line(ray, bodies[body], body_state[body].leaf_count, ignore_vertex);
+    let b = bodies[body];
+    let fan = fan_to_pass(ignore_vertex, b, params.tri_count);
+    let hits = closest_hits_line(ray, b, body_state[body].leaf_count, ignore_vertex, fan);
     return TracedLine(Traced(hits.front, false, 0u, NONE), Traced(hits.back, false, 0u, NONE));
 }
 

@@ -25,7 +25,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var best = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, NONE);
     let count = arrayLength(&targets);
     for (var k = 0u; k < count; k++) {
-        let h = closest_hit(ray, targets[k].body, target_leaves(k), NONE);
+        let h = closest_hit(ray, targets[k].body, target_leaves(k), NONE, NO_FAN);
         best.nodes_visited += h.nodes_visited;
         best.triangles_tested += h.triangles_tested;
         best.fallback |= h.fallback;

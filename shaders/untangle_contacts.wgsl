@@ -77,7 +77,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             dir = n;
             ray_flag = CONTACT_OUTWARD_RAY;
         }
-        let hit = closest_hit(Ray(p, 0.0, dir, infinity()), ob, 1u, ignore);
+        let hit = closest_hit(Ray(p, 0.0, dir, infinity()), ob, 1u, ignore, NO_FAN);
         if hit.triangle == NONE {
             continue;
         }

@@ -55,7 +55,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         var h = walk_ray(ray, body, starts[r], query.max_steps);
         atomicAdd(&wg_counts[h.outcome], 1u);
         if h.outcome != WALK_HIT && query.fallback == WALK_FALLBACK_BVH {
-            let b = closest_hit(ray, body, body_state[query.body].leaf_count, NONE);
+            let b = closest_hit(ray, body, body_state[query.body].leaf_count, NONE, NO_FAN);
             h.t = b.t;
             h.triangle = b.triangle;
             h.u = b.u;

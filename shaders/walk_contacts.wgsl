@@ -124,7 +124,8 @@ fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     }
     if params.walk_fallback == WALK_FALLBACK_BVH {
         count(COUNT_FALLBACK_CAST);
-        let hit = closest_hit(ray, b, body_state[body].leaf_count, ignore_vertex);
+        let fan = fan_to_pass(ignore_vertex, b, params.tri_count);
+        let hit = closest_hit(ray, b, body_state[body].leaf_count, ignore_vertex, fan);
         if hit.triangle != NONE {
             count(COUNT_FALLBACK_HIT);
         }

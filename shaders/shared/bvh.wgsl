@@ -36,8 +36,43 @@ fn nearer(best: RayHit, h: vec4<f32>, tri: u32) -> RayHit {
     return b;
 }
 
+// The fan a walk passes: the nodes of the body whose fan word (written by `fit`, from word
+// `words` of the triangle buffer: the body's first) is `vertex`, every triangle under them using
+// it (NONE: the walk passes none).
+struct Fan {
+    vertex: u32,
+    words: u32,
+}
+
+const NO_FAN = Fan(NONE, 0u);
+
+// The fan that a walk through `body` ignoring packed vertex `ignore_vertex` passes, in a packing
+// of `tri_count` triangles: that vertex's where the tuning passes fans (`Tuning::fan_walks`),
+// at least FAN_VALENCE triangles are around it (the incidence's CSR offsets, after the fan words)
+// and `fit` wrote the body's fan words (BODY_FANS), else none (`layout::FAN_VALENCE`).
+fn fan_to_pass(ignore_vertex: u32, body: BodyGpu, tri_count: u32) -> Fan {
+    if !FAN_WALKS || ignore_vertex == NONE || (body.flags & BODY_FANS) == 0u {
+        return NO_FAN;
+    }
+    let at = TRIANGLE_WORDS * tri_count + ignore_vertex;
+    if triangles[at + 1u] - triangles[at] < FAN_VALENCE {
+        return NO_FAN;
+    }
+    return Fan(ignore_vertex, fan_words(tri_count) + body.tri_offset);
+}
+
+// Whether a walk passing `fan` passes node `n` of a body of `leaf_count` leaves as though its box
+// were missed: an internal node whose fan word is the fan's vertex, so that each triangle under
+// it uses that vertex and would be skipped at its leaf (the walk ignores it). The same hits;
+// under a vertex of many triangles, whose boxes all hold the ray's origin, far fewer nodes
+// (`layout::TRIANGLE_WORDS`). Read only for a box the ray enters.
+fn passes_fan(fan: Fan, leaf_count: u32, n: u32) -> bool {
+    return FAN_WALKS && fan.vertex != NONE && n + 1u < leaf_count && triangles[fan.words + n] == fan.vertex;
+}
+
 // Closest hit of `ray` against a body (its BodyGpu and leaf count), skipping triangles that use
-// packed vertex `ignore_vertex` (NONE: skip none). Ties in t go to the lower triangle index.
+// packed vertex `ignore_vertex` (NONE: skip none), and passing `fan` (`passes_fan`: NO_FAN, or
+// `fan_to_pass` of that vertex). Ties in t go to the lower triangle index.
 //
 // The walk visits the nearer child first and keeps the farther one on a short stack of
 // SHORT_STACK entries, re-testing each popped box against the hit found so far. When the stack is
@@ -48,7 +83,7 @@ fn nearer(best: RayHit, h: vec4<f32>, tri: u32) -> RayHit {
 // child word of the node walked into alone, not of both children (llvmpipe runs every buffer
 // read as a loop over its SIMD lanes: one read fewer of about 15 a step, 2-8 % of the ray
 // stage there; the same bytes on a GPU, whose cache line holds the whole node).
-fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> RayHit {
+fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan: Fan) -> RayHit {
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
     var best = RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u);
@@ -64,7 +99,8 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
     best.nodes_visited += 1u;
     var node = NONE;
     var child = 0u;
-    if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[root].min, nodes[root].max) {
+    if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[root].min, nodes[root].max)
+        && !passes_fan(fan, leaf_count, 0u) {
         node = 0u;
         child = nodes[root].child;
     }
@@ -101,8 +137,10 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
             best.nodes_visited += 2u;
             let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[la].min, nodes[la].max);
             let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[ra].min, nodes[ra].max);
+            let enter_l = el.y != 0.0 && !passes_fan(fan, leaf_count, left);
+            let enter_r = er.y != 0.0 && !passes_fan(fan, leaf_count, right);
             node = NONE;
-            if el.y != 0.0 && er.y != 0.0 {
+            if enter_l && enter_r {
                 var near = left;
                 var far = right;
                 if er.x < el.x {
@@ -116,9 +154,9 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
                     lost = true;
                 }
                 node = near;
-            } else if el.y != 0.0 {
+            } else if enter_l {
                 node = left;
-            } else if er.y != 0.0 {
+            } else if enter_r {
                 node = right;
             }
             if node != NONE {
@@ -134,16 +172,17 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> 
         node = NONE;
     }
     if lost {
-        best = stackless_hit(ray, axes, inv, body, ignore_vertex, best, tmax);
+        best = stackless_hit(ray, axes, inv, body, leaf_count, ignore_vertex, fan, best, tmax);
     }
     return best;
 }
 
 // The walk that makes up for the entries a full short stack dropped: the whole tree once more,
 // depth first through the escape links without any stack, pruned by the hit found so far
-// (`best_in`, with `tmax_in` the ray's bound shrunk to it). Flags the hit as a fallback.
-fn stackless_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, body: BodyGpu, ignore_vertex: u32, best_in: RayHit,
-                 tmax_in: f32) -> RayHit {
+// (`best_in`, with `tmax_in` the ray's bound shrunk to it), passing `fan`.
+// Flags the hit as a fallback.
+fn stackless_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, body: BodyGpu, leaf_count: u32, ignore_vertex: u32,
+                 fan: Fan, best_in: RayHit, tmax_in: f32) -> RayHit {
     var best = best_in;
     var tmax = tmax_in;
     best.fallback = 1u;
@@ -151,7 +190,8 @@ fn stackless_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, body: BodyGpu, ignor
     while node != NONE {
         let nd = nodes[body.node_offset + node];
         best.nodes_visited += 1u;
-        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max) {
+        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max)
+            && !passes_fan(fan, leaf_count, node) {
             if (nd.child & LEAF_BIT) != 0u {
                 let tri = nd.child & ~LEAF_BIT;
                 best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);

@@ -105,8 +105,9 @@ struct LineHits {
 }
 
 // Closest hits of `ray` and of its opposite ray against a body (its BodyGpu and leaf count),
-// skipping the triangles that use packed vertex `ignore_vertex`, in one walk (the header).
-fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32) -> LineHits {
+// skipping the triangles that use packed vertex `ignore_vertex` and passing `fan` (`passes_fan`),
+// in one walk (the header).
+fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan: Fan) -> LineHits {
     let back = Ray(ray.origin, ray.tmin, -ray.dir, ray.tmax);
     let axes = ray_axes(ray.dir);
     let back_axes = ray_axes(back.dir);
@@ -127,6 +128,9 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
     var node = NONE;
     var child = 0u;
     var act = enter_both(ray, inv, 3u, tmax, nodes[root].min, nodes[root].max).rays;
+    if act != 0u && passes_fan(fan, leaf_count, 0u) {
+        act = 0u;
+    }
     if act != 0u {
         node = 0u;
         child = nodes[root].child;
@@ -158,8 +162,14 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
             let right = nodes[la].escape;
             let ra = body.node_offset + right;
             out.front.nodes_visited += 2u;
-            let el = enter_both(ray, inv, act, tmax, nodes[la].min, nodes[la].max);
-            let er = enter_both(ray, inv, act, tmax, nodes[ra].min, nodes[ra].max);
+            var el = enter_both(ray, inv, act, tmax, nodes[la].min, nodes[la].max);
+            var er = enter_both(ray, inv, act, tmax, nodes[ra].min, nodes[ra].max);
+            if el.rays != 0u && passes_fan(fan, leaf_count, left) {
+                el.rays = 0u;
+            }
+            if er.rays != 0u && passes_fan(fan, leaf_count, right) {
+                er.rays = 0u;
+            }
             node = NONE;
             if el.rays != 0u && er.rays != 0u {
                 var near = left;
@@ -199,8 +209,8 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
         node = NONE;
     }
     if lost {
-        out.front = stackless_hit(ray, axes, inv, body, ignore_vertex, out.front, tmax.x);
-        out.back = stackless_hit(back, back_axes, back_inv, body, ignore_vertex, out.back, tmax.y);
+        out.front = stackless_hit(ray, axes, inv, body, leaf_count, ignore_vertex, fan, out.front, tmax.x);
+        out.back = stackless_hit(back, back_axes, back_inv, body, leaf_count, ignore_vertex, fan, out.back, tmax.y);
     }
     return out;
 }

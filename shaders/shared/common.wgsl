@@ -114,3 +114,9 @@ fn body_min(s: BodyStateRead) -> vec3<f32> {
 fn body_max(s: BodyStateRead) -> vec3<f32> {
     return vec3<f32>(key_to_float(s.max_key[0]), key_to_float(s.max_key[1]), key_to_float(s.max_key[2]));
 }
+
+// The first fan word of a triangle buffer of `tri_count` packed triangles (after its regions:
+// `layout::TRIANGLE_WORDS`); body `b`'s internal node p's is `fan_words(..) + b.tri_offset + p`.
+fn fan_words(tri_count: u32) -> u32 {
+    return 3u * TRIANGLE_REGIONS * tri_count;
+}

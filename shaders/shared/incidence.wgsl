@@ -1,7 +1,7 @@
 // The vertex normal of `vertex_normals`, for one vertex: the normalised sum of the unnormalised
 // face normals (cross(b - a, c - a)) of the triangles incident to it, in CSR order, read from the
 // triangle buffer (`layout::TRIANGLE_REGIONS`: the incident triangles in region
-// TRIANGLE_INCIDENT, the CSR offsets after the last region). `vertex_normals` writes it for
+// TRIANGLE_INCIDENT, the CSR offsets after the fan words: TRIANGLE_WORDS). `vertex_normals` writes it for
 // every vertex; `walk_contacts` computes it for its sources only (an iterative pass runs no
 // `vertex_normals`): the same operations in the same order, so the same bits. `region_areas`
 // walks the same incidence (`incident_range`, `incident_triangle`).
@@ -11,7 +11,7 @@
 
 // The range of vertex v's incident triangles, positions in the incidence region (CSR offsets).
 fn incident_range(v: u32) -> vec2<u32> {
-    let offsets = 3u * TRIANGLE_REGIONS * triangle_count() + v;
+    let offsets = TRIANGLE_WORDS * triangle_count() + v;
     return vec2<u32>(triangles[offsets], triangles[offsets + 1u]);
 }
 

@@ -101,15 +101,12 @@ Figures:
   ray/core       the CPU implementations' ray stage alone: rays per frame / median rays-stage time
                  / threads, Mrays/s per core
   nodes/ray      BVH nodes whose box was tested per ray, for the GPU's traversal (short stack,
+                 passing the fans of vertices of many triangles as the GPU tuning does;
                  counted by its CPU twin) and for the CPU backend's (its 4-wide trees: every
                  lane of every wide node visited)
   longest source the most nodes one source vertex's traces visit (GPU traversal): one
                  invocation's serial work, under which a GPU's ray stage cannot go however
-                 wide the GPU; and the largest vertex valence (one vertex's normal sum).
-                 Below it, the same and nodes/ray for a walk that passes every subtree whose
-                 triangles all use the trace's ignored vertex (a design the kernels lack,
-                 measured for judging it: a walk from a vertex of many triangles enters all
-                 their boxes, which hold its origin)
+                 wide the GPU; and the largest vertex valence (one vertex's normal sum)
   BVH            per refitting implementation: frames rebuilt / refitted, and the trees' SAH
                  cost over their cost at the last rebuild (measured on the CPU backend)
   dispatches     compute dispatches per GPU frame; read back: bytes copied to the host per frame

@@ -165,10 +165,6 @@ pub fn print_instance(r: &InstanceResult) {
             f.longest_source_name(&r.bodies),
             f.largest_valence
         );
-        println!(
-            "with the ignored vertex's fan skipped (subtrees whose triangles all use it; not in the kernels): longest source {} nodes, {:.1} nodes/ray",
-            f.longest_source_nodes_fan_skipped, f.nodes_per_ray_gpu_line_walk_fan_skipped
-        );
     }
     println!(
         "{:<38} {:>9} {:>9} {:>8} {:>8} {:>9} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}",

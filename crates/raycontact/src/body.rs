@@ -159,8 +159,12 @@ impl BodyData {
         })
     }
 
-    /// The body's [`crate::layout::BodyGpu::flags`]: its kind's, and whether it is static.
+    /// The body's [`crate::layout::BodyGpu::flags`]: its kind's, whether it is static, and
+    /// whether a vertex has [`FAN_VALENCE`](crate::layout::FAN_VALENCE) triangles or more around
+    /// it ([`BODY_FANS`](crate::layout::BODY_FANS)).
     pub fn flags(&self) -> u32 {
-        self.kind.flags() | if self.fixed { crate::layout::BODY_STATIC } else { 0 }
+        use crate::layout::{BODY_FANS, BODY_STATIC, FAN_VALENCE};
+        let fans = self.vertex_tri_offsets.windows(2).any(|w| w[1] - w[0] >= FAN_VALENCE);
+        self.kind.flags() | if self.fixed { BODY_STATIC } else { 0 } | if fans { BODY_FANS } else { 0 }
     }
 }

@@ -26,6 +26,13 @@ pub struct FrameData {
     pub nodes: Vec<Node>,
     /// Parent of each node (body-local), [`NONE`](crate::layout::NONE) for a root.
     pub parents: Vec<u32>,
+    /// The trees' fan words ([`TRIANGLE_WORDS`](crate::layout::TRIANGLE_WORDS)): body `b`'s
+    /// internal node `p` at `tri_offset + p`, as `fit` writes them in the triangle buffer for
+    /// the bodies with [`BODY_FANS`](crate::layout::BODY_FANS) (empty in a GPU frame whose
+    /// tuning passes no fan, [`Tuning::fan_walks`](crate::layout::Tuning::fan_walks), and in a
+    /// frame of the CPU backend, whose walks go through its wide trees:
+    /// [`fit_fans`](crate::cpu::fit_fans) gives them).
+    pub fans: Vec<u32>,
     /// `cross(b - a, c - a)` of each packed triangle, as the CPU backend computes the normals
     /// from them (empty in a frame read back from the GPU).
     pub faces: Vec<Vec3>,
@@ -70,6 +77,15 @@ impl FrameData {
     pub fn body_nodes(&self, packing: &Packing, b: usize) -> &[Node] {
         let off = packing.bodies[b].node_offset as usize;
         &self.nodes[off..off + used_nodes(self.body_state[b].leaf_count)]
+    }
+
+    /// The fan words of packed body `b`'s internal nodes (`leaf_count - 1` of them; none in a
+    /// frame without fan words, [`Self::fans`]; a GPU frame's words of a body without
+    /// [`BODY_FANS`](crate::layout::BODY_FANS) are whatever the buffer held).
+    pub fn body_fans(&self, packing: &Packing, b: usize) -> &[u32] {
+        let off = packing.bodies[b].tri_offset as usize;
+        let internal = used_nodes(self.body_state[b].leaf_count) / 2;
+        self.fans.get(off..off + internal).unwrap_or(&[])
     }
 
     /// The wide tree of packed body `b`, when this frame has one for every body.

@@ -4,9 +4,9 @@
 use glam::Vec3;
 use rand::Rng;
 use raycontact::internals::layout::{
-    LEAF_BIT, NONE, Node, SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE,
+    BODY_FANS, LEAF_BIT, NONE, Node, SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE,
 };
-use raycontact::internals::{FrameData, Packing};
+use raycontact::internals::{FrameData, Packing, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, GpuContext, Scene};
 use raycontact_tests::{ctx, other_tuning_ctx, rng};
@@ -35,7 +35,8 @@ fn gpu_vs_cpu_on(ctx: &GpuContext, meshes: &[TriMesh]) -> (Scene, FrameData) {
 
 /// Checks that two frames of the same packing agree: normals within 1e-5, everything else
 /// (triangle boxes, body states, each body's sorted keys and triangles, nodes and parents)
-/// exactly. `what` names the case in the messages.
+/// exactly; and `g`'s fan words (a GPU frame's, which `fit` writes for the bodies with
+/// `BODY_FANS` where the tuning passes fans) are the twin's of its tree (`cpu::fit_fans`). `what` names the case in the messages.
 pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) {
     assert_eq!(g.normals.len(), c.normals.len(), "{what}");
     for (v, (a, b)) in g.normals.iter().zip(&c.normals).enumerate() {
@@ -49,6 +50,10 @@ pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) 
         assert_eq!(g.values[r.clone()], c.values[r], "{what} sorted triangles of body {b}");
         assert_eq!(g.body_nodes(p, b), c.body_nodes(p, b), "{what} nodes of body {b}");
         assert_eq!(g.body_parents(p, b), c.body_parents(p, b), "{what} parents of body {b}");
+        if body.flags & BODY_FANS != 0 && !g.fans.is_empty() {
+            let fans = cpu::fit_fans(body, g.body_nodes(p, b), &p.triangles);
+            assert_eq!(g.body_fans(p, b), &fans[..], "{what} fan words of body {b}");
+        }
     }
 }
 

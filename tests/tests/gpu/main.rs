@@ -3,6 +3,7 @@
 mod bvh;
 mod cloth;
 mod errors;
+mod fans;
 mod intersections;
 mod iterative;
 mod limits;

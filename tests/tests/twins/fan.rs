@@ -1,7 +1,8 @@
-//! `cpu::fan_vertices` and the walks that pass the ignored vertex's fan
-//! (`cpu::closest_hit_skipping`, `cpu::closest_hits_line_skipping`): the benchmark's measure of
-//! a design the kernels do not have. Against a brute-force intersection of the triangles' vertex
-//! sets, and against the kernels' twins: the same hits, fewer nodes at a fan's centre.
+//! The fan words of `fit` (its twin `cpu::fit_fans`) and the walks that pass the ignored
+//! vertex's fan (`cpu::closest_hit_skipping`, `cpu::closest_hits_line_skipping`, the twins of the
+//! kernels' walks): against a brute-force intersection of the triangles' vertex sets, and against
+//! the walks that pass none: the same hits, fewer nodes at a fan's centre. The GPU's fan words
+//! equal the twin's in every frame of `gpu/bvh.rs` (`assert_same_frame`).
 
 use glam::Vec3;
 use rand::Rng;
@@ -24,7 +25,7 @@ fn leaves_under(nodes: &[Node], n: u32, out: &mut Vec<u32>) {
 }
 
 #[test]
-fn fan_vertices_are_the_vertices_every_triangle_under_a_node_uses() {
+fn fan_words_are_the_lowest_vertex_every_triangle_under_a_node_uses() {
     // Caps of 96 triangles around one vertex each, and a torus, whose subtrees share a vertex
     // only near the leaves.
     let cylinder = meshes::cylinder(1.0, 1.0, 96);
@@ -33,14 +34,13 @@ fn fan_vertices_are_the_vertices_every_triangle_under_a_node_uses() {
     for b in 0..2 {
         let body = &p.packing.bodies[b];
         let nodes = p.frame.body_nodes(&p.packing, b);
-        let fans = cpu::fan_vertices(body, nodes, &p.packing.triangles);
-        assert_eq!(fans.len(), nodes.len());
+        let fans = cpu::fit_fans(body, nodes, &p.packing.triangles);
+        // One word per internal node: the nodes before the leaves.
+        let internal = nodes.iter().take_while(|nd| nd.child & LEAF_BIT == 0).count();
+        assert_eq!(fans.len(), internal);
+        assert!(nodes[internal..].iter().all(|nd| nd.child & LEAF_BIT != 0));
         let mut fan_nodes = 0;
-        for n in 0..nodes.len() as u32 {
-            if nodes[n as usize].child & LEAF_BIT != 0 {
-                assert_eq!(fans[n as usize], [NONE; 2], "body {b} leaf {n}");
-                continue;
-            }
+        for n in 0..internal as u32 {
             let mut tris = Vec::new();
             leaves_under(nodes, n, &mut tris);
             let corners = |t: u32| {
@@ -51,10 +51,8 @@ fn fan_vertices_are_the_vertices_every_triangle_under_a_node_uses() {
             for &t in &tris[1..] {
                 shared.retain(|v| corners(t).contains(v));
             }
-            shared.sort_unstable();
-            let mut got: Vec<u32> = fans[n as usize].iter().copied().filter(|&v| v != NONE).collect();
-            got.sort_unstable();
-            assert_eq!(got, shared, "body {b} node {n}");
+            let lowest = shared.iter().copied().min().unwrap_or(NONE);
+            assert_eq!(fans[n as usize], lowest, "body {b} node {n}: shared {shared:?}");
             fan_nodes += usize::from(tris.len() > 2 && !shared.is_empty());
         }
         if b == 0 {
@@ -70,7 +68,7 @@ fn walks_that_pass_the_ignored_vertexs_fan_find_the_same_hits_with_fewer_nodes_f
     let p = Packed::new(&[(&cylinder, BodyKind::Volumetric)]);
     let body = &p.packing.bodies[0];
     let nodes = p.frame.body_nodes(&p.packing, 0);
-    let fans = cpu::fan_vertices(body, nodes, &p.packing.triangles);
+    let fans = cpu::fit_fans(body, nodes, &p.packing.triangles);
     let (pos, tris) = (&p.positions, &p.packing.triangles);
     let mut r = rng(0xfa9);
     let (mut before, mut after) = (0u64, 0u64);
@@ -93,6 +91,7 @@ fn walks_that_pass_the_ignored_vertexs_fan_find_the_same_hits_with_fewer_nodes_f
             for s in 0..2 {
                 assert_eq!((both[s].t.to_bits(), both[s].triangle), (line[s].t.to_bits(), line[s].triangle));
             }
+            assert!(both[0].nodes_visited <= line[0].nodes_visited);
             if v == centre && ignore == v {
                 (before, after) =
                     (before + u64::from(plain.nodes_visited), after + u64::from(passed.nodes_visited));

@@ -207,15 +207,12 @@ pub struct RayFigures {
     /// Traces on the source's own body (is the hit behind it?).
     pub check_rays: u64,
     /// Nodes visited per ray by the GPU's traversal (short stack, its CPU twin), every ray
-    /// walked on its own (the software tuning's walk).
+    /// walked on its own (the software tuning's walk), passing fans as the GPU tuning does
+    /// (`Tuning::fan_walks`).
     pub nodes_per_ray_gpu_walk: f64,
     /// [`Self::nodes_per_ray_gpu_walk`] with a cloth vertex's two rays walked together
     /// (`Tuning::line_walks`, the GPU tuning's walk): each node read once for both.
     pub nodes_per_ray_gpu_line_walk: f64,
-    /// [`Self::nodes_per_ray_gpu_line_walk`] had the walks passed every subtree whose triangles
-    /// all use the trace's ignored vertex (`cpu::fan_vertices`): a design the kernels do not
-    /// have, measured for judging it (the same hits).
-    pub nodes_per_ray_gpu_line_walk_fan_skipped: f64,
     /// Boxes tested per ray by the CPU backend's traversal (its 4-wide trees: every lane of
     /// every wide node visited, plus the root).
     pub nodes_per_ray_cpu_walk: f64,
@@ -232,9 +229,6 @@ pub struct RayFigures {
     /// vertex's two rays walked together as the GPU tuning walks them): the serial work of the
     /// narrow phase's busiest invocation, which a GPU's ray stage cannot take less time than.
     pub longest_source_nodes: u64,
-    /// [`Self::longest_source_nodes`] had the walks skipped the ignored vertex's fan, as
-    /// [`Self::nodes_per_ray_gpu_line_walk_fan_skipped`] (the longest source may be another).
-    pub longest_source_nodes_fan_skipped: u64,
     /// That source vertex: the instance's body index and the vertex (`None` without sources).
     pub longest_source: Option<(usize, u32)>,
     /// The most triangles around one vertex of any body: the longest sum `vertex_normals` makes

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
 use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, NONE, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, Ray, RayHit, SELF_CLOTH};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
 
@@ -22,7 +22,6 @@ struct RayCounters {
     check: AtomicU64,
     nodes_gpu: AtomicU64,
     nodes_gpu_line: AtomicU64,
-    nodes_gpu_line_fan: AtomicU64,
     nodes_cpu: AtomicU64,
     wide_cpu: AtomicU64,
     tris: AtomicU64,
@@ -31,8 +30,10 @@ struct RayCounters {
 }
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
-/// (`cpu::closest_hit`, whose hit it returns, and a cloth vertex's two rays also in one
-/// `cpu::closest_hits_line_binary`, as the GPU tuning walks them) and with the CPU backend's
+/// (`cpu::closest_hit_skipping` with the fans it passes, `cpu::fan_to_pass`, whose hit it
+/// returns, and a cloth
+/// vertex's two rays also in one `cpu::closest_hits_line_skipping`, as the GPU tuning walks
+/// them) and with the CPU backend's
 /// (`cpu::closest_hit_wide` over its 4-wide trees, and a cloth vertex's two rays in one
 /// `cpu::closest_hits_line`), counting rays by kind, nodes and triangles. One per source vertex.
 struct CountingTracer<'a> {
@@ -47,19 +48,15 @@ struct CountingTracer<'a> {
     /// Nodes this source's traces visited (GPU traversal, a cloth vertex's two rays walked
     /// together as the GPU tuning walks them).
     nodes: AtomicU64,
-    /// Per packed body, [`cpu::fan_vertices`] of its tree.
-    fans: &'a [Vec<[u32; 2]>],
-    /// [`Self::nodes`] had the walks passed the subtrees whose every triangle uses the ignored
-    /// vertex (`cpu::closest_hit_skipping`).
-    nodes_fan: AtomicU64,
+    /// Per packed body, its tree's fan words ([`cpu::fit_fans`]), which the kernels' walks read.
+    fans: &'a [Vec<u32>],
 }
 
 impl CountingTracer<'_> {
     /// Counts a trace of `ray` on body `b` whose GPU walk found `hit` (`line`: the nodes the GPU
-    /// walks for it where a cloth vertex's two rays are walked together, counted once for both;
-    /// `fan`: the same with the ignored vertex's fan skipped), and the CPU backend's walk of it
-    /// (`cpu`: its hit's counters).
-    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, [line, fan]: [u32; 2], cpu: &RayHit) {
+    /// walks for it where a cloth vertex's two rays are walked together, counted once for both),
+    /// and the CPU backend's walk of it (`cpu`: its hit's counters).
+    fn count(&self, b: usize, ray: &Ray, hit: &RayHit, line: u32, cpu: &RayHit) {
         let c = self.counters;
         let kind = if b == self.source && !self.self_pair {
             &c.check
@@ -71,9 +68,7 @@ impl CountingTracer<'_> {
         kind.fetch_add(1, Relaxed);
         c.nodes_gpu.fetch_add(hit.nodes_visited as u64, Relaxed);
         c.nodes_gpu_line.fetch_add(line as u64, Relaxed);
-        c.nodes_gpu_line_fan.fetch_add(fan as u64, Relaxed);
         self.nodes.fetch_add(line as u64, Relaxed);
-        self.nodes_fan.fetch_add(fan as u64, Relaxed);
         c.nodes_cpu.fetch_add(cpu.nodes_visited as u64, Relaxed);
         c.tris.fetch_add(hit.triangles_tested as u64, Relaxed);
         c.tris_cpu.fetch_add(cpu.triangles_tested as u64, Relaxed);
@@ -89,14 +84,8 @@ impl Tracer for CountingTracer<'_> {
         let body = &cx.packing.bodies[b];
         let nodes = cx.frame.body_nodes(cx.packing, b);
         let tris = &cx.packing.triangles;
-        let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore);
-        let fan = if ignore == NONE {
-            hit.nodes_visited
-        } else {
-            let h = cpu::closest_hit_skipping(body, nodes, cx.positions, tris, ray, ignore, &self.fans[b]);
-            debug_assert_eq!((h.t, h.triangle), (hit.t, hit.triangle), "skipping the fan changes no hit");
-            h.nodes_visited
-        };
+        let fans = cpu::fan_to_pass(body, &cx.packing.vertex_tri_offsets, ignore, &self.fans[b]);
+        let hit = cpu::closest_hit_skipping(body, nodes, cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -105,13 +94,13 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
-        self.count(b, ray, &hit, [hit.nodes_visited, fan], &ordered);
+        self.count(b, ray, &hit, hit.nodes_visited, &ordered);
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Traced::cast(hit, None)
     }
 
     /// A cloth vertex's two rays: each ray in its own walk (the software tuning's), both in the
-    /// kernels' one walk (`cpu::closest_hits_line_binary`, the GPU tuning's), and both in the
+    /// kernels' one walk (`cpu::closest_hits_line_skipping`, the GPU tuning's), and both in the
     /// CPU backend's one walk (`cpu::closest_hits_line`); a walk of both counts its nodes once.
     fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
         let body = &cx.packing.bodies[b];
@@ -119,12 +108,8 @@ impl Tracer for CountingTracer<'_> {
         let tris = &cx.packing.triangles;
         let back = Ray { dir: -ray.dir, ..*ray };
         let rays = [ray, &back];
-        let line = cpu::closest_hits_line_binary(body, nodes, cx.positions, tris, ray, ignore);
-        let fan = if ignore == NONE {
-            line
-        } else {
-            cpu::closest_hits_line_skipping(body, nodes, cx.positions, tris, ray, ignore, &self.fans[b])
-        };
+        let fans = cpu::fan_to_pass(body, &cx.packing.vertex_tri_offsets, ignore, &self.fans[b]);
+        let line = cpu::closest_hits_line_skipping(body, nodes, cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -133,9 +118,9 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
-        let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore));
+        let hits = rays.map(|r| cpu::closest_hit_skipping(body, nodes, cx.positions, tris, r, ignore, fans));
         for k in 0..2 {
-            self.count(b, rays[k], &hits[k], [line[k].nodes_visited, fan[k].nodes_visited], &ordered[k]);
+            self.count(b, rays[k], &hits[k], line[k].nodes_visited, &ordered[k]);
         }
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Some(hits.map(|hit| Traced::cast(hit, None)))
@@ -181,9 +166,9 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         inversions: true,
     };
     let counters = RayCounters::default();
-    let fans: Vec<Vec<[u32; 2]>> = (0..packing.bodies.len())
+    let fans: Vec<Vec<u32>> = (0..packing.bodies.len())
         .into_par_iter()
-        .map(|b| cpu::fan_vertices(&packing.bodies[b], frame.body_nodes(&packing, b), &packing.triangles))
+        .map(|b| cpu::fit_fans(&packing.bodies[b], frame.body_nodes(&packing, b), &packing.triangles))
         .collect();
     let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
     // Each source's nodes, with its body and vertex: the longest is kept.
@@ -199,16 +184,12 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
             traced: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             fans: &fans,
-            nodes_fan: AtomicU64::new(0),
         };
         let mut sink = Vec::new();
         cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
-        (tracer.nodes.load(Relaxed), tracer.nodes_fan.load(Relaxed), a, v)
+        (tracer.nodes.load(Relaxed), a, v)
     });
-    let per_source: Vec<(u64, u64, usize, u32)> = longest.collect();
-    let (longest_source_nodes, _, body, vertex) =
-        per_source.iter().copied().max_by_key(|&(n, _, _, _)| n).unwrap_or((0, 0, 0, 0));
-    let longest_fan = per_source.iter().map(|&(_, f, _, _)| f).max().unwrap_or(0);
+    let (longest_source_nodes, body, vertex) = longest.max_by_key(|&(n, _, _)| n).unwrap_or((0, 0, 0));
     let longest_source = match ids.iter().position(|&id| Some(&id) == packing.ids.get(body)) {
         Some(i) if longest_source_nodes > 0 => Some((i, vertex)),
         _ => None,
@@ -226,14 +207,12 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         check_rays: get(&c.check),
         nodes_per_ray_gpu_walk: get(&c.nodes_gpu) as f64 / rays,
         nodes_per_ray_gpu_line_walk: get(&c.nodes_gpu_line) as f64 / rays,
-        nodes_per_ray_gpu_line_walk_fan_skipped: get(&c.nodes_gpu_line_fan) as f64 / rays,
         nodes_per_ray_cpu_walk: get(&c.nodes_cpu) as f64 / rays,
         triangles_per_ray: get(&c.tris) as f64 / rays,
         wide_nodes_per_ray_cpu_walk: get(&c.wide_cpu) as f64 / rays,
         triangles_per_ray_cpu_walk: get(&c.tris_cpu) as f64 / rays,
         stack_fallbacks: get(&c.fallbacks),
         longest_source_nodes,
-        longest_source_nodes_fan_skipped: longest_fan,
         longest_source,
         largest_valence: largest_valence.unwrap_or(0),
     })

@@ -1,10 +1,11 @@
-//! Twin of `shaders/fit.wgsl`: the boxes of every BVH node, bottom-up.
+//! Twin of `shaders/fit.wgsl`: the boxes of every BVH node, bottom-up ([`fit`]), and the fan
+//! word of every internal node ([`fit_fans`]).
 
 use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::frame::used_nodes;
-use crate::layout::{BodyState, LEAF_BIT, Node, TriBox};
+use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node, TriBox};
 use crate::packing::{Packing, has_moved};
 
 /// Twin of `fit.wgsl`: the box of every node, bottom-up (a leaf's box is its triangle's box; an
@@ -73,4 +74,42 @@ fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], dept
     window[node - base].min = lo;
     window[node - base].max = hi;
     (lo, hi)
+}
+
+/// Twin of the fan words `fit.wgsl` writes ([`TRIANGLE_WORDS`](crate::layout::TRIANGLE_WORDS)),
+/// for one body's tree (`nodes`, its used nodes, body-local; `triangles`, the packed vertex
+/// indices): per internal node, the lowest packed vertex that every triangle under it uses, or
+/// [`NONE`] where none does (the kernel writes them for a body with
+/// [`BODY_FANS`](crate::layout::BODY_FANS) only). A walk that ignores that vertex may pass the node
+/// ([`closest_hit_skipping`](crate::cpu::closest_hit_skipping)): each of its triangles would be
+/// skipped at its leaf. Not part of the CPU backend's frame (its walks go through its wide
+/// trees): the kernel's test reference and the benchmark's walks.
+pub fn fit_fans(body: &BodyGpu, nodes: &[Node], triangles: &[u32]) -> Vec<u32> {
+    let internal = nodes.len() / 2;
+    let mut fans = vec![NONE; internal];
+    if internal == 0 {
+        return fans;
+    }
+    // The vertices every triangle under a node uses ([NONE; 3]-padded), post-order from the root
+    // (a node after its two children).
+    let mut sets = vec![[NONE; 3]; nodes.len()];
+    let mut stack = vec![(0u32, false)];
+    while let Some((n, children_done)) = stack.pop() {
+        let nd = &nodes[n as usize];
+        if nd.child & LEAF_BIT != 0 {
+            let g = 3 * (body.tri_offset + (nd.child & !LEAF_BIT)) as usize;
+            sets[n as usize] = [triangles[g], triangles[g + 1], triangles[g + 2]];
+            continue;
+        }
+        let (left, right) = (nd.child, nodes[nd.child as usize].escape);
+        if !children_done {
+            stack.extend([(n, true), (right, false), (left, false)]);
+            continue;
+        }
+        let (a, b) = (sets[left as usize], sets[right as usize]);
+        let common = a.map(|v| if v != NONE && b.contains(&v) { v } else { NONE });
+        sets[n as usize] = common;
+        fans[n as usize] = common.into_iter().min().unwrap_or(NONE);
+    }
+    fans
 }

@@ -8,7 +8,7 @@ use crate::context::GpuContext;
 use crate::kernels::{Kernel, Pipelines};
 use crate::layout::{
     BodyGpu, BodyPair, BodyState, COUNTERS_PER_TILE, ContactGpu, DetectParams, FrameParams, PAIRS_OFFSET,
-    SORT_PASSES, SortPass, TRIANGLE_REGIONS, UNIFORM_STRIDE, VERTEX_REGIONS, WG_SIZE,
+    SORT_PASSES, SortPass, TRIANGLE_WORDS, UNIFORM_STRIDE, VERTEX_REGIONS, WG_SIZE,
 };
 use crate::stats::StageStats;
 
@@ -48,8 +48,8 @@ pub(crate) enum B {
     /// copies no buffer into itself).
     Previous,
     Upload,
-    /// Triangles, their adjacency, the incidence and its offsets
-    /// ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)).
+    /// Triangles, their adjacency, the incidence, the trees' fan words and the incidence's
+    /// offsets ([`TRIANGLE_WORDS`](crate::layout::TRIANGLE_WORDS)).
     Triangles,
     TriBoxes,
     Bodies,
@@ -65,7 +65,7 @@ pub(crate) enum B {
     SortPasses,
     Nodes,
     Parents,
-    /// `fit`'s box keys, six per internal node, zeroed before each fit.
+    /// `fit`'s box keys and fan sets, seven words per internal node, zeroed before each fit.
     FitKeys,
     DetectParams,
     /// The detection's counters ([`DetectState`](crate::layout::DetectState)), then the pair list
@@ -225,7 +225,7 @@ impl Capacity {
             B::Vertices => 12 * VERTEX_REGIONS as u64 * v,
             B::Previous | B::Upload => 12 * v,
             B::VertexOrder => 4 * v,
-            B::Triangles => 12 * TRIANGLE_REGIONS as u64 * t + 4 * (v + 1),
+            B::Triangles => 4 * TRIANGLE_WORDS as u64 * t + 4 * (v + 1),
             B::TriBoxes => 32 * t,
             B::Bodies => size_of::<BodyGpu>() as u64 * n,
             B::BodyState => size_of::<BodyState>() as u64 * n,
@@ -236,8 +236,8 @@ impl Capacity {
             B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
             B::Nodes => 64 * t,
             B::Parents => 8 * t,
-            // Six keys per internal node (fewer than triangles).
-            B::FitKeys => 24 * t,
+            // Six box keys and the fan set per internal node (fewer than triangles).
+            B::FitKeys => 28 * t,
             B::DetectParams => size_of::<DetectParams>() as u64,
             B::Dispatch | B::ContactArgs | B::ContactArgs2 => 16,
             B::Pairs => PAIRS_OFFSET + size_of::<BodyPair>() as u64 * self.pairs,
@@ -304,7 +304,9 @@ pub(crate) fn kernel_buffers(k: Kernel, pass: u32) -> Vec<B> {
         Kernel::RadixScatter => vec![SortPasses, Segments, TileBody, Counters, kin, vin, kout, vout],
         Kernel::RadixTiles => vec![SortPasses, Segments, TileBody, Keys0, Values0, Keys1, Values1],
         Kernel::Hierarchy => vec![Bodies, TileBody, BodyState, Keys0, Values0, Nodes, Parents, Params],
-        Kernel::Fit => vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, FitKeys, Params],
+        Kernel::Fit => {
+            vec![Bodies, TileBody, BodyState, TriBoxes, Parents, Nodes, FitKeys, Triangles, Params]
+        }
         Kernel::Raycast | Kernel::RaycastAnyhit | Kernel::RaycastAll => {
             unreachable!("the ray queries have their own bind groups")
         }

@@ -23,7 +23,7 @@ use glam::Vec3;
 use crate::context::GpuContext;
 use crate::kernels::{Binding, Kernel, Pipelines};
 use crate::layout::{
-    FrameParams, SORT_PASSES, TRIANGLE_ADJACENCY, TRIANGLE_INCIDENT, TRIANGLE_REGIONS, UNIFORM_STRIDE,
+    FrameParams, SORT_PASSES, TRIANGLE_ADJACENCY, TRIANGLE_INCIDENT, TRIANGLE_WORDS, UNIFORM_STRIDE,
     VERTEX_PREVIOUS, dispatch_size, sort_passes,
 };
 use crate::packing::Packing;
@@ -180,12 +180,13 @@ impl GpuScene {
         let w = |b: B, data: &[u8]| at(b, 0, data);
         w(B::Params, bytemuck::bytes_of(&p.params));
         w(B::Triangles, bytemuck::cast_slice(&p.triangles));
-        // The triangle buffer's regions of 3 words a triangle, then the incidence's offsets
-        // (`layout::TRIANGLE_REGIONS`).
+        // The triangle buffer's regions of 3 words a triangle, then the fan words (`fit` writes
+        // them), then the incidence's offsets (`layout::TRIANGLE_WORDS`).
         let region = |r: u32| 4 * r as u64 * p.triangles.len() as u64;
         at(B::Triangles, region(TRIANGLE_ADJACENCY), bytemuck::cast_slice(&p.adjacency));
         at(B::Triangles, region(TRIANGLE_INCIDENT), bytemuck::cast_slice(&p.vertex_tris));
-        at(B::Triangles, region(TRIANGLE_REGIONS), bytemuck::cast_slice(&p.vertex_tri_offsets));
+        let offsets = 4 * TRIANGLE_WORDS as u64 * p.params.tri_count as u64;
+        at(B::Triangles, offsets, bytemuck::cast_slice(&p.vertex_tri_offsets));
         w(B::Bodies, bytemuck::cast_slice(&p.bodies));
         w(B::TileBody, bytemuck::cast_slice(&p.tile_body));
         w(B::Segments, bytemuck::cast_slice(&p.segments));

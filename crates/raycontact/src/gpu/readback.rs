@@ -8,7 +8,9 @@ use super::buffers::{B, READBACK, create_buffer};
 use super::{ContactBuffers, GpuScene, buffers::contact_sides};
 use crate::error::Result;
 use crate::frame::FrameData;
-use crate::layout::{BodyState, ContactGpu, DetectState, Node, TriBox, VERTEX_NORMALS, VERTEX_PREVIOUS};
+use crate::layout::{
+    BodyState, ContactGpu, DetectState, Node, TRIANGLE_REGIONS, TriBox, VERTEX_NORMALS, VERTEX_PREVIOUS,
+};
 use crate::stats::{FrameStats, Stage};
 
 /// Bytes of one contact record.
@@ -198,6 +200,12 @@ impl GpuScene {
             values: self.read::<u32>(B::Values0, 0, t)?,
             nodes: self.read::<Node>(B::Nodes, 0, 2 * t)?,
             parents: self.read::<u32>(B::Parents, 0, 2 * t)?,
+            // Written only where the tuning passes fans.
+            fans: if self.ctx.tuning().fan_walks {
+                self.read::<u32>(B::Triangles, 3 * TRIANGLE_REGIONS as u64 * t, t)?
+            } else {
+                Vec::new()
+            },
             // The CPU backend's own: the GPU walks its binary trees.
             faces: Vec::new(),
             wide: Default::default(),

@@ -2,12 +2,13 @@
 //! [`StageStats`](crate::stats::StageStats)): every binding's buffer, but only the parts a
 //! kernel uses of the three buffers that hold several arrays so that no kernel binds more than
 //! WebGPU's default of 8 storage buffers: the vertices (positions, previous positions,
-//! normals), the triangles (their vertices, their adjacency, the incidence and its offsets) and
+//! normals), the triangles (their vertices, their adjacency, the incidence, the trees' fan words
+//! and the incidence's offsets) and
 //! the pairs (the detection's counters, the pair list).
 
 use super::buffers::B;
 use crate::kernels::{Binding, Kernel};
-use crate::layout::{PAIRS_OFFSET, SortPass, TRIANGLE_REGIONS, VERTEX_REGIONS};
+use crate::layout::{PAIRS_OFFSET, SortPass, TRIANGLE_WORDS, VERTEX_REGIONS};
 
 /// An array of a buffer that holds several.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +19,7 @@ enum Part {
     Triangles,
     Adjacency,
     Incident,
+    Fans,
     IncidentOffsets,
     Counters,
     PairList,
@@ -34,8 +36,15 @@ fn parts(k: Kernel, b: B) -> Option<(&'static [Part], &'static [Part])> {
         (B::Vertices, Kernel::WalkContacts | Kernel::Response) => (&[Positions, Previous], &[]),
         (B::Vertices, _) => (&[Positions], &[]),
         (B::Triangles, Kernel::Walk) => (&[Triangles, Adjacency], &[]),
+        // `fit` writes the fan words from the triangles' vertices (counted whole, as every read
+        // below, though only where the tuning passes fans, for the bodies with `BODY_FANS`).
+        (B::Triangles, Kernel::Fit) => (&[Triangles], &[Fans]),
+        // The walks that ignore a vertex of many triangles pass its fan (`passes_fan`).
+        (B::Triangles, Kernel::NarrowPhase) => (&[Triangles, Fans], &[]),
         // `walk_contacts` computes its sources' normals from the incidence.
-        (B::Triangles, Kernel::WalkContacts) => (&[Triangles, Adjacency, Incident, IncidentOffsets], &[]),
+        (B::Triangles, Kernel::WalkContacts) => {
+            (&[Triangles, Adjacency, Incident, Fans, IncidentOffsets], &[])
+        }
         (B::Triangles, Kernel::VertexNormals | Kernel::RegionAreas) => {
             (&[Triangles, Incident, IncidentOffsets], &[])
         }
@@ -63,7 +72,8 @@ pub(crate) fn traffic(k: Kernel, b: B, binding: Binding, used: u64, triangles: u
     let bytes = |p: &Part| match p {
         Part::Positions | Part::Previous | Part::Normals => used / VERTEX_REGIONS as u64,
         Part::Triangles | Part::Adjacency | Part::Incident => 12 * triangles,
-        Part::IncidentOffsets => used.saturating_sub(12 * TRIANGLE_REGIONS as u64 * triangles),
+        Part::Fans => 4 * triangles,
+        Part::IncidentOffsets => used.saturating_sub(4 * TRIANGLE_WORDS as u64 * triangles),
         Part::Counters => PAIRS_OFFSET.min(used),
         Part::PairList => used.saturating_sub(PAIRS_OFFSET),
     };
@@ -94,7 +104,12 @@ mod tests {
             for (b, binding) in kernel_buffers(k, 0).iter().zip(k.bindings()) {
                 if let Some((reads, writes)) = parts(k, *b) {
                     assert!(writes.is_empty() || binding.writes(), "{k:?} writes {b:?} bound read-only");
-                    assert!(writes.iter().all(|w| reads.contains(w)), "{k:?}: {b:?} written parts are read");
+                    // `fit` writes the fan words without reading them.
+                    let only_written = |w: &Part| k == Kernel::Fit && *w == Part::Fans;
+                    assert!(
+                        writes.iter().all(|w| reads.contains(w) || only_written(w)),
+                        "{k:?}: {b:?} written parts are read"
+                    );
                 }
             }
         }

@@ -263,8 +263,9 @@ impl Kernel {
             Kernel::RadixTiles => &[UD, R, R, W, W, W, W],
             // bodies, tile_body, body_state, keys, values, nodes, parents, params
             Kernel::Hierarchy => &[R, R, R, R, R, W, W, U],
-            // bodies, tile_body, body_state, tri_boxes, parents, nodes, fit_keys, params
-            Kernel::Fit => &[R, R, R, R, R, W, W, U],
+            // bodies, tile_body, body_state, tri_boxes, parents, nodes, fit_keys, triangles (the
+            // fan words), params
+            Kernel::Fit => &[R, R, R, R, R, W, W, W, U],
             // body_state, vertices, triangles, nodes, targets, rays, hits (no uniform: the
             // counts are the lengths of the bindings)
             Kernel::Raycast | Kernel::RaycastAnyhit => &[R, R, R, R, R, R, W],

@@ -123,11 +123,35 @@ pub const VERTEX_NORMALS: u32 = 2;
 /// adjacency (the body-local neighbour across each edge, [`BOUNDARY`](super::BOUNDARY) or
 /// [`NON_MANIFOLD`](super::NON_MANIFOLD)), and the triangles incident to each packed vertex
 /// (the packing's `vertex_tris`: CSR, each triangle once per corner, so `3 × tri_count` in all);
-/// then, after the regions, the `vertex_count + 1` CSR offsets into the last region (the
-/// packing's `vertex_tri_offsets`). One storage buffer, so that a kernel that reads them binds
-/// one: `walk_contacts`, at WebGPU's limit of 8 storage buffers, computes its sources' normals
-/// from the incidence.
+/// then, after the regions, the fan words: `tri_count` words, of which word `tri_offset + p`
+/// holds, for internal node `p` of a body's tree, the lowest packed vertex that every triangle
+/// under the node uses, or [`NONE`](super::NONE) where none does (written by `fit`, for the
+/// walks that ignore a vertex: [`TRIANGLE_WORDS`]); then the `vertex_count + 1` CSR offsets
+/// into the incidence region (the packing's `vertex_tri_offsets`). One storage buffer, so that a
+/// kernel that reads them binds one: `walk_contacts`, at WebGPU's limit of 8 storage buffers,
+/// computes its sources' normals from the incidence.
 pub const TRIANGLE_REGIONS: u32 = 3;
+/// Words of the triangle buffer per packed triangle before the incidence's CSR offsets: the
+/// [`TRIANGLE_REGIONS`] regions of three, then the fan word. The fan words start at word
+/// `3 × TRIANGLE_REGIONS × tri_count`, the offsets at `TRIANGLE_WORDS × tri_count`.
+///
+/// Under a vertex of many triangles (a cone's apex, a cylinder's cap centre) the boxes of all of
+/// them hold a ray's origin there, so a walk from that vertex (its own body's trace, a cloth's
+/// self pair, which ignore it) enters every one of them, though each of its triangles is skipped
+/// at its leaf: on the bench's `eight-sheets`, 13,606 nodes from a cap's centre against 43 a ray
+/// on average. A walk passes a node whose fan word is the vertex it ignores, the same hits, when
+/// that vertex has [`FAN_VALENCE`] triangles or more around it.
+pub const TRIANGLE_WORDS: u32 = 3 * TRIANGLE_REGIONS + 1;
+/// The fewest triangles around a vertex whose fan a walk that ignores it passes (its own body's
+/// trace, a cloth's self pair: the ray's source vertex), reading the fan word of every internal
+/// node whose box it enters ([`TRIANGLE_WORDS`]). Around a vertex of a regular mesh (6
+/// triangles) the fan's subtrees hold a few nodes near the leaves, fewer than the words read to
+/// pass them cost (on a GPU a 32-byte sector of another array for a few nodes of 32 bytes; on
+/// lavapipe, which reads a word as a loop over its SIMD lanes, every ray that ignores a vertex
+/// checking them made the ray stage 25-40 % slower on `cloth-layers` and `eight-sheets`). A
+/// vertex of 32 triangles or more (a cone's apex, a cap's centre, a pole) has a fan of some 64
+/// nodes that every walk from it enters.
+pub const FAN_VALENCE: u32 = 32;
 /// Region of the triangle buffer holding the adjacency.
 pub const TRIANGLE_ADJACENCY: u32 = 1;
 /// Region of the triangle buffer holding the triangles incident to each vertex.
@@ -162,7 +186,8 @@ pub struct BodyGpu {
     /// Tiles of the body: `ceil(tri_count / TILE)`.
     pub tile_count: u32,
     /// Body flags: [`BODY_CLOTH`] for a cloth (0 for a volumetric body), with [`BODY_STATIC`]
-    /// for a static one, and [`BODY_KEEP`] in a frame that leaves its frame data as it is.
+    /// for a static one, [`BODY_FANS`] for one with a vertex of many triangles, and
+    /// [`BODY_KEEP`] in a frame that leaves its frame data as it is.
     pub flags: u32,
     /// Half-thickness `e` of a cloth (0 for a volumetric body).
     pub half_thickness: f32,
@@ -188,6 +213,10 @@ pub const BODY_STATIC: u32 = 2;
 /// `triangle_bounds`, `morton`, the sort, `hierarchy` and `fit` skip it. Set by the GPU scene
 /// per frame; never in a packing.
 pub const BODY_KEEP: u32 = 4;
+/// [`BodyGpu::flags`] bit of a body with a vertex of [`FAN_VALENCE`] triangles or more (WGSL
+/// `BODY_FANS`): `fit` writes its tree's fan words ([`TRIANGLE_WORDS`]), and its walks that
+/// ignore such a vertex pass its fan. Other bodies' fan words are neither written nor read.
+pub const BODY_FANS: u32 = 8;
 
 /// Per-frame state of a body, built on the GPU (WGSL `BodyState` / `BodyStateRead`).
 #[repr(C)]

@@ -86,6 +86,18 @@ pub struct Tuning {
     /// ray stage slower instead (cloth-layers 147-148 -> 154-155 ms, eight-sheets 91-98 ->
     /// 105-107).
     pub line_walks: bool,
+    /// Whether `fit` writes the fan words of the bodies with [`BODY_FANS`] and the narrow
+    /// phase's walks that ignore a vertex of [`FAN_VALENCE`] triangles or more pass its fan
+    /// ([`TRIANGLE_WORDS`]; the WGSL constant `FAN_WALKS`). The same hits either way. On a GPU,
+    /// where one invocation's walk is the ray stage's serial floor, the walk from a vertex of
+    /// many triangles enters the box of each: on the bench's `eight-sheets` the cylinder cap's
+    /// centre's traces visit 4,624 nodes instead of 13,606 (the longest source), on
+    /// `cloth-layers` the body's 406 instead of 753. On lavapipe, which runs a ray stage by its
+    /// total work, the check of every entered node made the ray stage 2-8 % slower on
+    /// `cloth-layers` (5 alternated runs of `raycontact-bench --no-parry --implementations gpu
+    /// --scene cloth-layers`: 160.6 / 154.1 / 153.7 ms without, 169.0 / 159.0 / 156.2 with), and
+    /// the fan words add 30-40 % to `fit` (cloth-layers 6.6-7.3 ms -> 8.6-9.5).
+    pub fan_walks: bool,
     /// Whether iterative detection (`walk_contacts`) tallies its counters (the walk outcomes,
     /// the fallback casts and the contacts walked) per workgroup, in workgroup memory, and adds
     /// them to the detection state once per workgroup after a barrier (the WGSL constant
@@ -105,23 +117,26 @@ impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
     /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
     /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 16 tiles; a cloth vertex's
-    /// rays walked one after the other; iterative detection's counters added one by one.
+    /// rays walked one after the other; no fan passed; iterative detection's counters added one
+    /// by one.
     pub const SOFTWARE: Tuning = Tuning {
         items: 16,
         barrier_group: 32,
         whole_sort_tiles: 16,
         line_walks: false,
+        fan_walks: false,
         workgroup_tallies: false,
     };
     /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter and
     /// the source listing in workgroups of [`WG_SIZE`]; the sort one dispatch whenever every
-    /// body fits in a tile; a cloth vertex's two rays walked together; iterative detection's
-    /// counters tallied per workgroup.
+    /// body fits in a tile; a cloth vertex's two rays walked together; the fans of vertices of
+    /// many triangles passed; iterative detection's counters tallied per workgroup.
     pub const GPU: Tuning = Tuning {
         items: 1,
         barrier_group: WG_SIZE,
         whole_sort_tiles: u32::MAX,
         line_walks: true,
+        fan_walks: true,
         workgroup_tallies: true,
     };
 

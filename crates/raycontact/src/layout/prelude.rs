@@ -28,6 +28,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
          const LINE_WALKS: bool = {line_walks};\n\
+         const FAN_WALKS: bool = {fan_walks};\n\
          const WORKGROUP_TALLIES: bool = {tallies};\n\
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
          const ONE_THIRD: f32 = {third};\n\
@@ -35,6 +36,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
          const BODY_STATIC: u32 = {BODY_STATIC}u;\n\
          const BODY_KEEP: u32 = {BODY_KEEP}u;\n\
+         const BODY_FANS: u32 = {BODY_FANS}u;\n\
          const SELF_CLOTH: u32 = {SELF_CLOTH}u;\n\
          const SELF_VOLUMETRIC: u32 = {SELF_VOLUMETRIC}u;\n\
          const DETECT_REMEMBER_EXIT: u32 = {DETECT_REMEMBER_EXIT}u;\n\
@@ -47,7 +49,9 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const VERTEX_NORMALS: u32 = {VERTEX_NORMALS}u;\n\
          const TRIANGLE_ADJACENCY: u32 = {TRIANGLE_ADJACENCY}u;\n\
          const TRIANGLE_INCIDENT: u32 = {TRIANGLE_INCIDENT}u;\n\
-         const TRIANGLE_REGIONS: u32 = {TRIANGLE_REGIONS}u;\n{walk}{intersect}",
+         const TRIANGLE_REGIONS: u32 = {TRIANGLE_REGIONS}u;\n\
+         const TRIANGLE_WORDS: u32 = {TRIANGLE_WORDS}u;\n\
+         const FAN_VALENCE: u32 = {FAN_VALENCE}u;\n{walk}{intersect}",
         items = tuning.items,
         split = tuning.tile_split(),
         barrier_group = tuning.barrier_group,
@@ -56,6 +60,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
         line_walks = tuning.line_walks,
+        fan_walks = tuning.fan_walks,
         tallies = tuning.workgroup_tallies,
         walk = walk_prelude(),
         intersect = intersect_prelude(),

@@ -4,7 +4,7 @@
 use glam::Vec3;
 
 use super::ray::{box_entry, intersect_triangle, ray_axes, safe_inverse};
-use crate::layout::{BodyGpu, LEAF_BIT, NONE, Node, Ray, RayHit, SHORT_STACK};
+use crate::layout::{BODY_FANS, BodyGpu, FAN_VALENCE, LEAF_BIT, NONE, Node, Ray, RayHit, SHORT_STACK};
 
 /// What a leaf test needs: the body, its geometry and the ray.
 pub(crate) struct Leaf<'a> {
@@ -44,11 +44,9 @@ impl Leaf<'_> {
     }
 }
 
-/// Twin of `closest_hit` in `shaders/shared/bvh.wgsl`: the closest hit through a body's BVH,
-/// skipping the triangles that use packed vertex `ignore_vertex`. Nearer child first with a
-/// short stack of [`SHORT_STACK`] entries; when it is full the farther child is dropped and a
-/// final stackless depth-first walk (pruned by the hit found) makes up for it, so no depth of
-/// tree can make it miss. Visits nodes in the same order as the GPU and counts them alike.
+/// [`closest_hit_skipping`] without the tree's fan words: the kernel's walk for a ray that
+/// ignores no vertex (`ignore_vertex` [`NONE`]); for one that does, the same hit through more
+/// nodes (it passes no node of the ignored vertex's fan).
 pub fn closest_hit(
     body: &BodyGpu,
     nodes: &[Node],
@@ -60,19 +58,40 @@ pub fn closest_hit(
     closest_hit_skipping(body, nodes, positions, triangles, ray, ignore_vertex, &[])
 }
 
-/// Whether a walk that ignores packed vertex `ignore` passes node `n` (body-local): `fans`, the
-/// tree's [`fan_vertices`](crate::cpu::fan_vertices) (empty: no node is passed), says that every
-/// triangle under it uses that vertex.
-#[inline(always)]
-pub(crate) fn passes_fan(fans: &[[u32; 2]], ignore: u32, n: u32) -> bool {
-    ignore != NONE && fans.get(n as usize).is_some_and(|pair| pair.contains(&ignore))
+/// Twin of `fan_to_pass` in `bvh.wgsl`: the fan words that a walk through `body` ignoring packed
+/// vertex `ignore` reads, of its tree's fan words `fans` ([`fit_fans`](crate::cpu::fit_fans)):
+/// all of them where at least [`FAN_VALENCE`] triangles are around that vertex (by the packing's
+/// CSR offsets `vertex_tri_offsets`) and the body has [`BODY_FANS`], none otherwise.
+pub fn fan_to_pass<'a>(
+    body: &BodyGpu,
+    vertex_tri_offsets: &[u32],
+    ignore: u32,
+    fans: &'a [u32],
+) -> &'a [u32] {
+    let v = ignore as usize;
+    match (vertex_tri_offsets.get(v), vertex_tri_offsets.get(v + 1)) {
+        (Some(&a), Some(&b)) if ignore != NONE && body.flags & BODY_FANS != 0 && b - a >= FAN_VALENCE => fans,
+        _ => &[],
+    }
 }
 
-/// [`closest_hit`]'s walk, passing every node whose triangles all use the ignored vertex (by
-/// the tree's `fans`, its [`fan_vertices`](crate::cpu::fan_vertices); empty: none) as though
-/// the ray missed its box, its test still counted. Not what the kernel does: the benchmark's
-/// measure of that design, which finds the same hit, since the leaf test skips those triangles
-/// anyway.
+/// Twin of `passes_fan` in `bvh.wgsl`: whether a walk that ignores packed vertex `ignore` passes
+/// node `n` (body-local): by `fans`, the tree's fan words ([`fit_fans`](crate::cpu::fit_fans),
+/// one per internal node; empty: no node is passed), every triangle under it uses that vertex.
+#[inline(always)]
+pub(crate) fn passes_fan(fans: &[u32], ignore: u32, n: u32) -> bool {
+    ignore != NONE && fans.get(n as usize) == Some(&ignore)
+}
+
+/// Twin of `closest_hit` in `shaders/shared/bvh.wgsl`: the closest hit through a body's BVH
+/// (`nodes`, its used nodes), skipping the triangles that use packed vertex `ignore_vertex`, and
+/// passing every node whose triangles all use it (by `fans`, the tree's fan words as
+/// [`fan_to_pass`] gives them for that vertex; empty: none) as though the ray missed its box, its
+/// test still counted: the same hit, since the leaf test skips those triangles anyway. Nearer child
+/// first with a short stack of [`SHORT_STACK`] entries; when it is full the farther child is
+/// dropped and a final stackless depth-first walk (pruned by the hit found) makes up for it, so
+/// no depth of tree can make it miss. Visits nodes in the same order as the GPU and counts them
+/// alike.
 pub fn closest_hit_skipping(
     body: &BodyGpu,
     nodes: &[Node],
@@ -80,7 +99,7 @@ pub fn closest_hit_skipping(
     triangles: &[u32],
     ray: &Ray,
     ignore_vertex: u32,
-    fans: &[[u32; 2]],
+    fans: &[u32],
 ) -> RayHit {
     let mut best = RayHit::MISS;
     if nodes.is_empty() {
@@ -162,7 +181,7 @@ pub(crate) fn stackless_hit(
     inv: Vec3,
     best: &mut RayHit,
     tmax: &mut f32,
-    fans: &[[u32; 2]],
+    fans: &[u32],
 ) {
     let ray = leaf.ray;
     best.fallback = 1;

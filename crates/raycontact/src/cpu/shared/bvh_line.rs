@@ -39,13 +39,8 @@ fn enter_both(ray: &Ray, inv: Vec3, act: u32, tmax: [f32; 2], nd: &Node) -> (u32
     (rays, at)
 }
 
-/// Twin of `closest_hits_line` in `shaders/shared/bvh_line.wgsl`: [`closest_hit`]'s hits of
-/// `ray` and of its opposite ray, in that order, through one walk of the body's BVH (`nodes`),
-/// skipping the triangles that use packed vertex `ignore_vertex`. The boxes read are counted
-/// once for both, in the first hit's `nodes_visited`; each ray's stackless walk (after a full
-/// stack) in its own.
-///
-/// [`closest_hit`]: super::bvh::closest_hit
+/// [`closest_hits_line_skipping`] without the tree's fan words: the kernel's walk for rays that
+/// ignore no vertex; for rays that do, the same hits through more nodes.
 pub fn closest_hits_line_binary(
     body: &BodyGpu,
     nodes: &[Node],
@@ -57,9 +52,14 @@ pub fn closest_hits_line_binary(
     closest_hits_line_skipping(body, nodes, positions, triangles, ray, ignore_vertex, &[])
 }
 
-/// [`closest_hits_line_binary`]'s walk, passing every node whose triangles all use the ignored
-/// vertex (the tree's `fans`) as though neither ray entered its box, its test still counted: the
-/// line's [`closest_hit_skipping`](super::bvh::closest_hit_skipping), the same hits.
+/// Twin of `closest_hits_line` in `shaders/shared/bvh_line.wgsl`: [`closest_hit_skipping`]'s
+/// hits of `ray` and of its opposite ray, in that order, through one walk of the body's BVH
+/// (`nodes`), skipping the triangles that use packed vertex `ignore_vertex` and passing every
+/// node whose triangles all use it (the tree's `fans`) as though neither ray entered its box, its
+/// test still counted. The boxes read are counted once for both, in the first hit's
+/// `nodes_visited`; each ray's stackless walk (after a full stack) in its own.
+///
+/// [`closest_hit_skipping`]: super::bvh::closest_hit_skipping
 pub fn closest_hits_line_skipping(
     body: &BodyGpu,
     nodes: &[Node],
@@ -67,7 +67,7 @@ pub fn closest_hits_line_skipping(
     triangles: &[u32],
     ray: &Ray,
     ignore_vertex: u32,
-    fans: &[[u32; 2]],
+    fans: &[u32],
 ) -> [RayHit; 2] {
     let mut best = [RayHit::MISS; 2];
     if nodes.is_empty() {
