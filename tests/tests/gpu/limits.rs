@@ -1,9 +1,10 @@
 //! WebGPU's default limits: every kernel fits them, by the kernel table and by naga's reflection
-//! of each assembled kernel; `required_limits()` asks no more than `wgpu::Limits::default()` and
-//! is derived from the table; the shared context runs on a default-limits device; a device with
-//! only the required limits, one with the adapter's own, and an async context built with the
-//! other tuning (`GpuContext::from_device_async_with`) detect what the CPU backend does; with
-//! timestamps, GPU times are those of the stages that ran.
+//! of each assembled kernel, and the README's table is the kernel table; `required_limits()`
+//! asks no more than `wgpu::Limits::default()` and is derived from the table; the shared context
+//! runs on a default-limits device; a device with only the required limits, one with the
+//! adapter's own, and an async context built with the other tuning
+//! (`GpuContext::from_device_async_with`) detect what the CPU backend does; with timestamps, GPU
+//! times are those of the stages that ran.
 
 use naga::AddressSpace;
 use raycontact::internals::kernels::{Binding, Kernel, KernelLimits, MAX_STORAGE_BUFFERS};
@@ -114,6 +115,45 @@ fn every_kernel_fits_webgpu_default_limits() {
         }
         eprintln!("{:>16}: {table:?}", k.name());
     }
+}
+
+/// The README's table of what each kernel uses (its rows `| `name` | storage | uniform |
+/// workgroup bytes | invocations |`) is the kernel table's: one row per kernel, each its figures.
+#[test]
+fn the_readmes_kernel_table_is_the_kernel_tables() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).expect("README.md");
+    let start = readme.find("| kernel | storage buffers |").expect("the README's kernel table");
+    let rows: Vec<Vec<String>> = readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().replace(',', "")).collect())
+        .collect();
+    let mut names: Vec<&str> = rows.iter().map(|r| r[0].trim_matches('`')).collect();
+    let mut kernels: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
+    names.sort_unstable();
+    kernels.sort_unstable();
+    assert_eq!(names, kernels, "the README's rows: one per kernel");
+    let mut wrong = Vec::new();
+    for k in Kernel::ALL {
+        let row = rows.iter().find(|r| r[0] == format!("`{}`", k.name())).expect("a row");
+        let t = k.limits();
+        let uniform = match t.dynamic_uniform_buffers {
+            0 => t.uniform_buffers.to_string(),
+            _ => format!("{} (dynamic offset)", t.uniform_buffers),
+        };
+        let want = [
+            t.storage_buffers.to_string(),
+            uniform,
+            t.workgroup_bytes.to_string(),
+            t.invocations.to_string(),
+        ];
+        if row[1..] != want {
+            wrong.push(format!("{}: README {:?}, kernel table {want:?}", k.name(), &row[1..]));
+        }
+    }
+    assert!(wrong.is_empty(), "README rows:\n{}", wrong.join("\n"));
 }
 
 #[test]
