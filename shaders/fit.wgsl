@@ -20,7 +20,8 @@
 // node of a body with BODY_FANS its fan word (`layout::TRIANGLE_WORDS`): the lowest packed vertex
 // that every triangle under it uses, NONE where none does (a walk that ignores that vertex may
 // pass the node: `passes_fan` in shared/bvh.wgsl). A carrier's seventh key names a set of
-// vertices as its leaf's triangle (body-local, plus one, so never 0) and a mask of that
+// vertices as its leaf's triangle (body-local, plus one, so never 0; in 29 bits: a body with
+// BODY_FANS has fewer than `layout::FAN_MAX_TRIANGLES` triangles) and a mask of that
 // triangle's corners: the corners every triangle of the subtree it comes from uses. The second
 // carrier at a node reads the first's word, keeps the corners of its own mask that the other
 // triangle's masked corners hold (the subtree's common vertices: two sets of corners, each

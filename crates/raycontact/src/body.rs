@@ -161,10 +161,12 @@ impl BodyData {
 
     /// The body's [`crate::layout::BodyGpu::flags`]: its kind's, whether it is static, and
     /// whether a vertex has [`FAN_VALENCE`](crate::layout::FAN_VALENCE) triangles or more around
-    /// it ([`BODY_FANS`](crate::layout::BODY_FANS)).
+    /// it ([`BODY_FANS`](crate::layout::BODY_FANS), below
+    /// [`FAN_MAX_TRIANGLES`](crate::layout::FAN_MAX_TRIANGLES) triangles).
     pub fn flags(&self) -> u32 {
-        use crate::layout::{BODY_FANS, BODY_STATIC, FAN_VALENCE};
-        let fans = self.vertex_tri_offsets.windows(2).any(|w| w[1] - w[0] >= FAN_VALENCE);
+        use crate::layout::{BODY_FANS, BODY_STATIC, FAN_MAX_TRIANGLES, FAN_VALENCE};
+        let fans = self.triangles.len() < FAN_MAX_TRIANGLES as usize
+            && self.vertex_tri_offsets.windows(2).any(|w| w[1] - w[0] >= FAN_VALENCE);
         self.kind.flags() | if self.fixed { BODY_STATIC } else { 0 } | if fans { BODY_FANS } else { 0 }
     }
 }

@@ -213,10 +213,15 @@ pub const BODY_STATIC: u32 = 2;
 /// `triangle_bounds`, `morton`, the sort, `hierarchy` and `fit` skip it. Set by the GPU scene
 /// per frame; never in a packing.
 pub const BODY_KEEP: u32 = 4;
-/// [`BodyGpu::flags`] bit of a body with a vertex of [`FAN_VALENCE`] triangles or more (WGSL
-/// `BODY_FANS`): `fit` writes its tree's fan words ([`TRIANGLE_WORDS`]), and its walks that
-/// ignore such a vertex pass its fan. Other bodies' fan words are neither written nor read.
+/// [`BodyGpu::flags`] bit of a body with a vertex of [`FAN_VALENCE`] triangles or more and
+/// fewer than [`FAN_MAX_TRIANGLES`] triangles (WGSL `BODY_FANS`): `fit` writes its tree's fan
+/// words ([`TRIANGLE_WORDS`]), and its walks that ignore such a vertex pass its fan. Other bodies'
+/// fan words are neither written nor read.
 pub const BODY_FANS: u32 = 8;
+/// Triangles of a body from which it gets no fan words ([`BODY_FANS`]): `fit` hands a subtree's
+/// shared vertices on as one word, a triangle index plus one in 29 bits and a mask of its three
+/// corners.
+pub const FAN_MAX_TRIANGLES: u32 = 1 << 29;
 
 /// Per-frame state of a body, built on the GPU (WGSL `BodyState` / `BodyStateRead`).
 #[repr(C)]
