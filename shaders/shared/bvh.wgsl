@@ -1,7 +1,10 @@
 // Closest-hit ray query through one body's BVH. A kernel that includes this declares
 // `vertices: array<f32>` (the vertex buffer, whose first region holds the positions:
 // shared/vertices.wgsl), `triangles: array<u32>` (the triangle buffer, whose first region holds
-// the packed vertex indices) and `nodes: array<Node>`, and includes shared/ray.wgsl.
+// the packed vertex indices, and whose fan words and incidence offsets `fan_to_pass` and
+// `passes_fan` read: `layout::TRIANGLE_WORDS`) and `nodes: array<Node>`, and includes
+// shared/ray.wgsl. CPU twin: `raycontact::internals::cpu::closest_hit_skipping` (with
+// `cpu::fan_to_pass`).
 
 fn vertex_position(v: u32) -> vec3<f32> {
     return vec3<f32>(vertices[3u * v], vertices[3u * v + 1u], vertices[3u * v + 2u]);
