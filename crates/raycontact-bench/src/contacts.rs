@@ -158,6 +158,7 @@ fn nodes_per_ray(def: &SceneDef) -> (f64, u64) {
                 &p.triangles,
                 &ray,
                 raycontact::internals::layout::NONE,
+                &[],
             );
             nodes += h.nodes_visited as u64;
             rays += 1;

@@ -469,8 +469,10 @@ fn a_line_walk_whose_short_stack_overflows_finds_both_hits() {
     for (i, p) in sheet.positions.iter().enumerate() {
         let ray = LayoutRay { origin: *p, tmin: 0.0, dir: -Vec3::Z, tmax: f32::INFINITY };
         let back = LayoutRay { dir: Vec3::Z, ..ray };
-        let [down, up] = cpu::closest_hits_line_binary(body, nodes, &all, &packing.triangles, &ray, NONE);
-        let want = [ray, back].map(|r| cpu::closest_hit(body, nodes, &all, &packing.triangles, &r, NONE));
+        let [down, up] =
+            cpu::closest_hits_line_binary(body, nodes, &all, &packing.triangles, &ray, NONE, &[]);
+        let want =
+            [ray, back].map(|r| cpu::closest_hit(body, nodes, &all, &packing.triangles, &r, NONE, &[]));
         assert_eq!((down.triangle, up.triangle), (want[0].triangle, want[1].triangle), "vertex {i}");
         assert_eq!((down.t.to_bits(), up.t.to_bits()), (want[0].t.to_bits(), want[1].t.to_bits()));
         assert!(up.triangle == 0 && down.triangle == NONE, "vertex {i}: {up:?} {down:?}");

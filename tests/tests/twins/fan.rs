@@ -1,5 +1,5 @@
 //! The fan words of `fit` (its twin `cpu::fit_fans`) and the walks that pass the ignored
-//! vertex's fan (`cpu::closest_hit_skipping`, `cpu::closest_hits_line_skipping`, the twins of the
+//! vertex's fan (`cpu::closest_hit`, `cpu::closest_hits_line_binary`, the twins of the
 //! kernels' walks): against a brute-force intersection of the triangles' vertex sets, and against
 //! the walks that pass none: the same hits, fewer nodes at a fan's centre. The GPU's fan words
 //! equal the twin's in every frame of `gpu/bvh.rs` (`assert_same_frame`).
@@ -81,13 +81,13 @@ fn walks_that_pass_the_ignored_vertexs_fan_find_the_same_hits_with_fewer_nodes_f
         let dir = if k == 0 { Vec3::NEG_Z } else { random_unit(&mut r) };
         let ray = Ray { origin: pos[v as usize], tmin: 0.0, dir, tmax: f32::INFINITY };
         for ignore in [v, NONE] {
-            let plain = cpu::closest_hit(body, nodes, pos, tris, &ray, ignore);
-            let passed = cpu::closest_hit_skipping(body, nodes, pos, tris, &ray, ignore, &fans);
+            let plain = cpu::closest_hit(body, nodes, pos, tris, &ray, ignore, &[]);
+            let passed = cpu::closest_hit(body, nodes, pos, tris, &ray, ignore, &fans);
             assert_eq!((passed.t.to_bits(), passed.triangle), (plain.t.to_bits(), plain.triangle));
             assert_eq!((passed.u.to_bits(), passed.v.to_bits()), (plain.u.to_bits(), plain.v.to_bits()));
             assert!(passed.nodes_visited <= plain.nodes_visited);
-            let line = cpu::closest_hits_line_binary(body, nodes, pos, tris, &ray, ignore);
-            let both = cpu::closest_hits_line_skipping(body, nodes, pos, tris, &ray, ignore, &fans);
+            let line = cpu::closest_hits_line_binary(body, nodes, pos, tris, &ray, ignore, &[]);
+            let both = cpu::closest_hits_line_binary(body, nodes, pos, tris, &ray, ignore, &fans);
             for s in 0..2 {
                 assert_eq!((both[s].t.to_bits(), both[s].triangle), (line[s].t.to_bits(), line[s].triangle));
             }

@@ -140,7 +140,9 @@ fn closest_hit_skips_the_triangles_of_the_ignored_vertex() {
     let got: Vec<RayHit> = rays
         .iter()
         .zip(&ignore)
-        .map(|(ray, v)| cpu::closest_hit(body, nodes, &p.positions, &p.packing.triangles, ray, v.unwrap()))
+        .map(|(ray, v)| {
+            cpu::closest_hit(body, nodes, &p.positions, &p.packing.triangles, ray, v.unwrap(), &[])
+        })
         .collect();
     let ordered: Vec<RayHit> = rays
         .iter()

@@ -95,7 +95,7 @@ pub(crate) fn compare_walks(
     for (i, (ray, ignore)) in rays.iter().enumerate() {
         let w = cpu::closest_hit_wide(body, nodes, wide, pos, &p.triangles, ray, *ignore);
         let o = cpu::closest_hit_ordered(body, nodes, pos, &p.triangles, ray, *ignore);
-        let g = cpu::closest_hit(body, nodes, pos, &p.triangles, ray, *ignore);
+        let g = cpu::closest_hit(body, nodes, pos, &p.triangles, ray, *ignore, &[]);
         assert!(
             same(&w, &o) && same(&w, &g),
             "{what}: ray {i} {ray:?}: wide {w:?}, ordered {o:?}, gpu walk {g:?}"
@@ -110,8 +110,8 @@ pub(crate) fn compare_walks(
         // The kernels' line walk (`shared/bvh_line.wgsl`'s twin, on the binary tree): each ray's
         // hit of its own walk; the boxes read counted once, in the first ray's hit (the second
         // counts only its stackless walk, after a full stack).
-        let gb = cpu::closest_hit(body, nodes, pos, &p.triangles, &back, *ignore);
-        let [bl, blb] = cpu::closest_hits_line_binary(body, nodes, pos, &p.triangles, ray, *ignore);
+        let gb = cpu::closest_hit(body, nodes, pos, &p.triangles, &back, *ignore, &[]);
+        let [bl, blb] = cpu::closest_hits_line_binary(body, nodes, pos, &p.triangles, ray, *ignore, &[]);
         assert!(
             same(&bl, &g) && same(&blb, &gb),
             "{what}: ray {i} {ray:?}: binary line walk {bl:?} and {blb:?}, gpu walks {g:?} and {gb:?}"
@@ -147,7 +147,7 @@ pub(crate) fn compare_walks(
         let line_lanes = l.nodes_visited + lb.nodes_visited - 2;
         assert!(2 * line_fetched <= line_lanes && line_lanes <= 4 * line_fetched, "{what}: ray {i}");
         if let Some(sah) = &sah {
-            let s = cpu::closest_hit(body, sah, pos, &p.triangles, ray, *ignore);
+            let s = cpu::closest_hit(body, sah, pos, &p.triangles, ray, *ignore, &[]);
             assert!(same(&w, &s), "{what}: ray {i} {ray:?}: wide {w:?}, the SAH tree's walk {s:?}");
         }
         hits += usize::from(w.is_hit());

@@ -313,8 +313,8 @@ fn the_sah_tree_is_a_binary_tree_over_the_lbvh_leaves() {
         let rays: Vec<(Ray, u32)> = random_rays(&mut r, 500).into_iter().map(|ray| (ray, NONE)).collect();
         let body = &p.packing.bodies[0];
         for (ray, ignore) in &rays {
-            let a = cpu::closest_hit(body, lbvh, &p.positions, &p.packing.triangles, ray, *ignore);
-            let b = cpu::closest_hit(body, &tree, &p.positions, &p.packing.triangles, ray, *ignore);
+            let a = cpu::closest_hit(body, lbvh, &p.positions, &p.packing.triangles, ray, *ignore, &[]);
+            let b = cpu::closest_hit(body, &tree, &p.positions, &p.packing.triangles, ray, *ignore, &[]);
             assert!(same(&a, &b), "{what}: {ray:?}: LBVH {a:?}, SAH {b:?}");
         }
     }

@@ -30,12 +30,11 @@ struct RayCounters {
 }
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
-/// (`cpu::closest_hit_skipping` with the fans it passes, `cpu::fan_to_pass`, whose hit it
-/// returns, and a cloth
-/// vertex's two rays also in one `cpu::closest_hits_line_skipping`, as the GPU tuning walks
-/// them) and with the CPU backend's
-/// (`cpu::closest_hit_wide` over its 4-wide trees, and a cloth vertex's two rays in one
-/// `cpu::closest_hits_line`), counting rays by kind, nodes and triangles. One per source vertex.
+/// (`cpu::closest_hit`, passing the fans the GPU tuning passes, `cpu::fan_to_pass`, whose hit it
+/// returns, and a cloth vertex's two rays also in one `cpu::closest_hits_line_binary`, as the
+/// GPU tuning walks them) and with the CPU backend's (`cpu::closest_hit_wide` over its 4-wide
+/// trees, and a cloth vertex's two rays in one `cpu::closest_hits_line`), counting rays by kind,
+/// nodes and triangles. One per source vertex.
 struct CountingTracer<'a> {
     counters: &'a RayCounters,
     /// The source body and whether the pair is a self pair.
@@ -85,7 +84,7 @@ impl Tracer for CountingTracer<'_> {
         let nodes = cx.frame.body_nodes(cx.packing, b);
         let tris = &cx.packing.triangles;
         let fans = cpu::fan_to_pass(body, &cx.packing.vertex_tri_offsets, ignore, &self.fans[b]);
-        let hit = cpu::closest_hit_skipping(body, nodes, cx.positions, tris, ray, ignore, fans);
+        let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -100,7 +99,7 @@ impl Tracer for CountingTracer<'_> {
     }
 
     /// A cloth vertex's two rays: each ray in its own walk (the software tuning's), both in the
-    /// kernels' one walk (`cpu::closest_hits_line_skipping`, the GPU tuning's), and both in the
+    /// kernels' one walk (`cpu::closest_hits_line_binary`, the GPU tuning's), and both in the
     /// CPU backend's one walk (`cpu::closest_hits_line`); a walk of both counts its nodes once.
     fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
         let body = &cx.packing.bodies[b];
@@ -109,7 +108,7 @@ impl Tracer for CountingTracer<'_> {
         let back = Ray { dir: -ray.dir, ..*ray };
         let rays = [ray, &back];
         let fans = cpu::fan_to_pass(body, &cx.packing.vertex_tri_offsets, ignore, &self.fans[b]);
-        let line = cpu::closest_hits_line_skipping(body, nodes, cx.positions, tris, ray, ignore, fans);
+        let line = cpu::closest_hits_line_binary(body, nodes, cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -118,7 +117,7 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
-        let hits = rays.map(|r| cpu::closest_hit_skipping(body, nodes, cx.positions, tris, r, ignore, fans));
+        let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore, fans));
         for k in 0..2 {
             self.count(b, rays[k], &hits[k], line[k].nodes_visited, &ordered[k]);
         }

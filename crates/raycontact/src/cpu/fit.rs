@@ -81,7 +81,7 @@ fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], dept
 /// indices): per internal node, the lowest packed vertex that every triangle under it uses, or
 /// [`NONE`] where none does (the kernel writes them for a body with
 /// [`BODY_FANS`](crate::layout::BODY_FANS) only). A walk that ignores that vertex may pass the node
-/// ([`closest_hit_skipping`](crate::cpu::closest_hit_skipping)): each of its triangles would be
+/// ([`closest_hit`](crate::cpu::closest_hit)): each of its triangles would be
 /// skipped at its leaf. Not part of the CPU backend's frame (its walks go through its wide
 /// trees): the kernel's test reference and the benchmark's walks.
 pub fn fit_fans(body: &BodyGpu, nodes: &[Node], triangles: &[u32]) -> Vec<u32> {

@@ -18,7 +18,7 @@ pub fn raycast_one(
     triangles: &[u32],
     ray: &Ray,
 ) -> RayHit {
-    let h = closest_hit(body, nodes, positions, triangles, ray, NONE);
+    let h = closest_hit(body, nodes, positions, triangles, ray, NONE, &[]);
     RayHit { body: if h.is_hit() { 0 } else { NONE }, ..h }
 }
 
@@ -31,7 +31,7 @@ pub fn raycast_ray(scene: &QueryScene<'_>, targets: &[u32], ray: &Ray) -> RayHit
     for (k, &b) in targets.iter().enumerate() {
         let p = scene.packing;
         let nodes = scene.frame.body_nodes(p, b as usize);
-        let h = closest_hit(&p.bodies[b as usize], nodes, scene.positions, &p.triangles, &ray, NONE);
+        let h = closest_hit(&p.bodies[b as usize], nodes, scene.positions, &p.triangles, &ray, NONE, &[]);
         best.nodes_visited += h.nodes_visited;
         best.triangles_tested += h.triangles_tested;
         best.fallback |= h.fallback;

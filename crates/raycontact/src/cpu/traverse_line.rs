@@ -190,8 +190,8 @@ impl Narrow<'_> {
     /// The closest hits of `ray` and of its opposite ray (the same origin and bounds, `-dir`)
     /// on packed body `b`, skipping the triangles of packed vertex `ignore`: [`Self::bvh_hit`]
     /// of each, through one walk of the frame's wide tree ([`closest_hits_line`]), or of its
-    /// binary one as the kernel walks it, but for the fans the GPU tuning passes (the same hits:
-    /// [`closest_hits_line_binary`]), when it has none.
+    /// binary one as the kernel walks it ([`closest_hits_line_binary`], passing no fan: the same
+    /// hits), when it has none.
     /// With each hit triangle's face when the wide walk computed it ([`WideHit::face`]).
     pub(crate) fn bvh_hits_line(&self, b: usize, ray: &Ray, ignore: u32) -> [(RayHit, Option<Vec3>); 2] {
         let back = Ray { dir: -ray.dir, ..*ray };
@@ -207,8 +207,16 @@ impl Narrow<'_> {
             None => {
                 let body = &self.packing.bodies[b];
                 let nodes = self.frame.body_nodes(self.packing, b);
-                closest_hits_line_binary(body, nodes, self.positions, &self.packing.triangles, ray, ignore)
-                    .map(|h| (h, None))
+                closest_hits_line_binary(
+                    body,
+                    nodes,
+                    self.positions,
+                    &self.packing.triangles,
+                    ray,
+                    ignore,
+                    &[],
+                )
+                .map(|h| (h, None))
             }
         }
     }

@@ -46,7 +46,7 @@ pub fn untangle_contacts(
                 let mut best: Option<(crate::layout::RayHit, Vec3, f32, Vec3, u32)> = None;
                 for (dir, flag) in [(-n, contact_flags::INWARD_RAY), (n, contact_flags::OUTWARD_RAY)] {
                     let ray = Ray::new(p, dir);
-                    let hit = closest_hit(ob, nodes, positions, &packing.triangles, &ray, ignore);
+                    let hit = closest_hit(ob, nodes, positions, &packing.triangles, &ray, ignore, &[]);
                     if hit.triangle == NONE {
                         continue;
                     }

@@ -37,7 +37,7 @@ pub fn walk(
             let mut h =
                 walk_ray(body, &packing.adjacency, positions, &packing.triangles, r, s, options.max_steps);
             if h.outcome != WALK_HIT && fallback {
-                let c = closest_hit(body, nodes, positions, &packing.triangles, r, NONE);
+                let c = closest_hit(body, nodes, positions, &packing.triangles, r, NONE, &[]);
                 h = WalkHit { t: c.t, triangle: c.triangle, u: c.u, v: c.v, bvh: 1, ..h };
             }
             h

@@ -44,20 +44,6 @@ impl Leaf<'_> {
     }
 }
 
-/// [`closest_hit_skipping`] without the tree's fan words: the kernel's walk for a ray that
-/// ignores no vertex (`ignore_vertex` [`NONE`]); for one that does, the same hit through more
-/// nodes (it passes no node of the ignored vertex's fan).
-pub fn closest_hit(
-    body: &BodyGpu,
-    nodes: &[Node],
-    positions: &[Vec3],
-    triangles: &[u32],
-    ray: &Ray,
-    ignore_vertex: u32,
-) -> RayHit {
-    closest_hit_skipping(body, nodes, positions, triangles, ray, ignore_vertex, &[])
-}
-
 /// Twin of `fan_to_pass` in `bvh.wgsl`: the fan words that a walk through `body` ignoring packed
 /// vertex `ignore` reads, of its tree's fan words `fans` ([`fit_fans`](crate::cpu::fit_fans)):
 /// all of them where at least [`FAN_VALENCE`] triangles are around that vertex (by the packing's
@@ -86,13 +72,13 @@ pub(crate) fn passes_fan(fans: &[u32], ignore: u32, n: u32) -> bool {
 /// Twin of `closest_hit` in `shaders/shared/bvh.wgsl`: the closest hit through a body's BVH
 /// (`nodes`, its used nodes), skipping the triangles that use packed vertex `ignore_vertex`, and
 /// passing every node whose triangles all use it (by `fans`, the tree's fan words as
-/// [`fan_to_pass`] gives them for that vertex; empty: none) as though the ray missed its box, its
+/// [`fan_to_pass`] gives them for that vertex; empty: none, the kernel's `NO_FAN`) as though the ray missed its box, its
 /// test still counted: the same hit, since the leaf test skips those triangles anyway. Nearer child
 /// first with a short stack of [`SHORT_STACK`] entries; when it is full the farther child is
 /// dropped and a final stackless depth-first walk (pruned by the hit found) makes up for it, so
 /// no depth of tree can make it miss. Visits nodes in the same order as the GPU and counts them
 /// alike.
-pub fn closest_hit_skipping(
+pub fn closest_hit(
     body: &BodyGpu,
     nodes: &[Node],
     positions: &[Vec3],

@@ -39,28 +39,15 @@ fn enter_both(ray: &Ray, inv: Vec3, act: u32, tmax: [f32; 2], nd: &Node) -> (u32
     (rays, at)
 }
 
-/// [`closest_hits_line_skipping`] without the tree's fan words: the kernel's walk for rays that
-/// ignore no vertex; for rays that do, the same hits through more nodes.
-pub fn closest_hits_line_binary(
-    body: &BodyGpu,
-    nodes: &[Node],
-    positions: &[Vec3],
-    triangles: &[u32],
-    ray: &Ray,
-    ignore_vertex: u32,
-) -> [RayHit; 2] {
-    closest_hits_line_skipping(body, nodes, positions, triangles, ray, ignore_vertex, &[])
-}
-
-/// Twin of `closest_hits_line` in `shaders/shared/bvh_line.wgsl`: [`closest_hit_skipping`]'s
+/// Twin of `closest_hits_line` in `shaders/shared/bvh_line.wgsl`: [`closest_hit`]'s
 /// hits of `ray` and of its opposite ray, in that order, through one walk of the body's BVH
 /// (`nodes`), skipping the triangles that use packed vertex `ignore_vertex` and passing every
 /// node whose triangles all use it (the tree's `fans`) as though neither ray entered its box, its
 /// test still counted. The boxes read are counted once for both, in the first hit's
 /// `nodes_visited`; each ray's stackless walk (after a full stack) in its own.
 ///
-/// [`closest_hit_skipping`]: super::bvh::closest_hit_skipping
-pub fn closest_hits_line_skipping(
+/// [`closest_hit`]: super::bvh::closest_hit
+pub fn closest_hits_line_binary(
     body: &BodyGpu,
     nodes: &[Node],
     positions: &[Vec3],
