@@ -55,7 +55,7 @@ fn a_pole_inside_another_body_is_found_through_its_fan_as_on_the_cpu() {
         let packed_pole = body.vertex_offset + pole;
         assert!(fans.iter().filter(|&&v| v == packed_pole).count() > 30, "{what}: the pole's fan");
         // The pole's own-body trace, as the kernel walks it: the same hit through fewer nodes.
-        let positions = &frame_positions(&mut gpu, &p);
+        let positions = &frame_positions(&gpu, &p);
         let ray =
             Ray { origin: positions[packed_pole as usize], tmin: 0.0, dir: Vec3::NEG_Z, tmax: f32::INFINITY };
         let passed = cpu::fan_to_pass(body, &p.vertex_tri_offsets, packed_pole, &fans);
@@ -74,6 +74,6 @@ fn a_pole_inside_another_body_is_found_through_its_fan_as_on_the_cpu() {
 }
 
 /// The packed positions of every body of `scene`.
-fn frame_positions(scene: &mut Scene, p: &raycontact::internals::Packing) -> Vec<Vec3> {
+fn frame_positions(scene: &Scene, p: &raycontact::internals::Packing) -> Vec<Vec3> {
     p.ids.iter().flat_map(|id| scene.positions(*id).unwrap().to_vec()).collect()
 }
