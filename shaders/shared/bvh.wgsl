@@ -3,7 +3,7 @@
 // shared/vertices.wgsl), `triangles: array<u32>` (the triangle buffer, whose first region holds
 // the packed vertex indices, and whose fan words and incidence offsets `fan_to_pass` and
 // `passes_fan` read: `layout::TRIANGLE_WORDS`) and `nodes: array<Node>`, and includes
-// shared/ray.wgsl. CPU twin: `raycontact::internals::cpu::closest_hit_skipping` (with
+// shared/ray.wgsl. CPU twin: `raycontact::internals::cpu::closest_hit` (with
 // `cpu::fan_to_pass`).
 
 fn vertex_position(v: u32) -> vec3<f32> {

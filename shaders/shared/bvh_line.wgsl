@@ -5,7 +5,7 @@
 // and a cloth's rays mostly miss: a miss walks every box on its way out of the tree, so two
 // walks would share most of their nodes. This one reads each node once for both. A kernel that
 // includes this includes shared/bvh.wgsl first. CPU twin:
-// `raycontact::internals::cpu::closest_hits_line_skipping`.
+// `raycontact::internals::cpu::closest_hits_line_binary`.
 //
 // Exactness: each ray keeps its own hit and bound, tests each box by its own `box_entry` (with
 // its own bound; `enter_both` computes both from one slab computation, and says why they are
