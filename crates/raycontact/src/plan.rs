@@ -3,7 +3,7 @@
 //! `cpu_backend::detect`).
 
 use crate::contact::OverflowPolicy;
-use crate::layout::BodyPair;
+use crate::layout::{BODY_CLOTH, BODY_STATIC, BodyGpu, BodyPair, ContactGpu, SELF_CLOTH, SELF_VOLUMETRIC};
 
 /// Which pairs a full pass tests.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,9 +72,13 @@ pub(crate) struct DetectPlan {
     pub bvh: bool,
     /// Most pairs a full pass may test (the list's length, or every pair and self pair).
     pub pair_capacity: u64,
-    /// Source vertices a listed full pass may cast from (0 for overlapping pairs: the list
-    /// keeps its capacity and grows when a detection finds it short).
+    /// Source vertices the list holds at least for a full pass: every vertex of every directed
+    /// pair of a list; for overlapping pairs, [`overlapping_sources`] within the budget (the
+    /// list keeps its capacity, and grows when a detection finds it short).
     pub source_need: u64,
+    /// The most source vertices a full pass can list (for a list, `source_need`): the list never
+    /// grows past it.
+    pub source_most: u64,
     /// Most contacts the detection may return.
     pub contact_capacity: u64,
     /// What happens past `contact_capacity` (and past `intersect.crossing_capacity`).
@@ -112,6 +116,35 @@ pub(crate) struct Outcome {
     /// The crossing capacity after the detection (grown as the contact capacity, with the same
     /// headroom).
     pub crossing_capacity: u64,
+}
+
+/// Source-list entries (8 bytes) per contact of the contact capacity that a full pass over the
+/// overlapping pairs reserves at most ([`overlapping_sources`]): the list then takes at most the
+/// bytes of one of the two contact buffers.
+pub(crate) const SOURCES_PER_CONTACT: u64 = size_of::<ContactGpu>() as u64 / 8;
+
+/// The most source vertices a full pass over the overlapping pairs of `bodies` (packed) can list:
+/// each body's vertices once for every other body it may pair with (no pair of two static
+/// bodies) and once for its self pair where `self_collision` asks for one, the pairs
+/// [`crate::cpu::broad_phase`] may find. The GPU's list is sized so at the first detection
+/// where that is within [`SOURCES_PER_CONTACT`] entries a contact of the contact capacity, and
+/// then never grows while bodies come into reach of each other frame after frame (sheets
+/// settling on a scene: `raycontact-bench --size paper --scene eight-sheets` grew it twice in
+/// its 30 timed frames when it held four entries a vertex); past that budget it holds the
+/// budget and grows when a detection lists more, never past this bound.
+pub(crate) fn overlapping_sources(bodies: &[BodyGpu], self_collision: u32) -> u64 {
+    let fixed = |b: &BodyGpu| b.flags & BODY_STATIC != 0;
+    let moving = bodies.iter().filter(|b| !fixed(b)).count() as u64;
+    let n = bodies.len() as u64;
+    bodies
+        .iter()
+        .map(|b| {
+            let wanted = if b.flags & BODY_CLOTH != 0 { SELF_CLOTH } else { SELF_VOLUMETRIC };
+            let own = u64::from(self_collision & wanted != 0 && !fixed(b));
+            let others = if fixed(b) { moving } else { n - 1 };
+            b.vertex_count as u64 * (others + own)
+        })
+        .sum()
 }
 
 /// The capacity a grown contact buffer gets for `needed` contacts: twice as many and 256, so
@@ -156,4 +189,27 @@ pub(crate) fn on_overflow(policy: OverflowPolicy, found: u64, capacity: u64) -> 
 pub(crate) fn on_crossing_overflow(policy: OverflowPolicy, found: u64, capacity: u64) -> crate::Result<u64> {
     on_overflow(policy, found, capacity)
         .map_err(|_| crate::Error::CrossingOverflow { needed: found, capacity })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_overlapping_pairs_list_each_vertex_once_a_pair_they_may_form() {
+        let body = |vertex_count, flags| BodyGpu { vertex_count, flags, ..BodyGpu::default() };
+        // A cloth, a volumetric body, a static body and a static cloth.
+        let bodies =
+            [body(10, BODY_CLOTH), body(20, 0), body(30, BODY_STATIC), body(40, BODY_STATIC | BODY_CLOTH)];
+        // Each moving body with the three others, the static ones with the two moving ones.
+        assert_eq!(overlapping_sources(&bodies, 0), 10 * 3 + 20 * 3 + 30 * 2 + 40 * 2);
+        // Self pairs of the moving bodies of the kinds asked for, none of a static one.
+        assert_eq!(overlapping_sources(&bodies, SELF_CLOTH), 10 * 4 + 20 * 3 + 30 * 2 + 40 * 2);
+        assert_eq!(
+            overlapping_sources(&bodies, SELF_CLOTH | SELF_VOLUMETRIC),
+            10 * 4 + 20 * 4 + 30 * 2 + 40 * 2
+        );
+        assert_eq!(overlapping_sources(&bodies[..1], SELF_CLOTH), 10);
+        assert_eq!(overlapping_sources(&[], SELF_CLOTH), 0);
+    }
 }

@@ -514,26 +514,67 @@ fn ray_sources_list_the_vertices_within_reach_of_the_other_box() {
 
 #[test]
 fn more_sources_than_the_list_holds_grow_it_and_find_every_contact() {
-    // Six spheres around one point: every vertex is a source of five pairs, more than the
-    // list's first capacity (two per vertex). The detection grows it and runs the rays again.
-    let meshes: Vec<TriMesh> = (0..6)
+    // Eight spheres around one point: most vertices are sources of all seven pairs, more than
+    // the list's first capacity (four per vertex) where the contact capacity leaves no budget
+    // for more (`overlapping_sources`). The detection grows it and runs the rays again.
+    let meshes: Vec<TriMesh> = (0..8)
         .map(|i| {
             meshes::icosphere(0.5, 2).transformed(Affine3A::from_translation(Vec3::new(
-                0.03 * i as f32,
-                0.0,
                 0.01 * i as f32,
+                0.0,
+                0.004 * i as f32,
             )))
         })
         .collect();
     let (mut g, _) = scene_with(true, &meshes);
     let (mut c, _) = scene_with(false, &meshes);
+    for s in [&mut g, &mut c] {
+        s.set_contact_capacity(64);
+    }
     let gc = g.detect(Pairs::Overlapping).unwrap();
     let cc = c.detect(Pairs::Overlapping).unwrap();
     let (_, found) = g.ray_sources().unwrap();
     let vertices: usize = meshes.iter().map(|m| m.positions.len()).sum();
-    assert!(found as usize > 2 * vertices, "{found} sources for {vertices} vertices");
-    assert_eq!(gc.pairs, 15);
-    assert_same("six spheres", &gc.contacts, &cc.contacts);
+    assert!(found as usize > 4 * vertices, "{found} sources for {vertices} vertices");
+    assert_eq!(gc.pairs, 28);
+    assert_same("eight spheres", &gc.contacts, &cc.contacts);
     // The next frame fits at once and allocates nothing.
     assert_eq!(g.detect(Pairs::Overlapping).unwrap().stats.buffers_allocated, 0);
+}
+
+/// With room in the budget, the source list holds every source the overlapping pairs can list
+/// from the first detection: seven balls gathering to one point, more of them in reach of each
+/// other frame after frame until most vertices are sources of six pairs, never grow it (it held
+/// four entries a vertex, and grew at three).
+#[test]
+fn the_source_list_holds_what_the_overlapping_pairs_can_list() {
+    let ball = meshes::icosphere(0.5, 2);
+    let n = 7;
+    let start = |i: usize| Vec3::new((i as f32).cos(), (i as f32).sin(), 0.1 * i as f32) * 2.5;
+    let end = |i: usize| Vec3::new(0.013 * i as f32, 0.007 * i as f32, 0.0);
+    let at = |i: usize, f: usize| -> Vec<Vec3> {
+        let t = f as f32 / 11.0;
+        let shift = start(i).lerp(end(i), t);
+        ball.positions.iter().map(|p| *p + shift).collect()
+    };
+    let (mut g, ids) = scene_with(true, &vec![ball.clone(); n]);
+    let (mut c, _) = scene_with(false, &vec![ball.clone(); n]);
+    let vertices = n * ball.positions.len();
+    let mut most = 0;
+    for f in 0..12 {
+        for (i, &id) in ids.iter().enumerate() {
+            g.set_positions(id, &at(i, f)).unwrap();
+            c.set_positions(id, &at(i, f)).unwrap();
+        }
+        let (gc, cc) = (g.detect(Pairs::Overlapping).unwrap(), c.detect(Pairs::Overlapping).unwrap());
+        assert_same(&format!("frame {f}"), &gc.contacts, &cc.contacts);
+        if f > 0 {
+            assert_eq!(gc.stats.buffers_allocated, 0, "frame {f}: buffers created");
+        }
+        // (Its own readback buffer aside: a debugging read.)
+        let (listed, found) = g.ray_sources().unwrap();
+        assert_eq!(listed.len(), found as usize, "frame {f}: every source listed");
+        most = most.max(found as usize);
+    }
+    assert!(most > 3 * vertices, "{most} sources at most for {vertices} vertices");
 }

@@ -110,7 +110,7 @@ impl GpuScene {
             if plan.pass == Pass::Full && state.sources as u64 > self.source_capacity() {
                 // More source vertices within reach than the list holds (an internal buffer,
                 // grown whatever the overflow policy, as a contact buffer grows).
-                d.sources = grown_capacity(state.sources as u64);
+                d.sources = grown_capacity(state.sources as u64).min(plan.source_most);
                 short = true;
             }
             let listed = intersections.state.edge_sources as u64;
@@ -144,8 +144,12 @@ impl GpuScene {
             // cast its rays twice: the source list, and under the Grow policy the contact and
             // crossing buffers.
             let sources = state.sources as u64;
+            if plan.pass == Pass::Full {
+                self.last_source_count = Some(sources);
+            }
             if plan.pass == Pass::Full && fills_most(sources, self.source_capacity()) {
-                self.source_headroom = grown_capacity(sources);
+                // Never past what a full pass can list.
+                self.source_headroom = grown_capacity(sources).min(plan.source_most);
             }
             let crossings = intersections.state.crossings as u64;
             return Ok(Outcome {
@@ -219,7 +223,10 @@ impl GpuScene {
             let pairs = list.map_or((b * (b + 1) / 2).max(1), |l| l.len() as u64);
             self.bufs.set_used(B::Pairs, PAIRS_OFFSET + size_of::<BodyPair>() as u64 * pairs);
             self.bufs.set_used(B::TileOffsets, 4 * (2 * pairs + 1));
-            self.bufs.set_used(B::Sources, 8 * self.bufs.capacity().sources);
+            // The entries the kernels write and read: the last full pass's count (the list is
+            // sized for every source the pairs can list, most of it unused), or the whole list.
+            let capacity = self.bufs.capacity().sources;
+            self.bufs.set_used(B::Sources, 8 * self.last_source_count.map_or(capacity, |n| n.min(capacity)));
         } else {
             // The pair list and its workgroup layout stay those of the last full pass; only the
             // counters after the pair count start again (not `stored`, which this pass reads).

@@ -99,6 +99,10 @@ pub(crate) struct GpuScene {
     /// Source vertices the next full pass's list holds at least: raised (`plan::grown_capacity`)
     /// when a full pass filled more than three quarters of the list (`detect.rs`).
     source_headroom: u64,
+    /// Source vertices the last read-back full pass listed (`None` before one): the part of
+    /// the list that the traffic figures count as bound, as the readback is sized by the last
+    /// frame's contacts.
+    last_source_count: Option<u64>,
     /// The ping-pong side of the contacts of the last recorded detection.
     side: u32,
     /// The packed edges of the current packing (uploaded to the intersection stages' buffers).
@@ -137,6 +141,7 @@ impl GpuScene {
             last_contact_count: 0,
             spare: Vec::new(),
             source_headroom: 0,
+            last_source_count: None,
             side: 0,
             edges: Vec::new(),
             packing_epoch: 0,

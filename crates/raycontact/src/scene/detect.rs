@@ -12,7 +12,7 @@ use crate::contact::{Contact, Contacts, Pairs, SelfCollision};
 use crate::contact_order::{MIN_JOB, OrderScratch, contact_order_with};
 use crate::error::{Error, Result};
 use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
-use crate::plan::{DetectPlan, Outcome, PairSelection, Pass};
+use crate::plan::{DetectPlan, Outcome, PairSelection, Pass, SOURCES_PER_CONTACT, overlapping_sources};
 use crate::stats::FrameStats;
 
 impl Scene {
@@ -228,17 +228,25 @@ impl Scene {
         };
         let n = self.packing.params.body_count as u64;
         let vertices = |b: u32| self.packing.bodies[b as usize].vertex_count as u64;
+        let source_most = match selection.list() {
+            Some(l) => {
+                l.iter().map(|p| if p.a == p.b { vertices(p.a) } else { vertices(p.a) + vertices(p.b) }).sum()
+            }
+            None => overlapping_sources(&self.packing.bodies, selection.broad_phase().0),
+        };
         let rebuild = match pass {
             Pass::Full => true,
             Pass::Iterative { fallback, .. } => fallback == WALK_FALLBACK_BVH,
         };
         DetectPlan {
             pair_capacity: selection.list().map_or(n * (n + 1) / 2, |l| l.len() as u64),
-            // Every vertex of every directed pair of a list; none asked for overlapping pairs
-            // (the list keeps its capacity and grows when a detection finds it short).
-            source_need: selection.list().map_or(0, |l| {
-                l.iter().map(|p| if p.a == p.b { vertices(p.a) } else { vertices(p.a) + vertices(p.b) }).sum()
+            // Every vertex of every directed pair of a list; for overlapping pairs, as many as
+            // they can list within the budget (`overlapping_sources`).
+            source_need: source_most.min(match selection.list() {
+                Some(_) => u64::MAX,
+                None => SOURCES_PER_CONTACT * self.contact_capacity,
             }),
+            source_most,
             bvh: rebuild,
             pairs: selection,
             pass,
