@@ -4,12 +4,16 @@
 //! `depth`); equal contacts keep their order.
 //!
 //! The first five fields almost always fit one `u64` (they take `2 b + v + 3` bits for `2^b`
-//! bodies and vertex indices below `2^v`). Then the contacts are ordered by a stable LSD radix
-//! sort of that key, one pass per byte that is not the same in every key, and each run of equal
-//! keys (rare: a vertex's ray meets a pair once a side) by the remaining fields. Otherwise, and
-//! as the reference of the tests, by a comparison sort of the whole key. On cloth-layers (40k
-//! contacts, 2 threads) the order took 0.7 ms, where the parallel comparison sort of the whole
-//! key it replaces took 1.4 ms.
+//! bodies and vertex indices below `2^v`, `v` from the largest body's vertex count: no pass over
+//! the contacts to find their largest vertex). Then the contacts are ordered by a stable LSD
+//! radix sort of that key, one pass per digit of [`DIGIT_BITS`] bits that is not the same in
+//! every key, and each run of equal keys (rare: a vertex's ray meets a pair once a side) by the
+//! remaining fields. Otherwise, and as the reference of the tests, by a comparison sort of the
+//! whole key. On cloth-layers (40k contacts, 2 threads) the order took 0.7 ms, where the
+//! parallel comparison sort of the whole key it replaces took 1.4 ms. With a pass over the
+//! contacts for their largest vertex and bytes as digits (three passes for its 21-bit keys) it
+//! took 0.69-1.29 ms (median 1.03, `cpu-1` and `cpu-rayon`, 10 frames, two runs), without that
+//! pass and with 11-bit digits (two passes) 0.62-1.12 ms (median 0.85).
 //!
 //! Contacts already in the documented order, their packed keys strictly increasing, are left
 //! where they are ([`contact_order`] returns `None`): one pass over the keys, no sort. That is
@@ -39,23 +43,38 @@ pub(crate) struct OrderScratch {
     rank: Vec<u32>,
     keys: [Vec<u64>; 2],
     order: [Vec<u32>; 2],
+    /// Each digit's counts, then its first places.
+    counts: Vec<[u32; BUCKETS]>,
 }
+
+/// Bits of a digit of the radix sort: the 21-bit keys of `cloth-layers` (4 bodies, 11k vertices
+/// at most) in two passes, where bytes took three; a digit's counts (8 KiB) stay in the cache.
+const DIGIT_BITS: u32 = 11;
+/// Digits of a `u64` key.
+const DIGITS: usize = 64_usize.div_ceil(DIGIT_BITS as usize);
+/// Values of a digit.
+const BUCKETS: usize = 1 << DIGIT_BITS;
+/// A digit's bits.
+const DIGIT_MASK: u64 = (1 << DIGIT_BITS) - 1;
 
 /// The permutation that puts `contacts` in the documented order (`contacts[order[0]]` first),
 /// computed in the current rayon pool; `None` where they are in that order already.
 #[cfg(test)]
 pub(crate) fn contact_order(contacts: &[ContactGpu], ids: &[BodyId]) -> Option<Vec<u32>> {
-    contact_order_with(contacts, ids, &mut OrderScratch::default()).map(<[u32]>::to_vec)
+    let vertices = contacts.iter().map(|c| c.source_vertex.saturating_add(1)).max().unwrap_or(0);
+    contact_order_with(contacts, ids, vertices, &mut OrderScratch::default()).map(<[u32]>::to_vec)
 }
 
-/// [`contact_order`] in `scratch`'s vectors.
+/// [`contact_order`] in `scratch`'s vectors, for contacts whose source vertices are all below
+/// `vertices` (the largest vertex count of a packed body).
 pub(crate) fn contact_order_with<'s>(
     contacts: &[ContactGpu],
     ids: &[BodyId],
+    vertices: u32,
     scratch: &'s mut OrderScratch,
 ) -> Option<&'s [u32]> {
     ranks(ids, scratch);
-    match Packed::fitting(contacts, ids.len()) {
+    match Packed::fitting(vertices, ids.len()) {
         Some(packed) => radix_order(contacts, packed, scratch),
         None => {
             scratch.order[0] = comparison_order(contacts, &scratch.rank);
@@ -97,16 +116,20 @@ struct Packed {
 }
 
 impl Packed {
-    /// The packing of these contacts' primary keys, if they fit 64 bits.
-    fn fitting(contacts: &[ContactGpu], bodies: usize) -> Option<Self> {
+    /// The packing of the primary keys of contacts of `bodies` bodies whose source vertices are
+    /// below `vertices`, if they fit 64 bits.
+    fn fitting(vertices: u32, bodies: usize) -> Option<Self> {
         let bits = |n: u64| 64 - n.leading_zeros();
-        let top = contacts.par_iter().with_min_len(MIN_JOB).map(|c| c.source_vertex).max().unwrap_or(0);
-        let packed =
-            Packed { body_bits: bits(bodies.saturating_sub(1) as u64), vertex_bits: bits(top.into()) };
+        let top = u64::from(vertices.saturating_sub(1));
+        let packed = Packed { body_bits: bits(bodies.saturating_sub(1) as u64), vertex_bits: bits(top) };
         (2 * packed.body_bits + packed.vertex_bits + 3 <= 64).then_some(packed)
     }
 
     fn key(self, c: &ContactGpu, rank: &[u32]) -> u64 {
+        debug_assert!(
+            u64::from(c.source_vertex) >> self.vertex_bits == 0,
+            "a source vertex past the bodies'"
+        );
         let mut k = u64::from(rank[c.source_body as usize]);
         k = k << self.body_bits | u64::from(rank[c.target_body as usize]);
         k = k << self.vertex_bits | u64::from(c.source_vertex);
@@ -138,30 +161,34 @@ fn radix_order<'s>(
     order_out.resize(n, 0);
     let first = keys.first().copied().unwrap_or(0);
     let varying = keys.iter().fold(0u64, |acc, &k| acc | (k ^ first));
-    let mut passes = [0u32; 8];
+    let mut passes = [0u32; DIGITS];
     let mut count = 0;
-    for byte in (0..8).filter(|&byte| (varying >> (8 * byte)) & 0xff != 0) {
-        passes[count] = byte;
+    for shift in (0..DIGITS as u32).map(|d| d * DIGIT_BITS).filter(|&s| (varying >> s) & DIGIT_MASK != 0) {
+        passes[count] = shift;
         count += 1;
     }
     let passes = &passes[..count];
-    let mut counts = [[0u32; 256]; 8];
+    let counts = &mut scratch.counts;
+    counts.resize(DIGITS, [0; BUCKETS]);
+    for count in counts.iter_mut() {
+        count.fill(0);
+    }
     for &k in keys.iter() {
-        for (count, &byte) in counts.iter_mut().zip(passes) {
-            count[(k >> (8 * byte)) as usize & 0xff] += 1;
+        for (count, &shift) in counts.iter_mut().zip(passes) {
+            count[((k >> shift) & DIGIT_MASK) as usize] += 1;
         }
     }
     let (mut keys, mut keys_out, mut order, mut order_out) =
         (&mut keys[..], &mut keys_out[..n], &mut order[..], &mut order_out[..n]);
-    for (count, &byte) in counts.iter().zip(passes) {
-        let mut start = [0u32; 256];
+    for (count, &shift) in counts.iter_mut().zip(passes) {
+        // Each digit's first place, in its count's place.
         let mut sum = 0;
-        for (s, &c) in start.iter_mut().zip(count.iter()) {
-            *s = sum;
-            sum += c;
+        for c in count.iter_mut() {
+            (*c, sum) = (sum, sum + *c);
         }
+        let start = count;
         for (&k, &i) in keys.iter().zip(order.iter()) {
-            let digit = (k >> (8 * byte)) as usize & 0xff;
+            let digit = ((k >> shift) & DIGIT_MASK) as usize;
             let at = start[digit] as usize;
             start[digit] += 1;
             keys_out[at] = k;
@@ -244,17 +271,18 @@ mod tests {
         let sorted = |order: Vec<u32>| order.iter().map(|&i| contacts[i as usize]).collect::<Vec<_>>();
         let mut scratch = OrderScratch::default();
         ranks(&ids, &mut scratch);
-        let packed = Packed::fitting(&contacts, ids.len()).expect("4 bodies and 32-bit vertices fit");
+        let vertices = contacts.iter().map(|c| c.source_vertex + 1).max().unwrap();
+        let packed = Packed::fitting(vertices, ids.len()).expect("4 bodies and 32-bit vertices fit");
         let radix = radix_order(&contacts, packed, &mut scratch).expect("random contacts are out of order");
         assert_eq!(sorted(radix.to_vec()), expected, "radix order");
         assert_eq!(sorted(comparison_order(&contacts, &scratch.rank)), expected, "comparison order");
         assert_eq!(sorted(contact_order(&contacts, &ids).expect("out of order")), expected);
         // Again in the same vectors: the same order.
-        let again = contact_order_with(&contacts, &ids, &mut scratch).expect("out of order");
+        let again = contact_order_with(&contacts, &ids, vertices, &mut scratch).expect("out of order");
         assert_eq!(sorted(again.to_vec()), expected, "radix order again");
         // 2^20 bodies: 2 x 20 + 32 + 3 bits do not fit; the entry point falls back.
-        assert!(Packed::fitting(&contacts, 1 << 20).is_none());
-        assert!(Packed::fitting(&[], 1 << 20).is_some(), "no vertex bits without contacts");
+        assert!(Packed::fitting(vertices, 1 << 20).is_none());
+        assert!(Packed::fitting(0, 1 << 20).is_some(), "no vertex bits without vertices");
         assert_eq!(radix_order(&[], packed, &mut scratch), None, "no contacts: in order");
     }
 

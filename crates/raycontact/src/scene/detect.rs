@@ -295,11 +295,13 @@ impl Scene {
         scratch: &'s mut OrderScratch,
     ) -> Option<&'s [u32]> {
         let (ids, found_contacts) = (&self.packing.ids, &found.contacts);
+        // Every source vertex is below the largest body's vertex count.
+        let vertices = self.packing.bodies.iter().map(|b| b.vertex_count).max().unwrap_or(0);
         let out = &mut into.contacts;
         let order = move || {
             // Moved in (not borrowed): the permutation outlives the closure.
             let scratch = scratch;
-            let order = contact_order_with(found_contacts, ids, scratch);
+            let order = contact_order_with(found_contacts, ids, vertices, scratch);
             out.clear();
             match order {
                 Some(order) => out.par_extend(
