@@ -170,7 +170,7 @@ fn radix_order<'s>(
     let passes = &passes[..count];
     let counts = &mut scratch.counts;
     counts.resize(DIGITS, [0; BUCKETS]);
-    for count in counts.iter_mut() {
+    for count in &mut counts[..passes.len()] {
         count.fill(0);
     }
     for &k in keys.iter() {

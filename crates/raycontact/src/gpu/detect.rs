@@ -110,7 +110,9 @@ impl GpuScene {
             if plan.pass == Pass::Full && state.sources as u64 > self.source_capacity() {
                 // More source vertices within reach than the list holds (an internal buffer,
                 // grown whatever the overflow policy, as a contact buffer grows).
-                d.sources = grown_capacity(state.sources as u64).min(plan.source_most);
+                // (Never past what a full pass can list, and never below what this one did.)
+                let listed = state.sources as u64;
+                d.sources = grown_capacity(listed).min(plan.source_most).max(listed);
                 short = true;
             }
             let listed = intersections.state.edge_sources as u64;

@@ -242,10 +242,10 @@ impl Scene {
             pair_capacity: selection.list().map_or(n * (n + 1) / 2, |l| l.len() as u64),
             // Every vertex of every directed pair of a list; for overlapping pairs, as many as
             // they can list within the budget (`overlapping_sources`).
-            source_need: source_most.min(match selection.list() {
-                Some(_) => u64::MAX,
-                None => SOURCES_PER_CONTACT * self.contact_capacity,
-            }),
+            source_need: match selection.list() {
+                Some(_) => source_most,
+                None => source_most.min(SOURCES_PER_CONTACT * self.contact_capacity),
+            },
             source_most,
             bvh: rebuild,
             pairs: selection,
