@@ -202,6 +202,11 @@ pub struct SuiteArgs {
     /// global intersection analysis).
     #[arg(long, value_enum, default_value_t = Intersections::Off)]
     pub intersections: Intersections,
+    /// Turn the GPU stage times off in every GPU scene (`Scene::set_gpu_timestamps(false)`):
+    /// no timestamp query written, resolved or read, so the GPU frames cost what their work
+    /// costs (a software adapter pays for each timestamp) and the GPU lines have no stage times.
+    #[arg(long)]
+    pub no_gpu_timestamps: bool,
 }
 
 /// `--intersections`: raycontact's [`IntersectionMode`](raycontact::IntersectionMode).

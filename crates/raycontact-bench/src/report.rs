@@ -33,10 +33,10 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
                 if c.is_software() { ", software" } else { "" },
                 i.driver,
                 i.driver_info,
-                if c.has_timestamps() {
-                    "GPU timestamps"
-                } else {
-                    "none (no timestamps): frame wall time only"
+                match (c.has_timestamps(), args.no_gpu_timestamps) {
+                    (true, false) => "GPU timestamps",
+                    (true, true) => "none (--no-gpu-timestamps): frame wall time only",
+                    (false, _) => "none (no timestamps): frame wall time only",
                 }
             );
             println!(

@@ -315,6 +315,58 @@ fn gpu_times_are_those_of_the_stages_that_ran() {
     check(&found.stats, "an iterative pass", &[Stage::Rays]);
 }
 
+/// With the GPU stage times off, no stage has a GPU time and nothing more is read back, the
+/// contacts and the work are those of a timed scene, and turning them off and on again, even
+/// between an update and its detection, creates no buffer and times only what it wrote.
+#[test]
+fn gpu_stage_times_turned_off_write_no_timestamp_and_change_no_contact() {
+    let ctx = GpuContext::new().expect("an adapter");
+    if !ctx.has_timestamps() {
+        return;
+    }
+    let (mut timed, mut plain) = (Scene::new(&ctx), Scene::new(&ctx));
+    for s in [&mut timed, &mut plain] {
+        scene(s);
+    }
+    plain.set_gpu_timestamps(false);
+    assert!(timed.gpu_timestamps() && !plain.gpu_timestamps());
+    let untimed = |stats: &raycontact::FrameStats| stats.stages.iter().all(|(_, st)| st.gpu_ns.is_none());
+    let drift = |s: &mut Scene, frame: usize| {
+        let b = s.bodies().nth(1).unwrap();
+        let p: Vec<_> =
+            s.positions(b).unwrap().iter().map(|p| *p + glam::Vec3::X * 0.01 * frame as f32).collect();
+        s.set_positions(b, &p).unwrap();
+    };
+    for frame in 0..3 {
+        drift(&mut timed, frame);
+        drift(&mut plain, frame);
+        let (t, p) = (timed.detect(Pairs::Overlapping).unwrap(), plain.detect(Pairs::Overlapping).unwrap());
+        assert!(!t.contacts.is_empty());
+        assert_eq!(key_surplus(&t.contacts, &p.contacts), (vec![], vec![]), "frame {frame}");
+        assert!(!untimed(&t.stats), "frame {frame}: the timed scene's stages have GPU times");
+        assert!(untimed(&p.stats), "frame {frame}: no GPU time with the timestamps off");
+        assert_eq!(t.stats.dispatches(), p.stats.dispatches(), "frame {frame}: the same work");
+        assert!(p.stats.bytes_read_back < t.stats.bytes_read_back, "frame {frame}: no timestamps read");
+    }
+    // Turned on and off between an update and its detection: each times what it wrote.
+    let buffers = plain.buffer_allocations();
+    plain.set_gpu_timestamps(true);
+    drift(&mut plain, 3);
+    let update = plain.update().unwrap();
+    assert!(update.stages.iter().any(|(_, st)| st.gpu_ns.is_some()), "the update timed");
+    plain.set_gpu_timestamps(false);
+    assert!(untimed(&plain.detect(Pairs::Overlapping).unwrap().stats), "its detection not");
+    drift(&mut plain, 4);
+    plain.update().unwrap();
+    plain.set_gpu_timestamps(true);
+    let found = plain.detect(Pairs::Overlapping).unwrap();
+    for (stage, st) in &found.stats.stages {
+        let ray_stage = matches!(stage, Stage::Pairs | Stage::Rays);
+        assert_eq!(st.gpu_ns.is_some(), ray_stage && st.dispatches > 0, "{stage}: timed as it was recorded");
+    }
+    assert_eq!(plain.buffer_allocations(), buffers, "no buffer for turning them off and on");
+}
+
 #[test]
 fn a_device_short_of_a_required_limit_is_refused_by_name() {
     let adapter = ContextOptions::from_env().adapter().expect("an adapter");

@@ -340,7 +340,7 @@ pub fn document(result: &SuiteResult) -> Document {
                     pipeline_creation: if c.pipeline_cache().loaded { "cached" } else { "cold" },
                     pipeline_cache_path: c.pipeline_cache().path.as_ref().map(|p| p.display().to_string()),
                     software: c.is_software(),
-                    timestamps: c.has_timestamps(),
+                    timestamps: c.has_timestamps() && !args.no_gpu_timestamps,
                     vendor: i.vendor,
                 }
             }),

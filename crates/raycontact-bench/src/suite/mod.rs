@@ -156,7 +156,11 @@ fn runs(
         Ok(s)
     };
     let cpu = |t: Option<usize>, policy| with(Scene::new_cpu_on_pool(pools.of(t)), policy);
-    let gpu = |c: &GpuContext, policy| with(Scene::new(c), policy);
+    let gpu = |c: &GpuContext, policy| {
+        let mut s = Scene::new(c);
+        s.set_gpu_timestamps(!args.no_gpu_timestamps);
+        with(s, policy)
+    };
     let mut runs: Vec<Named> = Vec::new();
     let mut add =
         |scene: Scene, r: ImplResult, walk: Option<(Iterative, &'static str)>| -> Result<(), String> {

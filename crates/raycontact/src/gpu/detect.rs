@@ -238,7 +238,7 @@ impl GpuScene {
         }
         if plan.pass == Pass::Full {
             // (An iterative pass keeps the last full pass's pairs: no pass.)
-            let mut pass = timed_pass(encoder, self.timer.as_ref(), Stage::Pairs);
+            let mut pass = timed_pass(encoder, self.timer(), Stage::Pairs);
             let st = stats.stage(Stage::Pairs);
             if plan.pairs.list().is_none() && !broad_in_tiles {
                 let groups = (b * b).div_ceil(WG_SIZE as u64) as u32;
@@ -251,7 +251,7 @@ impl GpuScene {
         }
         let ((cur, _), (_, prev_args)) = contact_sides(d.side);
         {
-            let mut pass = timed_pass(encoder, self.timer.as_ref(), Stage::Rays);
+            let mut pass = timed_pass(encoder, self.timer(), Stage::Rays);
             let st = stats.stage(Stage::Rays);
             match plan.pass {
                 Pass::Full => self.dispatch_indirect(&mut pass, Kernel::NarrowPhase, d.side, B::Dispatch, st),

@@ -49,7 +49,7 @@ impl GpuScene {
         bvh: BvhAction,
         stats: &mut FrameStats,
     ) {
-        if let Some(t) = &self.timer {
+        if let Some(t) = self.timer() {
             t.begin_frame();
         }
         let uploads = std::mem::take(&mut self.uploads);
@@ -108,7 +108,7 @@ impl GpuScene {
             if !runs {
                 continue;
             }
-            let mut pass = timed_pass(encoder, self.timer.as_ref(), *stage);
+            let mut pass = timed_pass(encoder, self.timer(), *stage);
             let st = stats.stage(*stage);
             match stage {
                 Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),

@@ -81,6 +81,8 @@ pub(crate) struct GpuScene {
     /// fewer where every body sorted has short keys).
     sort_passes: u32,
     timer: Option<timer::Timer>,
+    /// Whether the frames write the timer's timestamps ([`GpuScene::set_timing`]).
+    timing: bool,
     /// Positions staged in the upload buffer since the last frame: (first vertex, count).
     uploads: Vec<(u32, u32)>,
     query: Option<raycast::QueryBuffers>,
@@ -132,6 +134,7 @@ impl GpuScene {
             sort_whole: false,
             sort_passes: SORT_PASSES,
             timer,
+            timing: true,
             uploads: Vec::new(),
             query: None,
             walk: None,
@@ -155,6 +158,22 @@ impl GpuScene {
     /// The context.
     pub fn ctx(&self) -> &GpuContext {
         &self.ctx
+    }
+
+    /// Whether the frames time their stages with timestamp queries (on by default, where the
+    /// context has them): off, no pass writes a timestamp and nothing is resolved or read. The
+    /// stages written so far are forgotten either way, so that a frame recorded across the change
+    /// resolves only timestamps it wrote.
+    pub fn set_timing(&mut self, on: bool) {
+        self.timing = on;
+        if let Some(t) = &self.timer {
+            t.begin_frame();
+        }
+    }
+
+    /// The timer, when the frames write timestamps.
+    fn timer(&self) -> Option<&timer::Timer> {
+        self.timer.as_ref().filter(|_| self.timing)
     }
 
     /// GPU buffers created so far (the scene's and its queries').

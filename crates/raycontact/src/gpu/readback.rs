@@ -133,7 +133,7 @@ impl GpuScene {
     /// Records the resolve of this frame's timestamps (the update's stages, and the detection's
     /// with `detect`) for [`Self::read_timings`]; only where they will be read, once a frame.
     pub fn resolve_timings(&self, encoder: &mut wgpu::CommandEncoder, detect: bool) {
-        if let Some(t) = &self.timer {
+        if let Some(t) = self.timer() {
             t.resolve(encoder, detect);
         }
     }
@@ -142,7 +142,7 @@ impl GpuScene {
     /// detection's stages too with `detect`, with the bytes read back; nothing without
     /// timestamps. Waits for the GPU.
     pub fn read_timings(&self, detect: bool, stats: &mut FrameStats) -> Result<()> {
-        self.timer.as_ref().map_or(Ok(()), |t| t.read(&self.ctx, detect, stats))
+        self.timer().map_or(Ok(()), |t| t.read(&self.ctx, detect, stats))
     }
 
     /// Reads back `count` elements of type `T` from buffer `b` at element `first` (debugging and

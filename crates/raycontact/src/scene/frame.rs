@@ -164,6 +164,34 @@ impl Scene {
         }
     }
 
+    /// Turns the GPU stage times on (the default) or off: with them, each stage's compute pass
+    /// writes timestamp queries where the adapter has `TIMESTAMP_QUERY`, and each frame resolves
+    /// them and maps a second buffer to read them ([`StageStats::gpu_ns`](crate::StageStats)).
+    /// Off, no pass writes one and nothing more is read back: the stages' `gpu_ns` are `None`
+    /// and the frame costs what its work costs. On a GPU the timestamps cost little; a software
+    /// adapter pays for each: on lavapipe (2 cores) a frame of one or two small tori took
+    /// 0.15–0.4 ms less without them, of 1.5–3 ms (the README's paragraph on
+    /// `--no-gpu-timestamps`). The CPU backend's stage times are wall-clock laps, always taken;
+    /// there this setting does nothing.
+    ///
+    /// ```
+    /// let mut scene = raycontact::Scene::new_cpu(Some(1)).unwrap();
+    /// scene.set_gpu_timestamps(false);
+    /// assert!(!scene.gpu_timestamps());
+    /// ```
+    pub fn set_gpu_timestamps(&mut self, on: bool) {
+        self.gpu_timestamps = on;
+        if let Engine::Gpu(g) = &mut self.engine {
+            g.set_timing(on);
+        }
+    }
+
+    /// Whether GPU stage times are on ([`Scene::set_gpu_timestamps`]); a GPU scene writes them
+    /// only where its adapter has timestamps ([`GpuContext::has_timestamps`](crate::GpuContext)).
+    pub fn gpu_timestamps(&self) -> bool {
+        self.gpu_timestamps
+    }
+
     /// Runs the CPU backend's frame: the moved bodies' positions, then every stage, with the
     /// trees as `work` asks. CPU scenes only.
     pub(super) fn run_cpu_frame(&mut self, work: TreeWork) -> FrameStats {

@@ -106,7 +106,7 @@ impl GpuScene {
             clear(&b.marks, 4 * edges as u64, Stage::Contour);
             clear(&b.regions, buffers::REGION_BYTES * vertices as u64, Stage::Analysis);
         }
-        let timer = self.timer.as_ref();
+        let timer = self.timer();
         {
             let mut pass = super::timer::timed_pass(encoder, timer, Stage::Crossings);
             let st = stats.stage(Stage::Crossings);
