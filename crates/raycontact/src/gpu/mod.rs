@@ -171,6 +171,11 @@ impl GpuScene {
         }
     }
 
+    /// Whether the frames write timestamps (the context has them, and timing is on).
+    pub fn timing(&self) -> bool {
+        self.timer().is_some()
+    }
+
     /// The timer, when the frames write timestamps.
     fn timer(&self) -> Option<&timer::Timer> {
         self.timer.as_ref().filter(|_| self.timing)

@@ -180,16 +180,16 @@ impl Scene {
     /// assert!(!scene.gpu_timestamps());
     /// ```
     pub fn set_gpu_timestamps(&mut self, on: bool) {
-        self.gpu_timestamps = on;
         if let Engine::Gpu(g) = &mut self.engine {
             g.set_timing(on);
         }
     }
 
-    /// Whether GPU stage times are on ([`Scene::set_gpu_timestamps`]); a GPU scene writes them
-    /// only where its adapter has timestamps ([`GpuContext::has_timestamps`](crate::GpuContext)).
+    /// Whether the frames write GPU timestamps: a GPU scene whose adapter has them
+    /// ([`GpuContext::has_timestamps`](crate::GpuContext)) and whose stage times
+    /// [`Scene::set_gpu_timestamps`] did not turn off; never on the CPU backend.
     pub fn gpu_timestamps(&self) -> bool {
-        self.gpu_timestamps
+        matches!(&self.engine, Engine::Gpu(g) if g.timing())
     }
 
     /// Runs the CPU backend's frame: the moved bodies' positions, then every stage, with the

@@ -120,8 +120,6 @@ pub struct Scene {
     self_collision: SelfCollision,
     /// Inversion handling (Lehericey et al. 2015, section 3.2), on by default.
     inversions: bool,
-    /// GPU stage times (`Scene::set_gpu_timestamps`), on by default.
-    gpu_timestamps: bool,
     iterative: Option<crate::walk::Iterative>,
     memory: iterative::Memory,
     /// How contacts become forces, and the pairs whose stiffness differs.
@@ -154,7 +152,6 @@ impl Scene {
             prediction: 0.0,
             self_collision: SelfCollision::Cloth,
             inversions: true,
-            gpu_timestamps: true,
             iterative: None,
             memory: Default::default(),
             response: Default::default(),

@@ -74,10 +74,10 @@ pub(crate) fn passes_fan(fans: &[u32], ignore: u32, n: u32) -> bool {
 /// passing every node whose triangles all use it (by `fans`, the tree's fan words as
 /// [`fan_to_pass`] gives them for that vertex; empty: none, the kernel's `NO_FAN`) as though the
 /// ray missed its box, its test still counted: the same hit, since the leaf test skips those
-/// triangles anyway. Nearer child first with a short stack of [`SHORT_STACK`] entries; when it is full the farther child is
-/// dropped and a final stackless depth-first walk (pruned by the hit found) makes up for it, so
-/// no depth of tree can make it miss. Visits nodes in the same order as the GPU and counts them
-/// alike.
+/// triangles anyway. Nearer child first with a short stack of [`SHORT_STACK`] entries; when it
+/// is full the farther child is dropped and a final stackless depth-first walk (pruned by the
+/// hit found) makes up for it, so no depth of tree can make it miss. Visits nodes in the same
+/// order as the GPU and counts them alike.
 pub fn closest_hit(
     body: &BodyGpu,
     nodes: &[Node],
