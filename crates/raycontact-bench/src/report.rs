@@ -391,10 +391,11 @@ fn print_gpu_frame(r: &InstanceResult) {
     for (id, what) in [("gpu", "GPU frame"), ("gpu-refit", "GPU refit frame")] {
         let Some(g) = r.get(id) else { continue };
         let dispatches = mean(&g.dispatches.iter().map(|&d| d as f64).collect::<Vec<_>>());
+        let timestamps = mean(&g.timestamps.iter().map(|&d| d as f64).collect::<Vec<_>>());
         let back = mean(&g.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>());
         let (read, written) = g.bytes_bound.unwrap_or((0, 0));
         println!(
-            "{what}: {dispatches:.0} dispatches, {} read back, {} bound for reading, {} for writing, {} buffers allocated over the timed frames",
+            "{what}: {dispatches:.0} dispatches, {timestamps:.0} timestamps written, {} read back, {} bound for reading, {} for writing, {} buffers allocated over the timed frames",
             fmt_bytes(back),
             fmt_bytes(read as f64),
             fmt_bytes(written as f64),

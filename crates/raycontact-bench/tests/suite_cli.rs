@@ -208,10 +208,14 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
             assert!(walk["gpu"]["h100_floor_ms"].is_null(), "{name}: gpu-walk");
         }
         let timing = gpu["stage_timing"].as_str().unwrap();
+        let timestamps = gpu["gpu"]["timestamps_per_frame"].as_f64().unwrap();
         if doc["machine"]["gpu"]["timestamps"] == true {
             assert_eq!(timing, "gpu-timestamps", "{name}");
+            // Two a timed pass, a pass a stage that ran.
+            assert!(timestamps >= 2.0, "{name}: {timestamps} timestamps");
         } else {
             assert_eq!(timing, "none", "{name}");
+            assert_eq!(timestamps, 0.0, "{name}");
         }
         assert_eq!(cpu["stage_timing"], "cpu-wall", "{name}");
     }

@@ -120,6 +120,12 @@ pub struct StageStats {
     pub bytes_read: u64,
     /// Bytes of the buffers bound for writing, plus bytes copied or cleared.
     pub bytes_written: u64,
+    /// Timestamp queries its compute pass writes: two where the scene times its GPU stages
+    /// ([`Scene::set_gpu_timestamps`](crate::Scene::set_gpu_timestamps), on an adapter with
+    /// timestamps) and reads the frame back itself; none in a frame or detection recorded into
+    /// a caller's encoder ([`Scene::record_update`](crate::Scene::record_update),
+    /// [`Scene::record_detect`](crate::Scene::record_detect)), where nothing would read them.
+    pub timestamps: u32,
     /// GPU time in nanoseconds from timestamp queries; `None` without timestamps, and for a
     /// stage that did not run this frame (it records no pass).
     pub gpu_ns: Option<f64>,
@@ -242,6 +248,11 @@ impl FrameStats {
     /// Bytes written over all stages.
     pub fn bytes_written(&self) -> u64 {
         self.stages.iter().map(|(_, s)| s.bytes_written).sum()
+    }
+
+    /// Timestamp queries written over all stages.
+    pub fn timestamps(&self) -> u32 {
+        self.stages.iter().map(|(_, s)| s.timestamps).sum()
     }
 
     /// GPU time over all stages in nanoseconds, when timestamps were available.

@@ -10,8 +10,8 @@ use naga::AddressSpace;
 use raycontact::internals::kernels::{Binding, Kernel, KernelLimits, MAX_STORAGE_BUFFERS};
 use raycontact::internals::layout::{WG_SIZE, workgroup_var_bytes};
 use raycontact::{
-    BodyKind, BvhAction, BvhUpdate, ContextOptions, GpuContext, Iterative, Pairs, Scene, Stage, Tuning,
-    WalkFallback, meshes, wgpu,
+    BodyKind, BvhAction, BvhUpdate, ContextOptions, GpuContext, IntersectionMode, Iterative, Pairs, Scene,
+    Stage, Tuning, WalkFallback, meshes, wgpu,
 };
 use raycontact_tests::{ctx, key_surplus};
 
@@ -272,7 +272,8 @@ fn a_context_with_the_adapters_own_limits_detects_as_the_cpu_backend() {
 /// With timestamps, a frame's stage has a GPU time exactly when it ran (dispatched a kernel): a
 /// stage that does not run records no pass, and its time is neither read nor reported (the
 /// bounds of a rebuild, the tree stages of a refit and of an iterative pass, the pairs of an
-/// iterative pass, the intersection stages when off; the upload and readback never have one).
+/// iterative pass, the intersection stages when off and the contour's with crossings alone; the
+/// upload and readback never have one).
 #[test]
 fn gpu_times_are_those_of_the_stages_that_ran() {
     let ctx = GpuContext::new().expect("an adapter");
@@ -307,6 +308,16 @@ fn gpu_times_are_those_of_the_stages_that_ran() {
     let found = s.detect(Pairs::Overlapping).unwrap();
     let refit = [Stage::Normals, Stage::Bounds, Stage::Fit, Stage::Pairs, Stage::Rays];
     check(&found.stats, "a refit", &refit);
+    // The intersection stages: crossings alone have no contour stage (no empty pass).
+    let intersect = |s: &mut Scene, mode: IntersectionMode, ran: &[Stage], what: &str| {
+        s.set_intersections(mode);
+        touch(s);
+        check(&s.detect(Pairs::Overlapping).unwrap().stats, what, &[&refit[..], ran].concat());
+    };
+    intersect(&mut s, IntersectionMode::Crossings, &[Stage::Crossings, Stage::Analysis], "crossings");
+    let all = [Stage::Crossings, Stage::Contour, Stage::Analysis];
+    intersect(&mut s, IntersectionMode::Full, &all, "the full intersection stages");
+    s.set_intersections(IntersectionMode::Off);
     // Walks that miss are dropped: the pass needs no BVH, so the trees are left as they are.
     s.set_iterative(Some(Iterative { fallback: WalkFallback::Drop, ..Iterative::new(0.1) })).unwrap();
     assert!(!s.detect(Pairs::Overlapping).unwrap().stats.iterative);
@@ -315,9 +326,10 @@ fn gpu_times_are_those_of_the_stages_that_ran() {
     check(&found.stats, "an iterative pass", &[Stage::Rays]);
 }
 
-/// With the GPU stage times off, no stage has a GPU time and nothing more is read back, the
-/// contacts and the work are those of a timed scene, and turning them off and on again, even
-/// between an update and its detection, creates no buffer and times only what it wrote.
+/// With the GPU stage times off, no stage has a GPU time or writes a timestamp and nothing more
+/// is read back, the contacts and the work are those of a timed scene, and turning them off and
+/// on again, even between an update and its detection, creates no buffer and times only what it
+/// wrote. A timed scene's frame and detection recorded into the caller's encoder write none.
 #[test]
 fn gpu_stage_times_turned_off_write_no_timestamp_and_change_no_contact() {
     let ctx = GpuContext::new().expect("an adapter");
@@ -345,6 +357,11 @@ fn gpu_stage_times_turned_off_write_no_timestamp_and_change_no_contact() {
         assert_eq!(key_surplus(&t.contacts, &p.contacts), (vec![], vec![]), "frame {frame}");
         assert!(!untimed(&t.stats), "frame {frame}: the timed scene's stages have GPU times");
         assert!(untimed(&p.stats), "frame {frame}: no GPU time with the timestamps off");
+        for (stage, st) in &t.stats.stages {
+            let written = if st.gpu_ns.is_some() { 2 } else { 0 };
+            assert_eq!(st.timestamps, written, "frame {frame}: {stage}'s timestamps, as read");
+        }
+        assert_eq!(p.stats.timestamps(), 0, "frame {frame}: none written with the timestamps off");
         assert_eq!(t.stats.dispatches(), p.stats.dispatches(), "frame {frame}: the same work");
         assert!(p.stats.bytes_read_back < t.stats.bytes_read_back, "frame {frame}: no timestamps read");
     }
@@ -365,6 +382,20 @@ fn gpu_stage_times_turned_off_write_no_timestamp_and_change_no_contact() {
         assert_eq!(st.gpu_ns.is_some(), ray_stage && st.dispatches > 0, "{stage}: timed as it was recorded");
     }
     assert_eq!(plain.buffer_allocations(), buffers, "no buffer for turning them off and on");
+    // Recorded into the caller's encoder, where nothing resolves or reads them: none written,
+    // though the scene times its own frames (the next detection's stages still are).
+    drift(&mut timed, 5);
+    let mut enc = ctx.device().create_command_encoder(&Default::default());
+    let update = timed.record_update(&mut enc).unwrap();
+    let detect = timed.record_detect(&mut enc, Pairs::Overlapping).unwrap();
+    ctx.queue().submit([enc.finish()]);
+    assert!(update.dispatches() > 0 && detect.dispatches() > 0, "recorded the work");
+    assert_eq!((update.timestamps(), detect.timestamps()), (0, 0), "no timestamps recorded");
+    assert!(untimed(&update) && untimed(&detect));
+    assert!(timed.gpu_timestamps(), "the setting is the scene's, unchanged");
+    drift(&mut timed, 6);
+    let found = timed.detect(Pairs::Overlapping).unwrap();
+    assert!(found.stats.timestamps() > 0 && !untimed(&found.stats), "its own frames still timed");
 }
 
 #[test]

@@ -270,6 +270,7 @@ struct GpuFigures {
     bytes_read_back_per_frame_list: Vec<u64>,
     dispatches_per_frame: f64,
     dispatches_per_frame_list: Vec<u32>,
+    timestamps_per_frame: f64,
     /// The model's floor for this frame on an H100 from these counts (`gpu_model.rs`), ms;
     /// full passes only.
     h100_floor_ms: Option<H100Floor>,
@@ -489,6 +490,7 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
             bytes_read_back_per_frame_list: i.bytes_read_back.clone(),
             dispatches_per_frame: mean(&i.dispatches.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
             dispatches_per_frame_list: i.dispatches.clone(),
+            timestamps_per_frame: mean(&i.timestamps.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
             h100_floor_ms: gpu_model::frame_counts(i, &r.rays).map(|c| {
                 let e = H100.estimate(&c);
                 H100Floor {

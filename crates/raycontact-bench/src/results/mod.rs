@@ -61,6 +61,8 @@ pub struct ImplResult {
     pub differ: Vec<usize>,
     /// Compute dispatches per frame (GPU).
     pub dispatches: Vec<u32>,
+    /// Timestamp queries written per frame (GPU; none with `--no-gpu-timestamps`).
+    pub timestamps: Vec<u32>,
     /// Bytes read back per frame (GPU).
     pub bytes_read_back: Vec<u64>,
     /// Bytes bound for reading and for writing in the last frame (GPU).
@@ -97,6 +99,7 @@ impl ImplResult {
             classes: Classes::default(),
             differ: Vec::new(),
             dispatches: Vec::new(),
+            timestamps: Vec::new(),
             bytes_read_back: Vec::new(),
             bytes_bound: None,
             buffers_allocated: None,

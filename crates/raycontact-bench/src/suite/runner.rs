@@ -150,6 +150,7 @@ impl Run for RaycontactRun {
         self.classes.add(&Classes::of(found.contacts.iter().map(|c| c.flags.bits())));
         if gpu {
             result.dispatches.push(found.stats.dispatches());
+            result.timestamps.push(found.stats.timestamps());
             result.bytes_read_back.push(found.stats.bytes_read_back);
         }
         if let Some(w) = &mut self.walking {

@@ -203,6 +203,7 @@ pub fn schema() -> T {
                 ("dispatches_per_frame", Num),
                 ("bytes_read_back_per_frame", Num),
                 ("dispatches_per_frame_list", arr(Uint)),
+                ("timestamps_per_frame", Num),
                 ("bytes_read_back_per_frame_list", arr(Uint)),
                 ("bytes_bound_read", Uint),
                 ("bytes_bound_written", Uint),

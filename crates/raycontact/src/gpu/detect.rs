@@ -73,13 +73,15 @@ impl GpuScene {
     }
 
     /// Records `plan` after this frame's update into `encoder`, without submitting it or reading
-    /// anything back: the contacts stay on the GPU ([`GpuScene::contact_buffers`]).
+    /// anything back: the contacts stay on the GPU ([`GpuScene::contact_buffers`]). Its passes
+    /// write no timestamps (nothing would resolve or read them).
     pub fn record_detect_only(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &DetectPlan,
         stats: &mut FrameStats,
     ) {
+        self.read_back = false;
         let d = self.begin(plan);
         self.reserve(encoder, plan, &d, stats);
         self.record_detect(encoder, plan, &d, false, stats);
@@ -95,6 +97,7 @@ impl GpuScene {
         stats: &mut FrameStats,
         blocking: bool,
     ) -> Result<Outcome> {
+        self.read_back = true;
         let mut d = self.begin(plan);
         for _ in 0..MAX_ATTEMPTS {
             self.reserve(&mut encoder, plan, &d, stats);
@@ -238,7 +241,7 @@ impl GpuScene {
         }
         if plan.pass == Pass::Full {
             // (An iterative pass keeps the last full pass's pairs: no pass.)
-            let mut pass = timed_pass(encoder, self.timer(), Stage::Pairs);
+            let mut pass = timed_pass(encoder, self.timer(), Stage::Pairs, stats);
             let st = stats.stage(Stage::Pairs);
             if plan.pairs.list().is_none() && !broad_in_tiles {
                 let groups = (b * b).div_ceil(WG_SIZE as u64) as u32;
@@ -251,7 +254,7 @@ impl GpuScene {
         }
         let ((cur, _), (_, prev_args)) = contact_sides(d.side);
         {
-            let mut pass = timed_pass(encoder, self.timer(), Stage::Rays);
+            let mut pass = timed_pass(encoder, self.timer(), Stage::Rays, stats);
             let st = stats.stage(Stage::Rays);
             match plan.pass {
                 Pass::Full => self.dispatch_indirect(&mut pass, Kernel::NarrowPhase, d.side, B::Dispatch, st),

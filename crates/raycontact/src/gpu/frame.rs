@@ -41,15 +41,19 @@ impl GpuScene {
     /// iterative pass that needs no BVH, whose intersection stages read the normals); or no
     /// stage ([`BvhAction::None`]: an iterative pass whose walk computes its sources' normals
     /// itself, the normals region and the body boxes keeping the last frame's). A stage that does
-    /// not run records no pass.
+    /// not run records no pass. Its passes write timestamps (when timed) only with `read_back`:
+    /// a frame that this scene submits and reads, not one recorded into a caller's encoder,
+    /// where nothing would resolve or read them.
     pub fn record_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         copy_previous: bool,
         bvh: BvhAction,
+        read_back: bool,
         stats: &mut FrameStats,
     ) {
-        if let Some(t) = self.timer() {
+        self.read_back = read_back;
+        if let Some(t) = &self.timer {
             t.begin_frame();
         }
         let uploads = std::mem::take(&mut self.uploads);
@@ -108,7 +112,7 @@ impl GpuScene {
             if !runs {
                 continue;
             }
-            let mut pass = timed_pass(encoder, self.timer(), *stage);
+            let mut pass = timed_pass(encoder, self.timer(), *stage, stats);
             let st = stats.stage(*stage);
             match stage {
                 Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),

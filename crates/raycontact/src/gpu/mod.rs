@@ -83,6 +83,10 @@ pub(crate) struct GpuScene {
     timer: Option<timer::Timer>,
     /// Whether the frames write the timer's timestamps ([`GpuScene::set_timing`]).
     timing: bool,
+    /// Whether what is being recorded will be read back, so may write timestamps: false while
+    /// a frame or a detection is recorded into a caller's encoder, which resolves nothing
+    /// ([`GpuScene::record_frame`], [`GpuScene::record_detect_only`]).
+    read_back: bool,
     /// Positions staged in the upload buffer since the last frame: (first vertex, count).
     uploads: Vec<(u32, u32)>,
     query: Option<raycast::QueryBuffers>,
@@ -135,6 +139,7 @@ impl GpuScene {
             sort_passes: SORT_PASSES,
             timer,
             timing: true,
+            read_back: true,
             uploads: Vec::new(),
             query: None,
             walk: None,
@@ -171,14 +176,15 @@ impl GpuScene {
         }
     }
 
-    /// Whether the frames write timestamps (the context has them, and timing is on).
+    /// Whether the frames write timestamps (the context has them, and timing is on); those
+    /// recorded into a caller's encoder never do.
     pub fn timing(&self) -> bool {
-        self.timer().is_some()
+        self.timer.is_some() && self.timing
     }
 
-    /// The timer, when the frames write timestamps.
+    /// The timer, when the frames write timestamps and what is being recorded is read back.
     fn timer(&self) -> Option<&timer::Timer> {
-        self.timer.as_ref().filter(|_| self.timing)
+        self.timer.as_ref().filter(|_| self.timing && self.read_back)
     }
 
     /// GPU buffers created so far (the scene's and its queries').

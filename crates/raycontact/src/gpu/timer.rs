@@ -134,13 +134,18 @@ impl Timer {
     }
 }
 
-/// Begins the compute pass of a timed stage, with its timestamps when there is a timer. Only
-/// for a stage that runs (records a dispatch or a copy): see the module's header.
+/// Begins the compute pass of a timed stage, with its timestamps (counted in `stats`) when there
+/// is a timer. Only for a stage that runs (records a dispatch or a copy): see the module's
+/// header.
 pub(crate) fn timed_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     timer: Option<&Timer>,
     stage: Stage,
+    stats: &mut FrameStats,
 ) -> wgpu::ComputePass<'e> {
+    if timer.is_some() {
+        stats.stage(stage).timestamps += 2;
+    }
     encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(stage.label()),
         timestamp_writes: timer.map(|t| t.writes(stage)),

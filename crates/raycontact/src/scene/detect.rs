@@ -160,7 +160,7 @@ impl Scene {
         // An iterative pass's normals: read by the intersection stages (`untangle_contacts`);
         // the walk computes its sources' own.
         let work = self.tree_work(first, plan.bvh, plan.intersect.mode != 0);
-        *stats = self.record_gpu_frame(&mut enc, first, work);
+        *stats = self.record_gpu_frame(&mut enc, first, work, true);
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();
         let found = g.detect(enc, plan, stats, blocking).await?;
@@ -175,7 +175,8 @@ impl Scene {
     /// order. The caller submits. Nothing can be re-run: past the contact capacity the count in
     /// the state buffer exceeds it and the arguments cover the stored contacts (and a source
     /// list found short counts the overflow in the state's `sources`; the next blocking
-    /// detection grows it). GPU scenes only ([`Error::InvalidInput`] on the CPU backend).
+    /// detection grows it). No pass writes GPU timestamps (nothing would read them: the stages'
+    /// `gpu_ns` are `None`). GPU scenes only ([`Error::InvalidInput`] on the CPU backend).
     pub fn record_detect(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,

@@ -39,7 +39,9 @@ impl Scene {
                 let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("raycontact.update"),
                 });
-                let mut stats = self.record_update(&mut enc)?;
+                let first = self.prepare_layout();
+                let work = self.tree_work(first, true, true);
+                let mut stats = self.record_gpu_frame(&mut enc, first, work, true);
                 let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
                 g.resolve_timings(&mut enc, false);
                 ctx.queue().submit([enc.finish()]);
@@ -59,7 +61,8 @@ impl Scene {
 
     /// Records the frame of [`Scene::update`] into `encoder` without submitting it: the caller
     /// submits (once per frame, with its own work if it likes). Positions set before this call
-    /// are uploaded by the queue at that submission. GPU scenes only
+    /// are uploaded by the queue at that submission. No pass writes GPU timestamps (nothing
+    /// would read them: the stages' `gpu_ns` are `None`). GPU scenes only
     /// ([`Error::InvalidInput`] on the CPU backend).
     pub fn record_update(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<FrameStats> {
         if !matches!(self.engine, Engine::Gpu(_)) {
@@ -67,7 +70,7 @@ impl Scene {
         }
         let first = self.prepare_layout();
         let work = self.tree_work(first, true, true);
-        Ok(self.record_gpu_frame(encoder, first, work))
+        Ok(self.record_gpu_frame(encoder, first, work, false))
     }
 
     /// Applies a new packing when bodies were added or removed since the last frame; returns
@@ -99,12 +102,14 @@ impl Scene {
     }
 
     /// Records the GPU frame (the trees as `work` asks, after a new packing when `first`) and
-    /// marks the bodies' positions as the frame's. GPU scenes only.
+    /// marks the bodies' positions as the frame's; with timestamps (when timed) only where the
+    /// scene submits and reads it (`read_back`). GPU scenes only.
     pub(super) fn record_gpu_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         first: bool,
         work: TreeWork,
+        read_back: bool,
     ) -> FrameStats {
         if !first {
             // (A new packing uploaded every body's positions.)
@@ -116,7 +121,7 @@ impl Scene {
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         let before = g.allocations();
         let mut stats = FrameStats::default();
-        g.record_frame(encoder, !first, stages, &mut stats);
+        g.record_frame(encoder, !first, stages, read_back, &mut stats);
         stats.buffers_allocated = g.allocations() - before;
         stats.bvh = bvh;
         self.finish_frame(bvh.action != BvhAction::Kept);
@@ -171,7 +176,9 @@ impl Scene {
     /// and the frame costs what its work costs. On a GPU the timestamps cost little; a software
     /// adapter pays for each: on lavapipe (2 cores) a frame of one or two small tori took
     /// 0.15–0.4 ms less without them, of 1.5–3 ms (the README's paragraph on
-    /// `--no-gpu-timestamps`). The CPU backend's stage times are wall-clock laps, always taken;
+    /// `--no-gpu-timestamps`). A frame or detection recorded into a caller's encoder
+    /// ([`Scene::record_update`], [`Scene::record_detect`]) writes none either way: nothing would
+    /// resolve or read them. The CPU backend's stage times are wall-clock laps, always taken;
     /// there this setting does nothing.
     ///
     /// ```
@@ -187,7 +194,8 @@ impl Scene {
 
     /// Whether the frames write GPU timestamps: a GPU scene whose adapter has them
     /// ([`GpuContext::has_timestamps`](crate::GpuContext)) and whose stage times
-    /// [`Scene::set_gpu_timestamps`] did not turn off; never on the CPU backend.
+    /// [`Scene::set_gpu_timestamps`] did not turn off (but for what is recorded into a
+    /// caller's encoder, which never writes them); never on the CPU backend.
     pub fn gpu_timestamps(&self) -> bool {
         matches!(&self.engine, Engine::Gpu(g) if g.timing())
     }

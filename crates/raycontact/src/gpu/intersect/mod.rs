@@ -108,7 +108,7 @@ impl GpuScene {
         }
         let timer = self.timer();
         {
-            let mut pass = super::timer::timed_pass(encoder, timer, Stage::Crossings);
+            let mut pass = super::timer::timed_pass(encoder, timer, Stage::Crossings, stats);
             let st = stats.stage(Stage::Crossings);
             self.run(&mut pass, Kernel::EdgeTiles, side, 1, st);
             self.run_indirect(&mut pass, Kernel::EdgeSources, side, 0, st);
@@ -116,21 +116,17 @@ impl GpuScene {
             self.run_indirect(&mut pass, Kernel::Crossings, side, 16, st);
             self.run(&mut pass, Kernel::IntersectArgs, side, 1, st);
         }
-        {
-            let mut pass = super::timer::timed_pass(encoder, timer, Stage::Contour);
-            if full {
-                let st = stats.stage(Stage::Contour);
-                for k in [
-                    Kernel::CrossingLinks,
-                    Kernel::ContourHook,
-                    Kernel::ContourCompress,
-                    Kernel::ContourStart,
-                ] {
-                    self.run_indirect(&mut pass, k, side, 32, st);
-                }
+        if full {
+            // (Crossings alone have no contour: no pass, so no empty pass's timestamps.)
+            let mut pass = super::timer::timed_pass(encoder, timer, Stage::Contour, stats);
+            let st = stats.stage(Stage::Contour);
+            for k in
+                [Kernel::CrossingLinks, Kernel::ContourHook, Kernel::ContourCompress, Kernel::ContourStart]
+            {
+                self.run_indirect(&mut pass, k, side, 32, st);
             }
         }
-        let mut pass = super::timer::timed_pass(encoder, timer, Stage::Analysis);
+        let mut pass = super::timer::timed_pass(encoder, timer, Stage::Analysis, stats);
         let st = stats.stage(Stage::Analysis);
         if full {
             self.run(&mut pass, Kernel::RegionsHook, side, edges.div_ceil(WG_SIZE), st);
