@@ -28,11 +28,13 @@ const COUNTERS_START: u64 = std::mem::offset_of!(DetectState, sources) as u64;
 /// The GPU side of one detection: the ping-pong side it writes and the capacities it runs with.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GpuDetection {
-    side: u32,
-    contacts: u64,
+    /// The contact side it writes.
+    pub(super) side: u32,
+    /// Its contact capacity.
+    pub(super) contacts: u64,
     sources: u64,
     /// The intersection stages: mode, crossing capacity, edge-list capacity.
-    intersect: super::IntersectRun,
+    pub(super) intersect: super::IntersectRun,
 }
 
 impl GpuScene {
@@ -81,7 +83,6 @@ impl GpuScene {
         plan: &DetectPlan,
         stats: &mut FrameStats,
     ) {
-        self.read_back = false;
         let d = self.begin(plan);
         self.reserve(encoder, plan, &d, stats);
         self.record_detect(encoder, plan, &d, false, stats);
@@ -97,7 +98,6 @@ impl GpuScene {
         stats: &mut FrameStats,
         blocking: bool,
     ) -> Result<Outcome> {
-        self.read_back = true;
         let mut d = self.begin(plan);
         for _ in 0..MAX_ATTEMPTS {
             self.reserve(&mut encoder, plan, &d, stats);
@@ -179,8 +179,8 @@ impl GpuScene {
     /// (`walk_contacts` over the other side's contacts, with the pair list of the last full
     /// pass). With `plan.remember` or without `readback`, `contact_args` records the indirect
     /// arguments over the contacts (for the next frame's walks, or a GPU consumer). With
-    /// `readback`, the counters and the first contacts are copied for readback; returns how many
-    /// contacts that copy holds. The intersection stages follow the rays (`contact_args` then
+    /// `readback`, the passes are timed (when the scene times them) and the counters and the first
+    /// contacts are copied for readback; returns how many contacts that copy holds. The intersection stages follow the rays (`contact_args` then
     /// comes after their contacts), with their own copy: returns how many crossings it holds.
     fn record_detect(
         &mut self,
@@ -241,7 +241,7 @@ impl GpuScene {
         }
         if plan.pass == Pass::Full {
             // (An iterative pass keeps the last full pass's pairs: no pass.)
-            let mut pass = timed_pass(encoder, self.timer(), Stage::Pairs, stats);
+            let mut pass = timed_pass(encoder, self.timer_for(readback), Stage::Pairs, stats);
             let st = stats.stage(Stage::Pairs);
             if plan.pairs.list().is_none() && !broad_in_tiles {
                 let groups = (b * b).div_ceil(WG_SIZE as u64) as u32;
@@ -254,7 +254,7 @@ impl GpuScene {
         }
         let ((cur, _), (_, prev_args)) = contact_sides(d.side);
         {
-            let mut pass = timed_pass(encoder, self.timer(), Stage::Rays, stats);
+            let mut pass = timed_pass(encoder, self.timer_for(readback), Stage::Rays, stats);
             let st = stats.stage(Stage::Rays);
             match plan.pass {
                 Pass::Full => self.dispatch_indirect(&mut pass, Kernel::NarrowPhase, d.side, B::Dispatch, st),
@@ -267,7 +267,7 @@ impl GpuScene {
             }
         }
         let contact_args = plan.remember || !readback;
-        self.record_intersections(encoder, &d.intersect, d.side, d.contacts, contact_args, stats);
+        self.record_intersections(encoder, d, contact_args, readback, stats);
         self.side = d.side;
         if !readback {
             return (0, 0);

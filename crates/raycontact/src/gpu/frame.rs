@@ -52,7 +52,6 @@ impl GpuScene {
         read_back: bool,
         stats: &mut FrameStats,
     ) {
-        self.read_back = read_back;
         if let Some(t) = &self.timer {
             t.begin_frame();
         }
@@ -112,7 +111,7 @@ impl GpuScene {
             if !runs {
                 continue;
             }
-            let mut pass = timed_pass(encoder, self.timer(), *stage, stats);
+            let mut pass = timed_pass(encoder, self.timer_for(read_back), *stage, stats);
             let st = stats.stage(*stage);
             match stage {
                 Stage::Normals => self.dispatch(&mut pass, Kernel::VertexNormals, 0, vertex_groups, st),

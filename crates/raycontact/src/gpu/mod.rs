@@ -43,6 +43,7 @@ mod traffic;
 mod walk;
 
 pub(crate) use buffers::{B, check_fits};
+pub(crate) use detect::GpuDetection;
 pub(crate) use intersect::IntersectRun;
 pub use intersect::IntersectionBuffers;
 pub(crate) use raycast::QueryKind;
@@ -83,10 +84,6 @@ pub(crate) struct GpuScene {
     timer: Option<timer::Timer>,
     /// Whether the frames write the timer's timestamps ([`GpuScene::set_timing`]).
     timing: bool,
-    /// Whether what is being recorded will be read back, so may write timestamps: false while
-    /// a frame or a detection is recorded into a caller's encoder, which resolves nothing
-    /// ([`GpuScene::record_frame`], [`GpuScene::record_detect_only`]).
-    read_back: bool,
     /// Positions staged in the upload buffer since the last frame: (first vertex, count).
     uploads: Vec<(u32, u32)>,
     query: Option<raycast::QueryBuffers>,
@@ -139,7 +136,6 @@ impl GpuScene {
             sort_passes: SORT_PASSES,
             timer,
             timing: true,
-            read_back: true,
             uploads: Vec::new(),
             query: None,
             walk: None,
@@ -179,12 +175,18 @@ impl GpuScene {
     /// Whether the frames write timestamps (the context has them, and timing is on); those
     /// recorded into a caller's encoder never do.
     pub fn timing(&self) -> bool {
-        self.timer.is_some() && self.timing
+        self.timer().is_some()
     }
 
-    /// The timer, when the frames write timestamps and what is being recorded is read back.
+    /// The timer, when the frames write timestamps.
     fn timer(&self) -> Option<&timer::Timer> {
-        self.timer.as_ref().filter(|_| self.timing && self.read_back)
+        self.timer.as_ref().filter(|_| self.timing)
+    }
+
+    /// The timer of a recording that this scene reads back (`read_back`), when the frames write
+    /// timestamps; none for one recorded into a caller's encoder, which resolves nothing.
+    fn timer_for(&self, read_back: bool) -> Option<&timer::Timer> {
+        self.timer().filter(|_| read_back)
     }
 
     /// GPU buffers created so far (the scene's and its queries').

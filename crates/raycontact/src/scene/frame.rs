@@ -39,9 +39,7 @@ impl Scene {
                 let mut enc = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("raycontact.update"),
                 });
-                let first = self.prepare_layout();
-                let work = self.tree_work(first, true, true);
-                let mut stats = self.record_gpu_frame(&mut enc, first, work, true);
+                let mut stats = self.record_update_frame(&mut enc, true);
                 let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
                 g.resolve_timings(&mut enc, false);
                 ctx.queue().submit([enc.finish()]);
@@ -68,9 +66,15 @@ impl Scene {
         if !matches!(self.engine, Engine::Gpu(_)) {
             return Err(Error::InvalidInput { what: "record_update needs a GPU scene".into() });
         }
+        Ok(self.record_update_frame(encoder, false))
+    }
+
+    /// The frame of [`Scene::update`] recorded into `encoder`, timed only where the scene reads
+    /// it back (`read_back`: [`Scene::update`], not [`Scene::record_update`]). GPU scenes only.
+    fn record_update_frame(&mut self, encoder: &mut wgpu::CommandEncoder, read_back: bool) -> FrameStats {
         let first = self.prepare_layout();
         let work = self.tree_work(first, true, true);
-        Ok(self.record_gpu_frame(encoder, first, work, false))
+        self.record_gpu_frame(encoder, first, work, read_back)
     }
 
     /// Applies a new packing when bodies were added or removed since the last frame; returns

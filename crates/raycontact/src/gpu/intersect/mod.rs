@@ -5,7 +5,7 @@
 //! (indirect dispatches from `edge_tiles` and `intersect_args`). `buffers.rs` holds their
 //! buffers and bind groups, `readback.rs` their copy to the host.
 
-use super::GpuScene;
+use super::{GpuDetection, GpuScene};
 use crate::kernels::Kernel;
 use crate::layout::{INTERSECT_FULL, IntersectParams, WG_SIZE, dispatch_size};
 use crate::stats::{FrameStats, Stage, StageStats};
@@ -61,19 +61,20 @@ impl GpuScene {
         })
     }
 
-    /// Records the intersection stages of `run` into `encoder`, their contacts going to
-    /// contact side `side` (capacity `contacts`); then `contact_args` when `contact_args` (in the
-    /// `Analysis` pass, after the last contact). With mode 0 nothing is recorded (no pass, so no
-    /// timestamps), and `contact_args` is the caller's.
+    /// Records the intersection stages of detection `d` (`d.intersect`) into `encoder`, their
+    /// contacts going to its contact side (and capacity); then `contact_args` when `contact_args`
+    /// (in the `Analysis` pass, after the last contact). Their passes are timed only with
+    /// `read_back` (a detection this scene reads back). With mode 0 nothing is recorded (no pass,
+    /// so no timestamps), and `contact_args` is the caller's.
     pub(in crate::gpu) fn record_intersections(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-        run: &IntersectRun,
-        side: u32,
-        contacts: u64,
+        d: &GpuDetection,
         contact_args: bool,
+        read_back: bool,
         stats: &mut FrameStats,
     ) {
+        let (run, side, contacts) = (&d.intersect, d.side, d.contacts);
         if run.mode == 0 {
             return;
         }
@@ -106,7 +107,7 @@ impl GpuScene {
             clear(&b.marks, 4 * edges as u64, Stage::Contour);
             clear(&b.regions, buffers::REGION_BYTES * vertices as u64, Stage::Analysis);
         }
-        let timer = self.timer();
+        let timer = self.timer_for(read_back);
         {
             let mut pass = super::timer::timed_pass(encoder, timer, Stage::Crossings, stats);
             let st = stats.stage(Stage::Crossings);
