@@ -18,12 +18,14 @@
 // on a GPU, whose ray stage is bound by the nodes it reads; not on lavapipe, where the larger
 // state and both rays' tests in every SIMD slice cost more than the reads they save).
 //
-// The walk is `closest_hit`'s (while-while, nearer child first, a short stack re-tested when
-// popped, the stackless walk when the stack overflowed), over the union of the two rays'
-// walks: a child is entered when either ray enters its box, and nearest first by the smaller
-// of the two entries. `nodes_visited` counts the boxes read (the root, each child pair, each
-// popped entry), once for both rays, in the first ray's hit; each ray's stackless walk counts
-// in its own.
+// The walk is `closest_hit`'s (while-while, nearer child first, a short stack whose entries keep
+// where the rays enter their boxes, the stackless walk when the stack overflowed), over the
+// union of the two rays' walks: a child is entered when either ray enters its box, and nearest
+// first by the smaller of the two entries. A popped entry is walked into by the rays that
+// entered its box when it was pushed and whose entry is still within their hit found so far:
+// each ray's own second test of the box (`closest_hit` says why), without reading it.
+// `nodes_visited` counts the nodes read (the root, each child pair, each popped entry walked
+// into), once for both rays, in the first ray's hit; each ray's stackless walk counts in its own.
 
 // A line walk's leaf: the tests of `leaf_hit` on body-local triangle `tri` for `ray` when bit 0
 // of `act` is set and for `back` when bit 1 is, the triangle read once for both. Each result is
@@ -58,8 +60,9 @@ fn leaf_hits(ray: Ray, axes: vec3<u32>, back: Ray, back_axes: vec3<u32>, act: u3
 }
 
 // Which of the two rays enter the box (lo, hi) before their bounds `tmax` (bit 0: `ray`, bit 1:
-// its opposite; only those of `act` count), and the smaller entry of those that do: each
-// ray's `box_entry`, from one slab computation. The opposite ray's inverse direction is `-inv`
+// its opposite; only those of `act` count), the smaller entry of those that do, and each one's
+// entry (`t`, read only where `rays` has its bit): each ray's `box_entry`, from one slab
+// computation. The opposite ray's inverse direction is `-inv`
 // on every axis it is not parallel to (`safe_inverse` of -d is exactly -(1 / d)), so its
 // distances to the slab planes are the ray's negated, bit for bit: its per-axis entries are
 // the ray's exits negated and its exits the entries negated, so over the axes its entry is
@@ -70,10 +73,11 @@ fn leaf_hits(ray: Ray, axes: vec3<u32>, back: Ray, back_axes: vec3<u32>, act: u3
 struct Entered {
     rays: u32,
     at: f32,
+    t: vec2<f32>,
 }
 
 fn enter_both(ray: Ray, inv: vec3<f32>, act: u32, tmax: vec2<f32>, lo: vec3<f32>, hi: vec3<f32>) -> Entered {
-    var e = Entered(0u, infinity());
+    var e = Entered(0u, infinity(), vec2<f32>(0.0));
     let parallel = abs(ray.dir) < vec3<f32>(1.0e-30);
     let inside = (ray.origin >= lo) & (ray.origin <= hi);
     if any(parallel & !inside) {
@@ -88,12 +92,15 @@ fn enter_both(ray: Ray, inv: vec3<f32>, act: u32, tmax: vec2<f32>, lo: vec3<f32>
     let low = tn - abs(tn) * 2.0e-6;
     let high = tf + abs(tf) * 2.0e-6;
     let front = max(low, ray.tmin);
-    if (act & 1u) != 0u && front <= min(high, tmax.x) {
-        e = Entered(1u, front);
-    }
     let back = max(-high, ray.tmin);
+    e.t = vec2<f32>(front, back);
+    if (act & 1u) != 0u && front <= min(high, tmax.x) {
+        e.rays = 1u;
+        e.at = front;
+    }
     if (act & 2u) != 0u && back <= min(-low, tmax.y) {
-        e = Entered(e.rays | 2u, min(e.at, back));
+        e.rays |= 2u;
+        e.at = min(e.at, back);
     }
     return e;
 }
@@ -119,7 +126,10 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
         return out;
     }
     var tmax = vec2<f32>(ray.tmax, back.tmax);
+    // The stacked nodes, the rays that entered each one's box and where.
     var stack: array<u32, SHORT_STACK>;
+    var stack_rays: array<u32, SHORT_STACK>;
+    var stack_t: array<vec2<f32>, SHORT_STACK>;
     var sp = 0u;
     var lost = false;
     // `act`: the rays that entered node `node`'s box; `child`: its child word.
@@ -140,13 +150,12 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
             if node == NONE {
                 while sp > 0u {
                     sp -= 1u;
-                    let c = stack[sp];
-                    let at = body.node_offset + c;
-                    out.front.nodes_visited += 1u;
-                    act = enter_both(ray, inv, 3u, tmax, nodes[at].min, nodes[at].max).rays;
+                    let within = select(0u, 1u, stack_t[sp].x <= tmax.x) | select(0u, 2u, stack_t[sp].y <= tmax.y);
+                    act = stack_rays[sp] & within;
                     if act != 0u {
-                        node = c;
-                        child = nodes[at].child;
+                        node = stack[sp];
+                        child = nodes[body.node_offset + node].child;
+                        out.front.nodes_visited += 1u;
                         break;
                     }
                 }
@@ -174,14 +183,18 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
             if el.rays != 0u && er.rays != 0u {
                 var near = left;
                 var far = right;
+                var far_entered = er;
                 act = el.rays;
                 if er.at < el.at {
                     near = right;
                     far = left;
+                    far_entered = el;
                     act = er.rays;
                 }
                 if sp < SHORT_STACK {
                     stack[sp] = far;
+                    stack_rays[sp] = far_entered.rays;
+                    stack_t[sp] = far_entered.t;
                     sp += 1u;
                 } else {
                     lost = true;

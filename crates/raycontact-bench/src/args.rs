@@ -100,9 +100,9 @@ Figures:
   Mrays/s        rays per frame / frame time
   ray/core       the CPU implementations' ray stage alone: rays per frame / median rays-stage time
                  / threads, Mrays/s per core
-  nodes/ray      BVH nodes whose box was tested per ray, for the GPU's traversal (short stack,
-                 passing the fans of vertices of many triangles as the GPU tuning does;
-                 counted by its CPU twin) and for the CPU backend's (its 4-wide trees: every
+  nodes/ray      BVH nodes read per ray, for the GPU's traversal (short stack: each box
+                 tested, each stacked node walked back into; passing the fans of vertices of
+                 many triangles as the GPU tuning does; counted by its CPU twin) and for the CPU backend's (its 4-wide trees: every
                  lane of every wide node visited)
   longest source the most nodes one source vertex's traces visit (GPU traversal): one
                  invocation's serial work, under which a GPU's ray stage cannot go however

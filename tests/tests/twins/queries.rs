@@ -168,3 +168,44 @@ fn closest_hit_skips_the_triangles_of_the_ignored_vertex() {
     assert!(n > mesh.positions.len() / 2, "{n} clear rays");
     assert!(got.iter().filter(|h| h.is_hit()).count() > mesh.positions.len() / 2, "inward rays hit");
 }
+
+/// A stacked entry is walked into only when the ray still enters its box before the hit found
+/// so far, and its box is not tested again (`cpu::closest_hit`, the twin of the kernels' walk,
+/// and the line walk `cpu::closest_hits_line_binary`): two triangles across the z axis at z = 1
+/// and z = 2, one leaf each under the root. A ray up the axis hits the nearer one, and the
+/// farther leaf, stacked, is dropped when popped: the root and the two children are read (3
+/// nodes), not the farther box a second time. A ray that enters the nearer triangle's box but
+/// misses the triangle goes back to the farther leaf (4 nodes: its child word read) and hits it.
+/// The opposite rays of a line walk from below find nothing, their nodes counted with the first.
+#[test]
+fn a_stacked_entry_beyond_the_hit_is_dropped_without_a_second_box_test() {
+    let mut m = TriMesh::default();
+    for z in [1.0f32, 2.0] {
+        let base = m.positions.len() as u32;
+        m.positions.extend([Vec3::new(-1.0, -1.0, z), Vec3::new(1.0, -1.0, z), Vec3::new(0.0, 1.0, z)]);
+        m.triangles.push([base, base + 1, base + 2]);
+    }
+    let p = Packed::new(&[(&m, BodyKind::Volumetric)]);
+    let body = &p.packing.bodies[0];
+    let nodes = p.frame.body_nodes(&p.packing, 0);
+    assert_eq!(nodes.len(), 3, "the root and two leaves");
+    let tris = &p.packing.triangles;
+    // Which packed triangle lies at z = 1.
+    let at = |z: f32| (0..2u32).find(|&t| p.positions[tris[3 * t as usize] as usize].z == z).unwrap();
+    let (near, far) = (at(1.0), at(2.0));
+    // Up the axis through both triangles: the nearer one is hit.
+    let up = Ray::new(Vec3::new(0.0, -0.2, 0.0), Vec3::Z);
+    let hit = cpu::closest_hit(body, nodes, &p.positions, tris, &up, NONE, &[]);
+    assert_eq!((hit.triangle, hit.nodes_visited), (near, 3), "{hit:?}");
+    assert!((hit.t - 1.0).abs() < 1e-6, "{hit:?}");
+    // Through (0.8, 0.7) at z = 1, in the box but beside the triangle's slanted edge, and
+    // through (0, 0) at z = 2, inside the farther triangle.
+    let slanted = Ray::new(Vec3::new(1.6, 1.4, 0.0), Vec3::new(-0.8, -0.7, 1.0).normalize());
+    let hit = cpu::closest_hit(body, nodes, &p.positions, tris, &slanted, NONE, &[]);
+    assert_eq!((hit.triangle, hit.nodes_visited), (far, 4), "{hit:?}");
+    for (ray, want) in [(up, (near, 3)), (slanted, (far, 4))] {
+        let [front, back] = cpu::closest_hits_line_binary(body, nodes, &p.positions, tris, &ray, NONE, &[]);
+        assert_eq!((front.triangle, front.nodes_visited), want, "{front:?}");
+        assert_eq!((back.triangle, back.nodes_visited), (NONE, 0), "{back:?}");
+    }
+}

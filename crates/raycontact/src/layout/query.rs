@@ -59,7 +59,9 @@ pub struct RayHit {
     pub u: f32,
     /// Barycentric weight of the triangle's third vertex.
     pub v: f32,
-    /// BVH nodes whose box was tested (over every body of the query).
+    /// BVH nodes read (over every body of the query): each node whose box was tested, and each
+    /// node a closest-hit walk went back to from its stack (which reads its child word, not
+    /// its box: the entry distance kept on the stack answers the box test).
     pub nodes_visited: u32,
     /// Triangles tested.
     pub triangles_tested: u32,

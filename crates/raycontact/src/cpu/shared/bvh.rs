@@ -74,10 +74,13 @@ pub(crate) fn passes_fan(fans: &[u32], ignore: u32, n: u32) -> bool {
 /// passing every node whose triangles all use it (by `fans`, the tree's fan words as
 /// [`fan_to_pass`] gives them for that vertex; empty: none, the kernel's `NO_FAN`) as though the
 /// ray missed its box, its test still counted: the same hit, since the leaf test skips those
-/// triangles anyway. Nearer child first with a short stack of [`SHORT_STACK`] entries; when it
-/// is full the farther child is dropped and a final stackless depth-first walk (pruned by the
-/// hit found) makes up for it, so no depth of tree can make it miss. Visits nodes in the same
-/// order as the GPU and counts them alike.
+/// triangles anyway. Nearer child first with a short stack of [`SHORT_STACK`] entries, each with
+/// the distance at which the ray enters its box: a popped entry is walked into when that
+/// distance is still within the hit found so far, what a second test of its box would answer
+/// (`closest_hit` in `bvh.wgsl` says why), and its box is not tested again. When the stack is
+/// full the farther child is dropped and a final stackless depth-first walk (pruned by the hit
+/// found) makes up for it, so no depth of tree can make it miss. Visits nodes in the same order
+/// as the GPU and counts the nodes read alike (each box tested, each popped entry walked into).
 pub fn closest_hit(
     body: &BodyGpu,
     nodes: &[Node],
@@ -103,7 +106,8 @@ pub fn closest_hit(
             box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max)
         }
     };
-    let mut stack = [0u32; SHORT_STACK as usize];
+    // The stacked nodes, each with where the ray enters its box.
+    let mut stack = [(0u32, 0f32); SHORT_STACK as usize];
     let mut sp = 0usize;
     let mut lost = false;
     best.nodes_visited += 1;
@@ -112,9 +116,9 @@ pub fn closest_hit(
         if node == NONE {
             while sp > 0 {
                 sp -= 1;
-                let c = stack[sp];
-                best.nodes_visited += 1;
-                if entry(c, tmax).is_some() {
+                let (c, at) = stack[sp];
+                if at <= tmax {
+                    best.nodes_visited += 1;
                     node = c;
                     break;
                 }
@@ -136,7 +140,7 @@ pub fn closest_hit(
         let er = entry(right, tmax);
         node = match (el, er) {
             (Some(a), Some(b)) => {
-                let (near, far) = if b < a { (right, left) } else { (left, right) };
+                let (near, far) = if b < a { (right, (left, a)) } else { (left, (right, b)) };
                 if sp < stack.len() {
                     stack[sp] = far;
                     sp += 1;
