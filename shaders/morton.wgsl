@@ -7,7 +7,9 @@
 // triangles get DEGENERATE_KEY and sort last. A body of at most SHORT_KEY_TILES tiles is
 // sorted by the top 23 bits of its codes (`>> SHORT_KEY_SHIFT`), its degenerate triangles by
 // SHORT_DEGENERATE_KEY: keys of `layout::SHORT_KEY_BITS` bits, which a frame whose bodies all
-// have them sorts in `layout::SHORT_SORT_PASSES` passes instead of SORT_PASSES. The sort's
+// have them sorts in `layout::SHORT_SORT_PASSES` passes instead of SORT_PASSES; a body of at
+// most TINY_KEY_TRIANGLES triangles by the top 15 (`>> TINY_KEY_SHIFT`, TINY_DEGENERATE_KEY:
+// `layout::TINY_KEY_BITS`, `layout::TINY_SORT_PASSES` passes where every body has them). The sort's
 // values are the packed triangle indices, which its first pass takes from the elements'
 // positions (SORT_IDENTITY_VALUES): none are written here.
 // ITEMS triangles per invocation of one body (shared/tiles.wgsl).
@@ -86,10 +88,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let lo = body_min(s);
     let ext = body_max(s) - lo;
     let scale = quantisation_scale(max(max(ext.x, ext.y), ext.z));
-    // A body of at most SHORT_KEY_TILES tiles sorts by short keys (`layout::has_short_keys`).
-    let short_keys = body.tile_count <= SHORT_KEY_TILES;
-    let key_shift = select(0u, SHORT_KEY_SHIFT, short_keys);
-    let degenerate_key = select(DEGENERATE_KEY, SHORT_DEGENERATE_KEY, short_keys);
+    // The body's keys by its size (`layout::key_form`): tiny, short or whole codes.
+    var key_shift = 0u;
+    var degenerate_key = DEGENERATE_KEY;
+    if body.tri_count <= TINY_KEY_TRIANGLES {
+        key_shift = TINY_KEY_SHIFT;
+        degenerate_key = TINY_DEGENERATE_KEY;
+    } else if body.tile_count <= SHORT_KEY_TILES {
+        key_shift = SHORT_KEY_SHIFT;
+        degenerate_key = SHORT_DEGENERATE_KEY;
+    }
     var valid = 0u;
     var degenerate = 0u;
     for (var k = 0u; k < tile_items(tile, lid, body.tri_count); k += 1u) {

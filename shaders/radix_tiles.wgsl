@@ -9,7 +9,7 @@
 // scattering, no atomic operation.
 // The passes ping-pong between the two sides, `keys0`/`values0` and `keys1`/`values1`, with a
 // storage barrier between them; after the sort's passes (`pass_info.passes`, even: SORT_PASSES,
-// or SHORT_SORT_PASSES for the short keys of the frame's bodies of one tile) the keys are back in
+// or fewer for the short or tiny keys of the frame's bodies of one tile) the keys are back in
 // `keys0`, where `radix_scatter`'s passes leave them too. A kernel of its own, not a branch of
 // `radix_scatter`: that one would have to bind its inputs writable for every pass (on lavapipe
 // its passes ran 6–12 % slower so).

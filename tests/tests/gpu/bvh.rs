@@ -5,6 +5,7 @@ use glam::Vec3;
 use rand::Rng;
 use raycontact::internals::layout::{
     BODY_FANS, LEAF_BIT, NONE, Node, SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE,
+    TINY_KEY_TRIANGLES, TINY_SORT_PASSES,
 };
 use raycontact::internals::{FrameData, Packing, cpu};
 use raycontact::meshes::{self, TriMesh};
@@ -217,47 +218,55 @@ fn sort_mixes_one_tile_and_multi_tile_bodies() {
         // The largest body with short keys, and the smallest without (`SHORT_KEY_TILES`).
         random_soup(short_tiles * tile, 30, cube),
         random_soup(short_tiles * tile + 1, 31, cube),
+        // The largest body with tiny keys, and the smallest with short ones.
+        random_soup(TINY_KEY_TRIANGLES as usize, 32, cube),
+        random_soup(TINY_KEY_TRIANGLES as usize + 1, 33, cube),
     ];
     check(&meshes);
 }
 
 /// Bodies of at most `SHORT_KEY_TILES` tiles are sorted by short keys (`SHORT_KEY_BITS`), in
-/// `SHORT_SORT_PASSES` passes when every body a rebuild sorts has them. A larger body that
-/// stays still is kept after its first frame (its segment empty), so the frames after sort the
-/// moving small bodies in fewer passes; moved again, it is sorted in all `SORT_PASSES`. Every
+/// `SHORT_SORT_PASSES` passes when every body a rebuild sorts has them, and bodies of at most
+/// `TINY_KEY_TRIANGLES` triangles by tiny keys (`TINY_KEY_BITS`), in `TINY_SORT_PASSES` passes
+/// when every body has them. A larger body that stays still is kept after its first frame (its
+/// segment empty), so the frames after sort the moving small bodies in fewer passes (tiny or
+/// short ones as their largest body says); moved again, it is sorted in all `SORT_PASSES`. Every
 /// frame's sorted keys, triangles and trees equal the CPU twins', on both tunings.
 #[test]
 fn a_still_large_body_leaves_the_others_to_fewer_sort_passes() {
     let cube = |r: &mut rand_pcg::Pcg64| Vec3::new(r.random(), r.random(), r.random());
     let large = random_soup((SHORT_KEY_TILES * TILE) as usize + 900, 31, cube);
-    let small = [random_soup(900, 32, cube), random_soup(300, 33, cube)];
-    for ctx in [ctx(), other_tuning_ctx()] {
-        let mut gpu = Scene::new(ctx);
-        let mut cpu = Scene::new_cpu(None).unwrap();
-        for m in std::iter::once(&large).chain(&small) {
-            gpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
-            cpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
-        }
-        let ids: Vec<_> = gpu.bodies().collect();
-        let cpu_ids: Vec<_> = cpu.bodies().collect();
-        for frame in 0..5 {
-            let shift = Vec3::new(0.01 * frame as f32, 0.0, 0.0);
-            // The small bodies move every frame; the large one in frame 3 only.
-            let moving = if frame == 3 { 0..3 } else { 1..3 };
-            for b in moving.filter(|_| frame > 0) {
-                let m = if b == 0 { &large } else { &small[b - 1] };
-                let moved: Vec<Vec3> = m.positions.iter().map(|p| *p + shift).collect();
-                gpu.set_positions(ids[b], &moved).unwrap();
-                cpu.set_positions(cpu_ids[b], &moved).unwrap();
+    let tiny = [random_soup(900, 32, cube), random_soup(300, 33, cube)];
+    let short = [random_soup(TINY_KEY_TRIANGLES as usize + 1, 34, cube), random_soup(300, 33, cube)];
+    for (small, fewer) in [(&tiny, TINY_SORT_PASSES), (&short, SHORT_SORT_PASSES)] {
+        for ctx in [ctx(), other_tuning_ctx()] {
+            let mut gpu = Scene::new(ctx);
+            let mut cpu = Scene::new_cpu(None).unwrap();
+            for m in std::iter::once(&large).chain(small) {
+                gpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+                cpu.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
             }
-            let stats = gpu.update().unwrap();
-            cpu.update().unwrap();
-            let what = format!("{:?}, frame {frame}", ctx.tuning());
-            let expected = if frame == 0 || frame == 3 { SORT_PASSES } else { SHORT_SORT_PASSES };
-            let sort = stats.get(raycontact::Stage::Sort).map_or(0, |s| s.dispatches);
-            assert_eq!(sort, expected, "{what}: sort passes");
-            let (g, c) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
-            assert_same_frame(&what, &g, &c, gpu.packing());
+            let ids: Vec<_> = gpu.bodies().collect();
+            let cpu_ids: Vec<_> = cpu.bodies().collect();
+            for frame in 0..5 {
+                let shift = Vec3::new(0.01 * frame as f32, 0.0, 0.0);
+                // The small bodies move every frame; the large one in frame 3 only.
+                let moving = if frame == 3 { 0..3 } else { 1..3 };
+                for b in moving.filter(|_| frame > 0) {
+                    let m = if b == 0 { &large } else { &small[b - 1] };
+                    let moved: Vec<Vec3> = m.positions.iter().map(|p| *p + shift).collect();
+                    gpu.set_positions(ids[b], &moved).unwrap();
+                    cpu.set_positions(cpu_ids[b], &moved).unwrap();
+                }
+                let stats = gpu.update().unwrap();
+                cpu.update().unwrap();
+                let what = format!("{:?}, frame {frame}, {fewer} passes", ctx.tuning());
+                let expected = if frame == 0 || frame == 3 { SORT_PASSES } else { fewer };
+                let sort = stats.get(raycontact::Stage::Sort).map_or(0, |s| s.dispatches);
+                assert_eq!(sort, expected, "{what}: sort passes");
+                let (g, c) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
+                assert_same_frame(&what, &g, &c, gpu.packing());
+            }
         }
     }
 }

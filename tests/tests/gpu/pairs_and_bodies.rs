@@ -3,7 +3,9 @@
 //! list, one-triangle bodies, bodies whose triangles are all degenerate, and static bodies.
 
 use glam::{Affine3A, Vec3};
-use raycontact::internals::layout::{SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE};
+use raycontact::internals::layout::{
+    SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE, TINY_KEY_TRIANGLES, TINY_SORT_PASSES,
+};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, Contact, Contacts, Pairs, Scene};
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
@@ -324,7 +326,8 @@ fn ray_sources_on_both_tunings_lists_the_same_vertices() {
 
 /// The frame's sort is one dispatch, which sorts each body's keys whole in its workgroup, when
 /// no body has more than `TILE` (4096) triangles and there are at most
-/// `Tuning::whole_sort_tiles` of them; else one dispatch a pass: six passes of short keys
+/// `Tuning::whole_sort_tiles` of them; else one dispatch a pass: four passes of tiny keys
+/// (`TINY_SORT_PASSES`, bodies of at most `TINY_KEY_TRIANGLES` triangles), six of short keys
 /// (`SHORT_SORT_PASSES`, bodies of at most `SHORT_KEY_TILES` tiles), eight where a body has
 /// more. The same contacts as the CPU backend in every case, with either tuning.
 #[test]
@@ -368,11 +371,13 @@ fn a_sort_of_bodies_of_one_tile_is_one_dispatch() {
                 bodies.iter().map(|(m, _)| m.triangles.len().div_ceil(TILE as usize) as u32).collect();
             let tiles: u32 = body_tiles.iter().sum();
             let one_tile_each = body_tiles.iter().all(|&t| t <= 1);
+            let tiny = bodies.iter().all(|(m, _)| m.triangles.len() <= TINY_KEY_TRIANGLES as usize);
             let short = body_tiles.iter().all(|&t| t <= SHORT_KEY_TILES);
-            let expected = match (one_tile_each && tiles <= limit, short) {
-                (true, _) => 1,
-                (false, true) => SHORT_SORT_PASSES,
-                (false, false) => SORT_PASSES,
+            let expected = match (one_tile_each && tiles <= limit, tiny, short) {
+                (true, _, _) => 1,
+                (false, true, _) => TINY_SORT_PASSES,
+                (false, false, true) => SHORT_SORT_PASSES,
+                (false, false, false) => SORT_PASSES,
             };
             assert_eq!(g.stats.get(raycontact::Stage::Sort).map_or(0, |s| s.dispatches), expected, "{what}");
         }

@@ -5,7 +5,7 @@ use glam::{Affine3A, Vec3};
 use rand::Rng;
 use raycontact::internals::layout::{
     DEGENERATE_KEY, LEAF_BIT, NONE, SHORT_DEGENERATE_KEY, SHORT_KEY_BITS, SHORT_KEY_TILES, SortSegment, TILE,
-    has_short_keys,
+    TINY_DEGENERATE_KEY, TINY_KEY_BITS, TINY_KEY_TRIANGLES, key_form,
 };
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
@@ -173,17 +173,30 @@ fn check_tree(what: &str, p: &Packed) {
         assert_eq!(state.leaf_count as usize, n, "{what}: leaves");
         assert_eq!(state.degenerate_count as usize, tris.len() - n, "{what}: degenerate triangles");
         // Keys sorted within the segment; the degenerate triangles last, with their key (a
-        // body of at most SHORT_KEY_TILES tiles has keys of SHORT_KEY_BITS bits).
+        // body of at most TINY_KEY_TRIANGLES triangles has keys of TINY_KEY_BITS bits, one of
+        // at most SHORT_KEY_TILES tiles of SHORT_KEY_BITS bits).
         let keys = &f.keys[first..first + tris.len()];
         let values = &f.values[first..first + tris.len()];
         assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{what}: keys sorted");
-        let short = has_short_keys(body.tile_count);
-        assert_eq!(short, tris.len() <= (SHORT_KEY_TILES * TILE) as usize, "{what}: short keys");
-        let degenerate_key = if short { SHORT_DEGENERATE_KEY } else { DEGENERATE_KEY };
+        let form = key_form(body.tri_count, body.tile_count);
+        let bits = if tris.len() <= TINY_KEY_TRIANGLES as usize {
+            TINY_KEY_BITS
+        } else if tris.len() <= (SHORT_KEY_TILES * TILE) as usize {
+            SHORT_KEY_BITS
+        } else {
+            32
+        };
+        assert_eq!(form.bits, bits, "{what}: key bits");
+        let degenerate_key = match bits {
+            TINY_KEY_BITS => TINY_DEGENERATE_KEY,
+            SHORT_KEY_BITS => SHORT_DEGENERATE_KEY,
+            _ => DEGENERATE_KEY,
+        };
+        assert_eq!(form.degenerate, degenerate_key, "{what}: degenerate key");
         for (j, &v) in values.iter().enumerate() {
             let t = v as usize - first;
             assert_eq!(keys[j] == degenerate_key, degenerate[t], "{what}: key of triangle {t}");
-            assert!(!short || keys[j] >> SHORT_KEY_BITS == 0, "{what}: short key of triangle {t}");
+            assert!(bits == 32 || keys[j] >> bits == 0, "{what}: key of triangle {t} in {bits} bits");
         }
         if n == 0 {
             assert_eq!(state.bounds(), None, "{what}: no leaves, no box");

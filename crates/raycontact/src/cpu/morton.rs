@@ -1,6 +1,7 @@
 //! Twin of `shaders/morton.wgsl`: 30-bit Morton codes of the triangles' centroids in their
 //! body's box, the (key, value) pairs of the sort (a body of a few tiles keeps the top 23 bits
-//! of its codes: [`has_short_keys`]), and each body's leaf and degenerate counts.
+//! of its codes, one of a few thousand triangles the top 15: [`key_form`]), and each body's
+//! leaf and degenerate counts.
 //! The body's box is decoded from its keys by `BodyState::bounds_keys`, the twin of
 //! `body_min` and `body_max` in `shaders/shared/common.wgsl` (in [`super::shared::common`]).
 
@@ -8,9 +9,7 @@ use glam::{UVec3, Vec3};
 use rayon::prelude::*;
 
 use super::shared::common::tri_vertices;
-use crate::layout::{
-    BodyState, DEGENERATE_KEY, ONE_THIRD, SHORT_DEGENERATE_KEY, SHORT_KEY_SHIFT, TriBox, has_short_keys,
-};
+use crate::layout::{BodyState, KeyForm, ONE_THIRD, TriBox, key_form};
 use crate::packing::{Packing, has_moved};
 
 /// Spreads the low 10 bits of `v` two bits apart.
@@ -43,11 +42,11 @@ pub fn morton_code(a: Vec3, b: Vec3, c: Vec3, lo: Vec3, scale: f32) -> u32 {
     (expand_bits(qi.x) << 2) | (expand_bits(qi.y) << 1) | expand_bits(qi.z)
 }
 
-/// Twin of `morton.wgsl`: keys (Morton code, or [`DEGENERATE_KEY`]; for a body with short keys
-/// the code's top 23 bits, or [`SHORT_DEGENERATE_KEY`]) and values (packed triangle index) in packed
-/// triangle order, and each body's leaf and degenerate counts, for
-/// the bodies that `moved` marks (`has_moved`: an empty `moved` is every body, as the kernel
-/// does).
+/// Twin of `morton.wgsl`: keys (Morton code, or
+/// [`DEGENERATE_KEY`](crate::layout::DEGENERATE_KEY); for a body with short or tiny keys the
+/// code's top 23 or 15 bits, or their degenerate key: [`key_form`]) and values (packed triangle
+/// index) in packed triangle order, and each body's leaf and degenerate counts, for the bodies
+/// that `moved` marks (`has_moved`: an empty `moved` is every body, as the kernel does).
 pub fn morton(
     packing: &Packing,
     positions: &[Vec3],
@@ -65,11 +64,7 @@ pub fn morton(
         let range = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
         let (lo, hi) = state.bounds_keys();
         let scale = quantisation_scale((hi - lo).max_element());
-        let (shift, degenerate) = if has_short_keys(body.tile_count) {
-            (SHORT_KEY_SHIFT, SHORT_DEGENERATE_KEY)
-        } else {
-            (0, DEGENERATE_KEY)
-        };
+        let KeyForm { shift, degenerate, .. } = key_form(body.tri_count, body.tile_count);
         let leaves = keys
             .par_iter_mut()
             .zip(values.par_iter_mut())

@@ -1,15 +1,15 @@
 //! One frame on the GPU: the previous positions kept, the staged positions uploaded, then the
 //! per-frame stages for all bodies, one compute pass per stage, as the frame's [`BvhAction`]
 //! says. A rebuild is 12 dispatches (10 when every body it sorts has short keys, which take 6
-//! sort passes: `layout::has_short_keys`; 5 when the sort is one `radix_tiles` dispatch), a
-//! refit 3:
+//! sort passes, 8 when every body has tiny keys, 4 passes: `layout::key_form`; 5 when the sort
+//! is one `radix_tiles` dispatch), a refit 3:
 //!
 //! | stage | rebuild | refit | kernel |
 //! | --- | ---: | ---: | --- |
 //! | normals | 1 | 1 | `vertex_normals`: normals and the bodies' boxes |
 //! | bounds | | 1 | `triangle_bounds`: the triangle boxes |
 //! | morton | 1 | | `morton`: triangle boxes, Morton codes, leaf counts, the sort's first counts |
-//! | sort | 8, 6 (1) | | `radix_scatter`, one per 4-bit digit (`layout::sort_passes`; `radix_tiles`: `sort::sorts_whole`) |
+//! | sort | 8, 6, 4 (1) | | `radix_scatter`, one per 4-bit digit (`layout::sort_passes`; `radix_tiles`: `sort::sorts_whole`) |
 //! | hierarchy | 1 | | `hierarchy` |
 //! | fit | 1 | 1 | `fit` |
 //!
@@ -90,7 +90,7 @@ impl GpuScene {
         let rebuild = bvh == BvhAction::Rebuilt;
         // The bodies whose data stays (`layout::BODY_KEEP`): their states are not cleared.
         self.kept.begin_frame(self.ctx.queue(), &self.bufs, bvh);
-        // Fewer sort passes where every body the rebuild sorts has short keys.
+        // Fewer sort passes where every body the rebuild sorts has short or tiny keys.
         if rebuild {
             let passes = self.kept.sort_passes();
             if passes != self.sort_passes {

@@ -80,9 +80,9 @@ impl Kept {
 
     /// Passes of the sort of the rebuild that [`Self::begin_frame`] began: those of the bodies
     /// it sorts (`layout::sort_passes`; a kept body's segment is empty, so a kept large body
-    /// leaves the others' short keys to fewer passes).
+    /// leaves the others' short or tiny keys to fewer passes).
     pub fn sort_passes(&self) -> u32 {
-        sort_passes(self.segments.iter().filter(|s| s.count > 0).map(|s| s.tile_count))
+        sort_passes(self.segments.iter().filter(|s| s.count > 0))
     }
 
     /// Whether packed body `b` is kept by the frame that [`Self::begin_frame`] began.

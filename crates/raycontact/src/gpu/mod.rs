@@ -79,7 +79,7 @@ pub(crate) struct GpuScene {
     /// Whether the packing's sort is one `radix_tiles` dispatch (`sort::sorts_whole`).
     sort_whole: bool,
     /// Passes of the sort whose uniforms the sort-passes buffer holds (`layout::sort_passes`:
-    /// fewer where every body sorted has short keys).
+    /// fewer where every body sorted has short or tiny keys).
     sort_passes: u32,
     timer: Option<timer::Timer>,
     /// Whether the frames write the timer's timestamps ([`GpuScene::set_timing`]).
@@ -235,7 +235,7 @@ impl GpuScene {
         }
         w(B::VertexOrder, bytemuck::cast_slice(&order));
         at(B::Vertices, self.vertex_region(VERTEX_PREVIOUS), bytemuck::cast_slice(previous));
-        self.write_sort_passes(sort_passes(p.segments.iter().map(|s| s.tile_count)));
+        self.write_sort_passes(sort_passes(&p.segments));
         self.edges.clone_from(&p.edges);
         self.packing_epoch += 1;
         self.kept.packed(p);

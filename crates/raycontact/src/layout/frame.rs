@@ -15,28 +15,43 @@ pub const RADIX_BUCKETS: u32 = 1 << RADIX_BITS;
 /// uniforms and digit counts are sized for them).
 pub const SORT_PASSES: u32 = 32 / RADIX_BITS;
 /// Bits of the sort keys of a body of at most [`SHORT_KEY_TILES`] tiles ([`TILE`] triangles
-/// each): the top 23 bits of its 30-bit Morton codes (a Z-order on a grid of 2^23 cells, 256 or
-/// more a triangle), or [`SHORT_DEGENERATE_KEY`]. A sort whose segments all hold such keys runs
-/// [`SHORT_SORT_PASSES`] passes instead of [`SORT_PASSES`] ([`sort_passes`]).
+/// each) and more than [`TINY_KEY_TRIANGLES`] triangles: the top 23 bits of its 30-bit Morton
+/// codes (a Z-order on a grid of 2^23 cells, 256 or more a triangle), or
+/// [`SHORT_DEGENERATE_KEY`] ([`key_form`]). A sort whose segments all hold such keys (or tiny
+/// ones) runs [`SHORT_SORT_PASSES`] passes instead of [`SORT_PASSES`] ([`sort_passes`]).
 pub const SHORT_KEY_BITS: u32 = 24;
 /// The shift that takes a 30-bit Morton code to its short key (its top `SHORT_KEY_BITS - 1`
 /// bits).
 pub const SHORT_KEY_SHIFT: u32 = 30 - (SHORT_KEY_BITS - 1);
-/// Sort key of a degenerate triangle of a body with short keys ([`has_short_keys`]): after every
-/// short key.
+/// Sort key of a degenerate triangle of a body with short keys: after every short key.
 pub const SHORT_DEGENERATE_KEY: u32 = (1 << SHORT_KEY_BITS) - 1;
 /// Passes of the sort of short keys.
 pub const SHORT_SORT_PASSES: u32 = SHORT_KEY_BITS / RADIX_BITS;
-// Both pass counts are even, so that a sort ends on the side it started from; and the short
-// keys are whole digits.
+/// Bits of the sort keys of a body of at most [`TINY_KEY_TRIANGLES`] triangles: the top 15
+/// bits of its 30-bit Morton codes (a grid of 2^15 cells, 16 or more a triangle), or
+/// [`TINY_DEGENERATE_KEY`] ([`key_form`]). A sort whose segments all hold such keys runs
+/// [`TINY_SORT_PASSES`] passes.
+pub const TINY_KEY_BITS: u32 = 16;
+/// The shift that takes a 30-bit Morton code to its tiny key (its top `TINY_KEY_BITS - 1`
+/// bits).
+pub const TINY_KEY_SHIFT: u32 = 30 - (TINY_KEY_BITS - 1);
+/// Sort key of a degenerate triangle of a body with tiny keys: after every tiny key.
+pub const TINY_DEGENERATE_KEY: u32 = (1 << TINY_KEY_BITS) - 1;
+/// Passes of the sort of tiny keys.
+pub const TINY_SORT_PASSES: u32 = TINY_KEY_BITS / RADIX_BITS;
+// Every pass count is even, so that a sort ends on the side it started from; the short and
+// tiny keys are whole digits, and their degenerate keys come after every code's key.
 const _: () = assert!(
     SORT_PASSES.is_multiple_of(2)
         && SHORT_SORT_PASSES.is_multiple_of(2)
+        && TINY_SORT_PASSES.is_multiple_of(2)
         && SHORT_KEY_BITS.is_multiple_of(RADIX_BITS)
+        && TINY_KEY_BITS.is_multiple_of(RADIX_BITS)
         && SHORT_DEGENERATE_KEY > ((1 << 30) - 1) >> SHORT_KEY_SHIFT
+        && TINY_DEGENERATE_KEY > ((1 << 30) - 1) >> TINY_KEY_SHIFT
 );
 
-/// The most sort tiles of a body with short keys ([`has_short_keys`]): 32,768 triangles. Where
+/// The most sort tiles of a body with short keys ([`key_form`]): 32,768 triangles. Where
 /// two triangles share a short key, the tree orders them by index, not by their finer codes: on
 /// the bench's scenes, bodies of up to 6 tiles (cloth-layers, eight-sheets, mesh-scaling's 20k
 /// triangle tori) walked the same nodes per ray within 0.05 %, and the armadillo scan (13 tiles,
@@ -44,18 +59,53 @@ const _: () = assert!(
 /// bound leaves it without.
 pub const SHORT_KEY_TILES: u32 = 8;
 
-/// Whether the Morton keys of a body of `tiles` sort tiles are short ([`SHORT_KEY_BITS`]): it
-/// has at most [`SHORT_KEY_TILES`]. The rule of `morton.wgsl` and its twin.
-pub const fn has_short_keys(tiles: u32) -> bool {
-    tiles <= SHORT_KEY_TILES
+/// The most triangles of a body with tiny keys ([`key_form`]): 2,048, half a tile, 16 cells or
+/// more of the keys' grid a triangle. With tiny keys for every body of up to 8 tiles
+/// (`raycontact-bench --no-parry --implementations gpu,cpu-rayon`, 2 runs) the GPU walk's nodes
+/// per ray stayed within 0.5 % on bodies of 900 and 1,600 triangles (`resting-pile` 39.8 ->
+/// 39.7, `hermann-tori` 44.5 -> 44.7), but rose 3 % on the Stanford bunny (3,674 triangles in a
+/// scan's order, 80.4 -> 82.8) and 10 % on `cloth-layers`' bodies of 2 to 6 tiles (57.3 ->
+/// 63.0): hence this bound. With it, on lavapipe (2 alternated pairs of `--implementations
+/// gpu,gpu-refit,cpu-rayon --scene hermann-tori,tori-scaling,resting-pile,slow-pair,cloth-layers
+/// --frames 12`), the sort of 64 tori took 4.91-5.03 ms instead of 7.52-7.53 and resting-pile's
+/// 2.54-2.58 instead of 3.92-3.93 (frames 45.97-46.45 -> 43.28-43.44 and 33.43-34.47 ->
+/// 32.20-32.38 ms), the nodes per ray within 0.3 %. The CPU backend's sort of the same keys, in
+/// two byte passes instead of three, was not faster (64 tori 0.39-0.42 -> 0.44-0.50 ms of a
+/// 8.8-9.0 ms frame, 3 alternated runs of `--cpu --no-parry --implementations cpu-rayon`).
+pub const TINY_KEY_TRIANGLES: u32 = 2048;
+
+/// How a body's sort keys are made from its 30-bit Morton codes: the rule of `morton.wgsl` and
+/// its twin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyForm {
+    /// The shift that takes a code to its key.
+    pub shift: u32,
+    /// The key of a degenerate triangle: after every code's key.
+    pub degenerate: u32,
+    /// Bits of the keys (every key is below `2^bits`).
+    pub bits: u32,
 }
 
-/// Passes of the frame's sort of Morton keys over segments of these tile counts:
-/// [`SHORT_SORT_PASSES`] when every segment holds short keys ([`has_short_keys`]), else
-/// [`SORT_PASSES`] (the digits past a short key's bits are 0, so the short keys of the other
-/// segments sort too).
-pub fn sort_passes(tile_counts: impl IntoIterator<Item = u32>) -> u32 {
-    if tile_counts.into_iter().all(has_short_keys) { SHORT_SORT_PASSES } else { SORT_PASSES }
+/// The keys of a body of `triangles` triangles in `tiles` sort tiles: tiny ones
+/// ([`TINY_KEY_BITS`]) up to [`TINY_KEY_TRIANGLES`] triangles, short ones ([`SHORT_KEY_BITS`])
+/// up to [`SHORT_KEY_TILES`] tiles, else the whole codes (32 bits, degenerate triangles
+/// [`DEGENERATE_KEY`]).
+pub const fn key_form(triangles: u32, tiles: u32) -> KeyForm {
+    if triangles <= TINY_KEY_TRIANGLES {
+        KeyForm { shift: TINY_KEY_SHIFT, degenerate: TINY_DEGENERATE_KEY, bits: TINY_KEY_BITS }
+    } else if tiles <= SHORT_KEY_TILES {
+        KeyForm { shift: SHORT_KEY_SHIFT, degenerate: SHORT_DEGENERATE_KEY, bits: SHORT_KEY_BITS }
+    } else {
+        KeyForm { shift: 0, degenerate: DEGENERATE_KEY, bits: 32 }
+    }
+}
+
+/// Passes of the frame's sort of Morton keys over `segments`: enough digits for the widest keys
+/// ([`key_form`] of each segment's triangles and tiles), [`TINY_SORT_PASSES`] at least (the
+/// digits past a narrower key's bits are 0, so the other segments' keys sort too).
+pub fn sort_passes<'a>(segments: impl IntoIterator<Item = &'a SortSegment>) -> u32 {
+    let bits = segments.into_iter().map(|s| key_form(s.count, s.tile_count).bits).max();
+    bits.map_or(TINY_SORT_PASSES, |b| b.div_ceil(RADIX_BITS)).max(TINY_SORT_PASSES)
 }
 /// Bytes of workgroup memory a variable of `size` bytes takes, as WebGPU counts it against
 /// `maxComputeWorkgroupStorageSize` (each variable rounded up to 16 bytes).

@@ -25,6 +25,9 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const SHORT_KEY_SHIFT: u32 = {SHORT_KEY_SHIFT}u;\n\
          const SHORT_KEY_TILES: u32 = {SHORT_KEY_TILES}u;\n\
          const SHORT_DEGENERATE_KEY: u32 = {SHORT_DEGENERATE_KEY:#x}u;\n\
+         const TINY_KEY_SHIFT: u32 = {TINY_KEY_SHIFT}u;\n\
+         const TINY_KEY_TRIANGLES: u32 = {TINY_KEY_TRIANGLES}u;\n\
+         const TINY_DEGENERATE_KEY: u32 = {TINY_DEGENERATE_KEY:#x}u;\n\
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
          const LINE_WALKS: bool = {line_walks};\n\
