@@ -9,9 +9,9 @@
 // SHORT_DEGENERATE_KEY: keys of `layout::SHORT_KEY_BITS` bits, which a frame whose bodies all
 // have them sorts in `layout::SHORT_SORT_PASSES` passes instead of SORT_PASSES; a body of at
 // most TINY_KEY_TRIANGLES triangles by the top 15 (`>> TINY_KEY_SHIFT`, TINY_DEGENERATE_KEY:
-// `layout::TINY_KEY_BITS`, `layout::TINY_SORT_PASSES` passes where every body has them). The sort's
-// values are the packed triangle indices, which its first pass takes from the elements'
-// positions (SORT_IDENTITY_VALUES): none are written here.
+// `layout::TINY_KEY_BITS`, in `layout::TINY_SORT_PASSES` passes where every body has them).
+// The sort's values are the packed triangle indices, which its first pass takes from the
+// elements' positions (SORT_IDENTITY_VALUES): none are written here.
 // ITEMS triangles per invocation of one body (shared/tiles.wgsl).
 // CPU twin: `raycontact::internals::cpu::morton` (codes and counts) with
 // `raycontact::internals::cpu::triangle_bounds` (boxes), and the radix sort's counts.

@@ -62,11 +62,11 @@ fn leaf_hits(ray: Ray, axes: vec3<u32>, back: Ray, back_axes: vec3<u32>, act: u3
 // Which of the two rays enter the box (lo, hi) before their bounds `tmax` (bit 0: `ray`, bit 1:
 // its opposite; only those of `act` count), the smaller entry of those that do, and each one's
 // entry (`t`, read only where `rays` has its bit): each ray's `box_entry`, from one slab
-// computation. The opposite ray's inverse direction is `-inv`
-// on every axis it is not parallel to (`safe_inverse` of -d is exactly -(1 / d)), so its
-// distances to the slab planes are the ray's negated, bit for bit: its per-axis entries are
-// the ray's exits negated and its exits the entries negated, so over the axes its entry is
-// -tf and its exit -tn, and the widening, symmetric, gives -(tf + |tf| w) and -(tn - |tn| w).
+// computation. The opposite ray's inverse direction is `-inv` on every axis it is not
+// parallel to (`safe_inverse` of -d is exactly -(1 / d)), so its distances to the slab planes
+// are the ray's negated, bit for bit: its per-axis entries are the ray's exits negated and its
+// exits the entries negated, so over the axes its entry is -tf and its exit -tn, and the
+// widening, symmetric, gives -(tf + |tf| w) and -(tn - |tn| w).
 // A parallel axis's slab is decided by the origin alone, the same for both. (Boxes with a NaN
 // corner, whose tests no order of `min` and `max` makes exact, may be decided differently from
 // `box_entry`: they are tested, not trusted, either way.)
