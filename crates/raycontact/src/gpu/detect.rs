@@ -179,9 +179,10 @@ impl GpuScene {
     /// (`walk_contacts` over the other side's contacts, with the pair list of the last full
     /// pass). With `plan.remember` or without `readback`, `contact_args` records the indirect
     /// arguments over the contacts (for the next frame's walks, or a GPU consumer). With
-    /// `readback`, the passes are timed (when the scene times them) and the counters and the first
-    /// contacts are copied for readback; returns how many contacts that copy holds. The intersection stages follow the rays (`contact_args` then
-    /// comes after their contacts), with their own copy: returns how many crossings it holds.
+    /// `readback`, the passes are timed (when the scene times them) and the counters and the
+    /// first contacts are copied for readback; returns how many contacts that copy holds. The
+    /// intersection stages follow the rays (`contact_args` then comes after their contacts),
+    /// with their own copy: returns how many crossings it holds.
     fn record_detect(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
