@@ -1,9 +1,11 @@
 //! A binned-SAH binary tree over the leaves of a body's LBVH, for the CPU backend's bodies whose
 //! trees are kept from frame to frame (a static body: no position changed since its tree was
 //! last brought up to date), or refitted until the next rebuild (`BvhUpdate::Refit` and
-//! `Auto`). The LBVH splits at Morton-code bits, which is cheap enough to run every frame; a
-//! tree made for many frames can afford the top-down surface-area heuristic once, and its rays
-//! then enter fewer boxes. Not a twin of any kernel: the GPU keeps walking its LBVH.
+//! `Auto`); and for the GPU backend's bodies at rest under `BvhUpdate::Rebuild` (its scene
+//! builds the tree on the host and writes it over the body's LBVH: `scene/rest_trees.rs`). The
+//! LBVH splits at Morton-code bits, which is cheap enough to run every frame; a tree made for
+//! many frames can afford the top-down surface-area heuristic once, and its rays then enter
+//! fewer boxes. Not a twin of any kernel: no kernel builds it.
 //!
 //! The tree has the LBVH's leaves (one triangle each, the same boxes, so the same set of
 //! triangles a traversal can hit) and its layout ([`Node`]: `n - 1` internal nodes in
@@ -31,7 +33,7 @@
 
 use glam::{Vec3, Vec3A};
 
-use crate::layout::{LEAF_BIT, NONE, Node};
+use crate::layout::{LEAF_BIT, NONE, Node, TriBox};
 
 /// Planes tried per axis are `BINS - 1`.
 pub const BINS: usize = 16;
@@ -45,6 +47,9 @@ struct Leaf {
 }
 
 impl Leaf {
+    /// No leaf (a place no leaf took).
+    const NONE: Leaf = Leaf { min: Vec3A::ZERO, max: Vec3A::ZERO, triangle: NONE };
+
     /// The centre of the leaf's box, by which it is binned and ordered.
     #[inline]
     fn centre(&self) -> Vec3A {
@@ -102,18 +107,57 @@ const PARALLEL_LEAVES: usize = 4096;
 
 /// Builds into `out` (cleared) a binned-SAH tree over the leaves of `lbvh`, a body's used binary
 /// nodes with `leaves` leaves in the packed layout (internal nodes first, then the leaves).
-/// Leaves `out` empty when `leaves` is 0.
+/// Leaves `out` empty when `leaves` is 0. The tree depends on the leaves alone (their boxes and
+/// triangles), not on their order in `lbvh`: they are taken in triangle order
+/// ([`sah_tree_of_boxes`] builds the same tree from the triangles' boxes).
 pub fn sah_tree(lbvh: &[Node], leaves: u32, out: &mut Vec<Node>) {
-    out.clear();
     let n = leaves as usize;
+    let internal = n.saturating_sub(1);
+    let lbvh_leaves = lbvh.get(internal..internal + n).unwrap_or_default();
+    // Each leaf at its triangle's place (the leaves' triangles are distinct), then the places
+    // of the triangles that are no leaf (degenerate ones) dropped.
+    let places = lbvh_leaves.iter().map(|l| (l.child & !LEAF_BIT) as usize + 1).max().unwrap_or(0);
+    let mut items = vec![Leaf::NONE; places];
+    for l in lbvh_leaves {
+        let triangle = l.child & !LEAF_BIT;
+        items[triangle as usize] = Leaf { min: l.min.into(), max: l.max.into(), triangle };
+    }
+    items.retain(|l| l.triangle != NONE);
+    build_tree(items, out);
+}
+
+/// Builds into `out` (cleared) the binned-SAH tree of [`sah_tree`] over a body's triangles of
+/// `boxes` (body-local, in triangle order) that are not degenerate (`flags & 1 == 0`): the
+/// leaves of the body's LBVH, whose boxes are their triangles' (`fit`), so the tree that
+/// [`sah_tree`] builds from that LBVH. How the GPU backend makes the tree of a body at rest
+/// without its LBVH on the host.
+pub fn sah_tree_of_boxes(boxes: &[TriBox], out: &mut Vec<Node>) {
+    let leaf = |(t, b): (usize, &TriBox)| Leaf { min: b.min.into(), max: b.max.into(), triangle: t as u32 };
+    let items = boxes.iter().enumerate().filter(|(_, b)| b.flags & 1 == 0).map(leaf).collect();
+    build_tree(items, out);
+}
+
+/// Writes into `parents` (cleared) the parent of each node of binary tree `nodes` (body-local
+/// indices, [`NONE`] for the root), as `hierarchy` writes them: what `fit` climbs by.
+pub fn tree_parents(nodes: &[Node], parents: &mut Vec<u32>) {
+    parents.clear();
+    parents.resize(nodes.len(), NONE);
+    let internal = nodes.len() / 2;
+    for (p, node) in nodes[..internal].iter().enumerate() {
+        let left = node.child as usize;
+        parents[left] = p as u32;
+        parents[nodes[left].escape as usize] = p as u32;
+    }
+}
+
+/// The tree over `items` (in the order that fixes it) into `out`.
+fn build_tree(mut items: Vec<Leaf>, out: &mut Vec<Node>) {
+    out.clear();
+    let n = items.len();
     if n == 0 {
         return;
     }
     let internal = n - 1;
-    let mut items: Vec<Leaf> = lbvh[internal..internal + n]
-        .iter()
-        .map(|l| Leaf { min: l.min.into(), max: l.max.into(), triangle: l.child & !LEAF_BIT })
-        .collect();
     let centres = Bounds::of_centres(&items);
     out.resize(2 * n - 1, Node::default());
     let (inner, outer) = out.split_at_mut(internal);

@@ -7,6 +7,7 @@ use raycontact::internals::layout::{
     BODY_FANS, LEAF_BIT, NONE, Node, SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE,
     TINY_KEY_TRIANGLES, TINY_SORT_PASSES,
 };
+use raycontact::internals::sah_tree::{sah_tree, tree_parents};
 use raycontact::internals::{FrameData, Packing, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, GpuContext, Scene};
@@ -36,7 +37,8 @@ fn gpu_vs_cpu_on(ctx: &GpuContext, meshes: &[TriMesh]) -> (Scene, FrameData) {
 
 /// Checks that two frames of the same packing agree: normals within 1e-5, everything else
 /// (triangle boxes, body states, each body's sorted keys and triangles, nodes and parents)
-/// exactly; and `g`'s fan words (a GPU frame's, which `fit` writes for the bodies with
+/// exactly, but that where `g` holds a body's binned-SAH tree (a GPU body at rest) it is the
+/// one over the leaves of `c`'s LBVH (`sah_tree`); and `g`'s fan words (a GPU frame's, which `fit` writes for the bodies with
 /// `BODY_FANS` where the tuning passes fans) are the twin's of its tree (`cpu::fit_fans`). `what` names the case in the messages.
 pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) {
     assert_eq!(g.normals.len(), c.normals.len(), "{what}");
@@ -49,8 +51,17 @@ pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) 
         let r = body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize;
         assert_eq!(g.keys[r.clone()], c.keys[r.clone()], "{what} sorted Morton codes of body {b}");
         assert_eq!(g.values[r.clone()], c.values[r], "{what} sorted triangles of body {b}");
-        assert_eq!(g.body_nodes(p, b), c.body_nodes(p, b), "{what} nodes of body {b}");
-        assert_eq!(g.body_parents(p, b), c.body_parents(p, b), "{what} parents of body {b}");
+        if g.sah_trees.get(b).is_some_and(|&sah| sah) {
+            // A body at rest on the GPU: the binned-SAH tree over the leaves of `c`'s LBVH.
+            let (mut tree, mut parents) = (Vec::new(), Vec::new());
+            sah_tree(c.body_nodes(p, b), c.body_state[b].leaf_count, &mut tree);
+            tree_parents(&tree, &mut parents);
+            assert_eq!(g.body_nodes(p, b), &tree[..], "{what} binned-SAH nodes of body {b}");
+            assert_eq!(g.body_parents(p, b), &parents[..], "{what} binned-SAH parents of body {b}");
+        } else {
+            assert_eq!(g.body_nodes(p, b), c.body_nodes(p, b), "{what} nodes of body {b}");
+            assert_eq!(g.body_parents(p, b), c.body_parents(p, b), "{what} parents of body {b}");
+        }
         if body.flags & BODY_FANS != 0 && !g.fans.is_empty() {
             let fans = cpu::fit_fans(body, g.body_nodes(p, b), &p.triangles);
             assert_eq!(g.body_fans(p, b), &fans[..], "{what} fan words of body {b}");
@@ -395,10 +406,7 @@ fn moving_bodies_keep_previous_positions_and_allocate_nothing() {
         last_torus = moved;
         let g = scene.frame_data().unwrap();
         let c = cpu.frame_data().unwrap();
-        let p = scene.packing().clone();
-        for body in 0..2 {
-            assert_eq!(g.body_nodes(&p, body), c.body_nodes(&p, body), "frame {frame} body {body}");
-        }
+        assert_same_frame(&format!("frame {frame}"), &g, &c, scene.packing());
     }
     // Only the debugging readbacks above may have grown the readback buffer (by design, not per
     // frame); frames themselves allocate nothing.

@@ -18,6 +18,7 @@ mod recorded_rays;
 mod refit;
 mod reflection;
 mod response;
+mod rest_trees;
 mod sort;
 mod walk;
 mod wgsl_grammar;

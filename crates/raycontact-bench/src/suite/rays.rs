@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
 use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, Node, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::{FrameData, Packing};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
 
@@ -29,8 +30,8 @@ struct RayCounters {
     fallbacks: AtomicU64,
 }
 
-/// The full pass's tracer, counting: each trace through the BVH with the GPU's node order
-/// (`cpu::closest_hit`, passing the fans the GPU tuning passes, `cpu::fan_to_pass`, whose hit it
+/// The full pass's tracer, counting: each trace through the BVH with the GPU's tree
+/// ([`gpu_trees`]) and node order (`cpu::closest_hit`, passing the fans the GPU tuning passes, `cpu::fan_to_pass`, whose hit it
 /// returns, and a cloth vertex's two rays also in one `cpu::closest_hits_line_binary`, as the
 /// GPU tuning walks them) and with the CPU backend's (`cpu::closest_hit_wide` over its 4-wide
 /// trees, and a cloth vertex's two rays in one `cpu::closest_hits_line`), counting rays by kind,
@@ -47,7 +48,9 @@ struct CountingTracer<'a> {
     /// Nodes this source's traces visited (GPU traversal, a cloth vertex's two rays walked
     /// together as the GPU tuning walks them).
     nodes: AtomicU64,
-    /// Per packed body, its tree's fan words ([`cpu::fit_fans`]), which the kernels' walks read.
+    /// Per packed body, the binary tree the GPU walks ([`gpu_trees`]).
+    trees: &'a [&'a [Node]],
+    /// Per packed body, that tree's fan words ([`cpu::fit_fans`]), which the kernels' walks read.
     fans: &'a [Vec<u32>],
 }
 
@@ -84,7 +87,7 @@ impl Tracer for CountingTracer<'_> {
         let nodes = cx.frame.body_nodes(cx.packing, b);
         let tris = &cx.packing.triangles;
         let fans = cpu::fan_to_pass(body, &cx.packing.vertex_tri_offsets, ignore, &self.fans[b]);
-        let hit = cpu::closest_hit(body, nodes, cx.positions, tris, ray, ignore, fans);
+        let hit = cpu::closest_hit(body, self.trees[b], cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -108,7 +111,8 @@ impl Tracer for CountingTracer<'_> {
         let back = Ray { dir: -ray.dir, ..*ray };
         let rays = [ray, &back];
         let fans = cpu::fan_to_pass(body, &cx.packing.vertex_tri_offsets, ignore, &self.fans[b]);
-        let line = cpu::closest_hits_line_binary(body, nodes, cx.positions, tris, ray, ignore, fans);
+        let gpu_tree = self.trees[b];
+        let line = cpu::closest_hits_line_binary(body, gpu_tree, cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
             Some(w) => {
                 let h =
@@ -117,7 +121,7 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
-        let hits = rays.map(|r| cpu::closest_hit(body, nodes, cx.positions, tris, r, ignore, fans));
+        let hits = rays.map(|r| cpu::closest_hit(body, gpu_tree, cx.positions, tris, r, ignore, fans));
         for k in 0..2 {
             self.count(b, rays[k], &hits[k], line[k].nodes_visited, &ordered[k]);
         }
@@ -130,6 +134,16 @@ impl Tracer for CountingTracer<'_> {
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
         cpu::BvhTracer.may_reach(cx, b, p, r)
     }
+}
+
+/// Per packed body of the CPU backend's `frame`, the binary tree the GPU walks in the same
+/// frame under `BvhUpdate::Rebuild`: the binned-SAH tree the body's wide tree was collapsed from
+/// where there is one (a body at rest, whose LBVH the GPU scene replaces by that tree,
+/// `BvhStats::rest_trees`; a static body's, which the GPU's is from its first frame at rest on),
+/// else its LBVH.
+fn gpu_trees<'a>(frame: &'a FrameData, packing: &Packing) -> Vec<&'a [Node]> {
+    let sah = |b: usize| frame.body_wide(b).map(|w| &w.sah[..]).filter(|t| !t.is_empty());
+    (0..packing.bodies.len()).map(|b| sah(b).unwrap_or_else(|| frame.body_nodes(packing, b))).collect()
 }
 
 /// The ray figures of the scene's last frame: the CPU reference's full pass replayed on its
@@ -165,9 +179,10 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         inversions: true,
     };
     let counters = RayCounters::default();
+    let trees = gpu_trees(&frame, &packing);
     let fans: Vec<Vec<u32>> = (0..packing.bodies.len())
         .into_par_iter()
-        .map(|b| cpu::fit_fans(&packing.bodies[b], frame.body_nodes(&packing, b), &packing.triangles))
+        .map(|b| cpu::fit_fans(&packing.bodies[b], trees[b], &packing.triangles))
         .collect();
     let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
     // Each source's nodes, with its body and vertex: the longest is kept.
@@ -182,6 +197,7 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
             normal: frame.normals[(body.vertex_offset + v) as usize],
             traced: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            trees: &trees,
             fans: &fans,
         };
         let mut sink = Vec::new();

@@ -17,13 +17,18 @@
 //! records no pass, so writes no timestamps (`timer.rs`). A body whose frame
 //! data the frame leaves as it is (`layout::BODY_KEEP`, marked by `kept.rs`) is skipped by
 //! every one of these kernels, and its state is not cleared.
+//!
+//! A body newly at rest in a rebuild (kept while others are rebuilt, `kept.rs`) gets its
+//! binned-SAH tree, built on the host by the scene (`scene/rest_trees.rs`) and written over its
+//! LBVH before the frame is submitted ([`GpuScene::write_rest_tree`]): the frame's kernels leave
+//! the body, and the frames after walk the new tree until it is rebuilt.
 
 use super::GpuScene;
 use super::buffers::B;
 use super::sort::record_sort;
 use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
-use crate::layout::{BodyState, VERTEX_PREVIOUS, WG_SIZE};
+use crate::layout::{BODY_FANS, BodyGpu, BodyState, Node, TRIANGLE_REGIONS, VERTEX_PREVIOUS, WG_SIZE};
 use crate::stats::{BvhAction, FrameStats, Stage};
 
 /// Byte ranges of a body's [`BodyState`] that hold its box: `min_key` and `max_key`.
@@ -132,6 +137,53 @@ impl GpuScene {
             }
         }
         self.kept.end_frame(bvh);
+    }
+
+    /// The packed bodies newly at rest in the frame just recorded (`kept.rs`): kept by a rebuild
+    /// that rebuilds other bodies, their trees still the LBVHs of their last rebuild.
+    pub fn newly_at_rest(&self) -> Vec<usize> {
+        self.kept.newly_at_rest().collect()
+    }
+
+    /// Whether the trees of packed bodies with `flags` have fan words (`fit` writes them).
+    pub fn has_fans(&self, flags: u32) -> bool {
+        flags & BODY_FANS != 0 && self.ctx.tuning().fan_walks
+    }
+
+    /// Writes `tree` over the tree of packed body `b` (`body`), newly at rest in the frame just
+    /// recorded: its nodes (body-local, a binary tree over its LBVH's leaves), their `parents`
+    /// (for a later refit) and, where the body has them ([`Self::has_fans`]), its fan words.
+    /// Queue writes: done before the frame's commands run, which leave the body (it is kept).
+    /// Counted as uploads in `stats`.
+    pub fn write_rest_tree(
+        &mut self,
+        b: usize,
+        body: &BodyGpu,
+        (tree, parents, fans): (&[Node], &[u32], &[u32]),
+        stats: &mut FrameStats,
+    ) {
+        let q = self.ctx.queue();
+        let st = stats.stage(Stage::Upload);
+        let mut write = |buffer: B, offset: u64, bytes: &[u8]| {
+            if !bytes.is_empty() {
+                q.write_buffer(self.bufs.get(buffer), offset, bytes);
+                st.add_copy(bytes.len() as u64);
+            }
+        };
+        let nodes = body.node_offset as u64;
+        write(B::Nodes, size_of::<Node>() as u64 * nodes, bytemuck::cast_slice(tree));
+        write(B::Parents, 4 * nodes, bytemuck::cast_slice(parents));
+        if self.has_fans(body.flags) {
+            let words = 3 * TRIANGLE_REGIONS as u64 * self.params.tri_count as u64 + body.tri_offset as u64;
+            write(B::Triangles, 4 * words, bytemuck::cast_slice(fans));
+        }
+        self.kept.rest(b);
+    }
+
+    /// Per packed body, whether its tree is a binned-SAH tree written over its LBVH
+    /// ([`Self::write_rest_tree`]) and not rebuilt since.
+    pub fn sah_trees(&self) -> &[bool] {
+        self.kept.sah_trees()
     }
 
     /// Zeroes what the frame's kernels accumulate into: for a rebuild every body's state (box

@@ -5,6 +5,9 @@
 //! rebuild, empties its sort segment) before the frame, so that `vertex_normals`,
 //! `triangle_bounds`, `morton`, the sort, `hierarchy` and `fit` skip it and its data stays; the
 //! frame clears only the other bodies' states. As on the CPU backend ([`Changes`]).
+//!
+//! Also which bodies' trees are binned-SAH trees the scene wrote over their LBVHs (a body at
+//! rest, `scene/rest_trees.rs`), and which bodies a rebuild finds newly at rest.
 
 use super::buffers::{B, Buffers};
 use crate::changes::Changes;
@@ -23,6 +26,11 @@ pub(super) struct Kept {
     segments: Vec<SortSegment>,
     /// Whether this frame keeps some body.
     any: bool,
+    /// Whether this frame is a rebuild that leaves some body to rebuild.
+    rebuilds_some: bool,
+    /// Per packed body, whether its tree is a binned-SAH tree written over its LBVH
+    /// ([`Self::rest`]) and not rebuilt since.
+    sah: Vec<bool>,
 }
 
 impl Kept {
@@ -32,6 +40,9 @@ impl Kept {
         self.bodies.clone_from(&p.bodies);
         self.segments.clone_from(&p.segments);
         self.any = false;
+        self.rebuilds_some = false;
+        self.sah.clear();
+        self.sah.resize(p.bodies.len(), false);
     }
 
     /// Packed body `b` was given new positions.
@@ -46,6 +57,7 @@ impl Kept {
     /// each).
     pub fn begin_frame(&mut self, queue: &wgpu::Queue, bufs: &Buffers, bvh: BvhAction) {
         self.any = false;
+        self.rebuilds_some = false;
         if bvh == BvhAction::None {
             // No stage runs.
             return;
@@ -58,6 +70,11 @@ impl Kept {
                 _ => !self.changes.moved[b],
             };
             self.any |= keep;
+            if bvh == BvhAction::Rebuilt && !keep {
+                // Its tree is rebuilt: an LBVH again.
+                self.sah[b] = false;
+                self.rebuilds_some = true;
+            }
             let flags = (self.bodies[b].flags & !BODY_KEEP) | if keep { BODY_KEEP } else { 0 };
             if flags != self.bodies[b].flags {
                 self.bodies[b].flags = flags;
@@ -88,6 +105,24 @@ impl Kept {
     /// Whether packed body `b` is kept by the frame that [`Self::begin_frame`] began.
     pub fn is_kept(&self, b: usize) -> bool {
         self.any && self.bodies.get(b).is_some_and(|body| body.flags & BODY_KEEP != 0)
+    }
+
+    /// The bodies newly at rest: kept by the rebuild that [`Self::begin_frame`] began while it
+    /// rebuilds some other body (the scene moves on around them, as the CPU backend's
+    /// `wide_bvh::Motion::Resting`), their trees still their LBVHs.
+    pub fn newly_at_rest(&self) -> impl Iterator<Item = usize> + '_ {
+        let rest = self.rebuilds_some && self.any;
+        (0..self.sah.len()).filter(move |&b| rest && !self.sah[b] && self.is_kept(b))
+    }
+
+    /// Packed body `b`'s tree is now a binned-SAH tree over its LBVH's leaves.
+    pub fn rest(&mut self, b: usize) {
+        self.sah[b] = true;
+    }
+
+    /// Per packed body, whether its tree is a binned-SAH tree written over its LBVH.
+    pub fn sah_trees(&self) -> &[bool] {
+        &self.sah
     }
 
     /// The frame's trees were updated as `bvh` says.

@@ -208,6 +208,7 @@ impl GpuScene {
             },
             // The CPU backend's own: the GPU walks its binary trees.
             faces: Vec::new(),
+            sah_trees: self.sah_trees().to_vec(),
             wide: Default::default(),
             scratch: Default::default(),
         })

@@ -128,6 +128,7 @@ impl Scene {
         g.record_frame(encoder, !first, stages, read_back, &mut stats);
         stats.buffers_allocated = g.allocations() - before;
         stats.bvh = bvh;
+        self.write_rest_trees(&mut stats);
         self.finish_frame(bvh.action != BvhAction::Kept);
         stats
     }

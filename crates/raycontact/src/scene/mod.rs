@@ -24,6 +24,7 @@ mod queries;
 mod rays;
 mod record_rays;
 mod response;
+mod rest_trees;
 mod walk;
 
 /// Contact capacity of a new scene.

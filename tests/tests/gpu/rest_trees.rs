@@ -1,0 +1,106 @@
+//! The binned-SAH trees of bodies at rest on the GPU (`scene/rest_trees.rs`): under
+//! `BvhUpdate::Rebuild`, a body that a rebuild keeps while it rebuilds others gets, once per
+//! rest, the binned-SAH tree over its LBVH's leaves (nodes, parents and, where the tuning passes
+//! fans, fan words: `assert_same_frame` checks them against the CPU frame's), and the
+//! detections and ray queries on it find what the CPU backend finds; moved, it is an LBVH
+//! again. A refitting policy writes none.
+
+use glam::{Affine3A, Vec3};
+use raycontact::internals::layout::BODY_FANS;
+use raycontact::meshes::{self, TriMesh};
+use raycontact::{BodyKind, BvhUpdate, Pairs, Ray, Scene};
+use raycontact_tests::{ctx, other_tuning_ctx};
+
+use crate::bvh::assert_same_frame;
+use crate::narrow::assert_same;
+
+/// A torus passing through a sphere with 96 triangles at each pole (`BODY_FANS`), and a cloth
+/// sheet under both.
+fn bodies() -> [(TriMesh, BodyKind); 3] {
+    let sphere = meshes::uv_sphere(1.0, 96, 24);
+    let torus =
+        meshes::torus(1.0, 0.3, 48, 24).transformed(Affine3A::from_translation(Vec3::new(1.0, 0.0, 0.0)));
+    let sheet = meshes::grid_sheet(4.0, 4.0, 30, 30)
+        .transformed(Affine3A::from_translation(Vec3::new(0.0, 0.0, -0.95)));
+    [
+        (torus, BodyKind::Volumetric),
+        (sphere, BodyKind::Volumetric),
+        (sheet, BodyKind::Cloth { half_thickness: 0.02 }),
+    ]
+}
+
+/// Rays from a ring around the sphere towards points near its centre.
+fn rays() -> Vec<Ray> {
+    (0..64)
+        .map(|i| {
+            let a = i as f32 * 0.37;
+            let origin = Vec3::new(3.0 * a.cos(), 3.0 * a.sin(), 0.8 * (1.3 * a).sin());
+            let target = Vec3::new(0.2 * (2.0 * a).sin(), 0.1, 0.3 * a.cos());
+            Ray::new(origin, (target - origin).normalize())
+        })
+        .collect()
+}
+
+#[test]
+fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
+    let meshes = bodies();
+    for context in [ctx(), other_tuning_ctx()] {
+        for policy in [BvhUpdate::Rebuild, BvhUpdate::Refit] {
+            let what = format!("{:?}, {policy:?}", context.tuning());
+            let mut gpu = Scene::new(context);
+            let mut cpu = Scene::new_cpu(None).unwrap();
+            let mut ids = Vec::new();
+            for s in [&mut gpu, &mut cpu] {
+                s.set_bvh_update(policy).unwrap();
+                s.set_prediction_distance(0.05).unwrap();
+                ids =
+                    meshes.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+            }
+            // The torus moves every frame; the sphere in frame 3 only; the sheet in frames 0 and 4.
+            let mut rested = Vec::new();
+            for frame in 0..7 {
+                let at = |m: &TriMesh, shift: Vec3| -> Vec<Vec3> {
+                    m.positions.iter().map(|p| *p + shift).collect()
+                };
+                let moves = [true, frame == 3, frame == 0 || frame == 4];
+                for s in [&mut gpu, &mut cpu] {
+                    for (b, (m, _)) in meshes.iter().enumerate() {
+                        if moves[b] {
+                            let shift = Vec3::new(0.02 * frame as f32, 0.01 * (b + frame) as f32, 0.0);
+                            s.set_positions(ids[b], &at(m, shift)).unwrap();
+                        }
+                    }
+                }
+                let what = format!("{what}, frame {frame}");
+                let g = gpu.detect(Pairs::Overlapping).unwrap();
+                let c = cpu.detect(Pairs::Overlapping).unwrap();
+                assert!(!g.contacts.is_empty(), "{what}");
+                assert_same(&what, &g.contacts, &c.contacts);
+                rested.push(g.stats.bvh.rest_trees);
+                let (gf, cf) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
+                assert_same_frame(&what, &gf, &cf, gpu.packing());
+                assert_ne!(gpu.packing().bodies[1].flags & BODY_FANS, 0, "{what}: the sphere's poles");
+                let sah = gf.sah_trees.clone();
+                let expected = match policy {
+                    // The sphere at rest from frame 1 to 2 and from frame 4 on; the sheet from
+                    // frame 1 to 3 and from frame 5 on.
+                    BvhUpdate::Rebuild => [false, frame != 0 && frame != 3, frame != 0 && frame != 4],
+                    _ => [false; 3],
+                };
+                assert_eq!(sah, expected, "{what}: binned-SAH trees");
+                let hits = gpu.cast_rays(&ids[..], &rays()).unwrap();
+                let want = cpu.cast_rays(&ids[..], &rays()).unwrap();
+                for (i, (h, w)) in hits.iter().zip(&want).enumerate() {
+                    assert_eq!((h.body, h.triangle), (w.body, w.triangle), "{what}: ray {i}");
+                    assert!((h.t - w.t).abs() <= 1e-5 * w.t.abs().max(1e-2), "{what}: ray {i}: t");
+                }
+                assert!(hits.iter().filter(|h| h.is_hit()).count() > 32, "{what}: rays hit");
+            }
+            let expected: &[u32] = match policy {
+                BvhUpdate::Rebuild => &[0, 2, 0, 0, 1, 1, 0],
+                _ => &[0; 7],
+            };
+            assert_eq!(rested, expected, "{what}: bodies newly at rest per frame");
+        }
+    }
+}
