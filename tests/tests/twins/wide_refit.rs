@@ -2,13 +2,14 @@
 //! `wide_refit`): after each frame of moving and static bodies, under every update policy, their
 //! lanes hold the boxes of the binary nodes they name and the wide walk finds the binary walk's
 //! hits; a kept or refitted body's tree is collapsed from a binned-SAH tree over the LBVH's
-//! leaves (`sah_tree`: a valid binary tree in which the binary walks find the same hits), and a
+//! leaves (`sah_tree`: a valid binary tree in which the binary walks find the same hits, the
+//! same from the leaves in any order or from the triangles' boxes), and a
 //! large one's refit split into subtrees equals its serial refit.
 
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::internals::cpu;
 use raycontact::internals::layout::{LEAF_BIT, NONE, Node, Ray};
-use raycontact::internals::sah_tree::sah_tree;
+use raycontact::internals::sah_tree::{sah_tree, sah_tree_of_boxes, tree_parents};
 use raycontact::internals::wide_bvh::{BodyTree, PARALLEL_REFIT_RECORDS, WideTree};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene};
@@ -303,12 +304,36 @@ fn the_sah_tree_is_a_binary_tree_over_the_lbvh_leaves() {
     }
     rounds.push(("a pile on one centre".into(), pile));
     rounds.push(("a torus".into(), meshes::torus(0.8, 0.3, 60, 30)));
+    // Every seventh triangle degenerate (out of the LBVH).
+    let mut degenerate = soup(&mut r, 3000);
+    for t in degenerate.triangles.iter_mut().step_by(7) {
+        t[2] = t[1];
+    }
+    rounds.push(("a soup with degenerate triangles".into(), degenerate));
     for (what, mesh) in rounds {
         let p = Packed::new(&[(&mesh, BodyKind::Volumetric)]);
         let lbvh = p.frame.body_nodes(&p.packing, 0);
+        let leaves = p.frame.body_state[0].leaf_count;
         let mut tree = Vec::new();
-        sah_tree(lbvh, p.frame.body_state[0].leaf_count, &mut tree);
+        sah_tree(lbvh, leaves, &mut tree);
         check_binary(&what, &tree, lbvh);
+        // The tree of the leaves alone: in another order, or from the triangles' boxes (how the
+        // GPU scene builds a body at rest's).
+        let internal = (leaves as usize).saturating_sub(1);
+        let mut reversed = lbvh.to_vec();
+        reversed[internal..].reverse();
+        let (mut again, mut from_boxes) = (Vec::new(), Vec::new());
+        sah_tree(&reversed, leaves, &mut again);
+        assert_eq!(again, tree, "{what}: the leaves in another order");
+        sah_tree_of_boxes(&p.frame.tri_boxes[..mesh.triangles.len()], &mut from_boxes);
+        assert_eq!(from_boxes, tree, "{what}: from the triangles' boxes");
+        let mut parents = Vec::new();
+        tree_parents(&tree, &mut parents);
+        assert_eq!(parents.first(), Some(&NONE), "{what}: the root's parent");
+        for (k, node) in tree[..internal].iter().enumerate() {
+            let (left, right) = (node.child as usize, tree[node.child as usize].escape as usize);
+            assert_eq!((parents[left], parents[right]), (k as u32, k as u32), "{what}: node {k}'s children");
+        }
         // A tree over the same leaves: the same closest hits.
         let rays: Vec<(Ray, u32)> = random_rays(&mut r, 500).into_iter().map(|ray| (ray, NONE)).collect();
         let body = &p.packing.bodies[0];
