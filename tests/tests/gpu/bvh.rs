@@ -38,8 +38,10 @@ fn gpu_vs_cpu_on(ctx: &GpuContext, meshes: &[TriMesh]) -> (Scene, FrameData) {
 /// Checks that two frames of the same packing agree: normals within 1e-5, everything else
 /// (triangle boxes, body states, each body's sorted keys and triangles, nodes and parents)
 /// exactly, but that where `g` holds a body's binned-SAH tree (a GPU body at rest) it is the
-/// one over the leaves of `c`'s LBVH (`sah_tree`); and `g`'s fan words (a GPU frame's, which `fit` writes for the bodies with
-/// `BODY_FANS` where the tuning passes fans) are the twin's of its tree (`cpu::fit_fans`). `what` names the case in the messages.
+/// one over the leaves of `c`'s LBVH (`sah_tree`); and `g`'s fan words (a GPU frame's, which
+/// `fit`, or the scene for a body at rest, writes for the bodies with `BODY_FANS` where the
+/// tuning passes fans) are the twin's of its tree (`cpu::fit_fans`). `what` names the case in
+/// the messages.
 pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) {
     assert_eq!(g.normals.len(), c.normals.len(), "{what}");
     for (v, (a, b)) in g.normals.iter().zip(&c.normals).enumerate() {

@@ -31,9 +31,9 @@ struct RayCounters {
 }
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's tree
-/// ([`gpu_trees`]) and node order (`cpu::closest_hit`, passing the fans the GPU tuning passes, `cpu::fan_to_pass`, whose hit it
-/// returns, and a cloth vertex's two rays also in one `cpu::closest_hits_line_binary`, as the
-/// GPU tuning walks them) and with the CPU backend's (`cpu::closest_hit_wide` over its 4-wide
+/// ([`gpu_trees`]) and node order (`cpu::closest_hit`, passing the fans the GPU tuning passes,
+/// `cpu::fan_to_pass`, whose hit it returns, and a cloth vertex's two rays also in one
+/// `cpu::closest_hits_line_binary`, as the GPU tuning walks them) and with the CPU backend's (`cpu::closest_hit_wide` over its 4-wide
 /// trees, and a cloth vertex's two rays in one `cpu::closest_hits_line`), counting rays by kind,
 /// nodes and triangles. One per source vertex.
 struct CountingTracer<'a> {
