@@ -39,14 +39,15 @@ use crate::packing::Packing;
 /// after the body last moved is rebuilt once), so a still or
 /// [static](crate::Scene::set_static) body costs no tree work per frame: the CPU backend's
 /// stages leave it out, and on the GPU the frame's kernels skip it (its workgroups still run,
-/// and end at once). Under `Rebuild`, such a body's tree becomes, the first frame it is kept
-/// while others are rebuilt (a body at rest as the scene moves on), the binned-SAH tree over
-/// the same leaves, whose rays enter fewer boxes for the same hits, until the body moves: on
-/// the CPU backend its wide tree is collapsed from that tree; on the GPU the scene builds the
-/// tree on the host and writes it over the body's LBVH
-/// ([`BvhStats::rest_trees`](crate::BvhStats::rest_trees)). (The refitting policies make the
-/// CPU backend's wide trees from binned-SAH trees at every rebuild; the GPU keeps its LBVHs
-/// there, which `Auto`'s mirror measures.)
+/// and end at once). Such a body's tree becomes, the first frame it is kept while others are
+/// updated (a body at rest as the scene moves on) with its tree a rebuild at its positions, the
+/// binned-SAH tree over the same leaves, whose rays enter fewer boxes for the same hits: on the
+/// CPU backend its wide tree is collapsed from that tree; on the GPU the scene builds the tree
+/// on the host and writes it over the body's LBVH
+/// ([`BvhStats::rest_trees`](crate::BvhStats::rest_trees)). Moved, it is rebuilt as an LBVH
+/// (`Rebuild`) or refitted as it is (`Refit`, `Auto`). (The refitting policies make the CPU
+/// backend's wide trees from binned-SAH trees at every rebuild; the GPU keeps LBVHs for the
+/// bodies that move, and `Auto` measures the LBVHs on both backends.)
 /// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured
 /// degradation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

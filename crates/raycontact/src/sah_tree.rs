@@ -1,8 +1,8 @@
 //! A binned-SAH binary tree over the leaves of a body's LBVH, for the CPU backend's bodies whose
 //! trees are kept from frame to frame (a static body: no position changed since its tree was
 //! last brought up to date), or refitted until the next rebuild (`BvhUpdate::Refit` and
-//! `Auto`); and for the GPU backend's bodies at rest under `BvhUpdate::Rebuild` (its scene
-//! builds the tree on the host and writes it over the body's LBVH: `scene/rest_trees.rs`). The
+//! `Auto`); and for the GPU backend's bodies at rest (its scene builds the tree on the host and
+//! writes it over the body's LBVH: `scene/rest_trees.rs`). The
 //! LBVH splits at Morton-code bits, which is cheap enough to run every frame; a tree made for
 //! many frames can afford the top-down surface-area heuristic once, and its rays then enter
 //! fewer boxes. Not a twin of any kernel: no kernel builds it.

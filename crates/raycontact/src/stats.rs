@@ -196,10 +196,10 @@ pub struct BvhStats {
     /// (`rest_trees`), in nanoseconds.
     pub host_ns: Option<f64>,
     /// Bodies newly at rest whose LBVH the GPU backend replaced by a binned-SAH tree over the
-    /// same leaves, built on the host, in this frame: under
-    /// [`BvhUpdate::Rebuild`](crate::BvhUpdate::Rebuild), a body that a rebuild keeps (its
-    /// positions did not change since its tree was rebuilt) while it rebuilds others. Its rays
-    /// then enter fewer boxes, with the same hits, until it moves. 0 on the CPU backend, whose
+    /// same leaves, built on the host, in this frame: a body that the frame's update keeps while
+    /// it rebuilds or refits others, its tree an LBVH rebuilt at its positions (not refitted
+    /// since). Its rays then enter fewer boxes, with the same hits, until it moves (then
+    /// rebuilt as an LBVH, or the same tree refitted). 0 on the CPU backend, whose
     /// wide trees of such bodies are collapsed from that tree instead.
     pub rest_trees: u32,
 }

@@ -54,11 +54,15 @@ pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) 
         assert_eq!(g.keys[r.clone()], c.keys[r.clone()], "{what} sorted Morton codes of body {b}");
         assert_eq!(g.values[r.clone()], c.values[r], "{what} sorted triangles of body {b}");
         if g.sah_trees.get(b).is_some_and(|&sah| sah) {
-            // A body at rest on the GPU: the binned-SAH tree over the leaves of `c`'s LBVH.
-            let (mut tree, mut parents) = (Vec::new(), Vec::new());
+            // A body at rest on the GPU: the binned-SAH tree over the leaves of `c`'s LBVH, or
+            // under a refitting policy such a tree refitted since.
+            let mut tree = Vec::new();
             sah_tree(c.body_nodes(p, b), c.body_state[b].leaf_count, &mut tree);
-            tree_parents(&tree, &mut parents);
-            assert_eq!(g.body_nodes(p, b), &tree[..], "{what} binned-SAH nodes of body {b}");
+            if g.body_nodes(p, b) != tree {
+                assert_refitted(&format!("{what} body {b}"), g.body_nodes(p, b), c, p, b);
+            }
+            let mut parents = Vec::new();
+            tree_parents(g.body_nodes(p, b), &mut parents);
             assert_eq!(g.body_parents(p, b), &parents[..], "{what} binned-SAH parents of body {b}");
         } else {
             assert_eq!(g.body_nodes(p, b), c.body_nodes(p, b), "{what} nodes of body {b}");
@@ -68,6 +72,31 @@ pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) 
             let fans = cpu::fit_fans(body, g.body_nodes(p, b), &p.triangles);
             assert_eq!(g.body_fans(p, b), &fans[..], "{what} fan words of body {b}");
         }
+    }
+}
+
+/// Checks that `tree`, packed body `b`'s binary tree in a GPU frame, is a refitted tree over
+/// the leaves of its LBVH in frame `c`: the same triangles, each leaf's box its triangle's, each
+/// internal node's box the union of its children's (a zero of either sign as +0, as `fit`).
+fn assert_refitted(what: &str, tree: &[Node], c: &FrameData, p: &Packing, b: usize) {
+    let lbvh = c.body_nodes(p, b);
+    assert_eq!(tree.len(), lbvh.len(), "{what}: nodes");
+    let internal = tree.len() / 2;
+    let triangles = |t: &[Node]| {
+        let mut tris: Vec<u32> = t[internal..].iter().map(|l| l.child & !LEAF_BIT).collect();
+        tris.sort_unstable();
+        tris
+    };
+    assert_eq!(triangles(tree), triangles(lbvh), "{what}: the leaves' triangles");
+    let boxes = &c.tri_boxes[p.bodies[b].tri_offset as usize..];
+    for (j, leaf) in tree[internal..].iter().enumerate() {
+        let t = &boxes[(leaf.child & !LEAF_BIT) as usize];
+        assert_eq!((leaf.min, leaf.max), (t.min, t.max), "{what}: leaf {j}'s box");
+    }
+    for (k, node) in tree[..internal].iter().enumerate() {
+        let (l, r) = (&tree[node.child as usize], &tree[tree[node.child as usize].escape as usize]);
+        let union = (l.min.min(r.min) + Vec3::ZERO, l.max.max(r.max) + Vec3::ZERO);
+        assert_eq!((node.min, node.max), union, "{what}: node {k}'s box");
     }
 }
 

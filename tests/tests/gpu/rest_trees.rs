@@ -1,12 +1,13 @@
-//! The binned-SAH trees of bodies at rest on the GPU (`scene/rest_trees.rs`): under
-//! `BvhUpdate::Rebuild`, a body that a rebuild keeps while it rebuilds others gets, once per
-//! rest, the binned-SAH tree over its LBVH's leaves (nodes, parents and, where the tuning passes
-//! fans, fan words: `assert_same_frame` checks them against the CPU frame's), and the
-//! detections and ray queries on it find what the CPU backend finds; moved, it is an LBVH
-//! again. A refitting policy writes none.
+//! The binned-SAH trees of bodies at rest on the GPU (`scene/rest_trees.rs`): a body that a
+//! frame's update keeps while it updates others, its tree an LBVH rebuilt at its positions,
+//! gets once per rest the binned-SAH tree over that LBVH's leaves (nodes, parents and, where
+//! the tuning passes fans, fan words: `assert_same_frame` checks them against the CPU frame's),
+//! and the detections and ray queries on it find what the CPU backend finds; moved, it is an
+//! LBVH again under `Rebuild`, and the same tree refitted under `Refit`.
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::layout::BODY_FANS;
+use raycontact::internals::sah_tree::sah_tree;
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, BvhUpdate, Pairs, Ray, Scene};
 use raycontact_tests::{ctx, other_tuning_ctx};
@@ -85,9 +86,19 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
                     // The sphere at rest from frame 1 to 2 and from frame 4 on; the sheet from
                     // frame 1 to 3 and from frame 5 on.
                     BvhUpdate::Rebuild => [false, frame != 0 && frame != 3, frame != 0 && frame != 4],
-                    _ => [false; 3],
+                    // Both from frame 1 on: a refit keeps the tree's shape.
+                    _ => [false, frame != 0, frame != 0],
                 };
                 assert_eq!(sah, expected, "{what}: binned-SAH trees");
+                let p = gpu.packing();
+                for b in (0..3).filter(|&b| sah[b]) {
+                    // Exactly the tree of the CPU frame's leaves while the body stays where it
+                    // came to rest (always under Rebuild; a refit moves its boxes).
+                    let rested = policy == BvhUpdate::Rebuild || b == 1 && frame < 3 || b == 2 && frame < 4;
+                    let mut tree = Vec::new();
+                    sah_tree(cf.body_nodes(p, b), cf.body_state[b].leaf_count, &mut tree);
+                    assert_eq!(gf.body_nodes(p, b) == tree, rested, "{what}: body {b}'s tree");
+                }
                 let hits = gpu.cast_rays(&ids[..], &rays()).unwrap();
                 let want = cpu.cast_rays(&ids[..], &rays()).unwrap();
                 for (i, (h, w)) in hits.iter().zip(&want).enumerate() {
@@ -98,7 +109,7 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
             }
             let expected: &[u32] = match policy {
                 BvhUpdate::Rebuild => &[0, 2, 0, 0, 1, 1, 0],
-                _ => &[0; 7],
+                _ => &[0, 2, 0, 0, 0, 0, 0],
             };
             assert_eq!(rested, expected, "{what}: bodies newly at rest per frame");
         }

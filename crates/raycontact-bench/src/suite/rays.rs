@@ -136,11 +136,11 @@ impl Tracer for CountingTracer<'_> {
     }
 }
 
-/// Per packed body of the CPU backend's `frame`, the binary tree the GPU walks in the same
-/// frame under `BvhUpdate::Rebuild`: the binned-SAH tree the body's wide tree was collapsed from
-/// where there is one (a body at rest, whose LBVH the GPU scene replaces by that tree,
-/// `BvhStats::rest_trees`; a static body's, which the GPU's is from its first frame at rest on),
-/// else its LBVH.
+/// Per packed body of the CPU backend's `frame` (`cpu-rayon`'s: `BvhUpdate::Rebuild`), the
+/// binary tree the GPU walks in the same frame: the binned-SAH tree the body's wide tree was
+/// collapsed from where there is one (a body at rest, whose LBVH the GPU scene replaces by that
+/// tree, `BvhStats::rest_trees`; a static body's, which the GPU's is from its first frame at
+/// rest on), else its LBVH.
 fn gpu_trees<'a>(frame: &'a FrameData, packing: &Packing) -> Vec<&'a [Node]> {
     let sah = |b: usize| frame.body_wide(b).map(|w| &w.sah[..]).filter(|t| !t.is_empty());
     (0..packing.bodies.len()).map(|b| sah(b).unwrap_or_else(|| frame.body_nodes(packing, b))).collect()

@@ -18,10 +18,11 @@
 //! data the frame leaves as it is (`layout::BODY_KEEP`, marked by `kept.rs`) is skipped by
 //! every one of these kernels, and its state is not cleared.
 //!
-//! A body newly at rest in a rebuild (kept while others are rebuilt, `kept.rs`) gets its
-//! binned-SAH tree, built on the host by the scene (`scene/rest_trees.rs`) and written over its
-//! LBVH before the frame is submitted ([`GpuScene::write_rest_tree`]): the frame's kernels leave
-//! the body, and the frames after walk the new tree until it is rebuilt.
+//! A body newly at rest (kept while others are rebuilt or refitted, its tree a rebuild at its
+//! positions: `kept.rs`) gets its binned-SAH tree, built on the host by the scene
+//! (`scene/rest_trees.rs`) and written over its LBVH before the frame is submitted
+//! ([`GpuScene::write_rest_tree`]): the frame's kernels leave the body, and the frames after
+//! walk the new tree until it is rebuilt (a refit refits it, through its parents).
 
 use super::GpuScene;
 use super::buffers::B;
@@ -140,7 +141,7 @@ impl GpuScene {
     }
 
     /// The packed bodies newly at rest in the frame just recorded (`kept.rs`): kept by a rebuild
-    /// that rebuilds other bodies, their trees still the LBVHs of their last rebuild.
+    /// or refit that updates other bodies, their trees LBVHs rebuilt at their positions.
     pub fn newly_at_rest(&self) -> Vec<usize> {
         self.kept.newly_at_rest().collect()
     }

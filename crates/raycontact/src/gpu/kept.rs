@@ -7,7 +7,7 @@
 //! frame clears only the other bodies' states. As on the CPU backend ([`Changes`]).
 //!
 //! Also which bodies' trees are binned-SAH trees the scene wrote over their LBVHs (a body at
-//! rest, `scene/rest_trees.rs`), and which bodies a rebuild finds newly at rest.
+//! rest, `scene/rest_trees.rs`), and which bodies a frame finds newly at rest.
 
 use super::buffers::{B, Buffers};
 use crate::changes::Changes;
@@ -26,8 +26,8 @@ pub(super) struct Kept {
     segments: Vec<SortSegment>,
     /// Whether this frame keeps some body.
     any: bool,
-    /// Whether this frame is a rebuild that leaves some body to rebuild.
-    rebuilds_some: bool,
+    /// Whether this frame brings some body's tree up to date (rebuilt or refitted).
+    updates_some: bool,
     /// Per packed body, whether its tree is a binned-SAH tree written over its LBVH
     /// ([`Self::rest`]) and not rebuilt since.
     sah: Vec<bool>,
@@ -40,7 +40,7 @@ impl Kept {
         self.bodies.clone_from(&p.bodies);
         self.segments.clone_from(&p.segments);
         self.any = false;
-        self.rebuilds_some = false;
+        self.updates_some = false;
         self.sah.clear();
         self.sah.resize(p.bodies.len(), false);
     }
@@ -57,7 +57,7 @@ impl Kept {
     /// each).
     pub fn begin_frame(&mut self, queue: &wgpu::Queue, bufs: &Buffers, bvh: BvhAction) {
         self.any = false;
-        self.rebuilds_some = false;
+        self.updates_some = false;
         if bvh == BvhAction::None {
             // No stage runs.
             return;
@@ -70,10 +70,10 @@ impl Kept {
                 _ => !self.changes.moved[b],
             };
             self.any |= keep;
-            if bvh == BvhAction::Rebuilt && !keep {
-                // Its tree is rebuilt: an LBVH again.
-                self.sah[b] = false;
-                self.rebuilds_some = true;
+            if !keep && matches!(bvh, BvhAction::Rebuilt | BvhAction::Refitted) {
+                self.updates_some = true;
+                // A rebuilt tree is an LBVH again (a refitted one keeps its shape).
+                self.sah[b] &= bvh != BvhAction::Rebuilt;
             }
             let flags = (self.bodies[b].flags & !BODY_KEEP) | if keep { BODY_KEEP } else { 0 };
             if flags != self.bodies[b].flags {
@@ -107,12 +107,15 @@ impl Kept {
         self.any && self.bodies.get(b).is_some_and(|body| body.flags & BODY_KEEP != 0)
     }
 
-    /// The bodies newly at rest: kept by the rebuild that [`Self::begin_frame`] began while it
-    /// rebuilds some other body (the scene moves on around them, as the CPU backend's
-    /// `wide_bvh::Motion::Resting`), their trees still their LBVHs.
+    /// The bodies newly at rest: kept by the rebuild or refit that [`Self::begin_frame`] began
+    /// while it updates some other body's tree (the scene moves on around them, as the CPU
+    /// backend's `wide_bvh::Motion::Resting`), their trees still LBVHs rebuilt at their
+    /// positions (not refitted since: so the tree's leaves are the body's non-degenerate
+    /// triangles).
     pub fn newly_at_rest(&self) -> impl Iterator<Item = usize> + '_ {
-        let rest = self.rebuilds_some && self.any;
-        (0..self.sah.len()).filter(move |&b| rest && !self.sah[b] && self.is_kept(b))
+        let rest = self.updates_some && self.any;
+        let stale = self.changes.stale();
+        (0..self.sah.len()).filter(move |&b| rest && !self.sah[b] && self.is_kept(b) && !stale[b])
     }
 
     /// Packed body `b`'s tree is now a binned-SAH tree over its LBVH's leaves.

@@ -1,31 +1,36 @@
-//! The binned-SAH trees of a GPU scene's bodies at rest: under [`BvhUpdate::Rebuild`], a body
-//! that a rebuild keeps while it rebuilds others (its positions did not change since its tree
-//! was rebuilt, and the scene moves on around it: `gpu/kept.rs`) has its LBVH replaced by the
-//! binned-SAH tree over the same leaves ([`sah_tree_of_boxes`]), built here on the host from
-//! its positions and written before the frame is submitted ([`GpuScene::write_rest_tree`]). As
-//! the CPU backend collapses such a body's wide tree from that tree ([`Making::Sah`]). The
-//! closest hit does not depend on the tree, so the contacts are the same; the rays enter fewer
-//! boxes until the body moves and is rebuilt. A tree per rest, however long the rest.
+//! The binned-SAH trees of a GPU scene's bodies at rest: a body that a frame's update keeps
+//! while it rebuilds or refits others, and whose tree is an LBVH rebuilt at its positions (they
+//! did not change since, and no refit made its tree: `gpu/kept.rs`), has that LBVH replaced by
+//! the binned-SAH tree over the same leaves ([`sah_tree_of_boxes`]), built here on the host
+//! from its positions and written before the frame is submitted
+//! ([`GpuScene::write_rest_tree`]). As the CPU backend collapses such a body's wide tree from
+//! that tree ([`Making::Sah`]). The closest hit does not depend on the tree, so the contacts
+//! are the same; the rays enter fewer boxes until the body moves: a rebuild then makes it an
+//! LBVH again, a refit ([`BvhUpdate::Refit`], `Auto`) refits its shape (its parents are
+//! written for `fit`). A tree per rest, however long the rest. `Auto`'s measure stays that of
+//! the LBVHs its mirror keeps (`scene/bvh.rs`), as the CPU backend measures its binary trees,
+//! not the wide ones it walks.
 //!
 //! The leaves are those of the body's LBVH without reading it back: its non-degenerate
-//! triangles, each with the box that `triangle_bounds` and `morton` give it (the twin's
-//! [`cpu::triangle_box`], bit for bit the kernels', as `tests/tests/gpu/bvh.rs` checks every
-//! frame), and the tree depends on the leaves alone. Only under `Rebuild`: a refitting policy
-//! refits the LBVH the GPU's `Auto` mirror measures ([`crate::bvh_update`]).
+//! triangles (those of the rebuild that made the LBVH, at these positions), each with the box
+//! that `triangle_bounds` and `morton` give it (the twin's [`cpu::triangle_box`], bit for bit
+//! the kernels', as `tests/tests/gpu/bvh.rs` checks every frame), and the tree depends on the
+//! leaves alone.
 //!
 //! On lavapipe (3 alternated runs each of `raycontact-bench --no-parry --implementations gpu`
 //! before and after), the armadillo pair (`--files armadillo.off armadillo.off --translate-b
 //! 22.88,0,0`, body A still) went from 87.0-88.6 to 81.8-83.5 ms a frame (72.7 -> 64.1 nodes per
-//! ray), `eight-sheets` (three static bodies) from 103.6-104.5 to 96.0-97.1 ms.
+//! ray), `eight-sheets` (three static bodies) from 103.6-104.5 to 96.0-97.1 ms; under `Refit`
+//! (`--implementations gpu-refit`) from 73.6-75.9 to 68.3-69.3 and from 94.8-95.8 to 88.4-90.0.
 //!
 //! [`Making::Sah`]: crate::wide_bvh::Making
+//! [`BvhUpdate::Refit`]: crate::BvhUpdate::Refit
 
 use rayon::prelude::*;
 use web_time::Instant;
 
 use super::Scene;
 use crate::backend::Engine;
-use crate::bvh_update::BvhUpdate;
 use crate::cpu::{self, fit_fans};
 use crate::layout::{Node, TriBox};
 use crate::sah_tree::{sah_tree_of_boxes, tree_parents};
@@ -36,14 +41,11 @@ use crate::stats::FrameStats;
 type RestTree = (Vec<Node>, Vec<u32>, Vec<u32>);
 
 impl Scene {
-    /// Writes the binned-SAH tree of every body newly at rest in the GPU frame just recorded
-    /// (under [`BvhUpdate::Rebuild`]), built in parallel over the bodies; their number and the
-    /// host time go to `stats.bvh`. GPU scenes only.
+    /// Writes the binned-SAH tree of every body newly at rest in the GPU frame just recorded,
+    /// built in parallel over the bodies; their number and the host time go to `stats.bvh`.
+    /// GPU scenes only.
     pub(super) fn write_rest_trees(&mut self, stats: &mut FrameStats) {
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
-        if self.bvh_update != BvhUpdate::Rebuild {
-            return;
-        }
         let rest = g.newly_at_rest();
         if rest.is_empty() {
             return;
