@@ -45,9 +45,11 @@ use crate::packing::Packing;
 /// CPU backend its wide tree is collapsed from that tree; on the GPU the scene builds the tree
 /// on the host and writes it over the body's LBVH
 /// ([`BvhStats::rest_trees`](crate::BvhStats::rest_trees)). Moved, it is rebuilt as an LBVH
-/// (`Rebuild`) or refitted as it is (`Refit`, `Auto`). (The refitting policies make the CPU
-/// backend's wide trees from binned-SAH trees at every rebuild; the GPU keeps LBVHs for the
-/// bodies that move, and `Auto` measures the LBVHs on both backends.)
+/// (`Rebuild`) or refitted as it is (`Refit`, `Auto`). The refitting policies also make every
+/// rebuilt body's tree a binned-SAH one for the refits that follow: the CPU backend's wide
+/// trees at once, the GPU's from the next frame on
+/// ([`BvhStats::refit_trees`](crate::BvhStats::refit_trees)); `Auto` measures the LBVHs on both
+/// backends.
 /// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured
 /// degradation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -38,8 +38,9 @@ pub struct FrameData {
     pub faces: Vec<Vec3>,
     /// Per packed body, whether its binary tree (`nodes`, `parents`, `fans`) is the binned-SAH
     /// tree of its leaves ([`sah_tree`](crate::internals::sah_tree::sah_tree)) that the GPU scene
-    /// writes over the LBVH of a body at rest ([`BvhStats::rest_trees`](crate::BvhStats)), or
-    /// that tree refitted since, rather than an LBVH (empty in a frame of the CPU backend, whose
+    /// writes over the LBVH of a body at rest, or under a refitting policy of a rebuilt body
+    /// ([`BvhStats`](crate::BvhStats)'s `rest_trees`, `refit_trees`), or that tree refitted
+    /// since, rather than an LBVH (empty in a frame of the CPU backend, whose
     /// binary trees are LBVHs: its wide trees are collapsed from such a tree instead).
     pub sah_trees: Vec<bool>,
     /// The CPU backend's 4-wide trees, collapsed from `nodes` (each body's right after its

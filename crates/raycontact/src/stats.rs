@@ -202,6 +202,12 @@ pub struct BvhStats {
     /// rebuilt as an LBVH, or the same tree refitted). 0 on the CPU backend, whose
     /// wide trees of such bodies are collapsed from that tree instead.
     pub rest_trees: u32,
+    /// Bodies whose LBVH this frame rebuilt on the GPU under a refitting policy
+    /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`), for which the GPU backend built
+    /// on the host the binned-SAH tree over the same leaves, written over the LBVH before the
+    /// next frame, which refits it (as the CPU backend makes its wide trees under these
+    /// policies). 0 on the CPU backend.
+    pub refit_trees: u32,
 }
 
 /// Figures of one frame, by stage.

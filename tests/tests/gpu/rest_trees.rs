@@ -3,7 +3,8 @@
 //! gets once per rest the binned-SAH tree over that LBVH's leaves (nodes, parents and, where
 //! the tuning passes fans, fan words: `assert_same_frame` checks them against the CPU frame's),
 //! and the detections and ray queries on it find what the CPU backend finds; moved, it is an
-//! LBVH again under `Rebuild`, and the same tree refitted under `Refit`.
+//! LBVH again under `Rebuild`. Under `Refit` every body the first frame rebuilds gets such a
+//! tree for the frames after, which refit it.
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::layout::BODY_FANS;
@@ -58,7 +59,7 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
                     meshes.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
             }
             // The torus moves every frame; the sphere in frame 3 only; the sheet in frames 0 and 4.
-            let mut rested = Vec::new();
+            let (mut rested, mut refit_trees) = (Vec::new(), Vec::new());
             for frame in 0..7 {
                 let at = |m: &TriMesh, shift: Vec3| -> Vec<Vec3> {
                     m.positions.iter().map(|p| *p + shift).collect()
@@ -78,6 +79,7 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
                 assert!(!g.contacts.is_empty(), "{what}");
                 assert_same(&what, &g.contacts, &c.contacts);
                 rested.push(g.stats.bvh.rest_trees);
+                refit_trees.push(g.stats.bvh.refit_trees);
                 let (gf, cf) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
                 assert_same_frame(&what, &gf, &cf, gpu.packing());
                 assert_ne!(gpu.packing().bodies[1].flags & BODY_FANS, 0, "{what}: the sphere's poles");
@@ -86,8 +88,9 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
                     // The sphere at rest from frame 1 to 2 and from frame 4 on; the sheet from
                     // frame 1 to 3 and from frame 5 on.
                     BvhUpdate::Rebuild => [false, frame != 0 && frame != 3, frame != 0 && frame != 4],
-                    // Both from frame 1 on: a refit keeps the tree's shape.
-                    _ => [false, frame != 0, frame != 0],
+                    // Every body from frame 1 on: the trees of frame 0's rebuild, written before
+                    // frame 1, whose refits keep their shape.
+                    _ => [frame != 0; 3],
                 };
                 assert_eq!(sah, expected, "{what}: binned-SAH trees");
                 let p = gpu.packing();
@@ -108,11 +111,12 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
                 }
                 assert!(hits.iter().filter(|h| h.is_hit()).count() > 32, "{what}: rays hit");
             }
-            let expected: &[u32] = match policy {
-                BvhUpdate::Rebuild => &[0, 2, 0, 0, 1, 1, 0],
-                _ => &[0, 2, 0, 0, 0, 0, 0],
+            let (expected, rebuilt): (&[u32], &[u32]) = match policy {
+                BvhUpdate::Rebuild => (&[0, 2, 0, 0, 1, 1, 0], &[0; 7]),
+                _ => (&[0; 7], &[3, 0, 0, 0, 0, 0, 0]),
             };
             assert_eq!(rested, expected, "{what}: bodies newly at rest per frame");
+            assert_eq!(refit_trees, rebuilt, "{what}: trees of rebuilt bodies per frame");
         }
     }
 }

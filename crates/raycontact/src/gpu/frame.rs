@@ -22,7 +22,9 @@
 //! positions: `kept.rs`) gets its binned-SAH tree, built on the host by the scene
 //! (`scene/rest_trees.rs`) and written over its LBVH before the frame is submitted
 //! ([`GpuScene::write_rest_tree`]): the frame's kernels leave the body, and the frames after
-//! walk the new tree until it is rebuilt (a refit refits it, through its parents).
+//! walk the new tree until it is rebuilt (a refit refits it, through its parents). Under a
+//! refitting policy the trees of a rebuild's bodies are written so too, before the next frame
+//! ([`GpuScene::defer_tree`]).
 
 use super::GpuScene;
 use super::buffers::B;
@@ -31,6 +33,10 @@ use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
 use crate::layout::{BODY_FANS, BodyGpu, BodyState, Node, TRIANGLE_REGIONS, VERTEX_PREVIOUS, WG_SIZE};
 use crate::stats::{BvhAction, FrameStats, Stage};
+
+/// A binary tree built on the host for a body: its nodes (body-local), their parents and its
+/// fan words (empty unless the body has them).
+pub(crate) type HostTree = (Vec<Node>, Vec<u32>, Vec<u32>);
 
 /// Byte ranges of a body's [`BodyState`] that hold its box: `min_key` and `max_key`.
 const BOX_KEYS: [(u64, u64); 2] = [
@@ -60,6 +66,10 @@ impl GpuScene {
     ) {
         if let Some(t) = &self.timer {
             t.begin_frame();
+        }
+        // The trees of the bodies the last frame rebuilt, made for this one (which refits them).
+        for (b, body, tree) in std::mem::take(&mut self.deferred) {
+            self.write_rest_tree(b, &body, (&tree.0, &tree.1, &tree.2), stats);
         }
         let uploads = std::mem::take(&mut self.uploads);
         let p = self.params;
@@ -144,6 +154,19 @@ impl GpuScene {
     /// or refit that updates other bodies, their trees LBVHs rebuilt at their positions.
     pub fn newly_at_rest(&self) -> Vec<usize> {
         self.kept.newly_at_rest().collect()
+    }
+
+    /// The packed bodies the frame just recorded rebuilt (none unless it was a rebuild).
+    pub fn rebuilt_bodies(&self) -> Vec<usize> {
+        self.kept.rebuilt().collect()
+    }
+
+    /// Keeps `tree` (as [`Self::write_rest_tree`] takes it), a binned-SAH tree over the leaves
+    /// of the LBVH the frame just recorded builds for packed body `b`, to be written over that
+    /// LBVH when the next frame is recorded, before its commands: under a refitting policy,
+    /// whose next frames refit the tree. Dropped by a new packing.
+    pub fn defer_tree(&mut self, b: usize, body: &BodyGpu, tree: HostTree) {
+        self.deferred.push((b, *body, tree));
     }
 
     /// Whether the trees of packed bodies with `flags` have fan words (`fit` writes them).

@@ -6,8 +6,8 @@
 //! `triangle_bounds`, `morton`, the sort, `hierarchy` and `fit` skip it and its data stays; the
 //! frame clears only the other bodies' states. As on the CPU backend ([`Changes`]).
 //!
-//! Also which bodies' trees are binned-SAH trees the scene wrote over their LBVHs (a body at
-//! rest, `scene/rest_trees.rs`), and which bodies a frame finds newly at rest.
+//! Also which bodies' trees are binned-SAH trees the scene wrote over their LBVHs
+//! (`scene/rest_trees.rs`), which bodies a frame finds newly at rest, and which it rebuilds.
 
 use super::buffers::{B, Buffers};
 use crate::changes::Changes;
@@ -28,6 +28,8 @@ pub(super) struct Kept {
     any: bool,
     /// Whether this frame brings some body's tree up to date (rebuilt or refitted).
     updates_some: bool,
+    /// Whether this frame is a rebuild.
+    rebuilds: bool,
     /// Per packed body, whether its tree is a binned-SAH tree written over its LBVH
     /// ([`Self::rest`]) and not rebuilt since.
     sah: Vec<bool>,
@@ -41,6 +43,7 @@ impl Kept {
         self.segments.clone_from(&p.segments);
         self.any = false;
         self.updates_some = false;
+        self.rebuilds = false;
         self.sah.clear();
         self.sah.resize(p.bodies.len(), false);
     }
@@ -58,6 +61,7 @@ impl Kept {
     pub fn begin_frame(&mut self, queue: &wgpu::Queue, bufs: &Buffers, bvh: BvhAction) {
         self.any = false;
         self.updates_some = false;
+        self.rebuilds = bvh == BvhAction::Rebuilt;
         if bvh == BvhAction::None {
             // No stage runs.
             return;
@@ -116,6 +120,12 @@ impl Kept {
         let rest = self.updates_some && self.any;
         let stale = self.changes.stale();
         (0..self.sah.len()).filter(move |&b| rest && !self.sah[b] && self.is_kept(b) && !stale[b])
+    }
+
+    /// The bodies whose trees the rebuild that [`Self::begin_frame`] began rebuilds (none when
+    /// it began no rebuild).
+    pub fn rebuilt(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.sah.len()).filter(move |&b| self.rebuilds && !self.is_kept(b))
     }
 
     /// Packed body `b`'s tree is now a binned-SAH tree over its LBVH's leaves.

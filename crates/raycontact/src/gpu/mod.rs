@@ -44,6 +44,7 @@ mod walk;
 
 pub(crate) use buffers::{B, check_fits};
 pub(crate) use detect::GpuDetection;
+pub(crate) use frame::HostTree;
 pub(crate) use intersect::IntersectRun;
 pub use intersect::IntersectionBuffers;
 pub(crate) use raycast::QueryKind;
@@ -120,6 +121,9 @@ pub(crate) struct GpuScene {
     last_crossing_count: u64,
     /// The bodies a frame leaves as they are (`layout::BODY_KEEP`), and what moved.
     kept: kept::Kept,
+    /// Binned-SAH trees of the bodies the last frame rebuilt, for the next frame to write
+    /// before its commands ([`GpuScene::defer_tree`]).
+    deferred: Vec<(usize, crate::layout::BodyGpu, frame::HostTree)>,
 }
 
 impl GpuScene {
@@ -153,6 +157,7 @@ impl GpuScene {
             intersect_read: None,
             last_crossing_count: 0,
             kept: kept::Kept::default(),
+            deferred: Vec::new(),
         }
     }
 
@@ -239,6 +244,7 @@ impl GpuScene {
         self.edges.clone_from(&p.edges);
         self.packing_epoch += 1;
         self.kept.packed(p);
+        self.deferred.clear();
     }
 
     /// Writes the uniforms of a frame's sort of `passes` passes (`layout::sort_passes`) over the
