@@ -113,7 +113,7 @@ const PARALLEL_LEAVES: usize = 4096;
 pub fn sah_tree(lbvh: &[Node], leaves: u32, out: &mut Vec<Node>) {
     let n = leaves as usize;
     let internal = n.saturating_sub(1);
-    let lbvh_leaves = lbvh.get(internal..internal + n).unwrap_or_default();
+    let lbvh_leaves = &lbvh[internal..internal + n];
     // Each leaf at its triangle's place (the leaves' triangles are distinct), then the places
     // of the triangles that are no leaf (degenerate ones) dropped.
     let places = lbvh_leaves.iter().map(|l| (l.child & !LEAF_BIT) as usize + 1).max().unwrap_or(0);
