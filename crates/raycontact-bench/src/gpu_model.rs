@@ -63,7 +63,13 @@ const TRIANGLE_BYTES: f64 = 128.0;
 /// vertex's two rays walked together when `line` (the GPU tuning's walk), else each on its own.
 pub fn binary_bytes_per_ray(rays: &RayFigures, line: bool) -> f64 {
     let nodes = if line { rays.nodes_per_ray_gpu_line_walk } else { rays.nodes_per_ray_gpu_walk };
-    nodes * NODE_BYTES + rays.triangles_per_ray * TRIANGLE_BYTES
+    walk_bytes_per_ray(nodes, rays.triangles_per_ray)
+}
+
+/// Bytes a ray of `nodes` nodes visited and `triangles` triangles tested moves through the
+/// kernels' binary layout, as [`binary_bytes_per_ray`] counts them.
+pub fn walk_bytes_per_ray(nodes: f64, triangles: f64) -> f64 {
+    nodes * NODE_BYTES + triangles * TRIANGLE_BYTES
 }
 
 /// Bytes a ray would move through the CPU backend's 4-wide layout (`WideNode`s and
@@ -125,24 +131,35 @@ impl GpuModel {
     }
 }
 
-/// The counts of a full-pass GPU implementation's frames (`gpu`, `gpu-refit`; `None` for any
-/// other: the iterative passes walk instead of traversing) on an instance whose rays are
-/// `rays`: the mean dispatches and read-back, the last frame's bound bytes, and the rays with
-/// the GPU walk's nodes and triangles per ray, a cloth vertex's two rays walked together as the
-/// GPU tuning walks them (counted on the rebuilt trees: a refitted tree may
-/// visit more).
+/// Whether the model gives a floor for implementation `id`'s frames: the full-pass GPU
+/// implementations (`gpu`, `gpu-refit`; the iterative passes walk instead of traversing).
+pub fn counted(id: &str) -> bool {
+    matches!(id, "gpu" | "gpu-refit")
+}
+
+/// The counts of a full-pass GPU implementation's frames ([`counted`]; `None` for any other) on
+/// an instance whose rays are `rays`: the mean dispatches and read-back, the last frame's bound
+/// bytes, and the rays with the GPU walk's nodes and triangles per ray, a cloth vertex's two
+/// rays walked together as the GPU tuning walks them, over the trees the implementation's last
+/// frame walked ([`ImplResult::trees_walked`]: `gpu-refit`'s refitted binned-SAH trees,
+/// `gpu`'s LBVHs and rest trees), or where they were not counted the instance's (`rays`,
+/// `gpu`'s trees as the CPU reference's frame gives them).
 pub fn frame_counts(i: &ImplResult, rays: &RayFigures) -> Option<FrameCounts> {
-    if !matches!(i.id, "gpu" | "gpu-refit") || i.dispatches.is_empty() {
+    if !counted(i.id) || i.dispatches.is_empty() {
         return None;
     }
     let (read, written) = i.bytes_bound.unwrap_or((0, 0));
+    let (nodes_per_ray, triangles_per_ray) = match i.trees_walked {
+        Some(w) => (w.nodes_per_ray_line, w.triangles_per_ray),
+        None => (rays.nodes_per_ray_gpu_line_walk, rays.triangles_per_ray),
+    };
     Some(FrameCounts {
         dispatches: mean(&i.dispatches.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
         bytes_bound: (read + written) as f64,
         bytes_read_back: mean(&i.bytes_read_back.iter().map(|&d| d as f64).collect::<Vec<_>>()),
         rays: rays.rays() as f64,
-        nodes_per_ray: rays.nodes_per_ray_gpu_line_walk,
-        triangles_per_ray: rays.triangles_per_ray,
+        nodes_per_ray,
+        triangles_per_ray,
     })
 }
 

@@ -401,6 +401,17 @@ fn print_gpu_frame(r: &InstanceResult) {
             fmt_bytes(written as f64),
             g.buffers_allocated.unwrap_or(0)
         );
+        if let Some(w) = g.trees_walked {
+            let together = if w.nodes_per_ray_line != w.nodes_per_ray {
+                format!(" ({:.1} with a cloth vertex's two rays walked together)", w.nodes_per_ray_line)
+            } else {
+                String::new()
+            };
+            println!(
+                "  its trees (the last frame's, read back): {:.1} nodes/ray{together}, {:.2} triangles/ray",
+                w.nodes_per_ray, w.triangles_per_ray
+            );
+        }
         if let Some(c) = gpu_model::frame_counts(g, &r.rays) {
             let e = H100.estimate(&c);
             println!(

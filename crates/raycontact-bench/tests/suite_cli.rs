@@ -204,8 +204,26 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
             assert!((parts.iter().sum::<f64>() - total).abs() < 1e-9, "{name}: {id} {floor}");
             assert!(parts[0] > 0.0 && parts.iter().all(|&p| p >= 0.0), "{name}: {id} {floor}");
         }
+        // The floor's traversal is over each implementation's own trees, read back after its
+        // run, for the reference's rays: `gpu`'s are the trees the instance's ray figures infer
+        // from the CPU reference's frame (its LBVHs, the binned-SAH trees of the bodies at
+        // rest), node for node.
+        let rays = &inst["rays"];
+        let walked = &gpu["gpu"]["trees_walked"];
+        for k in ["nodes_per_ray_gpu_walk", "nodes_per_ray_gpu_line_walk", "triangles_per_ray"] {
+            assert_eq!(walked[k], rays[k], "{name}: gpu's own trees, {k}");
+        }
+        for id in ["gpu", "gpu-refit"] {
+            let g = &implementation(inst, id).unwrap()["gpu"];
+            let bytes = g["trees_walked"]["bytes_per_ray_gpu_line_walk"].as_f64().unwrap();
+            let rays_per_frame = rays["rays_per_frame"].as_f64().unwrap();
+            let traversal = g["h100_floor_ms"]["traversal"].as_f64().unwrap();
+            // 5.5e6 bytes per µs: the model's L2 bandwidth.
+            assert!((traversal - rays_per_frame * bytes / 5.5e6 / 1e3).abs() < 1e-12, "{name}: {id}");
+        }
         if let Some(walk) = implementation(inst, "gpu-walk") {
             assert!(walk["gpu"]["h100_floor_ms"].is_null(), "{name}: gpu-walk");
+            assert!(walk["gpu"]["trees_walked"].is_null(), "{name}: gpu-walk");
         }
         let timing = gpu["stage_timing"].as_str().unwrap();
         let timestamps = gpu["gpu"]["timestamps_per_frame"].as_f64().unwrap();

@@ -274,6 +274,17 @@ struct GpuFigures {
     /// The model's floor for this frame on an H100 from these counts (`gpu_model.rs`), ms;
     /// full passes only.
     h100_floor_ms: Option<H100Floor>,
+    /// The GPU walk's counts over this implementation's own trees (full passes only).
+    trees_walked: Option<TreesWalked>,
+}
+
+/// `results::TreeWalk`, with the bytes the H100 model counts per ray.
+#[derive(Serialize)]
+struct TreesWalked {
+    bytes_per_ray_gpu_line_walk: f64,
+    nodes_per_ray_gpu_line_walk: f64,
+    nodes_per_ray_gpu_walk: f64,
+    triangles_per_ray: f64,
 }
 
 /// `gpu_model::Estimate` by part, ms.
@@ -500,6 +511,15 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
                     total: e.total_ms(),
                     traversal: e.traversal_ms,
                 }
+            }),
+            trees_walked: i.trees_walked.map(|w| TreesWalked {
+                bytes_per_ray_gpu_line_walk: gpu_model::walk_bytes_per_ray(
+                    w.nodes_per_ray_line,
+                    w.triangles_per_ray,
+                ),
+                nodes_per_ray_gpu_line_walk: w.nodes_per_ray_line,
+                nodes_per_ray_gpu_walk: w.nodes_per_ray,
+                triangles_per_ray: w.triangles_per_ray,
             }),
         }
     });

@@ -69,6 +69,9 @@ pub struct ImplResult {
     pub bytes_bound: Option<(u64, u64)>,
     /// GPU buffers allocated over the timed frames (GPU; 0 in steady state).
     pub buffers_allocated: Option<u64>,
+    /// The GPU walk's counts over the trees this implementation's last frame walked (`gpu`,
+    /// `gpu-refit`; read back after the run, `suite::rays::trees_walked`).
+    pub trees_walked: Option<TreeWalk>,
     /// Rays cast per frame, as this implementation counted them (parry3d).
     pub rays: Vec<u64>,
     /// Iterative detection's figures (`gpu-walk`, `cpu-walk`).
@@ -103,6 +106,7 @@ impl ImplResult {
             bytes_read_back: Vec::new(),
             bytes_bound: None,
             buffers_allocated: None,
+            trees_walked: None,
             rays: Vec::new(),
             walking: None,
             threads: None,
@@ -192,6 +196,20 @@ impl ImplResult {
     pub fn mean_contacts(&self) -> f64 {
         mean(&self.contacts.iter().map(|&c| c as f64).collect::<Vec<_>>())
     }
+}
+
+/// The GPU walk's counts over one GPU implementation's own trees (its last frame's, read back),
+/// per ray of the instance's last frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TreeWalk {
+    /// Nodes visited per ray, every ray walked on its own (the software tuning's walk), as
+    /// [`RayFigures::nodes_per_ray_gpu_walk`] counts them.
+    pub nodes_per_ray: f64,
+    /// The same with a cloth vertex's two rays walked together (the GPU tuning's walk), as
+    /// [`RayFigures::nodes_per_ray_gpu_line_walk`] counts them.
+    pub nodes_per_ray_line: f64,
+    /// Triangles tested per ray.
+    pub triangles_per_ray: f64,
 }
 
 /// Figures of the rays of the last frame, counted by replaying the CPU reference's full pass

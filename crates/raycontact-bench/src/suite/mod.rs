@@ -20,7 +20,7 @@ use crate::progress::Progress;
 use crate::results::{FrameKeys, ImplKind, ImplResult, InstanceResult, ORDER, SuiteResult, WalkDiff, differ};
 use crate::run::{Finished, Named};
 use crate::scenes::{self, Instance, SceneName};
-use crate::{json, plot, report};
+use crate::{gpu_model, json, plot, report};
 use runner::RaycontactRun;
 
 /// Runs the suite: prints the table, writes the JSON and the plot. Returns the exit code.
@@ -107,12 +107,17 @@ fn run_instance(
     let runs = runs(inst, ctx, args, pools)?;
     let mut done = step(inst, runs, args.sequential, progress)?.into_iter();
     let (mut reference, ref_keys, cpu_scene) = done.next().expect("cpu-rayon runs first");
-    let rays = rays::ray_figures(&mut cpu_scene.expect("cpu-rayon's scene"), inst)?;
+    let mut cpu_scene = cpu_scene.expect("cpu-rayon's scene");
+    let rays = rays::ray_figures(&mut cpu_scene, inst)?;
     reference.differ = vec![0; ref_keys.len()];
     let mut impls = vec![reference];
     let mut full_keys: Vec<(&'static str, Vec<FrameKeys>)> = vec![("cpu-rayon", ref_keys.clone())];
-    for (mut r, keys, _) in done {
+    for (mut r, keys, scene) in done {
         r.differ = keys.iter().zip(&ref_keys).map(|(a, b)| differ(a, b)).collect();
+        // A full-pass GPU implementation's own trees: the H100 model's traversal term.
+        if let (true, Some(mut scene)) = (gpu_model::counted(r.id), scene) {
+            r.trees_walked = Some(rays::trees_walked(&mut cpu_scene, &mut scene, inst)?);
+        }
         if let Some(w) = &mut r.walking {
             let full = &full_keys.iter().find(|(id, _)| *id == w.full).expect("full traversal ran").1;
             w.diff = keys.iter().zip(full).map(|(a, b)| WalkDiff::of(a, b)).collect();
@@ -230,8 +235,9 @@ fn runs(
 /// frame across the runs (every run's frame `f` in turn, so that a machine whose speed drifts
 /// over a run slows every implementation alike; each frame's turn starting one run further than
 /// the last's), or with `sequential` each run's frames back to back, one run after the other.
-/// Returns each run's figures in order, with the first run's scene (the others' are dropped as
-/// they finish).
+/// Returns each run's figures in order, with the scenes of the first run and of the full-pass
+/// GPU runs (`gpu_model::counted`: their trees are counted after the run); the others' are
+/// dropped as they finish.
 fn step(
     inst: &Instance,
     mut runs: Vec<Named>,
@@ -241,7 +247,8 @@ fn step(
     let frames = inst.positions.len();
     let mut done = Vec::with_capacity(runs.len());
     let mut keep = |(r, keys, scene): Finished, first: bool| {
-        done.push((r, keys, scene.filter(|_| first)));
+        let kept = first || gpu_model::counted(r.id);
+        done.push((r, keys, scene.filter(|_| kept)));
     };
     if sequential {
         for (i, (id, mut run)) in runs.into_iter().enumerate() {

@@ -1,5 +1,7 @@
 //! The ray figures of an instance: the CPU reference's full pass of the last frame replayed with
-//! a tracer that counts rays by kind, BVH nodes (both traversal orders) and triangles.
+//! a tracer that counts rays by kind, BVH nodes (both traversal orders) and triangles; and the
+//! GPU walk's counts for the same rays over the trees a GPU implementation's own last frame
+//! walked, read back ([`trees_walked`]).
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -11,7 +13,7 @@ use raycontact::internals::{FrameData, Packing};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
 
-use crate::results::RayFigures;
+use crate::results::{RayFigures, TreeWalk};
 use crate::scenes::Instance;
 
 /// Counters of the [`CountingTracer`]s of one replay.
@@ -52,6 +54,8 @@ struct CountingTracer<'a> {
     trees: &'a [&'a [Node]],
     /// Per packed body, that tree's fan words ([`cpu::fit_fans`]), which the kernels' walks read.
     fans: &'a [Vec<u32>],
+    /// Whether the CPU backend's walk is counted too (its wide trees are in the frame).
+    cpu_walk: bool,
 }
 
 impl CountingTracer<'_> {
@@ -94,7 +98,10 @@ impl Tracer for CountingTracer<'_> {
                     cpu::closest_hit_wide_counted::<true>(body, nodes, w, cx.positions, tris, ray, ignore);
                 (h.hit, h.fetched)
             }
-            None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
+            None if self.cpu_walk => {
+                (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0)
+            }
+            None => (RayHit::MISS, 0),
         };
         self.count(b, ray, &hit, hit.nodes_visited, &ordered);
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
@@ -119,7 +126,10 @@ impl Tracer for CountingTracer<'_> {
                     cpu::closest_hits_line_counted::<true>(body, nodes, w, cx.positions, tris, rays, ignore);
                 (h.map(|h| h.hit), h[0].fetched)
             }
-            None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
+            None if self.cpu_walk => {
+                (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0)
+            }
+            None => ([RayHit::MISS; 2], 0),
         };
         let hits = rays.map(|r| cpu::closest_hit(body, gpu_tree, cx.positions, tris, r, ignore, fans));
         for k in 0..2 {
@@ -150,6 +160,34 @@ fn gpu_trees<'a>(frame: &'a FrameData, packing: &Packing) -> Vec<&'a [Node]> {
 /// BVHs (`cpu::classify` over every tested pair, both directions, self pairs once) with a
 /// [`CountingTracer`], so that every case (cloth, predictions, self pairs) is counted.
 pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, String> {
+    replay(scene, inst, None)
+}
+
+/// The GPU walk's counts over the trees that a GPU scene's last frame walked (`gpu`'s LBVHs and
+/// rest trees, `gpu-refit`'s refitted binned-SAH trees), read back with its frame
+/// (`Scene::frame_data`), for the rays of the CPU reference's last frame (`reference`, the scene
+/// of [`ray_figures`], at the same positions): the same replay over the GPU's nodes, so that
+/// the implementations' figures differ by their trees alone, without the CPU backend's walk.
+pub fn trees_walked(reference: &mut Scene, gpu: &mut Scene, inst: &Instance) -> Result<TreeWalk, String> {
+    let frame = gpu.frame_data().map_err(|e| e.to_string())?;
+    let packing = gpu.packing();
+    if packing.bodies != reference.packing().bodies {
+        return Err(format!("{}: the GPU scene's packing is not the reference's", inst.scene.name()));
+    }
+    let trees: Vec<Vec<Node>> =
+        (0..packing.bodies.len()).map(|b| frame.body_nodes(packing, b).to_vec()).collect();
+    let f = replay(reference, inst, Some(&trees))?;
+    Ok(TreeWalk {
+        nodes_per_ray: f.nodes_per_ray_gpu_walk,
+        nodes_per_ray_line: f.nodes_per_ray_gpu_line_walk,
+        triangles_per_ray: f.triangles_per_ray,
+    })
+}
+
+/// The replay of [`ray_figures`], its GPU walk over `own` trees (per packed body) where given,
+/// else over [`gpu_trees`]; without `own` it counts the CPU backend's walk too (its wide trees).
+fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[Vec<Node>]>) -> Result<RayFigures, String> {
+    let cpu_walk = own.is_none();
     let e = |e: raycontact::Error| e.to_string();
     let frame = scene.frame_data().map_err(e)?;
     let packing = scene.packing().clone();
@@ -179,7 +217,10 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
         inversions: true,
     };
     let counters = RayCounters::default();
-    let trees = gpu_trees(&frame, &packing);
+    let trees = match own {
+        Some(own) => own.iter().map(Vec::as_slice).collect(),
+        None => gpu_trees(&frame, &packing),
+    };
     let fans: Vec<Vec<u32>> = (0..packing.bodies.len())
         .into_par_iter()
         .map(|b| cpu::fit_fans(&packing.bodies[b], trees[b], &packing.triangles))
@@ -199,6 +240,7 @@ pub fn ray_figures(scene: &mut Scene, inst: &Instance) -> Result<RayFigures, Str
             nodes: AtomicU64::new(0),
             trees: &trees,
             fans: &fans,
+            cpu_walk,
         };
         let mut sink = Vec::new();
         cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);

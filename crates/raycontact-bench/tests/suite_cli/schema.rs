@@ -218,6 +218,15 @@ pub fn schema() -> T {
                         ("total", Num),
                     ])),
                 ),
+                (
+                    "trees_walked",
+                    nullable(Obj(vec![
+                        ("nodes_per_ray_gpu_walk", Num),
+                        ("nodes_per_ray_gpu_line_walk", Num),
+                        ("triangles_per_ray", Num),
+                        ("bytes_per_ray_gpu_line_walk", Num),
+                    ])),
+                ),
             ])),
         ),
         (
