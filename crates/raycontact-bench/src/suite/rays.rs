@@ -54,7 +54,7 @@ struct CountingTracer<'a> {
     trees: &'a [&'a [Node]],
     /// Per packed body, that tree's fan words ([`cpu::fit_fans`]), which the kernels' walks read.
     fans: &'a [Vec<u32>],
-    /// Whether the CPU backend's walk is counted too (its wide trees are in the frame).
+    /// Whether the CPU backend's walk is counted too (else its counters stay 0).
     cpu_walk: bool,
 }
 
@@ -93,15 +93,13 @@ impl Tracer for CountingTracer<'_> {
         let fans = cpu::fan_to_pass(body, &cx.packing.vertex_tri_offsets, ignore, &self.fans[b]);
         let hit = cpu::closest_hit(body, self.trees[b], cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
+            _ if !self.cpu_walk => (RayHit::MISS, 0),
             Some(w) => {
                 let h =
                     cpu::closest_hit_wide_counted::<true>(body, nodes, w, cx.positions, tris, ray, ignore);
                 (h.hit, h.fetched)
             }
-            None if self.cpu_walk => {
-                (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0)
-            }
-            None => (RayHit::MISS, 0),
+            None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
         self.count(b, ray, &hit, hit.nodes_visited, &ordered);
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
@@ -121,15 +119,13 @@ impl Tracer for CountingTracer<'_> {
         let gpu_tree = self.trees[b];
         let line = cpu::closest_hits_line_binary(body, gpu_tree, cx.positions, tris, ray, ignore, fans);
         let (ordered, fetched) = match cx.frame.body_wide(b) {
+            _ if !self.cpu_walk => ([RayHit::MISS; 2], 0),
             Some(w) => {
                 let h =
                     cpu::closest_hits_line_counted::<true>(body, nodes, w, cx.positions, tris, rays, ignore);
                 (h.map(|h| h.hit), h[0].fetched)
             }
-            None if self.cpu_walk => {
-                (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0)
-            }
-            None => ([RayHit::MISS; 2], 0),
+            None => (rays.map(|r| cpu::closest_hit_ordered(body, nodes, cx.positions, tris, r, ignore)), 0),
         };
         let hits = rays.map(|r| cpu::closest_hit(body, gpu_tree, cx.positions, tris, r, ignore, fans));
         for k in 0..2 {
@@ -174,8 +170,7 @@ pub fn trees_walked(reference: &mut Scene, gpu: &mut Scene, inst: &Instance) -> 
     if packing.bodies != reference.packing().bodies {
         return Err(format!("{}: the GPU scene's packing is not the reference's", inst.scene.name()));
     }
-    let trees: Vec<Vec<Node>> =
-        (0..packing.bodies.len()).map(|b| frame.body_nodes(packing, b).to_vec()).collect();
+    let trees: Vec<&[Node]> = (0..packing.bodies.len()).map(|b| frame.body_nodes(packing, b)).collect();
     let f = replay(reference, inst, Some(&trees))?;
     Ok(TreeWalk {
         nodes_per_ray: f.nodes_per_ray_gpu_walk,
@@ -186,7 +181,7 @@ pub fn trees_walked(reference: &mut Scene, gpu: &mut Scene, inst: &Instance) -> 
 
 /// The replay of [`ray_figures`], its GPU walk over `own` trees (per packed body) where given,
 /// else over [`gpu_trees`]; without `own` it counts the CPU backend's walk too (its wide trees).
-fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[Vec<Node>]>) -> Result<RayFigures, String> {
+fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[&[Node]]>) -> Result<RayFigures, String> {
     let cpu_walk = own.is_none();
     let e = |e: raycontact::Error| e.to_string();
     let frame = scene.frame_data().map_err(e)?;
@@ -218,7 +213,7 @@ fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[Vec<Node>]>) -> Resu
     };
     let counters = RayCounters::default();
     let trees = match own {
-        Some(own) => own.iter().map(Vec::as_slice).collect(),
+        Some(own) => own.to_vec(),
         None => gpu_trees(&frame, &packing),
     };
     let fans: Vec<Vec<u32>> = (0..packing.bodies.len())
