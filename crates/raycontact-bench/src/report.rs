@@ -401,6 +401,18 @@ fn print_gpu_frame(r: &InstanceResult) {
             fmt_bytes(written as f64),
             g.buffers_allocated.unwrap_or(0)
         );
+        if let Some(h) = g.host_ms() {
+            println!(
+                "  host steps (medians of the timed frames, ms): record {:.3}, submit {:.3}, wait for the GPU {:.3}, copy {:.3}, order {:.3}; together {:.3} of the {:.3} frame",
+                h.record,
+                h.submit,
+                h.wait,
+                h.copy,
+                h.order,
+                h.total,
+                g.median_ms()
+            );
+        }
         if let Some(w) = g.trees_walked {
             let together = if w.nodes_per_ray_line != w.nodes_per_ray {
                 format!(" ({:.1} with a cloth vertex's two rays walked together)", w.nodes_per_ray_line)

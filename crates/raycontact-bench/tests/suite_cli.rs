@@ -221,6 +221,21 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
             // 5.5e6 bytes per µs: the model's L2 bandwidth.
             assert!((traversal - rays_per_frame * bytes / 5.5e6 / 1e3).abs() < 1e-12, "{name}: {id}");
         }
+        // The host's steps around each GPU frame's work: each full pass records, submits and
+        // waits for its readback, and every frame's steps lie within its wall time, so the
+        // median of their sums is at most the median frame.
+        for id in ["gpu", "gpu-refit"] {
+            let i = implementation(inst, id).unwrap();
+            let host = &i["gpu"]["host_ms"];
+            for k in ["record", "submit", "wait"] {
+                assert!(host[k].as_f64().unwrap() > 0.0, "{name}: {id} {host}");
+            }
+            for k in ["copy", "order"] {
+                assert!(host[k].as_f64().unwrap() >= 0.0, "{name}: {id} {host}");
+            }
+            let total = host["total"].as_f64().unwrap();
+            assert!(total <= i["frame_ms"]["median"].as_f64().unwrap(), "{name}: {id} {host}");
+        }
         if let Some(walk) = implementation(inst, "gpu-walk") {
             assert!(walk["gpu"]["h100_floor_ms"].is_null(), "{name}: gpu-walk");
             assert!(walk["gpu"]["trees_walked"].is_null(), "{name}: gpu-walk");

@@ -111,7 +111,7 @@ pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, Tuning
 pub use rays::{AllHits, GpuOutput, GpuRays, RayTargets};
 pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};
-pub use stats::{BvhAction, BvhStats, FrameStats, Stage, StageStats};
+pub use stats::{BvhAction, BvhStats, FrameStats, HostTimes, Stage, StageStats};
 pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
 
 /// The wgpu that raycontact is built on, so that an application's devices, buffers and encoders

@@ -4,6 +4,7 @@ mod bvh;
 mod cloth;
 mod errors;
 mod fans;
+mod host_times;
 mod intersections;
 mod iterative;
 mod limits;

@@ -271,11 +271,24 @@ struct GpuFigures {
     dispatches_per_frame: f64,
     dispatches_per_frame_list: Vec<u32>,
     timestamps_per_frame: f64,
+    /// Medians of the host's steps around the GPU's work (`raycontact::HostTimes`), ms.
+    host_ms: Option<HostSteps>,
     /// The model's floor for this frame on an H100 from these counts (`gpu_model.rs`), ms;
     /// full passes only.
     h100_floor_ms: Option<H100Floor>,
     /// The GPU walk's counts over this implementation's own trees (full passes only).
     trees_walked: Option<TreesWalked>,
+}
+
+/// `results::HostMs`.
+#[derive(Serialize)]
+struct HostSteps {
+    copy: f64,
+    order: f64,
+    record: f64,
+    submit: f64,
+    total: f64,
+    wait: f64,
 }
 
 /// `results::TreeWalk`, with the bytes the H100 model counts per ray.
@@ -502,6 +515,14 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
             dispatches_per_frame: mean(&i.dispatches.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
             dispatches_per_frame_list: i.dispatches.clone(),
             timestamps_per_frame: mean(&i.timestamps.iter().map(|&d| f64::from(d)).collect::<Vec<_>>()),
+            host_ms: i.host_ms().map(|h| HostSteps {
+                copy: h.copy,
+                order: h.order,
+                record: h.record,
+                submit: h.submit,
+                total: h.total,
+                wait: h.wait,
+            }),
             h100_floor_ms: gpu_model::frame_counts(i, &r.rays).map(|c| {
                 let e = H100.estimate(&c);
                 H100Floor {

@@ -12,7 +12,7 @@ pub use keys::{FrameKeys, differ, keys_of, keys_of_packed};
 pub use kinds::{FrameKind, KindFigures, by_kind};
 pub use walk::{WALK_OUTCOMES, WalkDiff, WalkFigures};
 
-use raycontact::{BvhStats, GpuContext, IntersectionCounts, Stage};
+use raycontact::{BvhStats, GpuContext, HostTimes, IntersectionCounts, Stage};
 
 use crate::args::SuiteArgs;
 use crate::scenes::SceneName;
@@ -69,6 +69,8 @@ pub struct ImplResult {
     pub bytes_bound: Option<(u64, u64)>,
     /// GPU buffers allocated over the timed frames (GPU; 0 in steady state).
     pub buffers_allocated: Option<u64>,
+    /// The host's time around the GPU's work in each timed frame (GPU; `FrameStats::host`).
+    pub host: Vec<HostTimes>,
     /// The GPU walk's counts over the trees this implementation's last frame walked (`gpu`,
     /// `gpu-refit`; read back after the run, `suite::rays::trees_walked`).
     pub trees_walked: Option<TreeWalk>,
@@ -84,6 +86,23 @@ pub struct ImplResult {
     /// The intersection stages' counters in each timed frame (raycontact with
     /// `--intersections`; empty otherwise).
     pub intersections: Vec<IntersectionCounts>,
+}
+
+/// Medians of a GPU frame's host steps (`raycontact::HostTimes`), ms.
+#[derive(Clone, Copy, Debug)]
+pub struct HostMs {
+    /// Recording the commands.
+    pub record: f64,
+    /// Submitting them.
+    pub submit: f64,
+    /// Waiting for the contacts to be mapped (the GPU's work).
+    pub wait: f64,
+    /// Copying them out of the mapping.
+    pub copy: f64,
+    /// Ordering and converting them.
+    pub order: f64,
+    /// The five together (the median of each frame's sum).
+    pub total: f64,
 }
 
 impl ImplResult {
@@ -106,6 +125,7 @@ impl ImplResult {
             bytes_read_back: Vec::new(),
             bytes_bound: None,
             buffers_allocated: None,
+            host: Vec::new(),
             trees_walked: None,
             rays: Vec::new(),
             walking: None,
@@ -113,6 +133,25 @@ impl ImplResult {
             bvh: None,
             intersections: Vec::new(),
         }
+    }
+
+    /// The medians over the timed frames of the host's steps around the GPU's work, ms (GPU;
+    /// `None` without a timed frame).
+    pub fn host_ms(&self) -> Option<HostMs> {
+        if self.host.is_empty() {
+            return None;
+        }
+        let of = |step: fn(&HostTimes) -> f64| {
+            median(&self.host.iter().map(|h| step(h) / 1e6).collect::<Vec<_>>())
+        };
+        Some(HostMs {
+            record: of(|h| h.record_ns),
+            submit: of(|h| h.submit_ns),
+            wait: of(|h| h.wait_ns),
+            copy: of(|h| h.copy_ns),
+            order: of(|h| h.order_ns),
+            total: of(|h| h.record_ns + h.submit_ns + h.wait_ns + h.copy_ns + h.order_ns),
+        })
     }
 
     /// The same, on `threads` CPU threads.

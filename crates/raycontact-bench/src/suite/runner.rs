@@ -152,6 +152,7 @@ impl Run for RaycontactRun {
             result.dispatches.push(found.stats.dispatches());
             result.timestamps.push(found.stats.timestamps());
             result.bytes_read_back.push(found.stats.bytes_read_back);
+            result.host.push(found.stats.host);
         }
         if let Some(w) = &mut self.walking {
             w.passes.push(found.stats.iterative);

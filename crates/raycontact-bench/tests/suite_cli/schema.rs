@@ -209,6 +209,17 @@ pub fn schema() -> T {
                 ("bytes_bound_written", Uint),
                 ("buffers_allocated", Uint),
                 (
+                    "host_ms",
+                    nullable(Obj(vec![
+                        ("record", Num),
+                        ("submit", Num),
+                        ("wait", Num),
+                        ("copy", Num),
+                        ("order", Num),
+                        ("total", Num),
+                    ])),
+                ),
+                (
                     "h100_floor_ms",
                     nullable(Obj(vec![
                         ("fixed", Num),

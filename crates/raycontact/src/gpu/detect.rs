@@ -3,6 +3,8 @@
 //! submitted and read back; and the one grow-and-re-run loop, for full and iterative passes
 //! alike, when the source list or the contact buffer was short.
 
+use web_time::Instant;
+
 use super::GpuScene;
 use super::buffers::{B, contact_sides};
 use super::timer::timed_pass;
@@ -100,9 +102,13 @@ impl GpuScene {
     ) -> Result<Outcome> {
         let mut d = self.begin(plan);
         for _ in 0..MAX_ATTEMPTS {
+            let start = Instant::now();
             self.reserve(&mut encoder, plan, &d, stats);
             let (copied, copied_crossings) = self.record_detect(&mut encoder, plan, &d, true, stats);
+            let submit = Instant::now();
             self.ctx.queue().submit([encoder.finish()]);
+            stats.host.record_ns += (submit - start).as_nanos() as f64;
+            stats.host.submit_ns += submit.elapsed().as_nanos() as f64;
             let (state, contacts) = self.read_detect(copied, d.contacts, stats, blocking).await?;
             let mode = d.intersect.mode;
             let intersections = self.read_intersections(mode, copied_crossings, stats, blocking).await?;

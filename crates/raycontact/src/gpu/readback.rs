@@ -3,6 +3,7 @@
 //! stage timings, and debugging reads of any buffer.
 
 use bytemuck::Pod;
+use web_time::Instant;
 
 use super::buffers::{B, READBACK, create_buffer};
 use super::{ContactBuffers, GpuScene, buffers::contact_sides};
@@ -77,9 +78,13 @@ impl GpuScene {
         let size = HEAD_BYTES + copied * CONTACT_BYTES;
         // The vector of the detection before, refilled (`recycle_contacts` handed it back).
         let mut contacts = std::mem::take(&mut self.spare);
+        // The host's time, split into the wait for the mapping and the copy out of it.
+        let start = Instant::now();
+        let mut copy_ns = 0.0;
         let (state, complete) = self
             .ctx
             .map_read_async(read, label, 0, size, blocking, |bytes| {
+                let copy = Instant::now();
                 let state: DetectState = bytemuck::pod_read_unaligned(&bytes[..HEAD_BYTES as usize]);
                 let count = (state.contact_count as u64).min(capacity);
                 // Taken here only when the frame's copy holds them all.
@@ -88,6 +93,7 @@ impl GpuScene {
                     let end = (HEAD_BYTES + count * CONTACT_BYTES) as usize;
                     refill(&mut contacts, &bytes[HEAD_BYTES as usize..end]);
                 }
+                copy_ns += copy.elapsed().as_nanos() as f64;
                 (state, complete)
             })
             .await?;
@@ -106,9 +112,15 @@ impl GpuScene {
             stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
             let bytes = count * CONTACT_BYTES;
             self.ctx
-                .map_read_async(read, label, HEAD_BYTES, bytes, blocking, |b| refill(&mut contacts, b))
+                .map_read_async(read, label, HEAD_BYTES, bytes, blocking, |b| {
+                    let copy = Instant::now();
+                    refill(&mut contacts, b);
+                    copy_ns += copy.elapsed().as_nanos() as f64;
+                })
                 .await?;
         }
+        stats.host.copy_ns += copy_ns;
+        stats.host.wait_ns += start.elapsed().as_nanos() as f64 - copy_ns;
         stats.bytes_read_back += HEAD_BYTES + count * CONTACT_BYTES;
         Ok((state, contacts))
     }
