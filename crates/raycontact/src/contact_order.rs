@@ -7,8 +7,8 @@
 //! bodies and vertex indices below `2^v`, `v` from the largest body's vertex count: no pass over
 //! the contacts to find their largest vertex). Then the contacts are ordered by a stable LSD
 //! radix sort of that key (a key of at most 32 bits with its index below it, in one `u64`), one
-//! pass per digit of [`DIGIT_BITS`] bits that is not the same in every key, and each run of equal keys (rare: a vertex's ray meets a pair once a side) by the
-//! remaining fields. Otherwise, and as the reference of the tests, by a comparison sort of the
+//! pass per digit of [`DIGIT_BITS`] bits that is not the same in every key, and each run of
+//! equal keys (rare: a vertex's ray meets a pair once a side) by the remaining fields. Otherwise, and as the reference of the tests, by a comparison sort of the
 //! whole key. On cloth-layers (40k contacts, 2 threads) the order took 0.7 ms, where the
 //! parallel comparison sort of the whole key it replaces took 1.4 ms. With a pass over the
 //! contacts for their largest vertex and bytes as digits (three passes for its 21-bit keys) it
@@ -149,13 +149,13 @@ impl Packed {
 /// (its ranks made); `None` where the keys strictly increase already (no two equal: the
 /// remaining fields cannot reorder them).
 ///
-/// Keys of at most 32 bits (any scene of up to 2^14 bodies whose bodies have fewer than 2^16
-/// vertices, say; `cloth-layers`' take 21) are sorted with their index below them, one `u64` a
-/// contact: each pass moves one stream of 8 bytes where a key and its index took two. On the
-/// NVIDIA H200 machine's host (16 cores of a Xeon VM), where the two passes over
-/// `cloth-layers`' 40k keys took 0.83-0.88 ms, they took 0.57-0.66 ms (3 alternated runs of
-/// 20 frames each way, a scratch build that timed the frame's host steps); on the 2-core EPYC VM
-/// of the tests 0.28-0.32 -> 0.23-0.28 ms.
+/// Keys of at most 32 bits (16 bodies of up to 2^21 vertices, or 256 of up to 2^13, say;
+/// `cloth-layers`' take 21) are sorted with their index below them, one `u64` a contact: each
+/// pass moves one stream of 8 bytes where a key and its index took two. On the NVIDIA H200
+/// machine's host (16 cores of a Xeon VM), where the two passes over `cloth-layers`' 40k keys
+/// took 0.83-0.88 ms, they took 0.57-0.66 ms (3 alternated runs of 20 frames each way, a
+/// scratch build that timed the frame's host steps); on the 2-core EPYC VM of the tests
+/// 0.28-0.32 -> 0.23-0.28 ms (2 alternated runs of 6 frames).
 fn radix_order<'s>(
     contacts: &[ContactGpu],
     packed: Packed,

@@ -212,7 +212,7 @@ pub struct BvhStats {
 
 /// Host time of a detection's steps around the GPU's work, in nanoseconds: where the wall time
 /// of a GPU frame goes besides its kernels (on a real GPU most of it: on the H200 machine,
-/// `cloth-layers`' frame took 3.7-3.9 ms, of which 1.1 waiting for the GPU). Measured on every
+/// `cloth-layers`' frame took 3.6-3.9 ms, of which 1.1 waiting for the GPU). Measured on every
 /// detection that reads its contacts back; 0 for a step that did not run (the CPU backend
 /// records, submits, waits for and copies nothing: only [`Self::order_ns`] is its own).
 /// The steps do not cover the whole frame: the intersections' and timestamps' readbacks and
