@@ -207,6 +207,12 @@ pub struct SuiteArgs {
     /// costs (a software adapter pays for each timestamp) and the GPU lines have no stage times.
     #[arg(long)]
     pub no_gpu_timestamps: bool,
+    /// Build the binned-SAH tree of a GPU scene's body newly at rest in the frame that finds it
+    /// at rest (`Scene::set_background_trees(false)`) instead of in the background: that frame
+    /// then carries the build, and which tree each frame walks does not depend on how soon a
+    /// background build is done.
+    #[arg(long)]
+    pub trees_in_frame: bool,
 }
 
 /// `--intersections`: raycontact's [`IntersectionMode`](raycontact::IntersectionMode).

@@ -107,6 +107,8 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
             "1.2,0,0",
             "--plot",
             plot.to_str().unwrap(),
+            // The trees each frame walks, as the ray figures infer them (below).
+            "--trees-in-frame",
         ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);

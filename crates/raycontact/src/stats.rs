@@ -192,15 +192,18 @@ pub struct BvhStats {
     /// contacts may then differ from a rebuild's.
     pub degenerate_changed: bool,
     /// Host time of `Auto`'s measure on the GPU backend (the CPU twins of bounds and fit, and
-    /// of the rebuild when it rebuilt), and of the trees of its bodies newly at rest
-    /// (`rest_trees`), in nanoseconds.
+    /// of the rebuild when it rebuilt), and of the trees of its bodies at rest (`rest_trees`:
+    /// built and written in the frame, or, built in the background, their copies of the
+    /// bodies' data and the writes), in nanoseconds.
     pub host_ns: Option<f64>,
-    /// Bodies newly at rest whose LBVH the GPU backend replaced by a binned-SAH tree over the
-    /// same leaves, built on the host, in this frame: a body that the frame's update keeps while
-    /// it rebuilds or refits others, its tree an LBVH rebuilt at its positions (not refitted
-    /// since). Its rays then enter fewer boxes, with the same hits, until it moves (then
-    /// rebuilt as an LBVH, or the same tree refitted). 0 on the CPU backend, whose
-    /// wide trees of such bodies are collapsed from that tree instead.
+    /// Bodies at rest whose LBVH the GPU backend replaced by a binned-SAH tree over the same
+    /// leaves, built on the host, in this frame: a body that the frame's update keeps while it
+    /// rebuilds or refits others, its tree an LBVH rebuilt at its positions (not refitted
+    /// since), newly at rest in this frame, or, its tree built in the background
+    /// ([`Scene::set_background_trees`](crate::Scene::set_background_trees)), since an earlier
+    /// one. Its rays then enter fewer boxes, with the same hits, until it moves (then rebuilt as
+    /// an LBVH, or the same tree refitted). 0 on the CPU backend, whose wide trees of such
+    /// bodies are collapsed from that tree instead.
     pub rest_trees: u32,
     /// Bodies whose LBVH this frame rebuilt on the GPU under a refitting policy
     /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`), for which the GPU backend built

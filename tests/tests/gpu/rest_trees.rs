@@ -4,7 +4,8 @@
 //! the tuning passes fans, fan words: `assert_same_frame` checks them against the CPU frame's),
 //! and the detections and ray queries on it find what the CPU backend finds; moved, it is an
 //! LBVH again under `Rebuild`. Under `Refit` every body the first frame rebuilds gets such a
-//! tree for the frames after, which refit it.
+//! tree for the frames after, which refit it. Built in the background (the default), the tree
+//! is written by a later frame in which the body still rests, and dropped if it moves first.
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::layout::BODY_FANS;
@@ -50,6 +51,8 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
         for policy in [BvhUpdate::Rebuild, BvhUpdate::Refit] {
             let what = format!("{:?}, {policy:?}", context.tuning());
             let mut gpu = Scene::new(context);
+            // Each tree in the frame that finds its body at rest: the frames below expect them.
+            gpu.set_background_trees(false);
             let mut cpu = Scene::new_cpu(None).unwrap();
             let mut ids = Vec::new();
             for s in [&mut gpu, &mut cpu] {
@@ -119,4 +122,70 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
             assert_eq!(refit_trees, rebuilt, "{what}: trees of rebuilt bodies per frame");
         }
     }
+}
+
+/// One frame of the background test: the bodies that `moves` says shifted, then the detection
+/// on both scenes, which must agree (contacts and frame), and each GPU body whose tree is a
+/// binned-SAH tree must have the one over its LBVH's leaves at its positions. Returns which
+/// bodies have one, and how many trees the frame wrote.
+fn step(
+    scenes: [&mut Scene; 2],
+    ids: &[raycontact::BodyId],
+    frame: usize,
+    moves: [bool; 3],
+) -> ([bool; 3], u32) {
+    let meshes = bodies();
+    let [gpu, cpu] = scenes;
+    for s in [&mut *gpu, &mut *cpu] {
+        for (b, (m, _)) in meshes.iter().enumerate().filter(|&(b, _)| moves[b]) {
+            let shift = Vec3::new(0.02 * frame as f32, 0.01 * (b + frame) as f32, 0.0);
+            let at: Vec<Vec3> = m.positions.iter().map(|p| *p + shift).collect();
+            s.set_positions(ids[b], &at).unwrap();
+        }
+    }
+    let what = format!("background trees, frame {frame}");
+    let g = gpu.detect(Pairs::Overlapping).unwrap();
+    assert_same(&what, &g.contacts, &cpu.detect(Pairs::Overlapping).unwrap().contacts);
+    let (gf, cf) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
+    assert_same_frame(&what, &gf, &cf, gpu.packing());
+    let sah: [bool; 3] = gf.sah_trees[..].try_into().unwrap();
+    for b in (0..3).filter(|&b| sah[b]) {
+        let mut tree = Vec::new();
+        sah_tree(cf.body_nodes(gpu.packing(), b), cf.body_state[b].leaf_count, &mut tree);
+        assert_eq!(gf.body_nodes(gpu.packing(), b), &tree[..], "{what}: body {b}'s tree");
+    }
+    (sah, g.stats.bvh.rest_trees)
+}
+
+#[test]
+fn trees_built_in_the_background_are_written_while_their_body_rests() {
+    let mut gpu = Scene::new(ctx());
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    assert!(gpu.background_trees(), "the default off the web");
+    assert!(!cpu.background_trees(), "never on the CPU backend");
+    let mut ids = Vec::new();
+    for s in [&mut gpu, &mut cpu] {
+        s.set_prediction_distance(0.05).unwrap();
+        ids = bodies().iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+    }
+    assert_eq!(step([&mut gpu, &mut cpu], &ids, 0, [true; 3]), ([false; 3], 0));
+    // The sphere and the sheet rest: their trees are started, none is written in this frame.
+    assert_eq!(step([&mut gpu, &mut cpu], &ids, 1, [true, false, false]), ([false; 3], 0));
+    // The sphere moves before its tree is written: the tree is dropped, whether it was done or
+    // not (the sheet's may be written).
+    let (sah, _) = step([&mut gpu, &mut cpu], &ids, 2, [true, true, false]);
+    assert!(!sah[1], "the sphere moved: no tree over its last leaves");
+    // Resting again, it gets the tree over its new leaves (`step` checks it) in a later frame.
+    for frame in 3..200 {
+        let (sah, written) = step([&mut gpu, &mut cpu], &ids, frame, [true, false, false]);
+        if frame == 3 {
+            assert!(!sah[1], "the sphere's new tree is started in frame 3, not written");
+        }
+        assert!(written <= 2, "frame {frame}: at most the sphere's and the sheet's");
+        if sah[1] && sah[2] {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    panic!("the trees of the bodies at rest were not written in 200 frames");
 }

@@ -55,6 +55,7 @@ struct Generator {
 /// The run's options.
 #[derive(Serialize)]
 struct Settings {
+    background_trees: bool,
     cpu_only: bool,
     frames: Option<usize>,
     implementations: Option<Vec<String>>,
@@ -378,6 +379,7 @@ pub fn document(result: &SuiteResult) -> Document {
             .collect(),
         schema: SCHEMA,
         settings: Settings {
+            background_trees: !args.cpu && !args.trees_in_frame && cfg!(not(target_arch = "wasm32")),
             cpu_only: args.cpu,
             frames: args.frames,
             implementations: (!args.implementations.is_empty()).then(|| args.implementations.clone()),

@@ -164,6 +164,7 @@ fn runs(
     let gpu = |c: &GpuContext, policy| {
         let mut s = Scene::new(c);
         s.set_gpu_timestamps(!args.no_gpu_timestamps);
+        s.set_background_trees(!args.trees_in_frame);
         with(s, policy)
     };
     let mut runs: Vec<Named> = Vec::new();

@@ -318,6 +318,7 @@ pub fn schema() -> T {
                 ("intersections", OneOf(&["off", "crossings", "full"])),
                 ("order", OneOf(&["interleaved", "sequential"])),
                 ("pinned", Bool),
+                ("background_trees", Bool),
             ]),
         ),
         (

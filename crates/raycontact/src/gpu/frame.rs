@@ -156,6 +156,18 @@ impl GpuScene {
         self.kept.newly_at_rest().collect()
     }
 
+    /// Packed body `b`, newly at rest in the frame just recorded, has its binned-SAH tree built in
+    /// the background, to come through `tree`.
+    pub fn building(&mut self, b: usize, tree: std::sync::mpsc::Receiver<HostTree>) {
+        self.kept.building(b, tree);
+    }
+
+    /// The binned-SAH trees built in the background that are done, for the bodies that still rest
+    /// in the frame just recorded, to be written over their LBVHs ([`Self::write_rest_tree`]).
+    pub fn built_trees(&mut self) -> Vec<(usize, HostTree)> {
+        self.kept.built()
+    }
+
     /// The packed bodies the frame just recorded rebuilt (none unless it was a rebuild).
     pub fn rebuilt_bodies(&self) -> Vec<usize> {
         self.kept.rebuilt().collect()

@@ -7,9 +7,13 @@
 //! frame clears only the other bodies' states. As on the CPU backend ([`Changes`]).
 //!
 //! Also which bodies' trees are binned-SAH trees the scene wrote over their LBVHs
-//! (`scene/rest_trees.rs`), which bodies a frame finds newly at rest, and which it rebuilds.
+//! (`scene/rest_trees.rs`), which bodies a frame finds newly at rest, which it rebuilds, and the
+//! trees being built in the background for bodies at rest, dropped when their body moves.
+
+use std::sync::mpsc::{Receiver, TryRecvError};
 
 use super::buffers::{B, Buffers};
+use super::frame::HostTree;
 use crate::changes::Changes;
 use crate::layout::{BODY_KEEP, BodyGpu, SortSegment, sort_passes};
 use crate::packing::Packing;
@@ -33,6 +37,9 @@ pub(super) struct Kept {
     /// Per packed body, whether its tree is a binned-SAH tree written over its LBVH
     /// ([`Self::rest`]) and not rebuilt since.
     sah: Vec<bool>,
+    /// Per packed body, the binned-SAH tree being built in the background since it came to rest
+    /// ([`Self::building`]): over the leaves of its LBVH then, which it keeps while it rests.
+    pending: Vec<Option<Receiver<HostTree>>>,
 }
 
 impl Kept {
@@ -46,6 +53,8 @@ impl Kept {
         self.rebuilds = false;
         self.sah.clear();
         self.sah.resize(p.bodies.len(), false);
+        self.pending.clear();
+        self.pending.resize_with(p.bodies.len(), || None);
     }
 
     /// Packed body `b` was given new positions.
@@ -78,6 +87,8 @@ impl Kept {
                 self.updates_some = true;
                 // A rebuilt tree is an LBVH again (a refitted one keeps its shape).
                 self.sah[b] &= bvh != BvhAction::Rebuilt;
+                // Moved: a tree being built for its last positions would not fit its leaves.
+                self.pending[b] = None;
             }
             let flags = (self.bodies[b].flags & !BODY_KEEP) | if keep { BODY_KEEP } else { 0 };
             if flags != self.bodies[b].flags {
@@ -117,9 +128,41 @@ impl Kept {
     /// positions (not refitted since: so the tree's leaves are the body's non-degenerate
     /// triangles).
     pub fn newly_at_rest(&self) -> impl Iterator<Item = usize> + '_ {
-        let rest = self.updates_some && self.any;
-        let stale = self.changes.stale();
-        (0..self.sah.len()).filter(move |&b| rest && !self.sah[b] && self.is_kept(b) && !stale[b])
+        (0..self.sah.len()).filter(move |&b| self.rests(b) && !self.sah[b] && self.pending[b].is_none())
+    }
+
+    /// Whether packed body `b` rests in the frame that [`Self::begin_frame`] began: kept by a
+    /// rebuild or refit that updates some other body's tree, its own an LBVH made at its
+    /// positions or a tree written over one.
+    fn rests(&self, b: usize) -> bool {
+        self.updates_some && self.any && self.is_kept(b) && !self.changes.stale()[b]
+    }
+
+    /// Packed body `b`, newly at rest, has its binned-SAH tree built in the background, to come
+    /// through `tree` ([`Self::built`]).
+    pub fn building(&mut self, b: usize, tree: Receiver<HostTree>) {
+        self.pending[b] = Some(tree);
+    }
+
+    /// The trees built in the background that are done, for the bodies that still rest in the
+    /// frame that [`Self::begin_frame`] began (a body that moved since its tree was started had
+    /// it dropped then); a body that does not rest in this frame (nothing else was updated)
+    /// keeps its tree for a frame that it does. A build that failed (its task panicked) is
+    /// dropped: the body is newly at rest again.
+    pub fn built(&mut self) -> Vec<(usize, HostTree)> {
+        let mut done = Vec::new();
+        for b in 0..self.pending.len() {
+            let Some(tree) = self.pending[b].as_ref().filter(|_| self.rests(b)) else { continue };
+            match tree.try_recv() {
+                Ok(tree) => {
+                    self.pending[b] = None;
+                    done.push((b, tree));
+                }
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => self.pending[b] = None,
+            }
+        }
+        done
     }
 
     /// The bodies whose trees the rebuild that [`Self::begin_frame`] began rebuilds (none when

@@ -124,6 +124,9 @@ pub(crate) struct GpuScene {
     /// Binned-SAH trees of the bodies the last frame rebuilt, for the next frame to write
     /// before its commands ([`GpuScene::defer_tree`]).
     deferred: Vec<(usize, crate::layout::BodyGpu, frame::HostTree)>,
+    /// Whether the binned-SAH trees of bodies at rest are built in the background
+    /// ([`GpuScene::set_background_trees`]).
+    background_trees: bool,
 }
 
 impl GpuScene {
@@ -158,7 +161,21 @@ impl GpuScene {
             last_crossing_count: 0,
             kept: kept::Kept::default(),
             deferred: Vec::new(),
+            background_trees: cfg!(not(target_arch = "wasm32")),
         }
+    }
+
+    /// Whether the binned-SAH tree of a body newly at rest is built in the background, and
+    /// written by the first frame that finds it done with the body still at rest, or built and
+    /// written in the frame that finds the body at rest (`scene/rest_trees.rs`). Always the
+    /// latter on the web, where there is no thread to build it on.
+    pub fn set_background_trees(&mut self, on: bool) {
+        self.background_trees = on && cfg!(not(target_arch = "wasm32"));
+    }
+
+    /// Whether the binned-SAH trees of bodies at rest are built in the background.
+    pub fn background_trees(&self) -> bool {
+        self.background_trees
     }
 
     /// The context.
