@@ -119,6 +119,7 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
         assert!(stdout.contains(&format!("== {scene}")), "scene {scene} missing from the table\n{stdout}");
     }
     assert!(doc["machine"]["gpu"].is_object());
+    assert_eq!(doc["settings"]["background_trees"], false, "--trees-in-frame");
     for inst in instances(&doc) {
         let name = format!("{} {}", inst["scene"], inst["variant"]);
         assert_eq!(inst["frames"], 2, "{name}");
@@ -280,6 +281,7 @@ fn cpu_alone_needs_no_adapter() {
     let (doc, _) = run_json(&dir, &["--cpu", "--size", "tiny", "--frames", "1", "--scene", "hermann-tori"]);
     assert!(doc["machine"]["gpu"].is_null());
     assert_eq!(doc["settings"]["cpu_only"], true);
+    assert_eq!(doc["settings"]["background_trees"], false, "no GPU scene");
     let inst = &instances(&doc)[0];
     assert!(implementation(inst, "gpu").is_none());
     assert!(implementation(inst, "cpu-1").is_some() && implementation(inst, "parry-1").is_some());
@@ -293,6 +295,7 @@ fn intersections_time_their_stages_beside_the_rays() {
         &["--no-parry", "--size", "tiny", "--scene", "hermann-tori", "--intersections", "full"],
     );
     assert_eq!(doc["settings"]["intersections"], "full");
+    assert_eq!(doc["settings"]["background_trees"], true, "the library's default");
     let inst = &instances(&doc)[0];
     for id in ["gpu", "cpu-1", "cpu-rayon"] {
         let i = implementation(inst, id).unwrap_or_else(|| panic!("{id}"));
