@@ -185,7 +185,7 @@ fn the_shared_context_has_webgpu_default_limits_and_no_features() {
 }
 
 /// Two interpenetrating tori and a folded cloth over them: contacts of every class.
-fn scene(s: &mut Scene) {
+pub(crate) fn scene(s: &mut Scene) {
     let torus = meshes::torus(1.0, 0.35, 32, 16);
     let moved = torus.transformed(glam::Affine3A::from_translation(glam::Vec3::new(0.6, 0.1, 0.2)));
     let cloth = meshes::grid_sheet(3.0, 3.0, 24, 24)
@@ -194,6 +194,15 @@ fn scene(s: &mut Scene) {
     s.add_body(&moved.positions, &moved.triangles, BodyKind::Volumetric).unwrap();
     s.add_body(&cloth.positions, &cloth.triangles, BodyKind::Cloth { half_thickness: 0.02 }).unwrap();
     s.set_prediction_distance(0.05).unwrap();
+}
+
+/// Moves [`scene`]'s second body along x by a hundredth times `frame`, so that each frame has
+/// work.
+pub(crate) fn drift(s: &mut Scene, frame: usize) {
+    let b = s.bodies().nth(1).unwrap();
+    let p: Vec<_> =
+        s.positions(b).unwrap().iter().map(|p| *p + glam::Vec3::X * 0.01 * frame as f32).collect();
+    s.set_positions(b, &p).unwrap();
 }
 
 /// The contacts of [`scene`] on `ctx`, compared with the CPU backend's, over two frames (the
@@ -343,12 +352,6 @@ fn gpu_stage_times_turned_off_write_no_timestamp_and_change_no_contact() {
     plain.set_gpu_timestamps(false);
     assert!(timed.gpu_timestamps() && !plain.gpu_timestamps());
     let untimed = |stats: &raycontact::FrameStats| stats.stages.iter().all(|(_, st)| st.gpu_ns.is_none());
-    let drift = |s: &mut Scene, frame: usize| {
-        let b = s.bodies().nth(1).unwrap();
-        let p: Vec<_> =
-            s.positions(b).unwrap().iter().map(|p| *p + glam::Vec3::X * 0.01 * frame as f32).collect();
-        s.set_positions(b, &p).unwrap();
-    };
     for frame in 0..3 {
         drift(&mut timed, frame);
         drift(&mut plain, frame);

@@ -379,7 +379,7 @@ pub fn document(result: &SuiteResult) -> Document {
             .collect(),
         schema: SCHEMA,
         settings: Settings {
-            background_trees: !args.cpu && !args.trees_in_frame && cfg!(not(target_arch = "wasm32")),
+            background_trees: !args.cpu && !args.trees_in_frame,
             cpu_only: args.cpu,
             frames: args.frames,
             implementations: (!args.implementations.is_empty()).then(|| args.implementations.clone()),
