@@ -6,14 +6,16 @@
 //! The first five fields almost always fit one `u64` (they take `2 b + v + 3` bits for `2^b`
 //! bodies and vertex indices below `2^v`, `v` from the largest body's vertex count: no pass over
 //! the contacts to find their largest vertex). Then the contacts are ordered by a stable LSD
-//! radix sort of that key (a key of at most 32 bits with its index below it, in one `u64`), one
-//! pass per digit of [`DIGIT_BITS`] bits that is not the same in every key, and each run of
-//! equal keys (rare: a vertex's ray meets a pair once a side) by the remaining fields. Otherwise, and as the reference of the tests, by a comparison sort of the
-//! whole key. On cloth-layers (40k contacts, 2 threads) the order took 0.7 ms, where the
-//! parallel comparison sort of the whole key it replaces took 1.4 ms. With a pass over the
-//! contacts for their largest vertex and bytes as digits (three passes for its 21-bit keys) it
-//! took 0.69-1.29 ms (median 1.03, `cpu-1` and `cpu-rayon`, 10 frames, two runs), without that
-//! pass and with 11-bit digits (two passes) 0.62-1.12 ms (median 0.85).
+//! radix sort of that key, one pass per digit of [`DIGIT_BITS`] bits that is not the same in
+//! every key, and each run of equal keys (rare: a vertex's ray meets a pair once a side) by the
+//! remaining fields: a key of at most 32 bits with its index below it in one `u64`, every pass
+//! parallel ([`entry_order`]); a longer one in (key, index) pairs, serially. Otherwise, and as
+//! the reference of the tests, by a comparison sort of the whole key. On cloth-layers (40k
+//! contacts, 2 threads) the serial radix order took 0.7 ms, where the parallel comparison sort
+//! of the whole key it replaced took 1.4 ms. With a pass over the contacts for their largest
+//! vertex and bytes as digits (three passes for its 21-bit keys) it took 0.69-1.29 ms (median
+//! 1.03, `cpu-1` and `cpu-rayon`, 10 frames, two runs), without that pass and with 11-bit
+//! digits (two passes) 0.62-1.12 ms (median 0.85).
 //!
 //! Contacts already in the documented order, their packed keys strictly increasing, are left
 //! where they are ([`contact_order`] returns `None`): one pass over the keys, no sort. That is
@@ -22,6 +24,9 @@
 //! contact giving at most its own.
 //!
 //! [`CpuScene::keep_contacts`]: crate::cpu_backend::CpuScene::keep_contacts
+
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
@@ -41,11 +46,13 @@ pub(crate) const MIN_JOB: usize = 4096;
 pub(crate) struct OrderScratch {
     by_id: Vec<u32>,
     rank: Vec<u32>,
-    keys: [Vec<u64>; 2],
-    /// (key, index) pairs, for keys of more than 32 bits.
+    /// `key << 32 | index` entries, for keys of at most 32 bits ([`entry_order`]).
+    entries: [Vec<AtomicU64>; 2],
+    /// Keys of more than 32 bits, and their (key, index) pairs.
+    keys: Vec<u64>,
     pairs: [Vec<(u64, u32)>; 2],
     order: Vec<u32>,
-    /// Each digit's counts, then its first places.
+    /// Each digit's counts (of a chunk of entries, or of every key), then its first places.
     counts: Vec<[u32; BUCKETS]>,
 }
 
@@ -144,26 +151,23 @@ impl Packed {
     }
 }
 
-/// The order by a stable LSD radix sort of the packed keys (digits equal in every key skipped),
-/// then each run of equal keys ordered by the remaining fields (a stable sort), in `scratch`
-/// (its ranks made); `None` where the keys strictly increase already (no two equal: the
-/// remaining fields cannot reorder them).
-///
-/// Keys of at most 32 bits (16 bodies of up to 2^21 vertices, or 256 of up to 2^13, say;
-/// `cloth-layers`' take 21) are sorted with their index below them, one `u64` a contact: each
-/// pass moves one stream of 8 bytes where a key and its index took two. On the NVIDIA H200
-/// machine's host (16 cores of a Xeon VM), where the two passes over `cloth-layers`' 40k keys
-/// took 0.83-0.88 ms, they took 0.57-0.66 ms (3 alternated runs of 20 frames each way, a
-/// scratch build that timed the frame's host steps); on the 2-core EPYC VM of the tests
-/// 0.28-0.32 -> 0.23-0.28 ms (2 alternated runs of 6 frames).
+/// The order of the contacts by their packed keys, then each run of equal keys by the
+/// remaining fields (a stable sort), in `scratch` (its ranks made); `None` where the keys
+/// strictly increase already (no two equal: the remaining fields cannot reorder them). Keys of
+/// at most 32 bits by [`entry_order`]; longer ones (with their index in `(u64, u32)` pairs)
+/// by a stable LSD radix sort, one pass per digit of [`DIGIT_BITS`] bits that is not the same
+/// in every key.
 fn radix_order<'s>(
     contacts: &[ContactGpu],
     packed: Packed,
     scratch: &'s mut OrderScratch,
 ) -> Option<&'s [u32]> {
+    if packed.bits() <= 32 {
+        return entry_order(contacts, packed, scratch);
+    }
     let n = contacts.len();
     let rank = &scratch.rank;
-    let [keys, spare] = &mut scratch.keys;
+    let keys = &mut scratch.keys;
     keys.clear();
     keys.par_extend(contacts.par_iter().with_min_len(MIN_JOB).map(|c| packed.key(c, rank)));
     if keys.windows(2).all(|w| w[0] < w[1]) {
@@ -177,28 +181,152 @@ fn radix_order<'s>(
         shifts[count] = shift;
         count += 1;
     }
-    let shifts = &mut shifts[..count];
+    let shifts = &shifts[..count];
     let (counts, order) = (&mut scratch.counts, &mut scratch.order);
     counts.resize(DIGITS, [0; BUCKETS]);
     order.clear();
-    if packed.bits() <= 32 {
-        // Each key above its index.
-        for (i, k) in keys.iter_mut().enumerate() {
-            *k = *k << 32 | i as u64;
+    let [pairs, pairs_spare] = &mut scratch.pairs;
+    pairs.clear();
+    pairs.extend(keys.iter().enumerate().map(|(i, &k)| (k, i as u32)));
+    pairs_spare.resize(n, (0, 0));
+    let sorted = lsd(pairs, &mut pairs_spare[..n], shifts, counts, |e| e.0);
+    order.extend(sorted.iter().map(|e| e.1));
+    order_runs(contacts, order, |i| sorted[i].0);
+    Some(order)
+}
+
+/// What one pass over entries `key << 32 | index` finds: the OR and the AND of the entries
+/// (the key bits that vary are those where they differ), the first and last entry, and
+/// whether the keys strictly increase.
+#[derive(Clone, Copy)]
+struct Summary {
+    or: u64,
+    and: u64,
+    first: u64,
+    last: u64,
+    increasing: bool,
+}
+
+impl Summary {
+    /// The summary of a run of entries; `None` for none.
+    fn of(entries: &[AtomicU64]) -> Option<Self> {
+        let first = entries.first()?.load(Relaxed);
+        let mut s = Summary { or: first, and: first, first, last: first, increasing: true };
+        for e in &entries[1..] {
+            let e = e.load(Relaxed);
+            s.increasing &= s.last >> 32 < e >> 32;
+            (s.or, s.and, s.last) = (s.or | e, s.and & e, e);
         }
-        shifts.iter_mut().for_each(|s| *s += 32);
-        spare.resize(n, 0);
-        let sorted = lsd(keys, &mut spare[..n], shifts, counts, |&e| e);
-        order.extend(sorted.iter().map(|&e| e as u32));
-        order_runs(contacts, order, |i| sorted[i] >> 32);
-    } else {
-        let [pairs, pairs_spare] = &mut scratch.pairs;
-        pairs.clear();
-        pairs.extend(keys.iter().enumerate().map(|(i, &k)| (k, i as u32)));
-        pairs_spare.resize(n, (0, 0));
-        let sorted = lsd(pairs, &mut pairs_spare[..n], shifts, counts, |e| e.0);
-        order.extend(sorted.iter().map(|e| e.1));
-        order_runs(contacts, order, |i| sorted[i].0);
+        Some(s)
+    }
+
+    /// The summary of two neighbouring runs, `self` first.
+    fn then(self, next: Self) -> Self {
+        Summary {
+            or: self.or | next.or,
+            and: self.and & next.and,
+            first: self.first,
+            last: next.last,
+            increasing: self.increasing && next.increasing && self.last >> 32 < next.first >> 32,
+        }
+    }
+}
+
+/// [`radix_order`] of keys of at most 32 bits, each entry `key << 32 | index` in one `u64` (the
+/// index below the key makes the entries distinct, and their order the stable order of the
+/// keys), every pass over the entries parallel: one makes them and finds whether they are in
+/// order already and which key bits vary; then, for each digit of [`DIGIT_BITS`] bits that
+/// varies, a stable LSD pass in which each thread's chunk of entries counts its digits, and
+/// then moves its entries to its own places of each digit's (after those of the chunks before
+/// it); then the order read from the entries and, where two keys are equal (rare), each run of
+/// them ordered by the remaining fields.
+///
+/// The entries live in `AtomicU64`s, written and read `Relaxed`: safe code cannot split a
+/// slice at the places a chunk writes, though no two chunks write the same one, and rayon's
+/// joins order a pass's writes before the next pass's reads. On x86-64 and AArch64 such a
+/// store or load is a plain one.
+///
+/// The serial LSD sort it replaces (with serial counting, packing, order checks and unpacking
+/// around its passes) ordered 40k contacts shaped like `cloth-layers`' (4 bodies, 21-bit keys,
+/// in random order) in 0.19-0.25 ms on the 2-core EPYC VM, this in 0.12-0.16 ms (medians of 400
+/// orders in a 2-thread pool, 8 runs alternated; two runs of this at 0.27 and 0.31, the
+/// machine's noise); in a 1-thread pool 0.21-0.26 against 0.20-0.27 ms. On the NVIDIA H200
+/// machine's host (16 cores of a Xeon VM) the serial sort took 1.27 ms of `cloth-layers`' 3.6
+/// ms GPU frame (its two passes 0.57-0.66 ms); this was not run there.
+fn entry_order<'s>(
+    contacts: &[ContactGpu],
+    packed: Packed,
+    scratch: &'s mut OrderScratch,
+) -> Option<&'s [u32]> {
+    let n = contacts.len();
+    let rank = &scratch.rank;
+    let [from, to] = &mut scratch.entries;
+    let grow = |v: &mut Vec<AtomicU64>| {
+        if v.len() < n {
+            v.resize_with(n, AtomicU64::default);
+        }
+    };
+    grow(from);
+    grow(to);
+    let (from, to) = (&from[..n], &to[..n]);
+    let summary = from
+        .par_chunks(MIN_JOB)
+        .zip(contacts.par_chunks(MIN_JOB))
+        .enumerate()
+        .map(|(k, (out, chunk))| {
+            let first = k * MIN_JOB;
+            for (i, (o, c)) in out.iter().zip(chunk).enumerate() {
+                o.store(packed.key(c, rank) << 32 | (first + i) as u64, Relaxed);
+            }
+            Summary::of(out)
+        })
+        .reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(a.then(b)),
+                (a, b) => a.or(b),
+            },
+        )?;
+    if summary.increasing {
+        return None;
+    }
+    let varying = (summary.or ^ summary.and) >> 32;
+    // A chunk per thread: the places are a pass over every chunk's counts of every digit.
+    let job = n.div_ceil(rayon::current_num_threads()).max(MIN_JOB);
+    let chunks = n.div_ceil(job);
+    let places = &mut scratch.counts;
+    places.resize(chunks, [0; BUCKETS]);
+    let (mut from, mut to) = (from, to);
+    let shifts = (0..32).step_by(DIGIT_BITS as usize).filter(|&s| (varying >> s) & DIGIT_MASK != 0);
+    for shift in shifts.map(|s| s + 32) {
+        let digit = |e: u64| ((e >> shift) & DIGIT_MASK) as usize;
+        from.par_chunks(job).zip(places.par_iter_mut()).for_each(|(chunk, count)| {
+            count.fill(0);
+            chunk.iter().for_each(|e| count[digit(e.load(Relaxed))] += 1);
+        });
+        // Each chunk's first place in each digit: the digits before, then the chunks before.
+        let mut sum = 0;
+        for d in 0..BUCKETS {
+            for count in places.iter_mut() {
+                (count[d], sum) = (sum, sum + count[d]);
+            }
+        }
+        from.par_chunks(job).zip(places.par_iter_mut()).for_each(|(chunk, place)| {
+            for e in chunk {
+                let e = e.load(Relaxed);
+                let p = &mut place[digit(e)];
+                to[*p as usize].store(e, Relaxed);
+                *p += 1;
+            }
+        });
+        std::mem::swap(&mut from, &mut to);
+    }
+    let order = &mut scratch.order;
+    order.clear();
+    order.par_extend(from.par_iter().with_min_len(MIN_JOB).map(|e| e.load(Relaxed) as u32));
+    let key = |i: usize| from[i].load(Relaxed) >> 32;
+    if (1..n).into_par_iter().with_min_len(MIN_JOB).any(|i| key(i - 1) == key(i)) {
+        order_runs(contacts, order, key);
     }
     Some(order)
 }
@@ -368,6 +496,77 @@ mod tests {
             again.is_none_or(|o| o.iter().enumerate().all(|(i, &j)| i as u32 == j)),
             "already in order: none or the identity"
         );
+    }
+
+    /// The parallel passes give one order whatever the pool: contacts of several chunks, with
+    /// long runs of equal keys (across the chunks' ends) and keys that vary in one digit or in
+    /// three, in pools of 1 to 7 threads; in order across the chunks' ends, they are left in
+    /// place, and one step down at a chunk's end is seen.
+    #[test]
+    fn the_parallel_passes_order_alike_in_any_pool() {
+        let ids: Vec<BodyId> = (0..5).map(|i| BodyId { index: 7 - i, generation: i }).collect();
+        let mut seed = 0x2013_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n) as u32
+        };
+        let n = 3 * MIN_JOB + 123;
+        // Vertices below 2^20 (keys of 3 + 3 + 20 + 3 bits: three digits vary) or 200 (one
+        // body pair and side: one digit varies), vertex 5 in every seventh contact (runs of
+        // equal keys, one of about 1,800 in the second set).
+        let wide: Vec<ContactGpu> = (0..n as u32)
+            .map(|i| ContactGpu {
+                source_body: next(5),
+                target_body: next(5),
+                source_vertex: if i % 7 == 0 { 5 } else { next(1 << 20) },
+                target_triangle: next(3),
+                flags: next(2),
+                u: [0.0, 0.5][next(2) as usize],
+                pair: i,
+                ..ContactGpu::default()
+            })
+            .collect();
+        let narrow: Vec<ContactGpu> = wide
+            .iter()
+            .map(|c| ContactGpu {
+                source_body: 1,
+                target_body: 3,
+                flags: 0,
+                source_vertex: c.source_vertex % 200,
+                ..*c
+            })
+            .collect();
+        for contacts in [&wide, &narrow] {
+            let mut scratch = OrderScratch::default();
+            ranks(&ids, &mut scratch);
+            let expected = comparison_order(contacts, &scratch.rank);
+            for threads in [1, 2, 3, 7] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+                let order = pool.install(|| {
+                    contact_order_with(contacts, &ids, 1 << 20, &mut scratch).map(<[u32]>::to_vec)
+                });
+                assert_eq!(order.as_ref(), Some(&expected), "{threads} threads");
+            }
+        }
+        // In order (distinct keys), then one step down where the second chunk starts.
+        let ordered: Vec<ContactGpu> = (0..n as u32)
+            .map(|i| ContactGpu {
+                source_body: 4,
+                target_body: 0,
+                source_vertex: 2 * i,
+                ..ContactGpu::default()
+            })
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+        let mut scratch = OrderScratch::default();
+        assert_eq!(pool.install(|| contact_order_with(&ordered, &ids, 1 << 20, &mut scratch)), None);
+        let mut stepped = ordered.clone();
+        stepped.swap(MIN_JOB - 1, MIN_JOB);
+        let order =
+            pool.install(|| contact_order_with(&stepped, &ids, 1 << 20, &mut scratch).map(<[u32]>::to_vec));
+        let mut swapped: Vec<u32> = (0..n as u32).collect();
+        swapped.swap(MIN_JOB - 1, MIN_JOB);
+        assert_eq!(order, Some(swapped));
     }
 
     /// Contacts whose packed keys strictly increase are left in place; one pair of equal keys
