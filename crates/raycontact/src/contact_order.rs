@@ -56,6 +56,14 @@ pub(crate) struct OrderScratch {
     counts: Vec<[u32; BUCKETS]>,
 }
 
+/// The fewest entries [`entry_order`] sorts in parallel: fewer are sorted in one chunk, their
+/// passes' jobs not split, so that they run on the calling thread. In chunks of [`MIN_JOB`],
+/// `resting-pile`'s 6k contacts took `gpu-walk`'s order step (sort and conversion) from 0.11-0.13
+/// to 0.25-0.36 ms on the 2-core VM (three suite runs): waking another thread for each pass
+/// cost more than the pass. (The GPU scene sends an order of this many contacts or more to
+/// rayon's pool as one job: `Scene::contacts_into`.)
+pub(crate) const PARALLEL_ENTRIES: usize = 4 * MIN_JOB;
+
 /// Bits of a digit of the radix sort: the 21-bit keys of `cloth-layers` (4 bodies, 11k vertices
 /// at most) in two passes, where bytes took three; a digit's counts (8 KiB) stay in the cache.
 const DIGIT_BITS: u32 = 11;
@@ -269,12 +277,15 @@ fn entry_order<'s>(
     grow(from);
     grow(to);
     let (from, to) = (&from[..n], &to[..n]);
+    // A chunk per thread (the places are a pass over every chunk's counts of every digit), one
+    // for fewer than PARALLEL_ENTRIES.
+    let job = if n < PARALLEL_ENTRIES { n } else { n.div_ceil(rayon::current_num_threads()).max(MIN_JOB) };
     let summary = from
-        .par_chunks(MIN_JOB)
-        .zip(contacts.par_chunks(MIN_JOB))
+        .par_chunks(job.max(1))
+        .zip(contacts.par_chunks(job.max(1)))
         .enumerate()
         .map(|(k, (out, chunk))| {
-            let first = k * MIN_JOB;
+            let first = k * job;
             for (i, (o, c)) in out.iter().zip(chunk).enumerate() {
                 o.store(packed.key(c, rank) << 32 | (first + i) as u64, Relaxed);
             }
@@ -291,8 +302,6 @@ fn entry_order<'s>(
         return None;
     }
     let varying = (summary.or ^ summary.and) >> 32;
-    // A chunk per thread: the places are a pass over every chunk's counts of every digit.
-    let job = n.div_ceil(rayon::current_num_threads()).max(MIN_JOB);
     let chunks = n.div_ceil(job);
     let places = &mut scratch.counts;
     places.resize(chunks, [0; BUCKETS]);
@@ -323,9 +332,9 @@ fn entry_order<'s>(
     }
     let order = &mut scratch.order;
     order.clear();
-    order.par_extend(from.par_iter().with_min_len(MIN_JOB).map(|e| e.load(Relaxed) as u32));
+    order.par_extend(from.par_iter().with_min_len(job).map(|e| e.load(Relaxed) as u32));
     let key = |i: usize| from[i].load(Relaxed) >> 32;
-    if (1..n).into_par_iter().with_min_len(MIN_JOB).any(|i| key(i - 1) == key(i)) {
+    if (1..n).into_par_iter().with_min_len(job).any(|i| key(i - 1) == key(i)) {
         order_runs(contacts, order, key);
     }
     Some(order)
@@ -510,10 +519,11 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((seed >> 33) % n) as u32
         };
-        let n = 3 * MIN_JOB + 123;
+        // Enough for the parallel passes: a chunk per thread.
+        let n = PARALLEL_ENTRIES + 3 * MIN_JOB + 123;
         // Vertices below 2^20 (keys of 3 + 3 + 20 + 3 bits: three digits vary) or 200 (one
         // body pair and side: one digit varies), vertex 5 in every seventh contact (runs of
-        // equal keys, one of about 1,800 in the second set).
+        // equal keys, one of about 4,100 in the second set).
         let wide: Vec<ContactGpu> = (0..n as u32)
             .map(|i| ContactGpu {
                 source_body: next(5),
@@ -548,7 +558,8 @@ mod tests {
                 assert_eq!(order.as_ref(), Some(&expected), "{threads} threads");
             }
         }
-        // In order (distinct keys), then one step down where the second chunk starts.
+        // In order (distinct keys), then one step down where the second of three threads' chunks
+        // starts.
         let ordered: Vec<ContactGpu> = (0..n as u32)
             .map(|i| ContactGpu {
                 source_body: 4,
@@ -561,11 +572,12 @@ mod tests {
         let mut scratch = OrderScratch::default();
         assert_eq!(pool.install(|| contact_order_with(&ordered, &ids, 1 << 20, &mut scratch)), None);
         let mut stepped = ordered.clone();
-        stepped.swap(MIN_JOB - 1, MIN_JOB);
+        let second = n.div_ceil(3);
+        stepped.swap(second - 1, second);
         let order =
             pool.install(|| contact_order_with(&stepped, &ids, 1 << 20, &mut scratch).map(<[u32]>::to_vec));
         let mut swapped: Vec<u32> = (0..n as u32).collect();
-        swapped.swap(MIN_JOB - 1, MIN_JOB);
+        swapped.swap(second - 1, second);
         assert_eq!(order, Some(swapped));
     }
 
