@@ -404,6 +404,14 @@ fn comparison_order(contacts: &[ContactGpu], rank: &[u32]) -> Vec<u32> {
 mod tests {
     use super::*;
 
+    /// Draws below `n` from a linear congruential sequence of `seed`.
+    fn draws(mut seed: u64) -> impl FnMut(u64) -> u32 {
+        move |n| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n) as u32
+        }
+    }
+
     /// Both orders equal the documented tuple's stable sort: contacts drawn from a few values
     /// of each field (ties on every field, ids whose generation decides, negative and
     /// signed-zero floats, vertex indices of 32 bits), and with 2^20 bodies, where the packed key
@@ -416,11 +424,7 @@ mod tests {
             BodyId { index: 0, generation: 2 },
             BodyId { index: 9, generation: 1 },
         ];
-        let mut seed = 0x2008_u64;
-        let mut next = |n: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 33) % n) as u32
-        };
+        let mut next = draws(0x2008);
         let floats = [0.0, -0.0, 0.25, -0.5, 1.0];
         let flag_sets = [0, contact_flags::EDGE, contact_flags::UNTANGLE, contact_flags::OUTWARD_RAY];
         let contacts: Vec<ContactGpu> = (0..5000)
@@ -475,11 +479,7 @@ mod tests {
         // with runs of equal keys (a vertex's two rays on one triangle) ordered by the remaining
         // fields and then by index.
         let ids: Vec<BodyId> = (0..3).map(|i| BodyId { index: 2 - i, generation: i }).collect();
-        let mut seed = 0x2015_u64;
-        let mut next = |n: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 33) % n) as u32
-        };
+        let mut next = draws(0x2015);
         let contacts: Vec<ContactGpu> = (0..30_000)
             .map(|i| ContactGpu {
                 source_body: next(3),
@@ -514,11 +514,7 @@ mod tests {
     #[test]
     fn the_parallel_passes_order_alike_in_any_pool() {
         let ids: Vec<BodyId> = (0..5).map(|i| BodyId { index: 7 - i, generation: i }).collect();
-        let mut seed = 0x2013_u64;
-        let mut next = |n: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 33) % n) as u32
-        };
+        let mut next = draws(0x2013);
         // Enough for the parallel passes: a chunk per thread.
         let n = PARALLEL_ENTRIES + 3 * MIN_JOB + 123;
         // Vertices below 2^20 (keys of 3 + 3 + 20 + 3 bits: three digits vary) or 200 (one
