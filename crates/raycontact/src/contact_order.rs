@@ -6,10 +6,12 @@
 //! The first five fields almost always fit one `u64` (they take `2 b + v + 3` bits for `2^b`
 //! bodies and vertex indices below `2^v`, `v` from the largest body's vertex count: no pass over
 //! the contacts to find their largest vertex). Then the contacts are ordered by a stable LSD
-//! radix sort of that key, one pass per digit of [`DIGIT_BITS`] bits that is not the same in
+//! radix sort of that key, one pass per digit of
+//! [`DIGIT_BITS`](crate::contact_sort::DIGIT_BITS) bits that is not the same in
 //! every key, and each run of equal keys (rare: a vertex's ray meets a pair once a side) by the
-//! remaining fields: a key of at most 32 bits with its index below it in one `u64`, every pass
-//! parallel ([`entry_order`]); a longer one in (key, index) pairs, serially. Otherwise, and as
+//! remaining fields, every pass parallel ([`Sorting::run`]): a key of at most 32 bits with its
+//! index below it in one `u64`, a longer one beside its index
+//! ([`Slot`](crate::contact_sort::Slot)). Otherwise, and as
 //! the reference of the tests, by a comparison sort of the whole key. On cloth-layers (40k
 //! contacts, 2 threads) the serial radix order took 0.7 ms, where the parallel comparison sort
 //! of the whole key it replaced took 1.4 ms. With a pass over the contacts for their largest
@@ -26,18 +28,12 @@
 //! [`CpuScene::keep_contacts`]: crate::cpu_backend::CpuScene::keep_contacts
 
 use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
 use crate::body::BodyId;
+use crate::contact_sort::{BUCKETS, Pair, Sorting, secondary};
 use crate::layout::{ContactGpu, contact_flags};
-
-/// The fewest contacts a rayon job of the ordering (and of the scene's conversion to
-/// [`Contact`](crate::Contact)s) takes: below that, starting jobs costs more than the work.
-/// resting-pile's iterative pass (6k contacts) took 1.27/1.26/1.32 ms with jobs of any size,
-/// 1.23/1.25/1.21 ms with this floor (alternated runs).
-pub(crate) const MIN_JOB: usize = 4096;
 
 /// The ordering's vectors, kept from frame to frame by the scene, so that ordering a frame's
 /// contacts allocates nothing once they have grown (but the comparison sort's, where the packed
@@ -46,33 +42,14 @@ pub(crate) const MIN_JOB: usize = 4096;
 pub(crate) struct OrderScratch {
     by_id: Vec<u32>,
     rank: Vec<u32>,
-    /// `key << 32 | index` entries, for keys of at most 32 bits ([`entry_order`]).
+    /// The sort's entries of keys of at most 32 bits, and of longer ones
+    /// ([`Slot`](crate::contact_sort::Slot)).
     entries: [Vec<AtomicU64>; 2],
-    /// Keys of more than 32 bits, and their (key, index) pairs.
-    keys: Vec<u64>,
-    pairs: [Vec<(u64, u32)>; 2],
+    pairs: [Vec<Pair>; 2],
     order: Vec<u32>,
-    /// Each digit's counts (of a chunk of entries, or of every key), then its first places.
+    /// Each digit's counts of each chunk of entries, then their places.
     counts: Vec<[u32; BUCKETS]>,
 }
-
-/// The fewest entries [`entry_order`] sorts in parallel: fewer are sorted in one chunk, their
-/// passes' jobs not split, so that they run on the calling thread. In chunks of [`MIN_JOB`],
-/// `resting-pile`'s 6k contacts took `gpu-walk`'s order step (sort and conversion) from 0.11-0.13
-/// to 0.25-0.36 ms on the 2-core VM (three suite runs): waking another thread for each pass
-/// cost more than the pass. (The GPU scene sends an order of this many contacts or more to
-/// rayon's pool as one job: `Scene::contacts_into`.)
-pub(crate) const PARALLEL_ENTRIES: usize = 4 * MIN_JOB;
-
-/// Bits of a digit of the radix sort: the 21-bit keys of `cloth-layers` (4 bodies, 11k vertices
-/// at most) in two passes, where bytes took three; a digit's counts (8 KiB) stay in the cache.
-const DIGIT_BITS: u32 = 11;
-/// Digits of a `u64` key.
-const DIGITS: usize = 64_usize.div_ceil(DIGIT_BITS as usize);
-/// Values of a digit.
-const BUCKETS: usize = 1 << DIGIT_BITS;
-/// A digit's bits.
-const DIGIT_MASK: u64 = (1 << DIGIT_BITS) - 1;
 
 /// The permutation that puts `contacts` in the documented order (`contacts[order[0]]` first),
 /// computed in the current rayon pool; `None` where they are in that order already.
@@ -120,11 +97,6 @@ fn side(c: &ContactGpu) -> u32 {
     class << 1 | u32::from(c.flags & contact_flags::OUTWARD_RAY != 0)
 }
 
-/// The fields after the first five, in order.
-fn secondary(c: &ContactGpu) -> [u32; 4] {
-    [c.target_triangle, c.u.to_bits(), c.v.to_bits(), c.depth.to_bits()]
-}
-
 /// Bits of the packed primary key: a rank takes `body_bits`, a vertex `vertex_bits`.
 #[derive(Clone, Copy, Debug)]
 struct Packed {
@@ -161,232 +133,21 @@ impl Packed {
 
 /// The order of the contacts by their packed keys, then each run of equal keys by the
 /// remaining fields (a stable sort), in `scratch` (its ranks made); `None` where the keys
-/// strictly increase already (no two equal: the remaining fields cannot reorder them). Keys of
-/// at most 32 bits by [`entry_order`]; longer ones (with their index in `(u64, u32)` pairs)
-/// by a stable LSD radix sort, one pass per digit of [`DIGIT_BITS`] bits that is not the same
-/// in every key.
+/// strictly increase already (no two equal: the remaining fields cannot reorder them): by
+/// [`Sorting::run`], each key of at most 32 bits above its index in one `u64`, a longer one
+/// beside its index ([`Pair`]).
 fn radix_order<'s>(
     contacts: &[ContactGpu],
     packed: Packed,
     scratch: &'s mut OrderScratch,
 ) -> Option<&'s [u32]> {
+    let rank = &scratch.rank;
+    let key = |c: &ContactGpu| packed.key(c, rank);
+    let sorting = Sorting { contacts, counts: &mut scratch.counts, order: &mut scratch.order };
     if packed.bits() <= 32 {
-        return entry_order(contacts, packed, scratch);
-    }
-    let n = contacts.len();
-    let rank = &scratch.rank;
-    let keys = &mut scratch.keys;
-    keys.clear();
-    keys.par_extend(contacts.par_iter().with_min_len(MIN_JOB).map(|c| packed.key(c, rank)));
-    if keys.windows(2).all(|w| w[0] < w[1]) {
-        return None;
-    }
-    let first = keys.first().copied().unwrap_or(0);
-    let varying = keys.iter().fold(0u64, |acc, &k| acc | (k ^ first));
-    let mut shifts = [0u32; DIGITS];
-    let mut count = 0;
-    for shift in (0..DIGITS as u32).map(|d| d * DIGIT_BITS).filter(|&s| (varying >> s) & DIGIT_MASK != 0) {
-        shifts[count] = shift;
-        count += 1;
-    }
-    let shifts = &shifts[..count];
-    let (counts, order) = (&mut scratch.counts, &mut scratch.order);
-    counts.resize(DIGITS, [0; BUCKETS]);
-    order.clear();
-    let [pairs, pairs_spare] = &mut scratch.pairs;
-    pairs.clear();
-    pairs.extend(keys.iter().enumerate().map(|(i, &k)| (k, i as u32)));
-    pairs_spare.resize(n, (0, 0));
-    let sorted = lsd(pairs, &mut pairs_spare[..n], shifts, counts, |e| e.0);
-    order.extend(sorted.iter().map(|e| e.1));
-    order_runs(contacts, order, |i| sorted[i].0);
-    Some(order)
-}
-
-/// What one pass over entries `key << 32 | index` finds: the OR and the AND of the entries
-/// (the key bits that vary are those where they differ), the first and last entry, and
-/// whether the keys strictly increase.
-#[derive(Clone, Copy)]
-struct Summary {
-    or: u64,
-    and: u64,
-    first: u64,
-    last: u64,
-    increasing: bool,
-}
-
-impl Summary {
-    /// The summary of a run of entries; `None` for none.
-    fn of(entries: &[AtomicU64]) -> Option<Self> {
-        let first = entries.first()?.load(Relaxed);
-        let mut s = Summary { or: first, and: first, first, last: first, increasing: true };
-        for e in &entries[1..] {
-            let e = e.load(Relaxed);
-            s.increasing &= s.last >> 32 < e >> 32;
-            (s.or, s.and, s.last) = (s.or | e, s.and & e, e);
-        }
-        Some(s)
-    }
-
-    /// The summary of two neighbouring runs, `self` first.
-    fn then(self, next: Self) -> Self {
-        Summary {
-            or: self.or | next.or,
-            and: self.and & next.and,
-            first: self.first,
-            last: next.last,
-            increasing: self.increasing && next.increasing && self.last >> 32 < next.first >> 32,
-        }
-    }
-}
-
-/// [`radix_order`] of keys of at most 32 bits, each entry `key << 32 | index` in one `u64` (the
-/// index below the key makes the entries distinct, and their order the stable order of the
-/// keys), every pass over the entries parallel: one makes them and finds whether they are in
-/// order already and which key bits vary; then, for each digit of [`DIGIT_BITS`] bits that
-/// varies, a stable LSD pass in which each thread's chunk of entries counts its digits, and
-/// then moves its entries to its own places of each digit's (after those of the chunks before
-/// it); then the order read from the entries and, where two keys are equal (rare), each run of
-/// them ordered by the remaining fields.
-///
-/// The entries live in `AtomicU64`s, written and read `Relaxed`: safe code cannot split a
-/// slice at the places a chunk writes, though no two chunks write the same one, and rayon's
-/// joins order a pass's writes before the next pass's reads. On x86-64 and AArch64 such a
-/// store or load is a plain one.
-///
-/// The serial LSD sort it replaces (with serial counting, packing, order checks and unpacking
-/// around its passes) ordered 40k contacts shaped like `cloth-layers`' (4 bodies, 21-bit keys,
-/// in random order) in 0.19-0.25 ms on the 2-core EPYC VM, this in 0.12-0.16 ms (medians of 400
-/// orders in a 2-thread pool, 8 runs alternated; two runs of this at 0.27 and 0.31, the
-/// machine's noise); in a 1-thread pool 0.21-0.26 against 0.20-0.27 ms. On the NVIDIA H200
-/// machine's host (16 cores of a Xeon VM) the serial sort took 1.27 ms of `cloth-layers`' 3.6
-/// ms GPU frame (its two passes 0.57-0.66 ms); this was not run there.
-fn entry_order<'s>(
-    contacts: &[ContactGpu],
-    packed: Packed,
-    scratch: &'s mut OrderScratch,
-) -> Option<&'s [u32]> {
-    let n = contacts.len();
-    let rank = &scratch.rank;
-    let [from, to] = &mut scratch.entries;
-    let grow = |v: &mut Vec<AtomicU64>| {
-        if v.len() < n {
-            v.resize_with(n, AtomicU64::default);
-        }
-    };
-    grow(from);
-    grow(to);
-    let (from, to) = (&from[..n], &to[..n]);
-    // A chunk per thread (the places are a pass over every chunk's counts of every digit), one
-    // for fewer than PARALLEL_ENTRIES.
-    let job = if n < PARALLEL_ENTRIES { n } else { n.div_ceil(rayon::current_num_threads()).max(MIN_JOB) };
-    let summary = from
-        .par_chunks(job.max(1))
-        .zip(contacts.par_chunks(job.max(1)))
-        .enumerate()
-        .map(|(k, (out, chunk))| {
-            let first = k * job;
-            for (i, (o, c)) in out.iter().zip(chunk).enumerate() {
-                o.store(packed.key(c, rank) << 32 | (first + i) as u64, Relaxed);
-            }
-            Summary::of(out)
-        })
-        .reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => Some(a.then(b)),
-                (a, b) => a.or(b),
-            },
-        )?;
-    if summary.increasing {
-        return None;
-    }
-    let varying = (summary.or ^ summary.and) >> 32;
-    let chunks = n.div_ceil(job);
-    let places = &mut scratch.counts;
-    places.resize(chunks, [0; BUCKETS]);
-    let (mut from, mut to) = (from, to);
-    let shifts = (0..32).step_by(DIGIT_BITS as usize).filter(|&s| (varying >> s) & DIGIT_MASK != 0);
-    for shift in shifts.map(|s| s + 32) {
-        let digit = |e: u64| ((e >> shift) & DIGIT_MASK) as usize;
-        from.par_chunks(job).zip(places.par_iter_mut()).for_each(|(chunk, count)| {
-            count.fill(0);
-            chunk.iter().for_each(|e| count[digit(e.load(Relaxed))] += 1);
-        });
-        // Each chunk's first place in each digit: the digits before, then the chunks before.
-        let mut sum = 0;
-        for d in 0..BUCKETS {
-            for count in places.iter_mut() {
-                (count[d], sum) = (sum, sum + count[d]);
-            }
-        }
-        from.par_chunks(job).zip(places.par_iter_mut()).for_each(|(chunk, place)| {
-            for e in chunk {
-                let e = e.load(Relaxed);
-                let p = &mut place[digit(e)];
-                to[*p as usize].store(e, Relaxed);
-                *p += 1;
-            }
-        });
-        std::mem::swap(&mut from, &mut to);
-    }
-    let order = &mut scratch.order;
-    order.clear();
-    order.par_extend(from.par_iter().with_min_len(job).map(|e| e.load(Relaxed) as u32));
-    let key = |i: usize| from[i].load(Relaxed) >> 32;
-    if (1..n).into_par_iter().with_min_len(job).any(|i| key(i - 1) == key(i)) {
-        order_runs(contacts, order, key);
-    }
-    Some(order)
-}
-
-/// Orders `items` stably by the digits of `key(item)` at `shifts` (least significant first),
-/// moving them between `items` and `spare` (as long), with `counts` (one per shift) for the
-/// digits' places; returns the one of the two that holds them in order.
-fn lsd<'a, T: Copy>(
-    items: &'a mut [T],
-    spare: &'a mut [T],
-    shifts: &[u32],
-    counts: &mut [[u32; BUCKETS]],
-    key: impl Fn(&T) -> u64,
-) -> &'a [T] {
-    let digit = |t: &T, shift: u32| ((key(t) >> shift) & DIGIT_MASK) as usize;
-    for count in &mut counts[..shifts.len()] {
-        count.fill(0);
-    }
-    for t in items.iter() {
-        for (count, &shift) in counts.iter_mut().zip(shifts) {
-            count[digit(t, shift)] += 1;
-        }
-    }
-    let (mut from, mut to) = (items, spare);
-    for (count, &shift) in counts.iter_mut().zip(shifts) {
-        // Each digit's first place, in its count's place.
-        let mut sum = 0;
-        for c in count.iter_mut() {
-            (*c, sum) = (sum, sum + *c);
-        }
-        for t in from.iter() {
-            let d = digit(t, shift);
-            to[count[d] as usize] = *t;
-            count[d] += 1;
-        }
-        std::mem::swap(&mut from, &mut to);
-    }
-    from
-}
-
-/// Orders each run of equal keys (`key(i)`: the key at place i) of `order` by the remaining
-/// fields of its contacts (a stable sort).
-fn order_runs(contacts: &[ContactGpu], order: &mut [u32], key: impl Fn(usize) -> u64) {
-    let mut run = 0;
-    while run < order.len() {
-        let k = key(run);
-        let end = run + (run..order.len()).take_while(|&i| key(i) == k).count();
-        if end - run > 1 {
-            order[run..end].sort_by_key(|&i| secondary(&contacts[i as usize]));
-        }
-        run = end;
+        sorting.run(&mut scratch.entries, |i, c| key(c) << 32 | i as u64)
+    } else {
+        sorting.run(&mut scratch.pairs, |i, c| (key(c), i as u32))
     }
 }
 
@@ -403,6 +164,7 @@ fn comparison_order(contacts: &[ContactGpu], rank: &[u32]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contact_sort::{MIN_JOB, PARALLEL_ENTRIES};
 
     /// Draws below `n` from a linear congruential sequence of `seed`.
     fn draws(mut seed: u64) -> impl FnMut(u64) -> u32 {
@@ -459,7 +221,7 @@ mod tests {
         ranks(&ids, &mut scratch);
         let vertices = contacts.iter().map(|c| c.source_vertex + 1).max().unwrap();
         let packed = Packed::fitting(vertices, ids.len()).expect("4 bodies and 32-bit vertices fit");
-        assert!(packed.bits() > 32, "keys with their index in (u64, u32) pairs");
+        assert!(packed.bits() > 32, "keys beside their index (`Pair`)");
         let radix = radix_order(&contacts, packed, &mut scratch).expect("random contacts are out of order");
         assert_eq!(sorted(radix.to_vec()), expected, "radix order");
         assert_eq!(sorted(comparison_order(&contacts, &scratch.rank)), expected, "comparison order");
@@ -509,7 +271,7 @@ mod tests {
 
     /// The parallel passes give one order whatever the pool: contacts of several chunks, with
     /// long runs of equal keys (across the chunks' ends) and keys that vary in one digit or in
-    /// three, in pools of 1 to 7 threads; in order across the chunks' ends, they are left in
+    /// three, or of more than 32 bits, in pools of 1 to 7 threads; in order across the chunks' ends, they are left in
     /// place, and one step down at a chunk's end is seen.
     #[test]
     fn the_parallel_passes_order_alike_in_any_pool() {
@@ -542,16 +304,19 @@ mod tests {
                 ..*c
             })
             .collect();
-        for contacts in [&wide, &narrow] {
+        // Vertices below 2^30: keys of 39 bits, each beside its index.
+        for (contacts, vertices) in [(&wide, 1 << 20), (&narrow, 1 << 20), (&wide, 1 << 30)] {
             let mut scratch = OrderScratch::default();
             ranks(&ids, &mut scratch);
+            let bits = Packed::fitting(vertices, ids.len()).expect("fits 64 bits").bits();
+            assert_eq!(bits > 32, vertices == 1 << 30);
             let expected = comparison_order(contacts, &scratch.rank);
             for threads in [1, 2, 3, 7] {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
                 let order = pool.install(|| {
-                    contact_order_with(contacts, &ids, 1 << 20, &mut scratch).map(<[u32]>::to_vec)
+                    contact_order_with(contacts, &ids, vertices, &mut scratch).map(<[u32]>::to_vec)
                 });
-                assert_eq!(order.as_ref(), Some(&expected), "{threads} threads");
+                assert_eq!(order.as_ref(), Some(&expected), "{threads} threads, {bits}-bit keys");
             }
         }
         // In order (distinct keys), then one step down where the second of three threads' chunks

@@ -65,6 +65,7 @@ mod changes;
 mod contact;
 mod contact_order;
 mod contact_parts;
+mod contact_sort;
 mod context;
 mod cpu;
 mod cpu_backend;

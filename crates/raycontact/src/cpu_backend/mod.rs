@@ -7,8 +7,8 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::bvh_update::Quality;
-use crate::contact_order::MIN_JOB;
 use crate::contact_parts::ContactParts;
+use crate::contact_sort::MIN_JOB;
 use crate::cpu::{ResponseSums, SourceLists};
 use crate::error::Result;
 use crate::frame::FrameData;
