@@ -3,21 +3,19 @@
 //! ray side) first, bodies by the rank of their id, then (target triangle, the bits of `u`, `v`,
 //! `depth`); equal contacts keep their order.
 //!
-//! The first five fields almost always fit one `u64` (they take `2 b + v + 3` bits for `2^b`
-//! bodies and vertex indices below `2^v`, `v` from the largest body's vertex count: no pass over
-//! the contacts to find their largest vertex). Then the contacts are ordered by a stable LSD
-//! radix sort of that key, one pass per digit of
-//! [`DIGIT_BITS`](crate::contact_sort::DIGIT_BITS) bits that is not the same in
-//! every key, and each run of equal keys (rare: a vertex's ray meets a pair once a side) by the
-//! remaining fields, every pass parallel ([`Sorting::run`]): a key of at most 32 bits with its
-//! index below it in one `u64`, a longer one beside its index
-//! ([`Slot`](crate::contact_sort::Slot)). Otherwise, and as
-//! the reference of the tests, by a comparison sort of the whole key. On cloth-layers (40k
-//! contacts, 2 threads) the serial radix order took 0.7 ms, where the parallel comparison sort
-//! of the whole key it replaced took 1.4 ms. With a pass over the contacts for their largest
-//! vertex and bytes as digits (three passes for its 21-bit keys) it took 0.69-1.29 ms (median
-//! 1.03, `cpu-1` and `cpu-rayon`, 10 frames, two runs), without that pass and with 11-bit
-//! digits (two passes) 0.62-1.12 ms (median 0.85).
+//! The first five fields almost always fit one `u64` (they take `2 b + v + 3` bits for `2^b` bodies
+//! and vertex indices below `2^v`, `v` from the largest body's vertex count: no pass over the
+//! contacts to find their largest vertex). Then the contacts are ordered by a stable LSD radix sort
+//! of that key, one pass per digit of [`DIGIT_BITS`](crate::contact_sort::DIGIT_BITS) bits that is
+//! not the same in every key, and each run of equal keys (rare: a vertex's ray meets a pair once a
+//! side) by the remaining fields, every pass parallel ([`Sorting::run`]): a key of at most 32 bits
+//! with its index below it in one `u64`, a longer one beside its index
+//! ([`Slot`](crate::contact_sort::Slot)). Otherwise, and as the reference of the tests, by a
+//! comparison sort of the whole key. On cloth-layers (40k contacts, 2 threads) the serial radix
+//! order took 0.7 ms, where the parallel comparison sort of the whole key it replaced took 1.4 ms.
+//! With a pass over the contacts for their largest vertex and bytes as digits (three passes for its
+//! 21-bit keys) it took 0.69-1.29 ms (median 1.03, `cpu-1` and `cpu-rayon`, 10 frames, two runs),
+//! without that pass and with 11-bit digits (two passes) 0.62-1.12 ms (median 0.85).
 //!
 //! Contacts already in the documented order, their packed keys strictly increasing, are left
 //! where they are ([`contact_order`] returns `None`): one pass over the keys, no sort. That is

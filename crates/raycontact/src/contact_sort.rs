@@ -77,8 +77,8 @@ impl Slot for AtomicU64 {
     }
 }
 
-/// A key of more than 32 bits (more than 256 bodies of 2^13 vertices or more, say, or 1,024
-/// bodies of more than 512) and its index.
+/// A key of more than 32 bits and its index: 256 bodies fit 32 bits with at most 2^13 vertices
+/// each, 1,024 with at most 512 (a pile of a thousand rocks of more does not).
 #[derive(Debug, Default)]
 pub(crate) struct Pair {
     key: AtomicU64,
