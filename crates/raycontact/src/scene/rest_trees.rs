@@ -61,8 +61,10 @@ impl Scene {
     /// and the host time go to `stats.bvh`. GPU scenes only.
     pub(super) fn write_rest_trees(&mut self, stats: &mut FrameStats) {
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
-        let built = g.built_trees();
+        // Newly at rest before the finished builds are taken: a body whose tree this frame
+        // writes is not newly at rest (its tree is being built until the write marks it).
         let rest = g.newly_at_rest();
+        let built = g.built_trees();
         let rebuilt = if self.bvh_update.refits() { g.rebuilt_bodies() } else { Vec::new() };
         if built.is_empty() && rest.is_empty() && rebuilt.is_empty() {
             return;
