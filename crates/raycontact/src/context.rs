@@ -503,7 +503,25 @@ impl GpuContext {
         if size == 0 {
             return Ok(read(&[]));
         }
-        let slice = buffer.slice(offset..offset + size);
+        self.map_for_read(buffer.slice(offset..offset + size), label, blocking).await?;
+        let result = match buffer.get_mapped_range(offset..offset + size) {
+            Ok(view) => Ok(read(&view)),
+            Err(e) => Err(Error::Readback { buffer: label, message: e.to_string() }),
+        };
+        buffer.unmap();
+        self.take_error("readback")?;
+        result
+    }
+
+    /// Maps `slice` (of a buffer with `MAP_READ`, more than 0 bytes) for reading and waits for
+    /// the mapping, as [`Self::map_read_async`] does; the caller then takes views of it
+    /// ([`wgpu::Buffer::get_mapped_range`]) and unmaps the buffer.
+    pub(crate) async fn map_for_read(
+        &self,
+        slice: wgpu::BufferSlice<'_>,
+        label: &'static str,
+        blocking: bool,
+    ) -> Result<()> {
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -515,16 +533,7 @@ impl GpuContext {
             .polled(rx.receive())
             .await
             .ok_or(Error::Readback { buffer: label, message: "map callback dropped".into() })?;
-        mapped.map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
-        let result = {
-            let view = slice
-                .get_mapped_range()
-                .map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
-            read(&view)
-        };
-        buffer.unmap();
-        self.take_error("readback")?;
-        Ok(result)
+        mapped.map_err(|e| Error::Readback { buffer: label, message: e.to_string() })
     }
 
     /// Awaits `fut`, polling the device (without blocking) each time the future is polled.

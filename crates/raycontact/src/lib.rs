@@ -70,6 +70,7 @@ mod context;
 mod cpu;
 mod cpu_backend;
 mod error;
+mod found;
 mod frame;
 mod gpu;
 mod id;

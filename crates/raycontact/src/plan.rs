@@ -98,10 +98,10 @@ pub(crate) struct IntersectPlan {
 
 /// What a detection found, from either backend: its contacts in no particular order (bodies by
 /// packed index) and its counters.
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Outcome {
-    /// The contacts.
-    pub contacts: Vec<crate::layout::ContactGpu>,
+    /// The contacts (on the GPU, in the readback's mapping where they could be read there).
+    pub contacts: crate::found::FoundContacts,
     /// Pairs tested.
     pub pairs: u32,
     /// Contacts re-cast by an iterative pass.

@@ -231,10 +231,14 @@ pub struct HostTimes {
     /// work, and the wait for it (with a second copy's round trip, where the contacts
     /// outgrew the frame's copy).
     pub wait_ns: f64,
-    /// Copying the counters and contacts out of the mapping.
+    /// Reading the counters out of the mapping, and the contacts where they are copied out of
+    /// it: only where they outgrew the frame's copy (read back by a second one), or in a
+    /// mapping not aligned for them; else they are read in place by the ordering
+    /// ([`Self::order_ns`]).
     pub copy_ns: f64,
     /// Putting the contacts in their documented order and converting them to
-    /// [`Contact`](crate::Contact)s (both backends).
+    /// [`Contact`](crate::Contact)s (both backends; a GPU frame's usually straight from the
+    /// readback's mapping).
     pub order_ns: f64,
 }
 

@@ -97,9 +97,10 @@ pub struct HostMs {
     pub submit: f64,
     /// Waiting for the contacts to be mapped (the GPU's work).
     pub wait: f64,
-    /// Copying them out of the mapping.
+    /// Reading the counters out of the mapping (and the contacts, where they are copied out of
+    /// it: `HostTimes::copy_ns`).
     pub copy: f64,
-    /// Ordering and converting them.
+    /// Ordering and converting them (usually straight from the mapping).
     pub order: f64,
     /// The five together (the median of each frame's sum).
     pub total: f64,

@@ -8,6 +8,7 @@ use web_time::Instant;
 use super::CpuScene;
 use crate::cpu::{self, Narrow, WalkTracer};
 use crate::error::Result;
+use crate::found::FoundContacts;
 use crate::packing::Packing;
 use crate::plan::{DetectPlan, Outcome, Pass, on_overflow, with_headroom};
 use crate::stats::{FrameStats, Stage};
@@ -32,14 +33,15 @@ impl CpuScene {
             remember_exit: plan.remember,
             inversions: plan.inversions,
         };
-        let mut out = Outcome { contacts: std::mem::take(&mut self.spare), ..Outcome::default() };
+        let mut out = Outcome::default();
+        let mut contacts = std::mem::take(&mut self.spare);
         let mut full_pairs = None;
         match plan.pass {
             Pass::Iterative { fallback, reach } => {
                 let start = Instant::now();
                 let tracer = WalkTracer { fallback, reach };
                 let (pairs, memory, parts, found) =
-                    (&self.memory_pairs, &self.last, &mut self.parts, &mut out.contacts);
+                    (&self.memory_pairs, &self.last, &mut self.parts, &mut contacts);
                 let counts =
                     self.pool.install(|| cpu::walk_contacts(&cx, &tracer, pairs, memory, parts, found));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
@@ -69,7 +71,7 @@ impl CpuScene {
                 };
                 self.memo_moved.fill(false);
                 let (order, runs, sources) = (&self.order, &mut self.runs, &mut self.sources);
-                let (parts, found) = (&mut self.parts, &mut out.contacts);
+                let (parts, found) = (&mut self.parts, &mut contacts);
                 self.pool.install(|| {
                     runs.update(packing, cx.positions, order);
                     super::narrow::full_pass(&cx, &list, (order, runs), sources, memo, parts, found)
@@ -82,11 +84,12 @@ impl CpuScene {
         out.crossing_capacity = plan.intersect.crossing_capacity;
         if plan.intersect.mode != 0 {
             let pairs = full_pairs.as_deref().unwrap_or(&self.memory_pairs);
-            let (raw, capacity) = self.intersections(packing, plan, pairs, &mut out.contacts, stats)?;
+            let (raw, capacity) = self.intersections(packing, plan, pairs, &mut contacts, stats)?;
             out.intersections = raw;
             out.crossing_capacity = capacity;
         }
-        let found = out.contacts.len() as u64;
+        let found = contacts.len() as u64;
+        out.contacts = FoundContacts::Owned(contacts);
         let capacity = on_overflow(plan.overflow, found, plan.contact_capacity)?;
         // As the GPU's: more room for the next detection when this one came near the end.
         out.contact_capacity = with_headroom(plan.overflow, found, capacity);

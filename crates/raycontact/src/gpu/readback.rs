@@ -7,7 +7,8 @@ use web_time::Instant;
 
 use super::buffers::{B, READBACK, create_buffer};
 use super::{ContactBuffers, GpuScene, buffers::contact_sides};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::found::{FoundContacts, MappedContacts};
 use crate::frame::FrameData;
 use crate::layout::{
     BodyState, ContactGpu, DetectState, Node, TRIANGLE_REGIONS, TriBox, VERTEX_NORMALS, VERTEX_PREVIOUS,
@@ -63,72 +64,126 @@ impl GpuScene {
     /// contacts were copied for readback; copies the rest (a second, copy-only submission) when
     /// there were more. Returns the counters and at most `capacity` contacts.
     ///
-    /// The counters and the copied contacts are mapped once, and the contacts are collected
-    /// straight from the mapping: one map and one copy of the contacts per frame (the usual case,
-    /// where the count did not outgrow the frame's copy).
+    /// The counters and the copied contacts are mapped once. In the usual case, where the count
+    /// did not outgrow the frame's copy, the contacts are handed over in the mapping
+    /// ([`FoundContacts::Mapped`]: no copy of them here; the buffer is unmapped when they are
+    /// dropped, before the next frame's copy into it); else, or where the mapping is not aligned
+    /// for them, they are copied out of it, once.
     pub(super) async fn read_detect(
         &mut self,
         copied: u64,
         capacity: u64,
         stats: &mut FrameStats,
         blocking: bool,
-    ) -> Result<(DetectState, Vec<ContactGpu>)> {
+    ) -> Result<(DetectState, FoundContacts)> {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        let read = read.clone();
         let label = "raycontact.contacts.read";
         let size = HEAD_BYTES + copied * CONTACT_BYTES;
-        // The vector of the detection before, refilled (`recycle_contacts` handed it back).
-        let mut contacts = std::mem::take(&mut self.spare);
-        // The host's time, split into the wait for the mapping and the copy out of it.
+        // The host's time, split into the wait for the mapping and the reads out of it.
         let start = Instant::now();
-        let mut copy_ns = 0.0;
-        let (state, complete) = self
-            .ctx
-            .map_read_async(read, label, 0, size, blocking, |bytes| {
-                let copy = Instant::now();
-                let state: DetectState = bytemuck::pod_read_unaligned(&bytes[..HEAD_BYTES as usize]);
-                let count = (state.contact_count as u64).min(capacity);
-                // Taken here only when the frame's copy holds them all.
-                let complete = count <= copied;
-                if complete {
-                    let end = (HEAD_BYTES + count * CONTACT_BYTES) as usize;
-                    refill(&mut contacts, &bytes[HEAD_BYTES as usize..end]);
-                }
-                copy_ns += copy.elapsed().as_nanos() as f64;
-                (state, complete)
-            })
-            .await?;
+        self.ctx.map_for_read(read.slice(0..size), label, blocking).await?;
+        let copy = Instant::now();
+        let (state, taken) = match self.take_mapped(&read, copied, capacity) {
+            Ok(taken) => taken,
+            Err(e) => {
+                read.unmap();
+                return Err(e);
+            }
+        };
+        let mut copy_ns = copy.elapsed().as_nanos() as f64;
+        // Mapped until the contacts are dropped where they are read in place; else now.
+        if !matches!(taken, Some(FoundContacts::Mapped(_))) {
+            read.unmap();
+        }
         self.last_contact_count = state.contact_count as u64;
         let count = (state.contact_count as u64).min(capacity);
-        if !complete {
-            // The readback holds `capacity` contacts (see `readback_contacts`).
-            let (read, _) = self.contact_read.as_ref().expect("contact readback");
-            let mut enc = self
-                .ctx
-                .device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
-            let ((cur, _), _) = contact_sides(self.side);
-            enc.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, HEAD_BYTES, Some(count * CONTACT_BYTES));
-            self.ctx.queue().submit([enc.finish()]);
-            stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
-            let bytes = count * CONTACT_BYTES;
-            self.ctx
-                .map_read_async(read, label, HEAD_BYTES, bytes, blocking, |b| {
-                    let copy = Instant::now();
-                    refill(&mut contacts, b);
-                    copy_ns += copy.elapsed().as_nanos() as f64;
-                })
-                .await?;
-        }
+        let contacts = match taken {
+            Some(contacts) => contacts,
+            None => {
+                self.ctx.take_error("readback")?;
+                // The readback holds `capacity` contacts (see `readback_contacts`).
+                let mut enc = self
+                    .ctx
+                    .device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+                let ((cur, _), _) = contact_sides(self.side);
+                enc.copy_buffer_to_buffer(
+                    self.bufs.get(cur),
+                    0,
+                    &read,
+                    HEAD_BYTES,
+                    Some(count * CONTACT_BYTES),
+                );
+                self.ctx.queue().submit([enc.finish()]);
+                stats.stage(Stage::Readback).add_copy(count * CONTACT_BYTES);
+                let bytes = count * CONTACT_BYTES;
+                let mut contacts = self.spare_contacts();
+                self.ctx
+                    .map_read_async(&read, label, HEAD_BYTES, bytes, blocking, |b| {
+                        let copy = Instant::now();
+                        refill(&mut contacts, b);
+                        copy_ns += copy.elapsed().as_nanos() as f64;
+                    })
+                    .await?;
+                FoundContacts::Owned(contacts)
+            }
+        };
         stats.host.copy_ns += copy_ns;
         stats.host.wait_ns += start.elapsed().as_nanos() as f64 - copy_ns;
         stats.bytes_read_back += HEAD_BYTES + count * CONTACT_BYTES;
         Ok((state, contacts))
     }
 
-    /// Takes back the contact vector of a detection whose contacts the scene has ordered (or
-    /// of a run that [`GpuScene::detect`] runs again), for the next readback to refill.
-    pub fn recycle_contacts(&mut self, contacts: Vec<ContactGpu>) {
-        self.spare = contacts;
+    /// From the mapped readback `read` (the counters, then `copied` contacts): the counters,
+    /// and the contacts (at most `capacity`) where the copy holds them all (`None`: more were
+    /// found); the buffer stays mapped (the caller unmaps it but where the contacts are
+    /// [`FoundContacts::Mapped`]).
+    fn take_mapped(
+        &mut self,
+        read: &wgpu::Buffer,
+        copied: u64,
+        capacity: u64,
+    ) -> Result<(DetectState, Option<FoundContacts>)> {
+        let view = |range: std::ops::Range<u64>| {
+            read.get_mapped_range(range)
+                .map_err(|e| Error::Readback { buffer: "raycontact.contacts.read", message: e.to_string() })
+        };
+        let state: DetectState = bytemuck::pod_read_unaligned(&view(0..HEAD_BYTES)?);
+        let count = (state.contact_count as u64).min(capacity);
+        if count > copied {
+            return Ok((state, None));
+        }
+        if count == 0 {
+            return Ok((state, Some(FoundContacts::Owned(self.spare_contacts()))));
+        }
+        let contacts = match MappedContacts::new(read, view(HEAD_BYTES..HEAD_BYTES + count * CONTACT_BYTES)?)
+        {
+            Ok(mapped) => FoundContacts::Mapped(mapped),
+            Err(view) => {
+                let mut contacts = self.spare_contacts();
+                refill(&mut contacts, &view);
+                FoundContacts::Owned(contacts)
+            }
+        };
+        Ok((state, Some(contacts)))
+    }
+
+    /// The vector of an earlier detection, emptied, to be refilled (`recycle_contacts` handed it
+    /// back).
+    fn spare_contacts(&mut self) -> Vec<ContactGpu> {
+        let mut contacts = std::mem::take(&mut self.spare);
+        contacts.clear();
+        contacts
+    }
+
+    /// Takes back the contacts of a detection that the scene has ordered (or of a run that
+    /// [`GpuScene::detect`] runs again): a vector is kept for the next readback to refill; a
+    /// mapping is dropped, which unmaps the readback buffer.
+    pub fn recycle_contacts(&mut self, contacts: FoundContacts) {
+        if let FoundContacts::Owned(v) = contacts {
+            self.spare = v;
+        }
     }
 
     /// The contact buffer, the counters buffer and the indirect arguments buffer of the last

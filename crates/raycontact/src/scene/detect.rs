@@ -140,7 +140,7 @@ impl Scene {
         let order = self.contacts_into(&found, stats, into, &mut scratch);
         match &mut self.engine {
             // Kept in order where an iterative pass may walk them.
-            Engine::Cpu(c) => c.keep_contacts(found.contacts, order.filter(|_| plan.remember)),
+            Engine::Cpu(c) => c.keep_contacts(found.contacts.into_vec(), order.filter(|_| plan.remember)),
             // Its vector for the next readback.
             Engine::Gpu(g) => g.recycle_contacts(found.contacts),
         }
@@ -300,7 +300,7 @@ impl Scene {
         into: &mut Contacts,
         scratch: &'s mut OrderScratch,
     ) -> Option<&'s [u32]> {
-        let (ids, found_contacts) = (&self.packing.ids, &found.contacts);
+        let (ids, found_contacts) = (&self.packing.ids, &*found.contacts);
         // Every source vertex is below the largest body's vertex count.
         let vertices = self.packing.bodies.iter().map(|b| b.vertex_count).max().unwrap_or(0);
         let out = &mut into.contacts;
