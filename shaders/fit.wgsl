@@ -29,6 +29,12 @@
 // carries its own leaf with the new mask, empty or not, so that every internal node's word is
 // written. The triangles' vertices it reads are the packing's, written before the frame.
 // ITEMS leaves per invocation of one body (shared/tiles.wgsl).
+// On lavapipe the six atomicMax a node are about half of this stage (the same hand-over with an
+// atomic load and store in their place, racy, took `resting-pile`'s fit 3.5 -> 1.8 ms). Fewer of
+// them, by fitting each invocation's 16 consecutive leaves' subtrees on their own with plain
+// stores (atomics only at the nodes that reach past them), was slower there (`resting-pile`
+// 3.1-3.9 -> 5.7-6.6 ms, `mesh-scaling` 159k 14.4-15.5 -> 18.0-21.3, three variants; not
+// explained: carrying at the end, all lanes together, did not help).
 // CPU twin: `raycontact::internals::cpu::fit` (the boxes) and `cpu::fit_fans` (the fan words).
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl
