@@ -269,8 +269,8 @@ mod tests {
 
     /// The parallel passes give one order whatever the pool: contacts of several chunks, with
     /// long runs of equal keys (across the chunks' ends) and keys that vary in one digit or in
-    /// three, or of more than 32 bits, in pools of 1 to 7 threads; in order across the chunks' ends, they are left in
-    /// place, and one step down at a chunk's end is seen.
+    /// three, or of more than 32 bits, in pools of 1 to 7 threads; in order across the chunks'
+    /// ends, they are left in place, and one step down at a chunk's end is seen.
     #[test]
     fn the_parallel_passes_order_alike_in_any_pool() {
         let ids: Vec<BodyId> = (0..5).map(|i| BodyId { index: 7 - i, generation: i }).collect();

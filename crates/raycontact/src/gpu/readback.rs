@@ -17,6 +17,8 @@ use crate::stats::{FrameStats, Stage};
 
 /// Bytes of one contact record.
 const CONTACT_BYTES: u64 = size_of::<ContactGpu>() as u64;
+/// The contact readback buffer's label.
+const READ_LABEL: &str = "raycontact.contacts.read";
 /// Bytes of the detection counters at the head of the contact readback (and of the pair list).
 const HEAD_BYTES: u64 = size_of::<DetectState>() as u64;
 
@@ -49,13 +51,7 @@ impl GpuScene {
         if self.contact_read.as_ref().is_none_or(|(_, cap)| *cap < contacts) {
             let cap = contacts;
             let bytes = HEAD_BYTES + cap * CONTACT_BYTES;
-            let b = create_buffer(
-                &self.ctx,
-                &mut self.bufs.allocations,
-                "raycontact.contacts.read",
-                bytes,
-                READBACK,
-            );
+            let b = create_buffer(&self.ctx, &mut self.bufs.allocations, READ_LABEL, bytes, READBACK);
             self.contact_read = Some((b, cap));
         }
     }
@@ -78,11 +74,10 @@ impl GpuScene {
     ) -> Result<(DetectState, FoundContacts)> {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
         let read = read.clone();
-        let label = "raycontact.contacts.read";
         let size = HEAD_BYTES + copied * CONTACT_BYTES;
         // The host's time, split into the wait for the mapping and the reads out of it.
         let start = Instant::now();
-        self.ctx.map_for_read(read.slice(0..size), label, blocking).await?;
+        self.ctx.map_for_read(read.slice(0..size), READ_LABEL, blocking).await?;
         let copy = Instant::now();
         let (state, taken) = match self.take_mapped(&read, copied, capacity) {
             Ok(taken) => taken,
@@ -106,7 +101,7 @@ impl GpuScene {
                 let mut enc = self
                     .ctx
                     .device()
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(READ_LABEL) });
                 let ((cur, _), _) = contact_sides(self.side);
                 enc.copy_buffer_to_buffer(
                     self.bufs.get(cur),
@@ -120,7 +115,7 @@ impl GpuScene {
                 let bytes = count * CONTACT_BYTES;
                 let mut contacts = self.spare_contacts();
                 self.ctx
-                    .map_read_async(&read, label, HEAD_BYTES, bytes, blocking, |b| {
+                    .map_read_async(&read, READ_LABEL, HEAD_BYTES, bytes, blocking, |b| {
                         let copy = Instant::now();
                         refill(&mut contacts, b);
                         copy_ns += copy.elapsed().as_nanos() as f64;
@@ -147,7 +142,7 @@ impl GpuScene {
     ) -> Result<(DetectState, Option<FoundContacts>)> {
         let view = |range: std::ops::Range<u64>| {
             read.get_mapped_range(range)
-                .map_err(|e| Error::Readback { buffer: "raycontact.contacts.read", message: e.to_string() })
+                .map_err(|e| Error::Readback { buffer: READ_LABEL, message: e.to_string() })
         };
         let state: DetectState = bytemuck::pod_read_unaligned(&view(0..HEAD_BYTES)?);
         let count = (state.contact_count as u64).min(capacity);
@@ -282,10 +277,10 @@ impl GpuScene {
     }
 }
 
-/// Replaces `contacts` with the records of `bytes` (whole [`ContactGpu`]s, as mapped: maybe not
-/// aligned for them), in its own memory when it holds enough.
+/// Fills `contacts` (emptied: [`GpuScene::spare_contacts`]) with the records of `bytes` (whole
+/// [`ContactGpu`]s, as mapped: maybe not aligned for them), in its own memory when it holds
+/// enough.
 fn refill(contacts: &mut Vec<ContactGpu>, bytes: &[u8]) {
-    contacts.clear();
     contacts
         .extend(bytes.chunks_exact(CONTACT_BYTES as usize).map(bytemuck::pod_read_unaligned::<ContactGpu>));
 }

@@ -330,7 +330,7 @@ impl Scene {
         // of 10 frames, 3 runs): `cloth-layers`' 40k contacts 0.44-0.66 ms in one job, 0.73-1.33
         // with each step sent on its own; `resting-pile`'s 6k 0.15-0.21 in one job, 0.10-0.14
         // on this thread.
-        let many = found.contacts.len() >= PARALLEL_ENTRIES;
+        let many = found_contacts.len() >= PARALLEL_ENTRIES;
         let start = Instant::now();
         let order = match &self.engine {
             Engine::Cpu(c) => c.install(order),
