@@ -23,7 +23,12 @@ use crate::packing::Packing;
 ///   loose as the bodies deform, and rays then visit more nodes. The tree keeps the leaves of
 ///   its last rebuild: a triangle that was degenerate then (zero area, kept out of the BVH)
 ///   stays out, one that became degenerate stays in; with the same degenerate triangles the
-///   contacts are those of a rebuild at the same positions.
+///   contacts are those of a rebuild at the same positions. On the CPU backend (its wide
+///   trees on, the default) a moving body's rays walk its 4-wide tree, refitted on its own;
+///   its binary tree is fitted only before something reads it (an iterative pass, the
+///   intersection stages, a ray query or walk,
+///   [`Scene::frame_data`](crate::Scene::frame_data)), and the degradation reported is the
+///   4-wide tree's ([`BvhStats::degradation`](crate::BvhStats::degradation)).
 /// - [`Auto`](BvhUpdate::Auto): refits, measures each body's refitted tree ([`sah_cost`]), and
 ///   rebuilds in the same frame instead when some body's cost exceeds `max_degradation` times
 ///   its cost right after the last rebuild, or when some body's set of degenerate triangles is
@@ -185,11 +190,22 @@ impl Quality {
     /// The largest ratio of a body's cost now to its cost at the last rebuild (1 for a body
     /// whose tree cost nothing then, and for a scene without bodies).
     pub fn degradation(&self, costs: &[f64]) -> f32 {
-        costs
-            .iter()
-            .zip(&self.at_rebuild)
-            .map(|(&now, &then)| if then > 0.0 { now / then } else { 1.0 })
-            .reduce(f64::max)
-            .unwrap_or(1.0) as f32
+        worst((0..costs.len()).map(|b| self.ratio(b, costs[b])))
     }
+
+    /// Packed body `b`'s ratio of its cost `now` to its cost at the last rebuild (1 when its tree
+    /// cost nothing then).
+    pub fn ratio(&self, b: usize, now: f64) -> f64 {
+        ratio(now, self.at_rebuild.get(b).copied().unwrap_or(0.0))
+    }
+}
+
+/// The ratio of a cost `now` to the cost `then` (1 when `then` is not above 0).
+pub(crate) fn ratio(now: f64, then: f64) -> f64 {
+    if then > 0.0 { now / then } else { 1.0 }
+}
+
+/// The largest of the bodies' `ratios` (1 for none), as a degradation.
+pub(crate) fn worst(ratios: impl Iterator<Item = f64>) -> f32 {
+    ratios.reduce(f64::max).unwrap_or(1.0) as f32
 }

@@ -49,6 +49,49 @@ pub struct FrameData {
     pub wide: WideBvh,
     /// The CPU backend's scratch memory, kept from frame to frame.
     pub scratch: FrameScratch,
+    /// The binary trees the CPU backend's `Refit` frames left behind.
+    pub(crate) lag: LbvhLag,
+}
+
+/// Which bodies' binary trees ([`FrameData::nodes`]) the CPU backend's `Refit` frames left
+/// behind (`crate::cpu_backend::lag` says when): such a tree's root box is up to date (the
+/// wide walks test it first), its other boxes are those of an earlier frame until the backend
+/// fits them, before anything else reads them. And the live (non-degenerate) triangles of each
+/// body, as the backend counted them with its body boxes. Not part of the frame's value (equal
+/// to any other).
+#[derive(Clone, Default)]
+pub(crate) struct LbvhLag {
+    /// Per packed body, whether its binary tree is behind (empty: none is).
+    pub behind: Vec<bool>,
+    /// Per packed body, its live triangles when its boxes were last computed with the
+    /// triangles' cross products ([`NOT_COUNTED`]: computed otherwise).
+    pub live: Vec<u32>,
+    /// Per packed body, whether this frame leaves its binary tree behind (empty: none).
+    pub skip: Vec<bool>,
+    /// The bodies whose trees are being fitted (scratch).
+    pub fit: Vec<bool>,
+}
+
+/// [`LbvhLag::live`] of a body whose triangles were not counted.
+pub(crate) const NOT_COUNTED: u32 = u32::MAX;
+
+impl LbvhLag {
+    /// Whether some body's binary tree is behind.
+    pub fn any_behind(&self) -> bool {
+        self.behind.contains(&true)
+    }
+}
+
+impl PartialEq for LbvhLag {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for LbvhLag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LbvhLag")
+    }
 }
 
 /// The CPU backend's scratch memory for a frame's stages, kept from frame to frame so that a
@@ -82,6 +125,13 @@ impl FrameData {
     /// The used nodes of packed body `b`: `2 * leaf_count - 1` of them (none when the body has
     /// no leaf).
     pub fn body_nodes(&self, packing: &Packing, b: usize) -> &[Node] {
+        debug_assert!(self.lag.behind.get(b) != Some(&true), "body {b}'s binary tree is behind");
+        self.lbvh_for_wide_walk(packing, b)
+    }
+
+    /// [`Self::body_nodes`] for the CPU backend's wide walks, which read only the root's box,
+    /// up to date in a tree left behind (`LbvhLag`), unless the wide tree is empty.
+    pub(crate) fn lbvh_for_wide_walk(&self, packing: &Packing, b: usize) -> &[Node] {
         let off = packing.bodies[b].node_offset as usize;
         &self.nodes[off..off + used_nodes(self.body_state[b].leaf_count)]
     }

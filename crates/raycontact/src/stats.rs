@@ -185,7 +185,10 @@ pub struct BvhStats {
     /// ([`sah_cost`](crate::sah_cost)) after this frame's refit to its cost right after the
     /// last rebuild (1 on a rebuild; for `Auto`, the ratio measured before it decided), when it
     /// was measured: always on the CPU backend, with [`BvhUpdate::Auto`](crate::BvhUpdate) on
-    /// the GPU.
+    /// the GPU. Under [`BvhUpdate::Refit`](crate::BvhUpdate) the CPU backend measures a moving
+    /// body's tree that its rays walk, its 4-wide tree refitted on its own (the binary tree
+    /// is then fitted only where something reads it): the same ratio over that tree's boxes,
+    /// each a node of the binary tree it was collapsed from.
     pub degradation: Option<f32>,
     /// The refit found a body whose degenerate triangles are not those its tree was built with
     /// (measured where `degradation` is): `Auto` then rebuilt; `Refit` kept the tree, whose

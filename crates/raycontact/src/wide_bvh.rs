@@ -169,6 +169,11 @@ pub struct WideTree {
     /// How [`Self::refit_sah`] splits its refit (empty but for a large tree collapsed from a
     /// binned-SAH tree).
     pub refit_plan: RefitPlan,
+    /// For a tree collapsed from a binned-SAH tree, its SAH cost over its lanes (`lane_cost` in
+    /// `crate::wide_refit`) when it was collapsed (0 for one collapsed from an LBVH).
+    pub collapse_cost: f64,
+    /// Its cost after its last refit ([`Self::refit_sah`]), or its collapse.
+    pub cost: f64,
     /// The parallel collapse's scratch memory, kept between frames.
     pub scratch: CollapseScratch,
 }
@@ -304,6 +309,8 @@ impl WideTree {
         sah_tree(body.binary, body.leaves, &mut sah);
         self.collapse(BodyTree { binary: &sah, ..body });
         self.prepare_refit();
+        self.cost = self.lane_cost();
+        self.collapse_cost = self.cost;
         if body.leaves >= 2 {
             self.sah = sah;
         }

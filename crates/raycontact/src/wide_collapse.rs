@@ -219,6 +219,7 @@ impl WideTree {
         self.tris.clear();
         self.sah.clear();
         self.refit_plan.clear();
+        (self.collapse_cost, self.cost) = (0.0, 0.0);
         if leaves < 2 {
             return;
         }
@@ -282,6 +283,7 @@ impl WideTree {
         let (binary, leaves) = (body.binary, body.leaves);
         self.sah.clear();
         self.refit_plan.clear();
+        (self.collapse_cost, self.cost) = (0.0, 0.0);
         if leaves < 2 {
             self.nodes.clear();
             self.source.clear();

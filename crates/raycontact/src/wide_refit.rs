@@ -147,18 +147,65 @@ impl WideTree {
     /// the pass's samples in `perf`). `cargo bench -p raycontact-benches --bench cpu_bvh --
     /// update-refit` (a refit frame's normals, boxes and refits, 25.6k triangles on one thread):
     /// 1.42–1.49 ms -> 1.00–1.05.
+    ///
+    /// The pass also measures the refitted tree ([`Self::cost`]): each lane's area is taken
+    /// from the box just computed, in registers.
     pub fn refit_sah(&mut self, positions: &[Vec3], split: bool) {
         let plan = &self.refit_plan;
         let whole = Part { nodes: &mut self.nodes, node_base: 0, tris: &mut self.tris, tri_base: 0 };
-        if !split || !plan.splits() || rayon::current_num_threads() < 2 {
-            return whole.refit_all(positions);
-        }
-        whole.run(&plan.tasks, positions);
-        let mut whole = Part { nodes: &mut self.nodes, node_base: 0, tris: &mut self.tris, tri_base: 0 };
-        for &w in &plan.top {
-            whole.refit_node(w as usize, positions);
-        }
+        let areas = if !split || !plan.splits() || rayon::current_num_threads() < 2 {
+            whole.refit_all(positions)
+        } else {
+            let below = whole.run(&plan.tasks, positions);
+            let mut whole = Part { nodes: &mut self.nodes, node_base: 0, tris: &mut self.tris, tri_base: 0 };
+            below + plan.top.iter().map(|&w| f64::from(whole.refit_node(w as usize, positions))).sum::<f64>()
+        };
+        self.cost = self.cost_of(areas);
     }
+
+    /// This tree's SAH cost over its lanes: the half areas of every lane's box and of the root's
+    /// box (the union of the root's lanes), over the root's, as [`sah_cost`](crate::sah_cost)
+    /// measures a binary tree (a lane is a binary node the collapse kept; the ones it dropped
+    /// are not counted). A tree with a flat root box costs its lane count; an empty one 0.
+    pub(crate) fn lane_cost(&self) -> f64 {
+        let areas = self.nodes.iter().rev().map(|n| f64::from(lane_areas(n))).sum();
+        self.cost_of(areas)
+    }
+
+    /// The box of this tree's root (the union of its lanes, as a binary tree's fit makes it
+    /// from the same leaves), or `None` for an empty tree.
+    pub(crate) fn root_box(&self) -> Option<(Vec3, Vec3)> {
+        self.nodes.first().map(union)
+    }
+
+    /// The cost of this tree whose lanes' half areas sum to `areas` ([`Self::lane_cost`]).
+    fn cost_of(&self, areas: f64) -> f64 {
+        let Some(root) = self.nodes.first() else { return 0.0 };
+        let (lo, hi) = union(root);
+        let d = (hi - lo).max(Vec3::ZERO).as_dvec3();
+        let root_area = d.x * d.y + d.y * d.z + d.z * d.x;
+        if root_area <= 0.0 {
+            return self.nodes.iter().map(|n| n.count as f64).sum();
+        }
+        (areas + root_area) / root_area
+    }
+}
+
+/// Half the surface area of the box `(lo, hi)` (0 for an inverted one), in `f32`.
+#[inline]
+fn half_area(lo: Vec3, hi: Vec3) -> f32 {
+    let d = (hi - lo).max(Vec3::ZERO);
+    d.x * d.y + d.y * d.z + d.z * d.x
+}
+
+/// The half areas of wide node `k`'s used lanes, summed lane after lane (as
+/// [`Part::refit_node`] sums them).
+fn lane_areas(k: &WideNode) -> f32 {
+    let lane = |i: usize| {
+        let lo = Vec3::new(k.lo[0][i], k.lo[1][i], k.lo[2][i]);
+        half_area(lo, Vec3::new(k.hi[0][i], k.hi[1][i], k.hi[2][i]))
+    };
+    (0..k.count as usize).map(lane).fold(0.0, |s, a| s + a)
 }
 
 /// A range of a tree's nodes and of its records: node `node_base + i` is `nodes[i]`.
@@ -173,10 +220,12 @@ impl Part<'_> {
     /// Refits node `w` (of this part) from its records and its children (in this part, after
     /// it), its lanes written in place (a copy of the node set lane by lane and stored whole is
     /// read before its stores have reached memory).
+    /// Returns the half areas of its lanes' new boxes, summed ([`lane_areas`]).
     #[inline]
-    fn refit_node(&mut self, w: usize, positions: &[Vec3]) {
+    fn refit_node(&mut self, w: usize, positions: &[Vec3]) -> f32 {
         let (head, after) = self.nodes.split_at_mut(w + 1);
         let n = &mut head[w];
+        let mut areas = 0.0;
         for i in 0..n.count as usize {
             let c = n.child[i];
             let (lo, hi) = if c & LEAF_BIT != 0 {
@@ -187,25 +236,25 @@ impl Part<'_> {
                 union(&after[(c - self.node_base) as usize - (w + 1)])
             };
             n.set_lane(i, lo, hi);
+            areas += half_area(lo, hi);
         }
+        areas
     }
 
-    /// Refits every node of this part, from the last.
-    fn refit_all(mut self, positions: &[Vec3]) {
-        for w in (0..self.nodes.len()).rev() {
-            self.refit_node(w, positions);
-        }
+    /// Refits every node of this part, from the last; returns their lanes' half areas, summed.
+    fn refit_all(mut self, positions: &[Vec3]) -> f64 {
+        (0..self.nodes.len()).rev().map(|w| f64::from(self.refit_node(w, positions))).sum()
     }
 
     /// Refits the ranges of `tasks` (in node order, within this part), halves of them in
-    /// parallel.
-    fn run(self, tasks: &[[u32; 4]], positions: &[Vec3]) {
+    /// parallel; returns their lanes' half areas, summed.
+    fn run(self, tasks: &[[u32; 4]], positions: &[Vec3]) -> f64 {
         match tasks {
-            [] => {}
+            [] => 0.0,
             [[n0, n1, r0, r1]] => {
                 let nodes = &mut self.nodes[(n0 - self.node_base) as usize..(n1 - self.node_base) as usize];
                 let tris = &mut self.tris[(r0 - self.tri_base) as usize..(r1 - self.tri_base) as usize];
-                Part { nodes, node_base: *n0, tris, tri_base: *r0 }.refit_all(positions);
+                Part { nodes, node_base: *n0, tris, tri_base: *r0 }.refit_all(positions)
             }
             _ => {
                 let (left, right) = tasks.split_at(tasks.len() / 2);
@@ -214,7 +263,8 @@ impl Part<'_> {
                 let (lt, rt) = self.tris.split_at_mut((r0 - self.tri_base) as usize);
                 let l = Part { nodes: ln, node_base: self.node_base, tris: lt, tri_base: self.tri_base };
                 let r = Part { nodes: rn, node_base: n0, tris: rt, tri_base: r0 };
-                rayon::join(|| l.run(left, positions), || r.run(right, positions));
+                let (l, r) = rayon::join(|| l.run(left, positions), || r.run(right, positions));
+                l + r
             }
         }
     }

@@ -10,7 +10,10 @@ use glam::{Quat, Vec3};
 use raycontact::internals::cpu;
 use raycontact::internals::layout::{BodyState, LEAF_BIT, Node};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene, sah_cost};
+use raycontact::walk::Iterative;
+use raycontact::{
+    BodyKind, BvhAction, BvhUpdate, IntersectionMode, Pairs, Ray, RayHit, Scene, WalkOptions, sah_cost,
+};
 
 /// Two interlocked tori and a cloth sheet over them, deformed more and more: twisted, swollen
 /// and rippled (the trees degrade frame after frame).
@@ -100,6 +103,69 @@ fn a_refitted_tree_finds_the_contacts_of_a_rebuild() {
         }
     }
     assert!(degraded > 1.02, "the deformation degrades the refitted trees ({degraded})");
+}
+
+#[test]
+fn trees_a_refit_leaves_behind_answer_every_reader_as_a_rebuild_does() {
+    // Under `Refit` the CPU backend leaves the LBVHs of the bodies whose wide trees refit on
+    // their own behind, and fits them before anything else reads them: an iterative pass (its
+    // walks' fallback), the intersection stages, the ray queries and walks, `frame_data`.
+    let meshes = bodies();
+    let make = |policy| {
+        let (mut s, ids) = scene(policy);
+        s.set_intersections(IntersectionMode::Full);
+        let iterative = Iterative { full_pass_every: 3, ..Iterative::new(2.0) };
+        s.set_iterative(Some(iterative)).unwrap();
+        (s, ids)
+    };
+    let (mut rebuild, ids) = make(BvhUpdate::Rebuild);
+    let (mut refit, _) = make(BvhUpdate::Refit);
+    let rays: Vec<Ray> =
+        (0..120).map(|i| Ray::new(Vec3::new(-3.0, i as f32 * 0.03 - 1.8, 0.05), Vec3::X)).collect();
+    let (mut refitted, mut walked) = (0, 0);
+    for frame in 0..8 {
+        for s in [&mut rebuild, &mut refit] {
+            for (b, (m, _)) in meshes.iter().enumerate() {
+                s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
+            }
+        }
+        let a = rebuild.detect(Pairs::Overlapping).unwrap();
+        let b = refit.detect(Pairs::Overlapping).unwrap();
+        refitted += (b.stats.bvh.action == BvhAction::Refitted) as u32;
+        walked += b.stats.iterative as u32;
+        assert!(!a.contacts.is_empty());
+        assert_eq!(a.contacts, b.contacts, "frame {frame}: contacts");
+        assert_eq!(a.intersections, b.intersections, "frame {frame}: intersections");
+        let what = format!("frame {frame}");
+        let key = |h: &RayHit| (h.body, h.triangle, h.t.to_bits(), h.u.to_bits(), h.v.to_bits());
+        let both = [ids[0], ids[2], ids[1]];
+        let (x, y) =
+            (rebuild.cast_rays(&both[..], &rays).unwrap(), refit.cast_rays(&both[..], &rays).unwrap());
+        assert!(x.iter().map(key).eq(y.iter().map(key)), "{what}: closest hits");
+        let (x, y) = (
+            rebuild.cast_rays_anyhit(&both[..], &rays).unwrap(),
+            refit.cast_rays_anyhit(&both[..], &rays).unwrap(),
+        );
+        assert!(x.iter().map(|h| h.is_hit()).eq(y.iter().map(|h| h.is_hit())), "{what}: any hits");
+        let (x, y) = (
+            rebuild.cast_rays_all(&both[..], &rays, 8).unwrap(),
+            refit.cast_rays_all(&both[..], &rays, 8).unwrap(),
+        );
+        // The hits (the nodes visited are the trees').
+        assert!((0..rays.len()).all(|i| x.ray(i) == y.ray(i)), "{what}: all hits");
+        let first = rebuild.cast_rays(ids[0], &rays).unwrap();
+        let starts: Vec<u32> = first.iter().map(|h| h.triangle).collect();
+        let moved: Vec<Ray> =
+            rays.iter().map(|r| Ray::new(r.origin + Vec3::new(0.0, 0.004, 0.0), r.dir)).collect();
+        let options = WalkOptions::default();
+        let (x, y) = (
+            rebuild.walk(ids[0], &moved, &starts, &options).unwrap(),
+            refit.walk(ids[0], &moved, &starts, &options).unwrap(),
+        );
+        assert_eq!(x, y, "{what}: walks");
+    }
+    eprintln!("{refitted} refitted frames, {walked} iterative passes");
+    assert!(refitted >= 6 && walked >= 3, "{refitted} refitted frames, {walked} iterative passes");
 }
 
 /// Each body's SAH cost of its tree `trees[b]` refitted (bottom-up, every box the union of its

@@ -452,14 +452,17 @@ impl Narrow<'_> {
     /// With the hit triangle's face when the wide walk computed it ([`WideHit::face`]).
     pub(crate) fn bvh_hit(&self, b: usize, ray: &Ray, ignore: u32) -> (RayHit, Option<Vec3>) {
         let body = &self.packing.bodies[b];
-        let nodes = self.frame.body_nodes(self.packing, b);
         let (positions, triangles) = (self.positions, &self.packing.triangles);
         match self.frame.body_wide(b) {
             Some(w) => {
+                let nodes = self.frame.lbvh_for_wide_walk(self.packing, b);
                 let h = closest_hit_wide_counted::<false>(body, nodes, w, positions, triangles, ray, ignore);
                 (h.hit, h.face)
             }
-            None => (closest_hit_ordered(body, nodes, positions, triangles, ray, ignore), None),
+            None => {
+                let nodes = self.frame.body_nodes(self.packing, b);
+                (closest_hit_ordered(body, nodes, positions, triangles, ray, ignore), None)
+            }
         }
     }
 }

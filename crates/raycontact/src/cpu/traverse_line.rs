@@ -198,7 +198,7 @@ impl Narrow<'_> {
         match self.frame.body_wide(b) {
             Some(w) => {
                 let body = &self.packing.bodies[b];
-                let nodes = self.frame.body_nodes(self.packing, b);
+                let nodes = self.frame.lbvh_for_wide_walk(self.packing, b);
                 let (positions, triangles) = (self.positions, &self.packing.triangles);
                 let rays = [ray, &back];
                 closest_hits_line_counted::<false>(body, nodes, w, positions, triangles, rays, ignore)

@@ -56,12 +56,19 @@ pub fn triangle_bounds(
 
 /// The body boxes of [`triangle_bounds`] alone, from triangle boxes computed already (the CPU
 /// backend computes them with the triangles' cross products, [`triangle_box_crossed`]): of the
-/// bodies that `moved` marks.
-pub fn body_bounds(packing: &Packing, tri_boxes: &[TriBox], body_state: &mut [BodyState], moved: &[bool]) {
-    let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).enumerate();
-    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, (body, state))| {
+/// bodies that `moved` marks, with their non-degenerate triangles counted on the way (into
+/// `live`, one per packed body).
+pub fn body_bounds(
+    packing: &Packing,
+    tri_boxes: &[TriBox],
+    body_state: &mut [BodyState],
+    live: &mut [u32],
+    moved: &[bool],
+) {
+    let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).zip(live.par_iter_mut());
+    bodies.enumerate().filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, ((body, state), live))| {
         let first = body.tri_offset as usize;
-        body_box_folded(&tri_boxes[first..first + body.tri_count as usize], state);
+        *live = body_box_folded(&tri_boxes[first..first + body.tri_count as usize], state);
     });
 }
 
@@ -78,18 +85,21 @@ fn body_box(boxes: &[TriBox], state: &mut BodyState) {
 /// both zeros one key (`the_backends_body_boxes_equal_the_twins_with_degenerate_triangles`
 /// checks it). Measured with `cargo bench -p raycontact-benches --bench cpu_bvh -- update-refit`
 /// (a refit frame's normals, boxes and refits, 25.6k triangles on one thread), alternated:
-/// 0.99–1.05 ms with the boxes keyed one by one, 0.77–0.89 so.
-fn body_box_folded(boxes: &[TriBox], state: &mut BodyState) {
-    let none = (Vec3A::INFINITY, Vec3A::NEG_INFINITY);
-    let union = |(l0, h0): (Vec3A, Vec3A), (l1, h1): (Vec3A, Vec3A)| (l0.min(l1), h0.max(h1));
+/// 0.99–1.05 ms with the boxes keyed one by one, 0.77–0.89 so. Returns the live boxes' count.
+fn body_box_folded(boxes: &[TriBox], state: &mut BodyState) -> u32 {
+    let none = (Vec3A::INFINITY, Vec3A::NEG_INFINITY, 0);
+    let union = |(l0, h0, n0): (Vec3A, Vec3A, u32), (l1, h1, n1): (Vec3A, Vec3A, u32)| {
+        (l0.min(l1), h0.max(h1), n0 + n1)
+    };
     let live = |b: &&TriBox| b.flags & 1 == 0;
     let chunk =
-        |c: &[TriBox]| c.iter().filter(live).fold(none, |u, b| union(u, (b.min.into(), b.max.into())));
-    let (lo, hi) = boxes.par_chunks(4096).map(chunk).reduce(|| none, union);
+        |c: &[TriBox]| c.iter().filter(live).fold(none, |u, b| union(u, (b.min.into(), b.max.into(), 1)));
+    let (lo, hi, count) = boxes.par_chunks(4096).map(chunk).reduce(|| none, union);
     // No live box leaves the minimum above the maximum.
     (state.min_key, state.max_key) = if lo.x <= hi.x {
         (lo.to_array().map(|x| !float_to_key(x)), hi.to_array().map(float_to_key))
     } else {
         ([0; 3], [0; 3])
     };
+    count
 }

@@ -25,6 +25,11 @@ impl CpuScene {
         plan: &DetectPlan,
         stats: &mut FrameStats,
     ) -> Result<Outcome> {
+        // A full pass walks the wide trees alone; an iterative pass's walks and the intersection
+        // stages read the binary trees (`lag`).
+        if matches!(plan.pass, Pass::Iterative { .. }) || plan.intersect.mode != 0 {
+            self.fit_lagging(packing);
+        }
         let cx = Narrow {
             packing,
             frame: &self.frame,

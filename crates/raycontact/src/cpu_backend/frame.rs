@@ -13,7 +13,7 @@ use super::refit::refit_measured;
 use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
 use crate::changes::Changes;
 use crate::cpu;
-use crate::frame::FrameData;
+use crate::frame::{FrameData, NOT_COUNTED};
 use crate::layout::{BodyGpu, BodyState, NONE};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
@@ -110,14 +110,28 @@ impl FrameData {
             self.body_state.clear();
             self.body_state.resize(bodies, BodyState::default());
         }
+        if force {
+            self.lag.behind.clear();
+            self.lag.live.clear();
+        }
+        let live = &mut self.lag.live;
+        live.resize(bodies, NOT_COUNTED);
         if boxes_with_faces {
-            cpu::body_bounds(packing, &self.tri_boxes, &mut self.body_state, moved);
+            cpu::body_bounds(packing, &self.tri_boxes, &mut self.body_state, live, moved);
         } else {
             cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state, moved);
+            live.iter_mut()
+                .enumerate()
+                .filter(|(b, _)| has_moved(moved, *b))
+                .for_each(|(_, l)| *l = NOT_COUNTED);
         }
         lap(Stage::Bounds);
         let mut stats = BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() };
         if refit {
+            // Under `Refit` the trees whose wide trees refit on their own are left behind
+            // (`super::lag`); those left behind before and not now are fitted first.
+            let lagging = self.plan_lag(packing, policy, for_rays);
+            self.fit_behind(packing, true);
             // The fit, the degenerate check and the costs in one walk of the trees.
             let fitted = refit_measured(
                 packing,
@@ -126,6 +140,7 @@ impl FrameData {
                 &mut self.nodes,
                 &self.parents,
                 moved,
+                &self.lag.skip,
             );
             stats.degenerate_changed = !fitted.leaves_match;
             stats.degradation = Some(quality.degradation(&fitted.costs));
@@ -139,6 +154,11 @@ impl FrameData {
             if !rebuild {
                 if let Some(c) = changes {
                     self.wide.refit(packing, &self.body_state, &self.nodes, positions, &c.moved);
+                    if lagging {
+                        let (degradation, changed) = self.settle_lag(packing, &c.moved, &fitted, quality);
+                        stats.degradation = Some(degradation);
+                        stats.degenerate_changed |= changed;
+                    }
                     c.refitted();
                     lap(Stage::Fit);
                 }
@@ -146,6 +166,8 @@ impl FrameData {
                 return stats;
             }
         }
+        // A rebuild reads every tree (`sah_costs`): none left behind.
+        self.fit_lagging(packing);
         let wide_moved = changes.as_deref().map(|c| &c.moved[..]);
         self.rebuild_tree(packing, positions, stale, wide_moved, policy.refits(), &mut lap);
         if policy.refits() {

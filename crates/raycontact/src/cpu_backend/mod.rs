@@ -22,6 +22,7 @@ use crate::walk::{WalkOptions, WalkResult};
 mod detect;
 mod frame;
 mod intersect;
+mod lag;
 mod narrow;
 mod queries;
 mod refit;
@@ -217,9 +218,27 @@ impl CpuScene {
         }
     }
 
-    /// What the last frame built.
-    pub fn frame(&self) -> &FrameData {
+    /// What the last frame built, every binary tree fitted (`lag`).
+    pub fn frame(&mut self, packing: &Packing) -> &FrameData {
+        self.fit_lagging(packing);
         &self.frame
+    }
+
+    /// What the last frame built, as it is (its trees left behind unfitted).
+    #[cfg(test)]
+    pub(crate) fn frame_as_is(&self) -> &FrameData {
+        &self.frame
+    }
+
+    /// The bodies' states as the last frame left them.
+    pub fn body_state(&self) -> &[crate::layout::BodyState] {
+        &self.frame.body_state
+    }
+
+    /// Fits the binary trees that `Refit` frames left behind (`lag`), before they are read.
+    pub(crate) fn fit_lagging(&mut self, packing: &Packing) {
+        let frame = &mut self.frame;
+        self.pool.install(|| frame.fit_lagging(packing));
     }
 
     /// The packed positions of the previous frame.
@@ -266,19 +285,21 @@ impl CpuScene {
 
     /// Closest hits of `rays` against packed body `b` (the backend's own traversal,
     /// [`crate::cpu::raycast_ordered`]).
-    pub fn raycast(&self, packing: &Packing, b: usize, rays: &[Ray]) -> Vec<RayHit> {
+    pub fn raycast(&mut self, packing: &Packing, b: usize, rays: &[Ray]) -> Vec<RayHit> {
+        self.fit_lagging(packing);
         self.pool.install(|| crate::cpu::raycast_ordered(packing, &self.frame, &self.current, b, rays))
     }
 
     /// Walks of `rays` over packed body `b` from `starts` ([`crate::cpu::walk`]).
     pub fn walk(
-        &self,
+        &mut self,
         packing: &Packing,
         b: usize,
         rays: &[Ray],
         starts: &[u32],
         options: &WalkOptions,
     ) -> WalkResult {
+        self.fit_lagging(packing);
         let (hits, counts) = self
             .pool
             .install(|| crate::cpu::walk(packing, &self.frame, &self.current, b, rays, starts, options));

@@ -19,7 +19,8 @@ impl CpuScene {
 
     /// Closest hits of `rays` against packed bodies `targets` (not empty); ties in `t` go to the
     /// earlier body of the list. The counters are the backend's own walk's.
-    pub fn cast_rays(&self, packing: &Packing, targets: &[u32], rays: &[Ray]) -> Vec<RayHit> {
+    pub fn cast_rays(&mut self, packing: &Packing, targets: &[u32], rays: &[Ray]) -> Vec<RayHit> {
+        self.fit_lagging(packing);
         if let [b] = targets {
             let mut hits = self.raycast(packing, *b as usize, rays);
             for h in hits.iter_mut().filter(|h| h.is_hit()) {
@@ -53,7 +54,8 @@ impl CpuScene {
     }
 
     /// Any hit of each of `rays` against packed bodies `targets` ([`crate::cpu::raycast_anyhit`]).
-    pub fn cast_rays_anyhit(&self, packing: &Packing, targets: &[u32], rays: &[Ray]) -> Vec<RayHit> {
+    pub fn cast_rays_anyhit(&mut self, packing: &Packing, targets: &[u32], rays: &[Ray]) -> Vec<RayHit> {
+        self.fit_lagging(packing);
         let scene = self.query_scene(packing);
         self.pool.install(|| crate::cpu::raycast_anyhit(&scene, targets, rays))
     }
@@ -61,12 +63,13 @@ impl CpuScene {
     /// All hits of `rays` against packed bodies `targets`, the first `max_hits` of each ray kept
     /// ([`crate::cpu::raycast_all`]).
     pub fn cast_rays_all(
-        &self,
+        &mut self,
         packing: &Packing,
         targets: &[u32],
         rays: &[Ray],
         max_hits: u32,
     ) -> (RayHitTotals, Vec<RayHitCount>, Vec<RayIntersection>) {
+        self.fit_lagging(packing);
         let scene = self.query_scene(packing);
         self.pool.install(|| crate::cpu::raycast_all(&scene, targets, rays, max_hits))
     }

@@ -23,9 +23,10 @@ thread_local! {
 
 /// What a measured refit found ([`refit_measured`]).
 pub(crate) struct Refitted {
-    /// Each packed body's [`sah_cost`] after the refit.
+    /// Each packed body's [`sah_cost`] after the refit (NaN for a body left out).
     pub costs: Vec<f64>,
-    /// Whether every body's tree holds exactly its triangles that are not degenerate now.
+    /// Whether every body's tree (but those left out) holds exactly its triangles that are not
+    /// degenerate now.
     pub leaves_match: bool,
 }
 
@@ -38,7 +39,7 @@ pub(crate) struct Refitted {
 /// the leaves are taken in order, each followed up through its `parents` while it completes a
 /// subtree (the last leaf of the right child of its parent), so the loads of successive leaves
 /// overlap. The other bodies, whose trees and triangle boxes are last frame's, are measured by
-/// reading them.
+/// reading them; but those that `skip` marks (empty: none) are neither fitted nor measured.
 pub(crate) fn refit_measured(
     packing: &Packing,
     body_state: &[BodyState],
@@ -46,6 +47,7 @@ pub(crate) fn refit_measured(
     nodes: &mut [Node],
     parents: &[u32],
     moved: &[bool],
+    skip: &[bool],
 ) -> Refitted {
     let used = |body: &BodyGpu, b: usize| (body.node_offset as usize, used_nodes(body_state[b].leaf_count));
     let trees = packing.split_per_body(nodes, used);
@@ -55,6 +57,9 @@ pub(crate) fn refit_measured(
             let n = state.leaf_count as usize;
             let boxes = &tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
             let live = |b: &TriBox| b.flags & 1 == 0;
+            if skip.get(b) == Some(&true) {
+                return (f64::NAN, true);
+            }
             let (cost, leaves_live) = if !has_moved(moved, b) {
                 let leaves = &tree[n.saturating_sub(1)..];
                 (sah_cost(tree), leaves.iter().all(|l| live(&boxes[(l.child & !LEAF_BIT) as usize])))
@@ -267,7 +272,7 @@ mod tests {
             let mut want = frame.nodes.clone();
             cpu::fit(&packing, &state, &tri_boxes, &mut want, moved);
             let mut got = frame.nodes.clone();
-            let r = refit_measured(&packing, &state, &tri_boxes, &mut got, &frame.parents, moved);
+            let r = refit_measured(&packing, &state, &tri_boxes, &mut got, &frame.parents, moved, &[]);
             let words = |n: &[Node]| bytemuck::cast_slice::<Node, u32>(n).to_vec();
             assert!(words(&got) == words(&want), "round {round}: the nodes");
             let bits = |c: &[f64]| c.iter().map(|c| c.to_bits()).collect::<Vec<_>>();

@@ -273,6 +273,7 @@ impl GpuScene {
             sah_trees: self.sah_trees().to_vec(),
             wide: Default::default(),
             scratch: Default::default(),
+            lag: Default::default(),
         })
     }
 }

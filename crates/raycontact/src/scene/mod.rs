@@ -392,6 +392,15 @@ impl Scene {
         &self.packing
     }
 
+    /// The CPU backend's last frame as it is, its trees left behind unfitted (`None` on the GPU).
+    #[cfg(test)]
+    pub(crate) fn cpu_frame(&self) -> Option<&crate::frame::FrameData> {
+        match &self.engine {
+            Engine::Cpu(c) => Some(c.frame_as_is()),
+            Engine::Gpu(_) => None,
+        }
+    }
+
     /// Sets how many contacts one detection may return (65536 by default). Past the capacity
     /// the [`OverflowPolicy`] applies; [`OverflowPolicy::Grow`] raises it (to twice the number
     /// needed, plus 256) and runs the rays again, on both backends. Under

@@ -20,7 +20,7 @@ impl Scene {
         self.require_fresh()?;
         match &mut self.engine {
             Engine::Gpu(g) => g.read_frame(),
-            Engine::Cpu(c) => Ok(c.frame().clone()),
+            Engine::Cpu(c) => Ok(c.frame(&self.packing).clone()),
         }
     }
 
@@ -47,7 +47,7 @@ impl Scene {
         let b = self.packing.index_of(id).ok_or(Error::UnknownBody { body: id })?;
         match &mut self.engine {
             Engine::Gpu(g) => Ok(g.read::<BodyState>(B::BodyState, b as u64, 1)?[0]),
-            Engine::Cpu(c) => Ok(c.frame().body_state[b]),
+            Engine::Cpu(c) => Ok(c.body_state()[b]),
         }
     }
 

@@ -1,0 +1,222 @@
+//! The binary trees that the CPU backend's `Refit` frames leave behind ([`LbvhLag`]).
+//!
+//! Under [`BvhUpdate::Refit`] with the wide trees on, a moving body's rays walk its wide tree,
+//! collapsed from a binned-SAH tree and refitted on its own nodes
+//! ([`WideTree::refit_sah`](crate::wide_bvh::WideTree::refit_sah)), and nothing in a full pass
+//! reads its LBVH but the root's box, which the wide walks test first. Refitting the LBVH as
+//! well (`refit_measured`: its boxes, its SAH cost and its degenerate check) took more than half
+//! of the `fit` stage, for a tree the rays do not walk. So a `Refit` frame leaves the LBVH of
+//! such a body behind:
+//! - its root's box is set from the wide tree's root (the union of the same leaves' boxes, the
+//!   box the LBVH's fit gives);
+//! - its degradation is the wide tree's own: its SAH cost over its lanes now against its cost
+//!   when it was collapsed (`WideTree::cost`, measured in the refit's pass);
+//! - its degenerate triangles are checked by count: the live triangles, counted with the body
+//!   boxes, against the tree's leaves, and only when some triangle of the body is degenerate,
+//!   its leaves one by one;
+//! - its other boxes are fitted ([`FrameData::fit_lagging`], the twin `cpu::fit`, from the
+//!   triangle boxes of the positions the body was last brought to) before anything else reads
+//!   them: an iterative pass, the intersection stages, a ray query or walk,
+//!   `Scene::frame_data`, or a frame under another policy or with the wide trees off. In debug
+//!   builds, reading such a tree ([`FrameData::body_nodes`]) asserts that it is not behind.
+//!
+//! `Auto` still measures the LBVHs on both backends (the GPU scene's mirror takes its decisions
+//! on them), so its frames refit them as before.
+
+use crate::bvh_update::{BvhUpdate, Quality, ratio, worst};
+use crate::cpu;
+use crate::frame::{FrameData, NOT_COUNTED};
+use crate::layout::{BODY_STATIC, LEAF_BIT, Node};
+use crate::packing::{Packing, has_moved};
+
+use super::refit::Refitted;
+
+impl FrameData {
+    /// Marks in `lag.skip` the bodies whose LBVH this refit may leave behind: under `Refit`,
+    /// with the wide trees on and built (`for_rays`: the CPU backend, not the GPU's mirror),
+    /// those whose wide tree is collapsed from a binned-SAH tree (so it has lanes) and not
+    /// static (the bodies whose wide trees are refitted on their own nodes when they move, and
+    /// kept when they do not). Returns whether there is one.
+    pub(super) fn plan_lag(&mut self, packing: &Packing, policy: BvhUpdate, for_rays: bool) -> bool {
+        let bodies = packing.bodies.len();
+        let lag = &mut self.lag;
+        lag.behind.resize(bodies, false);
+        lag.skip.clear();
+        if policy != BvhUpdate::Refit || !for_rays || self.wide.off || self.wide.trees.len() != bodies {
+            return false;
+        }
+        let skips = self.wide.trees.iter().zip(&packing.bodies);
+        let skips =
+            skips.map(|(t, body)| body.flags & BODY_STATIC == 0 && !t.sah.is_empty() && !t.nodes.is_empty());
+        lag.skip.extend(skips);
+        lag.skip.contains(&true)
+    }
+
+    /// Fits the binary trees left behind, with the twin `cpu::fit`: the boxes a refit at the
+    /// bodies' current triangle boxes gives.
+    pub(crate) fn fit_lagging(&mut self, packing: &Packing) {
+        self.fit_behind(packing, false);
+    }
+
+    /// Fits the binary trees left behind, but with `keep` those this frame leaves behind again
+    /// (`lag.skip`).
+    pub(super) fn fit_behind(&mut self, packing: &Packing, keep: bool) {
+        let lag = &mut self.lag;
+        if !lag.any_behind() {
+            return;
+        }
+        lag.fit.clear();
+        let skip = |b: usize| keep && lag.skip.get(b) == Some(&true);
+        lag.fit.extend(lag.behind.iter().enumerate().map(|(b, &behind)| behind && !skip(b)));
+        if lag.fit.contains(&true) {
+            cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes, &lag.fit);
+        }
+        for (behind, &fitted) in lag.behind.iter_mut().zip(&lag.fit) {
+            *behind &= !fitted;
+        }
+    }
+
+    /// After the wide trees' refit of a frame that leaves trees behind ([`Self::plan_lag`]):
+    /// each skipped body that `moved` is behind, its root's box its wide tree's. Returns the
+    /// frame's degradation (the skipped bodies' wide trees' costs against their costs when
+    /// collapsed, the others' `fitted` costs against `quality`) and whether some skipped body's
+    /// degenerate triangles are not its tree's (the others' are `fitted.leaves_match`).
+    pub(super) fn settle_lag(
+        &mut self,
+        packing: &Packing,
+        moved: &[bool],
+        fitted: &Refitted,
+        quality: &Quality,
+    ) -> (f32, bool) {
+        let mut changed = false;
+        for (b, body) in packing.bodies.iter().enumerate() {
+            if self.lag.skip[b] {
+                let off = body.node_offset as usize;
+                // A skipped tree has lanes (`plan_lag`).
+                if let (true, Some((lo, hi))) = (has_moved(moved, b), self.wide.trees[b].root_box()) {
+                    let root = &mut self.nodes[off];
+                    (root.min, root.max) = (lo, hi);
+                    self.lag.behind[b] = true;
+                }
+                changed |= !self.leaves_live(packing, b);
+            }
+        }
+        let trees = &self.wide.trees;
+        let skip = &self.lag.skip;
+        let body_ratio = |b: usize| {
+            if skip[b] {
+                ratio(trees[b].cost, trees[b].collapse_cost)
+            } else {
+                quality.ratio(b, fitted.costs[b])
+            }
+        };
+        (worst((0..packing.bodies.len()).map(body_ratio)), changed)
+    }
+
+    /// Whether packed body `b`'s tree holds exactly its live triangles (as `refit_measured`
+    /// checks it): as many live triangles as leaves, and when some triangle is degenerate,
+    /// every leaf live.
+    fn leaves_live(&self, packing: &Packing, b: usize) -> bool {
+        let body = &packing.bodies[b];
+        let boxes = &self.tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+        let live = |t: u32| boxes[t as usize].flags & 1 == 0;
+        let n = self.body_state[b].leaf_count;
+        let counted = match self.lag.live.get(b) {
+            Some(&c) if c != NOT_COUNTED => c,
+            _ => (0..body.tri_count).filter(|&t| live(t)).count() as u32,
+        };
+        if counted != n {
+            return false;
+        }
+        if counted == body.tri_count {
+            return true;
+        }
+        let off = body.node_offset as usize;
+        let leaves: &[Node] = &self.nodes[off + n as usize - 1..off + 2 * n as usize - 1];
+        leaves.iter().all(|l| live(l.child & !LEAF_BIT))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use crate::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene, meshes};
+
+    #[test]
+    fn a_refit_frame_leaves_the_moving_bodies_lbvhs_behind_and_fits_them_when_read() {
+        // A torus (moving every frame), a ball (every other frame) and a static box.
+        let mut s = Scene::new_cpu(Some(2)).unwrap();
+        s.set_bvh_update(BvhUpdate::Refit).unwrap();
+        let torus = meshes::torus(1.0, 0.35, 48, 24);
+        let ball = meshes::icosphere(0.6, 3);
+        let ground = meshes::cuboid(Vec3::new(3.0, 0.2, 3.0), 4);
+        let ids = [
+            s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap(),
+            s.add_body(&ball.positions, &ball.triangles, BodyKind::Cloth { half_thickness: 0.01 }).unwrap(),
+            s.add_body(&ground.positions, &ground.triangles, BodyKind::Volumetric).unwrap(),
+        ];
+        s.set_static(ids[2], true).unwrap();
+        for frame in 0..4 {
+            let k = frame as f32 * 0.05;
+            let swell = |p: &Vec3| *p * (1.0 + k * p.y.sin()) + Vec3::new(0.0, 0.9, 0.0);
+            s.set_positions(ids[0], &torus.positions.iter().map(swell).collect::<Vec<_>>()).unwrap();
+            if frame % 2 == 1 {
+                let p: Vec<Vec3> = ball.positions.iter().map(|p| *p + Vec3::splat(0.01 * k)).collect();
+                s.set_positions(ids[1], &p).unwrap();
+            }
+            s.detect(Pairs::Overlapping).unwrap();
+            let f = s.cpu_frame().unwrap();
+            // Frame 0 rebuilds; then the torus moves every frame, the ball in frames 1 and 3
+            // (its tree fitted when the last frame was read), and the static ground never.
+            let want = [frame > 0, frame % 2 == 1, false];
+            let behind = [0, 1, 2].map(|b| f.lag.behind.get(b) == Some(&true));
+            assert_eq!(behind, want, "frame {frame}");
+            // The root's box is the fit's (the body box over the same leaves).
+            let (lo, hi) = f.body_state[0].bounds().unwrap();
+            let root = f.lbvh_for_wide_walk(s.packing(), 0)[0];
+            assert_eq!((root.min, root.max), (lo, hi), "frame {frame}: the torus's root");
+            // Reading the frame fits them.
+            let read = s.frame_data().unwrap();
+            assert!(!s.cpu_frame().unwrap().lag.any_behind());
+            let mut fitted = read.clone();
+            crate::cpu::fit(s.packing(), &read.body_state, &read.tri_boxes, &mut fitted.nodes, &[]);
+            assert!(read.nodes == fitted.nodes, "frame {frame}: the trees read are fitted");
+        }
+    }
+
+    #[test]
+    fn a_tree_left_behind_reports_a_degenerate_triangle_swapped_for_another() {
+        // A sheet whose triangle 5 starts flat; then it opens while another one, away from it,
+        // goes flat: as many live triangles as leaves, but not the same ones.
+        let mut m = meshes::grid_sheet(1.0, 1.0, 6, 6);
+        let flatten = |p: &mut Vec<Vec3>, t: [u32; 3]| {
+            p[t[2] as usize] = (p[t[0] as usize] + p[t[1] as usize]) * 0.5;
+        };
+        let (first, second) = (m.triangles[5], m.triangles[60]);
+        assert!(first.iter().all(|v| !second.contains(v)), "the triangles share no vertex");
+        let open = m.positions.clone();
+        flatten(&mut m.positions, first);
+        for policy in [BvhUpdate::Refit, BvhUpdate::auto()] {
+            let mut s = Scene::new_cpu(Some(2)).unwrap();
+            s.set_bvh_update(policy).unwrap();
+            let id =
+                s.add_body(&m.positions, &m.triangles, BodyKind::Cloth { half_thickness: 0.01 }).unwrap();
+            let st = s.update().unwrap();
+            assert_eq!((st.bvh.action, s.body_state(id).unwrap().degenerate_count), (BvhAction::Rebuilt, 1));
+            let mut p = open.clone();
+            flatten(&mut p, second);
+            s.set_positions(id, &p).unwrap();
+            let st = s.update().unwrap();
+            assert!(st.bvh.degenerate_changed, "{policy:?}");
+            let f = s.cpu_frame().unwrap();
+            if policy == BvhUpdate::Refit {
+                assert_eq!(f.lag.live[0], f.body_state[0].leaf_count, "the same count");
+                assert!(f.lag.behind[0], "left behind");
+                assert_eq!(st.bvh.action, BvhAction::Refitted);
+            } else {
+                assert_eq!(st.bvh.action, BvhAction::Rebuilt);
+            }
+        }
+    }
+}
