@@ -168,6 +168,71 @@ fn trees_a_refit_leaves_behind_answer_every_reader_as_a_rebuild_does() {
     assert!(refitted >= 6 && walked >= 3, "{refitted} refitted frames, {walked} iterative passes");
 }
 
+#[test]
+fn a_policy_switch_after_trees_were_left_behind_measures_them_fitted() {
+    // The CPU backend with its wide trees (which leaves trees behind under `Refit`) against the
+    // twins end to end (wide trees off: every tree refitted), through `Refit` frames, then
+    // `Auto` (which measures the binary trees: those left behind must be fitted first), then
+    // back and forth: the same contacts every frame, and after each frame under another
+    // policy the same decisions, measures and trees.
+    let meshes = bodies();
+    let auto = BvhUpdate::Auto { max_degradation: 1.01 };
+    let schedule = [
+        BvhUpdate::Refit,
+        BvhUpdate::Refit,
+        BvhUpdate::Refit,
+        auto,
+        auto,
+        BvhUpdate::Refit,
+        BvhUpdate::Refit,
+        BvhUpdate::Rebuild,
+        BvhUpdate::Refit,
+        BvhUpdate::Refit,
+        auto,
+    ];
+    let mut scenes = [true, false].map(|wide| {
+        let (mut s, ids) = scene(BvhUpdate::Refit);
+        s.set_wide_bvh(wide);
+        (s, ids)
+    });
+    for (frame, &policy) in schedule.iter().enumerate() {
+        let mut found = Vec::new();
+        for (s, ids) in &mut scenes {
+            s.set_bvh_update(policy).unwrap();
+            for (b, (m, _)) in meshes.iter().enumerate() {
+                // The tori are set where they were built (refitted, their cost is the
+                // rebuild's); the sheet, twisted from the start, twists on (its tree degrades:
+                // `Auto` rebuilds in frame 3) but keeps still under `Auto`, so its tree left
+                // behind must be fitted before it is measured (else it measures as built).
+                if b < 2 {
+                    s.set_positions(ids[b], &deformed(m, b, 0)).unwrap();
+                } else if policy != auto {
+                    s.set_positions(ids[b], &deformed(m, b, 3 * frame + 6)).unwrap();
+                }
+            }
+            found.push(s.detect(Pairs::Overlapping).unwrap());
+        }
+        let what = format!("frame {frame}, {policy:?}");
+        assert_eq!(found[0].contacts, found[1].contacts, "{what}: contacts");
+        let (a, b) = (&found[0].stats.bvh, &found[1].stats.bvh);
+        assert_eq!(a.action, b.action, "{what}: action");
+        if frame == 3 {
+            assert_eq!(a.action, BvhAction::Rebuilt, "{what}: the sheet's tree degraded");
+        }
+        if policy == BvhUpdate::Refit {
+            // Nothing read between `Refit` frames: the trees stay behind until the next policy.
+            continue;
+        }
+        assert_eq!(a.degradation, b.degradation, "{what}: the binary trees' measure");
+        let [(wide, _), (twins, _)] = &mut scenes;
+        let (fa, fb) = (wide.frame_data().unwrap(), twins.frame_data().unwrap());
+        let p = wide.packing().clone();
+        for body in 0..p.bodies.len() {
+            assert_eq!(fa.body_nodes(&p, body), fb.body_nodes(&p, body), "{what}: body {body}'s tree");
+        }
+    }
+}
+
 /// Each body's SAH cost of its tree `trees[b]` refitted (bottom-up, every box the union of its
 /// children's, a leaf its triangle's) to `positions`.
 fn refitted_costs(scene: &Scene, trees: &[Vec<Node>], positions: &[Vec3]) -> Vec<f64> {
