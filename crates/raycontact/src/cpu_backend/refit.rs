@@ -1,7 +1,8 @@
 //! The CPU backend's refit of its binary trees, measured on the way ([`refit_measured`]): the
 //! boxes of [`cpu::fit`](crate::cpu::fit) (the twin of `fit.wgsl`), each tree's
 //! [`sah_cost`] for `Auto` and whether its leaves are still the live triangles, in one pass
-//! over each tree instead of three.
+//! over each tree instead of three (but for the trees a `Refit` frame leaves behind:
+//! `super::lag`).
 
 use glam::Vec3;
 use rayon::prelude::*;
