@@ -95,7 +95,8 @@ impl Bounds {
 }
 
 /// Half the surface area of the box (`min`, `max`), 0 when empty (only compared: the SAH here,
-/// and the choice of the child to open in [`crate::wide_bvh::WideTree::collapse`]).
+/// the choice of the child to open in [`crate::wide_bvh::WideTree::collapse`], and a refitted
+/// wide tree's cost against its collapse's, `crate::wide_refit`).
 pub fn half_area(min: Vec3, max: Vec3) -> f32 {
     let d = (max - min).max(Vec3::ZERO);
     d.x * d.y + d.y * d.z + d.z * d.x

@@ -15,6 +15,7 @@
 use glam::{BVec4A, Vec3, Vec4, Vec4Swizzles};
 
 use crate::layout::LEAF_BIT;
+use crate::sah_tree::half_area;
 use crate::wide_bvh::{TriRecord, WideNode, WideTree};
 
 /// Trees of at least this many records are refitted in parallel (in a pool of several
@@ -191,13 +192,6 @@ impl WideTree {
     }
 }
 
-/// Half the surface area of the box `(lo, hi)` (0 for an inverted one), in `f32`.
-#[inline]
-fn half_area(lo: Vec3, hi: Vec3) -> f32 {
-    let d = (hi - lo).max(Vec3::ZERO);
-    d.x * d.y + d.y * d.z + d.z * d.x
-}
-
 /// The half areas of wide node `k`'s used lanes, summed lane after lane (as
 /// [`Part::refit_node`] sums them).
 fn lane_areas(k: &WideNode) -> f32 {
@@ -219,8 +213,8 @@ struct Part<'a> {
 impl Part<'_> {
     /// Refits node `w` (of this part) from its records and its children (in this part, after
     /// it), its lanes written in place (a copy of the node set lane by lane and stored whole is
-    /// read before its stores have reached memory).
-    /// Returns the half areas of its lanes' new boxes, summed ([`lane_areas`]).
+    /// read before its stores have reached memory); returns the half areas of its lanes' new
+    /// boxes, summed ([`lane_areas`]).
     #[inline]
     fn refit_node(&mut self, w: usize, positions: &[Vec3]) -> f32 {
         let (head, after) = self.nodes.split_at_mut(w + 1);

@@ -131,8 +131,9 @@ impl FrameData {
         if counted == body.tri_count {
             return true;
         }
-        let off = body.node_offset as usize;
-        let leaves: &[Node] = &self.nodes[off + n as usize - 1..off + 2 * n as usize - 1];
+        // A tree's leaves follow its `n - 1` internal nodes.
+        let off = body.node_offset as usize + (n as usize).saturating_sub(1);
+        let leaves: &[Node] = &self.nodes[off..off + n as usize];
         leaves.iter().all(|l| live(l.child & !LEAF_BIT))
     }
 }
