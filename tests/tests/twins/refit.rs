@@ -164,7 +164,6 @@ fn trees_a_refit_leaves_behind_answer_every_reader_as_a_rebuild_does() {
         );
         assert_eq!(x, y, "{what}: walks");
     }
-    eprintln!("{refitted} refitted frames, {walked} iterative passes");
     assert!(refitted >= 6 && walked >= 3, "{refitted} refitted frames, {walked} iterative passes");
 }
 
