@@ -4,9 +4,10 @@
 //! collapsed from a binned-SAH tree and refitted on its own nodes
 //! ([`WideTree::refit_sah`](crate::wide_bvh::WideTree::refit_sah)), and nothing in a full pass
 //! reads its LBVH but the root's box, which the wide walks test first. Refitting the LBVH as
-//! well (`refit_measured`: its boxes, its SAH cost and its degenerate check) took more than half
-//! of the `fit` stage, for a tree the rays do not walk. So a `Refit` frame leaves the LBVH of
-//! such a body behind:
+//! well (`refit_measured`: its boxes, its SAH cost and its degenerate check) took about half of
+//! the `fit` stage, for a tree the rays do not walk (the README's A/B, `cpu-refit` 3 runs
+//! alternated: `mesh-scaling` 641k's `fit` 7.6-8.0 ms with it, 3.9-4.1 without). So a `Refit`
+//! frame leaves the LBVH of such a body behind:
 //! - its root's box is set from the wide tree's root (the union of the same leaves' boxes, the
 //!   box the LBVH's fit gives);
 //! - its degradation is the wide tree's own: its SAH cost over its lanes now against its cost
