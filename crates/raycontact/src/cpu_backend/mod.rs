@@ -235,10 +235,13 @@ impl CpuScene {
         &self.frame.body_state
     }
 
-    /// Fits the binary trees that `Refit` frames left behind (`lag`), before they are read.
+    /// Fits the binary trees that `Refit` frames left behind (`lag`), before they are read (on
+    /// the pool only where there is one: a query does not hand itself to a worker for nothing).
     pub(crate) fn fit_lagging(&mut self, packing: &Packing) {
-        let frame = &mut self.frame;
-        self.pool.install(|| frame.fit_lagging(packing));
+        if self.frame.lag.any_behind() {
+            let frame = &mut self.frame;
+            self.pool.install(|| frame.fit_lagging(packing));
+        }
     }
 
     /// The packed positions of the previous frame.
