@@ -515,7 +515,10 @@ impl GpuContext {
 
     /// Maps `slice` (of a buffer with `MAP_READ`, more than 0 bytes) for reading and waits for
     /// the mapping, as [`Self::map_read_async`] does; the caller then takes views of it
-    /// ([`wgpu::Buffer::get_mapped_range`]) and unmaps the buffer.
+    /// ([`wgpu::Buffer::get_mapped_range`]) and unmaps the buffer. A GPU error raised by then
+    /// outside the caller's error scopes (taken as [`Self::wait`] takes them) is returned with the
+    /// buffer unmapped again (left mapped, the next frame's copy into it would fail too), as is
+    /// a failed wait (its pending mapping cancelled).
     pub(crate) async fn map_for_read(
         &self,
         slice: wgpu::BufferSlice<'_>,
@@ -527,13 +530,21 @@ impl GpuContext {
             let _ = tx.send(r);
         });
         if blocking {
-            self.wait("readback")?;
+            if let Err(e) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
+                slice.buffer().unmap();
+                return Err(Error::Gpu { context: "readback", message: e.to_string() });
+            }
         }
         let mapped = self
             .polled(rx.receive())
             .await
             .ok_or(Error::Readback { buffer: label, message: "map callback dropped".into() })?;
-        mapped.map_err(|e| Error::Readback { buffer: label, message: e.to_string() })
+        mapped.map_err(|e| Error::Readback { buffer: label, message: e.to_string() })?;
+        if let Err(e) = self.take_error("readback") {
+            slice.buffer().unmap();
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// Awaits `fut`, polling the device (without blocking) each time the future is polled.

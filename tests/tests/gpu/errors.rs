@@ -169,3 +169,27 @@ fn a_lost_device_is_a_typed_error_from_the_next_call() {
     assert!(s.contact_forces().is_err());
     assert!(s.update().is_err());
 }
+
+#[test]
+fn an_uncaptured_gpu_error_is_reported_by_the_next_detection() {
+    // A context of its own: an error raised on its device outside raycontact's error scopes (here
+    // a buffer both mapped for reading and for writing, which is invalid) is taken by the next
+    // detection's readback, whose contacts are then not returned as if nothing had happened.
+    let ctx = raycontact::GpuContext::new().expect("an adapter");
+    let mut s = raycontact::Scene::new(&ctx);
+    let m = raycontact::meshes::icosphere(1.0, 2);
+    let moved = m.transformed(glam::Affine3A::from_translation(glam::Vec3::X));
+    s.add_body(&m.positions, &m.triangles, raycontact::BodyKind::Volumetric).unwrap();
+    s.add_body(&moved.positions, &moved.triangles, raycontact::BodyKind::Volumetric).unwrap();
+    assert!(!s.detect(raycontact::Pairs::Overlapping).unwrap().contacts.is_empty());
+    let _invalid = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("invalid"),
+        size: 16,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE,
+        mapped_at_creation: false,
+    });
+    let err = s.detect(raycontact::Pairs::Overlapping).expect_err("the error is reported");
+    assert!(matches!(err, raycontact::Error::Gpu { .. }), "{err:?}");
+    // Reported once: the next detection is clean.
+    assert!(!s.detect(raycontact::Pairs::Overlapping).unwrap().contacts.is_empty());
+}

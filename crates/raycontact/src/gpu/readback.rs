@@ -78,12 +78,6 @@ impl GpuScene {
         // The host's time, split into the wait for the mapping and the reads out of it.
         let start = Instant::now();
         self.ctx.map_for_read(read.slice(0..size), READ_LABEL, blocking).await?;
-        // GPU errors raised outside the detection's error scopes (uncaptured: a lost device's),
-        // reported by now, as `map_read_async` checks them after its reads.
-        if let Err(e) = self.ctx.take_error("readback") {
-            read.unmap();
-            return Err(e);
-        }
         let copy = Instant::now();
         let (state, taken) = match self.take_mapped(&read, copied, capacity) {
             Ok(taken) => taken,
