@@ -82,17 +82,7 @@ impl LbvhLag {
     }
 }
 
-impl PartialEq for LbvhLag {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for LbvhLag {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LbvhLag")
-    }
-}
+not_part_of_value!(LbvhLag);
 
 /// The CPU backend's scratch memory for a frame's stages, kept from frame to frame so that a
 /// frame allocates none: not part of the frame's value (equal to any other, cloned and printed
@@ -109,17 +99,7 @@ impl Clone for FrameScratch {
     }
 }
 
-impl PartialEq for FrameScratch {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for FrameScratch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FrameScratch")
-    }
-}
+not_part_of_value!(FrameScratch);
 
 impl FrameData {
     /// The used nodes of packed body `b`: `2 * leaf_count - 1` of them (none when the body has

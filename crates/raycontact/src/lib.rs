@@ -56,6 +56,25 @@
 //! # Ok::<(), raycontact::Error>(())
 //! ```
 
+/// Implements `PartialEq` (always equal) and `Debug` (the type's name alone) for a type that holds
+/// state that is not part of its owner's value (scratch memory, bookkeeping), so that the owner
+/// can derive both.
+macro_rules! not_part_of_value {
+    ($t:ident) => {
+        impl PartialEq for $t {
+            fn eq(&self, _: &Self) -> bool {
+                true
+            }
+        }
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(stringify!($t))
+            }
+        }
+    };
+}
+
 mod adjacency;
 mod backend;
 mod blocking;

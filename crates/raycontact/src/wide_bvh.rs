@@ -266,17 +266,7 @@ pub struct CollapseScratch {
     pub(crate) stack: Vec<(u32, usize)>,
 }
 
-impl PartialEq for CollapseScratch {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for CollapseScratch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CollapseScratch")
-    }
-}
+not_part_of_value!(CollapseScratch);
 
 /// The wide trees of every packed body (empty: not built, e.g. a frame read back from the GPU,
 /// which the traversal then walks through its binary nodes).

@@ -152,18 +152,26 @@ fn runs_on_a_callers_device() {
     assert!(e.to_string().contains("max_storage_buffers_per_shader_stage = 7, raycontact needs 8"), "{e}");
 }
 
+/// A context of its own (the shared one must survive a test that breaks it), and a scene of two
+/// overlapping spheres on it that has detected once (with contacts): the context, the scene, the
+/// second sphere and its positions.
+fn own_context_scene() -> (GpuContext, Scene, raycontact::BodyId, Vec<Vec3>) {
+    let ctx = GpuContext::new().expect("an adapter");
+    let mut s = Scene::new(&ctx);
+    let m = meshes::icosphere(1.0, 2);
+    let moved = m.transformed(glam::Affine3A::from_translation(Vec3::X));
+    s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+    let b = s.add_body(&moved.positions, &moved.triangles, BodyKind::Volumetric).unwrap();
+    assert!(!s.detect(raycontact::Pairs::Overlapping).unwrap().contacts.is_empty());
+    (ctx, s, b, moved.positions)
+}
+
 #[test]
 fn a_lost_device_is_a_typed_error_from_the_next_call() {
-    // A context of its own (the shared one must survive): destroy its device mid-run.
-    let ctx = raycontact::GpuContext::new().expect("an adapter");
-    let mut s = raycontact::Scene::new(&ctx);
-    let m = raycontact::meshes::icosphere(1.0, 2);
-    let moved = m.transformed(glam::Affine3A::from_translation(glam::Vec3::X));
-    s.add_body(&m.positions, &m.triangles, raycontact::BodyKind::Volumetric).unwrap();
-    let b = s.add_body(&moved.positions, &moved.triangles, raycontact::BodyKind::Volumetric).unwrap();
-    assert!(!s.detect(raycontact::Pairs::Overlapping).unwrap().contacts.is_empty());
+    // Destroy the device mid-run.
+    let (ctx, mut s, b, positions) = own_context_scene();
     ctx.device().destroy();
-    s.set_positions(b, &moved.positions).unwrap();
+    s.set_positions(b, &positions).unwrap();
     let err = s.detect(raycontact::Pairs::Overlapping).expect_err("a destroyed device cannot detect");
     assert!(matches!(err, raycontact::Error::Gpu { .. } | raycontact::Error::Readback { .. }), "{err:?}");
     assert!(s.contact_forces().is_err());
@@ -172,16 +180,10 @@ fn a_lost_device_is_a_typed_error_from_the_next_call() {
 
 #[test]
 fn an_uncaptured_gpu_error_is_reported_by_the_next_detection() {
-    // A context of its own: an error raised on its device outside raycontact's error scopes (here
-    // a buffer both mapped for reading and for writing, which is invalid) is taken by the next
-    // detection's readback, whose contacts are then not returned as if nothing had happened.
-    let ctx = raycontact::GpuContext::new().expect("an adapter");
-    let mut s = raycontact::Scene::new(&ctx);
-    let m = raycontact::meshes::icosphere(1.0, 2);
-    let moved = m.transformed(glam::Affine3A::from_translation(glam::Vec3::X));
-    s.add_body(&m.positions, &m.triangles, raycontact::BodyKind::Volumetric).unwrap();
-    s.add_body(&moved.positions, &moved.triangles, raycontact::BodyKind::Volumetric).unwrap();
-    assert!(!s.detect(raycontact::Pairs::Overlapping).unwrap().contacts.is_empty());
+    // An error raised on the device outside raycontact's error scopes (here a buffer both mapped
+    // for reading and for writing, which is invalid) is taken by the next detection's readback,
+    // whose contacts are then not returned as if nothing had happened.
+    let (ctx, mut s, _, _) = own_context_scene();
     let _invalid = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("invalid"),
         size: 16,

@@ -44,6 +44,20 @@ fn deformed(m: &TriMesh, body: usize, frame: usize) -> Vec<Vec3> {
         .collect()
 }
 
+/// Sets the bodies `ids` of each of `scenes` to [`deformed`] `meshes` at `frame`.
+fn set_deformed(
+    scenes: [&mut Scene; 2],
+    meshes: &[(TriMesh, BodyKind)],
+    ids: &[raycontact::BodyId],
+    frame: usize,
+) {
+    for s in scenes {
+        for (b, (m, _)) in meshes.iter().enumerate() {
+            s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
+        }
+    }
+}
+
 /// A CPU scene of [`bodies`] with `policy`, prediction distance 0.05.
 fn scene(policy: BvhUpdate) -> (Scene, Vec<raycontact::BodyId>) {
     let mut s = Scene::new_cpu(Some(2)).unwrap();
@@ -60,11 +74,7 @@ fn a_refitted_tree_finds_the_contacts_of_a_rebuild() {
     let (mut refit, _) = scene(BvhUpdate::Refit);
     let mut degraded: f32 = 1.0;
     for frame in 0..12 {
-        for s in [&mut rebuild, &mut refit] {
-            for (b, (m, _)) in meshes.iter().enumerate() {
-                s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
-            }
-        }
+        set_deformed([&mut rebuild, &mut refit], &meshes, &ids, frame);
         let a = rebuild.detect(Pairs::Overlapping).unwrap();
         let b = refit.detect(Pairs::Overlapping).unwrap();
         assert_eq!(a.stats.bvh.action, BvhAction::Rebuilt);
@@ -124,11 +134,7 @@ fn trees_a_refit_leaves_behind_answer_every_reader_as_a_rebuild_does() {
         (0..120).map(|i| Ray::new(Vec3::new(-3.0, i as f32 * 0.03 - 1.8, 0.05), Vec3::X)).collect();
     let (mut refitted, mut walked) = (0, 0);
     for frame in 0..8 {
-        for s in [&mut rebuild, &mut refit] {
-            for (b, (m, _)) in meshes.iter().enumerate() {
-                s.set_positions(ids[b], &deformed(m, b, frame)).unwrap();
-            }
-        }
+        set_deformed([&mut rebuild, &mut refit], &meshes, &ids, frame);
         let a = rebuild.detect(Pairs::Overlapping).unwrap();
         let b = refit.detect(Pairs::Overlapping).unwrap();
         refitted += (b.stats.bvh.action == BvhAction::Refitted) as u32;
