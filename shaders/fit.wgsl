@@ -16,6 +16,13 @@
 // acquire fence between invocations of different workgroups, which WGSL lacks), this holds on
 // any conforming implementation. The hierarchy's links, read here, come from the dispatch before.
 // A zero of either sign comes out as +0 (float_to_key maps -0 to +0's key).
+// The same second read-modify-write holds both children's values of the word (its own carried
+// key and the one it read): where the tuning keeps child pairs (`Tuning::child_pairs`), it also
+// writes them into the node's child pair (the node buffer's second half, `layout::Node`), the
+// only writes of those words, on the side the carrier comes from (the node's child word, from
+// the hierarchy, names its left child) and the other. So each step of a walk reads both
+// children's boxes from one 64-byte pair, with the children's words that `hierarchy` wrote
+// there; a leaf child's box comes out as its keys give it (+0 for -0).
 // Where the tuning passes fans (`Tuning::fan_walks`), the same hand-over gives each internal
 // node of a body with BODY_FANS its fan word (`layout::TRIANGLE_WORDS`): the lowest packed vertex
 // that every triangle under it uses, NONE where none does (a walk that ignores that vertex may
@@ -57,6 +64,14 @@ const W_CHILD: u32 = 3u;
 // Words of `fit_keys` per internal node: the six box keys, then the fan set.
 const FIT_WORDS: u32 = 7u;
 const FAN_KEY: u32 = 6u;
+
+// The box component that key `k` (0..2: a minimum's complemented key, 3..5: a maximum's) holds.
+fn key_value(k: u32, key: u32) -> f32 {
+    if k < 3u {
+        return key_to_float(~key);
+    }
+    return key_to_float(key);
+}
 
 // The packed vertices of body-local triangle `tri` of a body at `tri_offset`.
 fn corners(tri_offset: u32, tri: u32) -> vec3<u32> {
@@ -122,10 +137,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         var p = parents[leaf];
         let fans = fan_words(params.tri_count) + body.tri_offset;
+        // The node the carrier comes from (body-local), and the first word of the child pairs.
+        var came = n - 1u + j;
+        let pairs = arrayLength(&node_words) / 2u + body.node_offset * 8u;
         while p != NONE && carried != 0u {
             // Internal node p (body-local, p < n - 1): its keys are words 7 * (tri_offset + p) ...
             let words = FIT_WORDS * (body.tri_offset + p);
             let node = body.node_offset + p;
+            // The halves of p's child pair: the side the carrier comes from, and the other.
+            let pair = pairs + 16u * p;
+            var own_half = pair;
+            var other_half = pair + 8u;
+            if CHILD_PAIRS && node_words[node * 8u + W_CHILD] != came {
+                own_half = pair + 8u;
+                other_half = pair;
+            }
             var still = 0u;
             if FAN_WALKS && (carried & (1u << FAN_KEY)) != 0u {
                 let other = atomicMax(&fit_keys[words + FAN_KEY], key[FAN_KEY]);
@@ -141,17 +167,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 if (carried & (1u << k)) != 0u {
                     let other = atomicMax(&fit_keys[words + k], key[k]);
                     if other != 0u {
+                        // Both children's values of this word, into p's child pair, and
+                        // their maximum, into p's box.
+                        if CHILD_PAIRS {
+                            node_words[own_half + box_word(k)] = bitcast<u32>(key_value(k, key[k]));
+                            node_words[other_half + box_word(k)] = bitcast<u32>(key_value(k, other));
+                        }
                         key[k] = max(key[k], other);
                         still |= 1u << k;
-                        var value = key_to_float(key[k]);
-                        if k < 3u {
-                            value = key_to_float(~key[k]);
-                        }
-                        node_words[node * 8u + box_word(k)] = bitcast<u32>(value);
+                        node_words[node * 8u + box_word(k)] = bitcast<u32>(key_value(k, key[k]));
                     }
                 }
             }
             carried = still;
+            came = p;
             p = parents[node];
         }
     }

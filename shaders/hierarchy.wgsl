@@ -2,6 +2,9 @@
 // escape links of the stackless depth-first traversal (Apetrei 2014's ropes).
 // Node numbering, body-local: internal nodes 0 .. n-2 (root = 0), leaves n-1 .. 2n-2 in sorted
 // order (leaf j = n - 1 + j); n = the body's leaf count. With n = 1 the root is leaf 0.
+// Where the tuning keeps child pairs (`Tuning::child_pairs`), internal node i also gets the
+// words of its child pair (the node buffer's second half, `layout::Node`): each child's index,
+// or LEAF_BIT | triangle for a leaf.
 // One workgroup per tile of one body; sorted index i builds leaf i and, when i < n - 1,
 // internal node i. Boxes are filled in by `fit`. CPU twin: `raycontact::internals::cpu::hierarchy`.
 //!include shared/common.wgsl
@@ -45,6 +48,17 @@ fn direction(k: i32, kk: u32) -> i32 {
         return 1;
     }
     return -1;
+}
+
+// The word of child `c` (body-local) in its parent's child pair (`layout::Node`: the node
+// buffer's second half): an internal child's index, a leaf's LEAF_BIT | triangle, as the leaf's
+// own node holds it.
+fn child_word(c: u32, tri_offset: u32) -> u32 {
+    let internal = u32(leaf_count - 1);
+    if c < internal {
+        return c;
+    }
+    return LEAF_BIT | (values[key_base + c - internal] - tri_offset);
 }
 
 // The node that follows a subtree whose last leaf is `last` in depth-first order.
@@ -125,6 +139,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let node = body.node_offset + iu;
         nodes[node].child = left;
         nodes[node].escape = escape_after(last);
+        // Its child pair's words, where the tuning keeps child pairs (`fit` writes their boxes).
+        if CHILD_PAIRS {
+            let pair = arrayLength(&nodes) / 2u + body.node_offset + 2u * iu;
+            nodes[pair].child = child_word(left, body.tri_offset);
+            nodes[pair].escape = NONE;
+            nodes[pair + 1u].child = child_word(right, body.tri_offset);
+            nodes[pair + 1u].escape = NONE;
+        }
         parents[body.node_offset + left] = iu;
         parents[body.node_offset + right] = iu;
         if i == 0 {

@@ -73,29 +73,76 @@ fn passes_fan(fan: Fan, leaf_count: u32, n: u32) -> bool {
     return FAN_WALKS && fan.vertex != NONE && n + 1u < leaf_count && triangles[fan.words + n] == fan.vertex;
 }
 
+// The first of a body's child pairs (the node buffer's second half, `layout::Node`, where the
+// tuning keeps them: CHILD_PAIRS): internal node p's two children, their boxes and their words
+// (an internal child's index, or LEAF_BIT | triangle), in nodes `child_pairs(body) + 2 p` and
+// the next.
+fn child_pairs(body: BodyGpu) -> u32 {
+    return arrayLength(&nodes) / 2u + body.node_offset;
+}
+
+// A walk's word (`closest_hit`): where a node's box is held (its own node, or its half of its
+// parent's child pair), `child` holds LEAF_BIT | triangle for a leaf; for an internal node, in a
+// child pair its index, in its own node its left child's index.
+
+// The word of the root of `body`'s tree, whose node is `root` (`closest_hit`'s words).
+fn root_word(root: u32) -> u32 {
+    let c = nodes[root].child;
+    if CHILD_PAIRS && (c & LEAF_BIT) == 0u {
+        return 0u;
+    }
+    return c;
+}
+
+// The nodes that hold the boxes of the two children (left, right) of the internal node of word
+// `word` of `body` (`pairs`: `child_pairs(body)`): the halves of its child pair, or the
+// children's own nodes (the left one by the word, the right one by the left one's escape link,
+// a second fetch that waits for the first).
+fn children_at(body: BodyGpu, pairs: u32, word: u32) -> vec2<u32> {
+    if CHILD_PAIRS {
+        let pa = pairs + 2u * word;
+        return vec2<u32>(pa, pa + 1u);
+    }
+    let la = body.node_offset + word;
+    return vec2<u32>(la, body.node_offset + nodes[la].escape);
+}
+
+// Whether a walk passing `fan` passes the child whose box node `at` holds (`children_at`) in a
+// tree of `leaf_count` leaves (`passes_fan`; its index read only when a fan is passed).
+fn passes_fan_at(fan: Fan, leaf_count: u32, body: BodyGpu, at: u32) -> bool {
+    if !FAN_WALKS || fan.vertex == NONE {
+        return false;
+    }
+    var n = at - body.node_offset;
+    if CHILD_PAIRS {
+        n = nodes[at].child;
+    }
+    return passes_fan(fan, leaf_count, n);
+}
+
 // Closest hit of `ray` against a body (its BodyGpu and leaf count), skipping triangles that use
 // packed vertex `ignore_vertex` (NONE: skip none), and passing `fan` (`passes_fan`: NO_FAN, or
 // `fan_to_pass` of that vertex). Ties in t go to the lower triangle index.
 //
-// The walk visits the nearer child first and keeps the farther one on a short stack of
-// SHORT_STACK entries, with the distance at which the ray enters its box. A popped entry is
-// walked into when that distance is still within the hit found so far (`tmax`): the answer a
-// second test of its box would give, without reading the box. (`box_entry` accepted the box
-// when its entry e was at most min(exit, tmax) at the push; e and the exit are the same numbers
-// at the pop and tmax has only shrunk, so the box passes again exactly when e <= tmax; the
-// fan a walk passes does not change either.) A rejected entry reads nothing; an accepted one its
-// child word. On lavapipe the ray stage took 10-15 % less (`cloth-layers` 139.0-139.6 ->
-// 119.2-119.7 ms, the armadillo pair 65.1-66.2 -> 55.2-56.7, `resting-pile` 18.2-18.3 ->
-// 16.4; two alternated pairs of whole runs, `raycontact-bench --no-parry --implementations
-// gpu`). When the stack is full the farther child is dropped and, at the end, the whole tree
-// is walked once more without any stack (depth-first through the escape links, pruned by the
-// hit found): no depth of tree can make the query miss a hit. Each node's words are read at
-// most once per visit, and only those the walk uses: a tested node's box (and a left child's
-// escape, its sibling), then the child word of the node walked into alone, not of both
-// children (llvmpipe runs every buffer read as a loop over its SIMD lanes: one read fewer of
-// about 15 a step, 2-8 % of the ray stage there; the same bytes on a GPU, whose cache line
-// holds the whole node). `nodes_visited` counts the nodes read: the root, each child pair, each
-// popped entry walked into (its child word) and the stackless walk's.
+// Each step reads both children's boxes of an internal node: from its child pair
+// (`child_pairs`), one 64-byte record whose second box waits for nothing, where the tuning keeps
+// them, else from the children's own nodes (`children_at`); then the word of the child the ray
+// walks into (its `child`). The walk visits the nearer child first and keeps the farther one on
+// a short stack of SHORT_STACK entries (the node that holds its box and word), with the distance
+// at which the ray enters its box. A popped entry is walked into (its word read) when that
+// distance is still within the hit found so far (`tmax`): the answer a second test of its box
+// would give, without that test. (`box_entry` accepted the box when its entry e was at most
+// min(exit, tmax) at the push; e and the exit are the same numbers at the pop and tmax has only
+// shrunk, so the box passes again exactly when e <= tmax; the fan a walk passes does not change
+// either.) On lavapipe the ray stage took 10-15 % less than with a second test (`cloth-layers`
+// 139.0-139.6 -> 119.2-119.7 ms, the armadillo pair 65.1-66.2 -> 55.2-56.7, `resting-pile`
+// 18.2-18.3 -> 16.4; two alternated pairs of whole runs, `raycontact-bench --no-parry
+// --implementations gpu`). When the stack is full the farther child is dropped and, at the end,
+// the whole tree is walked once more without any stack (depth-first through the escape links,
+// pruned by the hit found): no depth of tree can make the query miss a hit. Each word is read
+// only where the walk uses it (llvmpipe runs every buffer read as a loop over its SIMD lanes).
+// `nodes_visited` counts the boxes tested: the root's, then two a step (and the stackless walk's,
+// one a node).
 fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan: Fan) -> RayHit {
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
@@ -104,20 +151,20 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
     if leaf_count == 0u {
         return best;
     }
-    // The stacked nodes, and where the ray enters each one's box.
+    // The stacked children (the nodes that hold their boxes and words), and where the ray enters
+    // each one's box.
     var stack: array<u32, SHORT_STACK>;
     var stack_t: array<f32, SHORT_STACK>;
     var sp = 0u;
     var lost = false;
-    // `child`: the child word of node `node`, read once its box has passed.
+    // `word`: the word of the node to walk into, read once its box has passed; NONE when none.
     let root = body.node_offset;
+    let pairs = child_pairs(body);
     best.nodes_visited += 1u;
-    var node = NONE;
-    var child = 0u;
+    var word = NONE;
     if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[root].min, nodes[root].max)
         && !passes_fan(fan, leaf_count, 0u) {
-        node = 0u;
-        child = nodes[root].child;
+        word = root_word(root);
     }
     // While-while (Aila and Laine 2009): the inner loop walks inner nodes until this ray stands
     // on a leaf or has nothing left, then the leaf is tested. A SIMD group leaves the inner loop
@@ -126,40 +173,35 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
     // meets a leaf. Each ray visits the same nodes in the same order as one loop would.
     loop {
         loop {
-            if node == NONE {
+            if word == NONE {
                 while sp > 0u {
                     sp -= 1u;
                     if stack_t[sp] <= tmax {
-                        node = stack[sp];
-                        child = nodes[body.node_offset + node].child;
-                        best.nodes_visited += 1u;
+                        word = nodes[stack[sp]].child;
                         break;
                     }
                 }
-                if node == NONE {
+                if word == NONE {
                     break;
                 }
             }
-            if (child & LEAF_BIT) != 0u {
+            if (word & LEAF_BIT) != 0u {
                 break;
             }
-            let left = child;
-            let la = body.node_offset + left;
-            let right = nodes[la].escape;
-            let ra = body.node_offset + right;
+            let at = children_at(body, pairs, word);
             best.nodes_visited += 2u;
-            let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[la].min, nodes[la].max);
-            let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[ra].min, nodes[ra].max);
-            let enter_l = el.y != 0.0 && !passes_fan(fan, leaf_count, left);
-            let enter_r = er.y != 0.0 && !passes_fan(fan, leaf_count, right);
-            node = NONE;
+            let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[at.x].min, nodes[at.x].max);
+            let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[at.y].min, nodes[at.y].max);
+            let enter_l = el.y != 0.0 && !passes_fan_at(fan, leaf_count, body, at.x);
+            let enter_r = er.y != 0.0 && !passes_fan_at(fan, leaf_count, body, at.y);
+            var next = NONE;
             if enter_l && enter_r {
-                var near = left;
-                var far = right;
+                var near = at.x;
+                var far = at.y;
                 var far_t = er.x;
                 if er.x < el.x {
-                    near = right;
-                    far = left;
+                    near = at.y;
+                    far = at.x;
                     far_t = el.x;
                 }
                 if sp < SHORT_STACK {
@@ -169,23 +211,24 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
                 } else {
                     lost = true;
                 }
-                node = near;
+                next = near;
             } else if enter_l {
-                node = left;
+                next = at.x;
             } else if enter_r {
-                node = right;
+                next = at.y;
             }
-            if node != NONE {
-                child = nodes[body.node_offset + node].child;
+            word = NONE;
+            if next != NONE {
+                word = nodes[next].child;
             }
         }
-        if node == NONE {
+        if word == NONE {
             break;
         }
-        let tri = child & ~LEAF_BIT;
+        let tri = word & ~LEAF_BIT;
         best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
         tmax = min(tmax, best.t);
-        node = NONE;
+        word = NONE;
     }
     if lost {
         best = stackless_hit(ray, axes, inv, body, leaf_count, ignore_vertex, fan, best, tmax);

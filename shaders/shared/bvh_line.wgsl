@@ -18,14 +18,14 @@
 // on a GPU, whose ray stage is bound by the nodes it reads; not on lavapipe, where the larger
 // state and both rays' tests in every SIMD slice cost more than the reads they save).
 //
-// The walk is `closest_hit`'s (while-while, nearer child first, a short stack whose entries keep
-// where the rays enter their boxes, the stackless walk when the stack overflowed), over the
-// union of the two rays' walks: a child is entered when either ray enters its box, and nearest
-// first by the smaller of the two entries. A popped entry is walked into by the rays that
-// entered its box when it was pushed and whose entry is still within their hit found so far:
-// each ray's own second test of the box (`closest_hit` says why), without reading it.
-// `nodes_visited` counts the nodes read (the root, each child pair, each popped entry walked
-// into), once for both rays, in the first ray's hit; each ray's stackless walk counts in its own.
+// The walk is `closest_hit`'s (while-while, both children's boxes a step, nearer child first, a
+// short stack whose entries keep where the rays enter their boxes, the stackless walk when the
+// stack overflowed), over the union of the two rays' walks: a child is entered when either ray
+// enters its box, and nearest first by the smaller of the two entries. A popped entry is walked
+// into by the rays that entered its box when it was pushed and whose entry is still within
+// their hit found so far: each ray's own second test of the box (`closest_hit` says why),
+// without that test. `nodes_visited` counts the boxes tested (the root's, two a step), once
+// for both rays, in the first ray's hit; each ray's stackless walk counts in its own.
 
 // A line walk's leaf: the tests of `leaf_hit` on body-local triangle `tri` for `ray` when bit 0
 // of `act` is set and for `back` when bit 1 is, the triangle read once for both. Each result is
@@ -126,68 +126,63 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
         return out;
     }
     var tmax = vec2<f32>(ray.tmax, back.tmax);
-    // The stacked nodes, the rays that entered each one's box and where.
+    // The stacked children (the nodes that hold their boxes and words), the rays that entered
+    // each one's box and where.
     var stack: array<u32, SHORT_STACK>;
     var stack_rays: array<u32, SHORT_STACK>;
     var stack_t: array<vec2<f32>, SHORT_STACK>;
     var sp = 0u;
     var lost = false;
-    // `act`: the rays that entered node `node`'s box; `child`: its child word.
+    // `act`: the rays that entered the box of the node of word `word` (`closest_hit`'s words).
     let root = body.node_offset;
+    let pairs = child_pairs(body);
     out.front.nodes_visited += 1u;
-    var node = NONE;
-    var child = 0u;
+    var word = NONE;
     var act = enter_both(ray, inv, 3u, tmax, nodes[root].min, nodes[root].max).rays;
     if act != 0u && passes_fan(fan, leaf_count, 0u) {
         act = 0u;
     }
     if act != 0u {
-        node = 0u;
-        child = nodes[root].child;
+        word = root_word(root);
     }
     loop {
         loop {
-            if node == NONE {
+            if word == NONE {
                 while sp > 0u {
                     sp -= 1u;
                     let within = select(0u, 1u, stack_t[sp].x <= tmax.x) | select(0u, 2u, stack_t[sp].y <= tmax.y);
                     act = stack_rays[sp] & within;
                     if act != 0u {
-                        node = stack[sp];
-                        child = nodes[body.node_offset + node].child;
-                        out.front.nodes_visited += 1u;
+                        word = nodes[stack[sp]].child;
                         break;
                     }
                 }
-                if node == NONE {
+                if word == NONE {
                     break;
                 }
             }
-            if (child & LEAF_BIT) != 0u {
+            if (word & LEAF_BIT) != 0u {
                 break;
             }
-            let left = child;
-            let la = body.node_offset + left;
-            let right = nodes[la].escape;
-            let ra = body.node_offset + right;
+            let at = children_at(body, pairs, word);
             out.front.nodes_visited += 2u;
-            var el = enter_both(ray, inv, act, tmax, nodes[la].min, nodes[la].max);
-            var er = enter_both(ray, inv, act, tmax, nodes[ra].min, nodes[ra].max);
-            if el.rays != 0u && passes_fan(fan, leaf_count, left) {
+            var el = enter_both(ray, inv, act, tmax, nodes[at.x].min, nodes[at.x].max);
+            var er = enter_both(ray, inv, act, tmax, nodes[at.y].min, nodes[at.y].max);
+            if el.rays != 0u && passes_fan_at(fan, leaf_count, body, at.x) {
                 el.rays = 0u;
             }
-            if er.rays != 0u && passes_fan(fan, leaf_count, right) {
+            if er.rays != 0u && passes_fan_at(fan, leaf_count, body, at.y) {
                 er.rays = 0u;
             }
-            node = NONE;
+            var next = NONE;
             if el.rays != 0u && er.rays != 0u {
-                var near = left;
-                var far = right;
+                var near = at.x;
+                var far = at.y;
                 var far_entered = er;
                 act = el.rays;
                 if er.at < el.at {
-                    near = right;
-                    far = left;
+                    near = at.y;
+                    far = at.x;
                     far_entered = el;
                     act = er.rays;
                 }
@@ -199,27 +194,28 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
                 } else {
                     lost = true;
                 }
-                node = near;
+                next = near;
             } else if el.rays != 0u {
-                node = left;
+                next = at.x;
                 act = el.rays;
             } else if er.rays != 0u {
-                node = right;
+                next = at.y;
                 act = er.rays;
             }
-            if node != NONE {
-                child = nodes[body.node_offset + node].child;
+            word = NONE;
+            if next != NONE {
+                word = nodes[next].child;
             }
         }
-        if node == NONE {
+        if word == NONE {
             break;
         }
-        let tri = child & ~LEAF_BIT;
+        let tri = word & ~LEAF_BIT;
         let h = leaf_hits(ray, axes, back, back_axes, act, body, tri, ignore_vertex, tmax);
         out.front = nearer(out.front, h.front, tri);
         out.back = nearer(out.back, h.back, tri);
         tmax = min(tmax, vec2<f32>(out.front.t, out.back.t));
-        node = NONE;
+        word = NONE;
     }
     if lost {
         out.front = stackless_hit(ray, axes, inv, body, leaf_count, ignore_vertex, fan, out.front, tmax.x);

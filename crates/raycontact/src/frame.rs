@@ -24,6 +24,12 @@ pub struct FrameData {
     /// BVH nodes: body `b` owns `2 * tri_count` slots from `node_offset`, of which the first
     /// `2 * leaf_count - 1` are used.
     pub nodes: Vec<Node>,
+    /// The GPU's child pairs (the node buffer's second half, [`Node`]'s doc): body `b`'s internal
+    /// node `p` has its two children at `node_offset + 2 p` and the next (empty in a GPU frame
+    /// whose tuning keeps none, [`Tuning::child_pairs`](crate::layout::Tuning::child_pairs), and
+    /// in a frame of the CPU backend, whose walks go through its wide trees:
+    /// [`child_pairs`](crate::cpu::child_pairs) gives them from `nodes`).
+    pub child_pairs: Vec<Node>,
     /// Parent of each node (body-local), [`NONE`](crate::layout::NONE) for a root.
     pub parents: Vec<u32>,
     /// The trees' fan words ([`TRIANGLE_WORDS`](crate::layout::TRIANGLE_WORDS)): body `b`'s
@@ -128,6 +134,14 @@ impl FrameData {
     /// The wide tree of packed body `b`, when this frame has one for every body.
     pub fn body_wide(&self, b: usize) -> Option<&WideTree> {
         (self.wide.trees.len() == self.body_state.len()).then(|| self.wide.tree(b)).flatten()
+    }
+
+    /// The used child pairs of packed body `b` (two nodes per internal node), empty in a frame
+    /// without them ([`Self::child_pairs`]).
+    pub fn body_child_pairs(&self, packing: &Packing, b: usize) -> &[Node] {
+        let off = packing.bodies[b].node_offset as usize;
+        let pairs = 2 * (self.body_state[b].leaf_count as usize).saturating_sub(1);
+        self.child_pairs.get(off..off + pairs).unwrap_or(&[])
     }
 
     /// The used parent links of packed body `b`, as [`Self::body_nodes`].

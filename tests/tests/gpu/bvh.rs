@@ -40,8 +40,9 @@ fn gpu_vs_cpu_on(ctx: &GpuContext, meshes: &[TriMesh]) -> (Scene, FrameData) {
 /// exactly, but that where `g` holds a body's binned-SAH tree (a GPU body at rest) it is the
 /// one over the leaves of `c`'s LBVH (`sah_tree`); and `g`'s fan words (a GPU frame's, which
 /// `fit`, or the scene for a body at rest, writes for the bodies with `BODY_FANS` where the
-/// tuning passes fans) are the twin's of its tree (`cpu::fit_fans`). `what` names the case in
-/// the messages.
+/// tuning passes fans) are the twin's of its tree (`cpu::fit_fans`), and its child pairs (which
+/// `hierarchy` and `fit`, or the scene for a body at rest, write where the tuning keeps them)
+/// the twin's of its tree (`cpu::child_pairs`). `what` names the case in the messages.
 pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) {
     assert_eq!(g.normals.len(), c.normals.len(), "{what}");
     for (v, (a, b)) in g.normals.iter().zip(&c.normals).enumerate() {
@@ -71,6 +72,11 @@ pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) 
         if body.flags & BODY_FANS != 0 && !g.fans.is_empty() {
             let fans = cpu::fit_fans(body, g.body_nodes(p, b), &p.triangles);
             assert_eq!(g.body_fans(p, b), &fans[..], "{what} fan words of body {b}");
+        }
+        if !g.child_pairs.is_empty() {
+            let mut pairs = Vec::new();
+            cpu::child_pairs(g.body_nodes(p, b), &mut pairs);
+            assert_eq!(g.body_child_pairs(p, b), &pairs[..], "{what} child pairs of body {b}");
         }
     }
 }

@@ -7,7 +7,7 @@ use raycontact::internals::cpu;
 use raycontact::internals::layout::NONE;
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Ray, RayHit, Scene};
-use raycontact_tests::{ctx, random_unit, rng, stacked_triangles};
+use raycontact_tests::{ctx, other_tuning_ctx, random_unit, rng, stacked_triangles};
 
 /// 10k seeded rays: from outside the body's box towards a random point inside it, from random
 /// points inside the box in random directions, and aimed at vertices and edge midpoints.
@@ -78,6 +78,12 @@ fn check_mesh(name: &str, mesh: &TriMesh, seed: u64) -> (f64, f64) {
     gpu.update().unwrap();
     let got = gpu.cast_rays(g, &rays).unwrap();
     assert_same_hits(&format!("{name} GPU"), &got, &want);
+    // The other tuning's walk (through the child pairs where the adapter's reads the children's
+    // own nodes, or the reverse) visits the same nodes and finds the same hits, bit for bit.
+    let mut other = Scene::new(other_tuning_ctx());
+    let o = other.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
+    other.update().unwrap();
+    assert!(got == other.cast_rays(o, &rays).unwrap(), "{name}: the other tuning's hits");
     let mut cpu = Scene::new_cpu(None).unwrap();
     let c = cpu.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
     cpu.update().unwrap();

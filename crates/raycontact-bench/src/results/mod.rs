@@ -267,9 +267,9 @@ pub struct RayFigures {
     pub outward_rays: u64,
     /// Traces on the source's own body (is the hit behind it?).
     pub check_rays: u64,
-    /// Nodes visited per ray by the GPU's traversal (short stack, its CPU twin), every ray
-    /// walked on its own (the software tuning's walk), passing fans as the GPU tuning does
-    /// (`Tuning::fan_walks`).
+    /// Nodes visited (boxes tested: the root's, two a step) per ray by the GPU's traversal
+    /// (short stack, its CPU twin), every ray walked on its own (the software tuning's walk),
+    /// passing fans as the GPU tuning does (`Tuning::fan_walks`).
     pub nodes_per_ray_gpu_walk: f64,
     /// [`Self::nodes_per_ray_gpu_walk`] with a cloth vertex's two rays walked together
     /// (`Tuning::line_walks`, the GPU tuning's walk): each node read once for both.

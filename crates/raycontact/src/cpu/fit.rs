@@ -76,6 +76,29 @@ fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], dept
     (lo, hi)
 }
 
+/// Twin of the child pairs that `hierarchy.wgsl` and `fit.wgsl` write into the node buffer's
+/// second half ([`Node`]'s doc), for one body's tree (`nodes`, its used nodes, body-local, in
+/// any layout of child and escape links: an LBVH or a tree written over it): into `pairs`
+/// (cleared), for each internal node `p`, its left then its right child, each with its box (a
+/// zero of either sign as +0, as `fit`'s keys give it), its word in `child` (an internal child's
+/// index, a leaf's [`LEAF_BIT`] `|` triangle, the leaf's own `child`) and [`NONE`] in `escape`.
+/// The GPU's walks read them (`closest_hit`); the CPU twins read the same values from the nodes
+/// themselves. Also what the GPU scene uploads with a tree it writes over a body's.
+pub fn child_pairs(nodes: &[Node], pairs: &mut Vec<Node>) {
+    pairs.clear();
+    let internal = nodes.len() / 2;
+    let half = |c: u32| {
+        let n = &nodes[c as usize];
+        let child = if (c as usize) < internal { c } else { n.child };
+        // `+ 0.0` turns -0 into +0 and leaves every other value as it is.
+        Node { min: n.min + Vec3::ZERO, child, max: n.max + Vec3::ZERO, escape: NONE }
+    };
+    for p in 0..internal {
+        let left = nodes[p].child;
+        pairs.extend([half(left), half(nodes[left as usize].escape)]);
+    }
+}
+
 /// Twin of the fan words `fit.wgsl` writes ([`TRIANGLE_WORDS`](crate::layout::TRIANGLE_WORDS)),
 /// for one body's tree (`nodes`, its used nodes, body-local; `triangles`, the packed vertex
 /// indices): per internal node, the lowest packed vertex that every triangle under it uses, or

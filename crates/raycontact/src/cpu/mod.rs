@@ -66,7 +66,7 @@ pub use crossings::crossings;
 pub use edge_contacts::{edge_contact, edge_contacts};
 pub use edge_sources::edge_sources;
 pub use edge_tiles::{edge_tiles, traces_edges};
-pub use fit::{fit, fit_fans};
+pub use fit::{child_pairs, fit, fit_fans};
 pub use hierarchy::hierarchy;
 pub use intersect_args::intersect_args;
 pub use morton::{expand_bits, morton, morton_code, quantisation_scale};

@@ -186,6 +186,8 @@ pub(crate) struct Capacity {
     pub contacts: u64,
     /// Entries of the source-vertex list (`ray_sources`).
     pub sources: u64,
+    /// Whether the node buffer holds the child pairs too (`Tuning::child_pairs`).
+    pub child_pairs: bool,
 }
 
 impl Capacity {
@@ -197,10 +199,12 @@ impl Capacity {
             && self.pairs >= need.pairs
             && self.contacts >= need.contacts
             && self.sources >= need.sources
+            && self.child_pairs == need.child_pairs
     }
 
-    /// What a packing needs, with room for every pair of bodies and `contacts` contacts.
-    pub fn of(p: &FrameParams, contacts: u64) -> Self {
+    /// What a packing needs, with room for every pair of bodies and `contacts` contacts, and
+    /// the child pairs where `child_pairs` (`Tuning::child_pairs`).
+    pub fn of(p: &FrameParams, contacts: u64, child_pairs: bool) -> Self {
         let b = p.body_count as u64;
         Capacity {
             vertices: p.vertex_count as u64,
@@ -214,6 +218,7 @@ impl Capacity {
             // bodies coming into reach of each other do not grow the list in a timed frame;
             // grown when a detection lists more.
             sources: (p.vertex_count as u64 * b.clamp(1, 4)).max(WG_SIZE as u64),
+            child_pairs,
         }
     }
 
@@ -234,6 +239,8 @@ impl Capacity {
             B::Keys0 | B::Keys1 | B::Values0 | B::Values1 => 4 * t,
             B::Counters => 4 * COUNTERS_PER_TILE as u64 * tiles,
             B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
+            // Two nodes per triangle, then as many for the child pairs (`layout::Node`).
+            B::Nodes if self.child_pairs => 128 * t,
             B::Nodes => 64 * t,
             B::Parents => 8 * t,
             // Six box keys and the fan set per internal node (fewer than triangles).
@@ -259,6 +266,7 @@ impl Capacity {
             pairs: g(self.pairs, need.pairs),
             contacts: g(self.contacts, need.contacts),
             sources: g(self.sources, need.sources),
+            child_pairs: need.child_pairs,
         }
     }
 }
@@ -523,7 +531,7 @@ impl Buffers {
 /// Checks a packing against the device's limits before it is applied: the largest buffer it
 /// needs and the dispatch size of its tiles. Returns (what, value, limit) of the first excess.
 pub(crate) fn check_fits(ctx: &GpuContext, p: &FrameParams) -> Result<(), (&'static str, u64, u64)> {
-    let need = Capacity::of(p, 1);
+    let need = Capacity::of(p, 1, ctx.tuning().child_pairs);
     let limits = ctx.device().limits();
     let max = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
     for b in ALL_BUFS {

@@ -187,8 +187,10 @@ impl GpuScene {
     }
 
     /// Writes `tree` over the tree of packed body `b` (`body`), newly at rest in the frame just
-    /// recorded: its nodes (body-local, a binary tree over its LBVH's leaves), their `parents`
-    /// (for a later refit) and, where the body has them ([`Self::has_fans`]), its fan words.
+    /// recorded: its nodes (body-local, a binary tree over its LBVH's leaves) with their child
+    /// pairs where the tuning keeps them (`layout::Node`: `cpu::child_pairs`), their `parents`
+    /// (for a later refit) and,
+    /// where the body has them ([`Self::has_fans`]), its fan words.
     /// Queue writes: done before the frame's commands run, which leave the body (it is kept).
     /// Counted as uploads in `stats`.
     pub fn write_rest_tree(
@@ -207,7 +209,13 @@ impl GpuScene {
             }
         };
         let nodes = body.node_offset as u64;
-        write(B::Nodes, size_of::<Node>() as u64 * nodes, bytemuck::cast_slice(tree));
+        let node_bytes = size_of::<Node>() as u64;
+        write(B::Nodes, node_bytes * nodes, bytemuck::cast_slice(tree));
+        if self.ctx.tuning().child_pairs {
+            crate::cpu::child_pairs(tree, &mut self.pairs_scratch);
+            let pairs = self.bufs.get(B::Nodes).size() / 2 + node_bytes * nodes;
+            write(B::Nodes, pairs, bytemuck::cast_slice(&self.pairs_scratch));
+        }
         write(B::Parents, 4 * nodes, bytemuck::cast_slice(parents));
         if self.has_fans(body.flags) {
             let words = 3 * TRIANGLE_REGIONS as u64 * self.params.tri_count as u64 + body.tri_offset as u64;

@@ -124,6 +124,9 @@ pub(crate) struct GpuScene {
     /// Binned-SAH trees of the bodies the last frame rebuilt, for the next frame to write
     /// before its commands ([`GpuScene::defer_tree`]).
     deferred: Vec<(usize, crate::layout::BodyGpu, frame::HostTree)>,
+    /// The child pairs of a tree written over a body's ([`GpuScene::write_rest_tree`]), kept
+    /// between writes.
+    pairs_scratch: Vec<crate::layout::Node>,
     /// Whether the binned-SAH trees of bodies at rest are built in the background
     /// ([`GpuScene::set_background_trees`]).
     background_trees: bool,
@@ -161,6 +164,7 @@ impl GpuScene {
             last_crossing_count: 0,
             kept: kept::Kept::default(),
             deferred: Vec::new(),
+            pairs_scratch: Vec::new(),
             background_trees: cfg!(not(target_arch = "wasm32")),
         }
     }
@@ -225,7 +229,11 @@ impl GpuScene {
     /// the topology, the current and the previous positions (regions of the vertex buffer at the
     /// new vertex count); room for `contacts` contacts.
     pub fn set_packing(&mut self, p: &Packing, positions: &[Vec3], previous: &[Vec3], contacts: u64) {
-        let need = buffers::Capacity::of(&p.params, self.bufs.capacity().contacts.max(contacts));
+        let need = buffers::Capacity::of(
+            &p.params,
+            self.bufs.capacity().contacts.max(contacts),
+            self.ctx.tuning().child_pairs,
+        );
         self.bufs.fit_packing(&self.ctx, &self.pipelines, &need);
         self.params = p.params;
         self.sort_whole = sort::sorts_whole(&p.segments, &self.ctx.tuning());

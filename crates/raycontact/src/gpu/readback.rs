@@ -260,6 +260,12 @@ impl GpuScene {
             keys: self.read::<u32>(B::Keys0, 0, t)?,
             values: self.read::<u32>(B::Values0, 0, t)?,
             nodes: self.read::<Node>(B::Nodes, 0, 2 * t)?,
+            child_pairs: if self.ctx.tuning().child_pairs {
+                let half = self.bufs.get(B::Nodes).size() / (2 * size_of::<Node>() as u64);
+                self.read::<Node>(B::Nodes, half, 2 * t)?
+            } else {
+                Vec::new()
+            },
             parents: self.read::<u32>(B::Parents, 0, 2 * t)?,
             // Written only where the tuning passes fans.
             fans: if self.ctx.tuning().fan_walks {

@@ -343,6 +343,17 @@ pub struct TriBox {
 /// A depth-first walk needs no stack: from a node whose box the ray hits go to `child` (an
 /// internal node) or test the triangle (a leaf) and go to `escape`; from any other node go to
 /// `escape`. [`NONE`] ends the walk.
+///
+/// On the GPU, where the tuning keeps child pairs
+/// ([`Tuning::child_pairs`](crate::layout::Tuning::child_pairs)), the node buffer has a second
+/// half of the same size: internal node `p` of a body has its two children, left then right, in
+/// nodes `H + node_offset + 2 p` and the next (`H` the half's first node), each with the child's
+/// box and, in `child`, its word (its index if internal, [`LEAF_BIT`] `|` triangle for a leaf;
+/// `escape` [`NONE`]): `hierarchy` writes the words, `fit` the boxes, and a walk's step reads
+/// both children's boxes from one 64-byte record (WGSL `closest_hit`; the CPU twin of the pairs
+/// is [`cpu::child_pairs`](crate::cpu::child_pairs)). The first half is what
+/// [`FrameData::nodes`](crate::internals::FrameData) holds, the second
+/// [`FrameData::child_pairs`](crate::internals::FrameData).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Node {

@@ -98,6 +98,22 @@ pub struct Tuning {
     /// --scene cloth-layers`: 160.6 / 154.1 / 153.7 ms without, 169.0 / 159.0 / 156.2 with), and
     /// the fan words add 30-40 % to `fit` (cloth-layers 6.6-7.3 ms -> 8.6-9.5).
     pub fan_walks: bool,
+    /// Whether the node buffer holds the child pairs ([`Node`]'s doc; the WGSL constant
+    /// `CHILD_PAIRS`): `hierarchy` writes each internal node's two children's words and `fit`
+    /// their boxes into a second half of the buffer, and each step of a walk (`closest_hit`,
+    /// `closest_hits_line`) reads both children's boxes from that one 64-byte record, instead of
+    /// the left child's node and then, through its escape link, the right one's (a second
+    /// fetch that waits for the first). The same hits and counts either way. On a GPU, whose
+    /// walk waits on each dependent fetch, a step is one fetch instead of two in a row. On
+    /// lavapipe, which reads no faster for reading less, the ray stage did not move and `fit`,
+    /// which writes each box word twice more, took 40-90 % longer (2 alternated runs of
+    /// `raycontact-bench --no-parry --implementations gpu,gpu-refit --scene
+    /// cloth-layers,eight-sheets,resting-pile,files`: `fit` 5.4 -> 7.6-8.3 ms on
+    /// `cloth-layers`, 7.9 -> 12.9-14.9 on `eight-sheets`, 9.8 -> 13.8-15.0 on the armadillo
+    /// pair). With them the node buffer takes 128 bytes a triangle instead of 64, the largest
+    /// of the scene's buffers: under WebGPU's default binding limit (128 MiB) a packing holds
+    /// about a million triangles instead of two.
+    pub child_pairs: bool,
     /// Whether iterative detection (`walk_contacts`) tallies its counters (the walk outcomes,
     /// the fallback casts and the contacts walked) per workgroup, in workgroup memory, and adds
     /// them to the detection state once per workgroup after a barrier (the WGSL constant
@@ -117,26 +133,29 @@ impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
     /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
     /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 16 tiles; a cloth vertex's
-    /// rays walked one after the other; no fan passed; iterative detection's counters added one
-    /// by one.
+    /// rays walked one after the other; no fan passed; no child pairs; iterative detection's
+    /// counters added one by one.
     pub const SOFTWARE: Tuning = Tuning {
         items: 16,
         barrier_group: 32,
         whole_sort_tiles: 16,
         line_walks: false,
         fan_walks: false,
+        child_pairs: false,
         workgroup_tallies: false,
     };
     /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter and
     /// the source listing in workgroups of [`WG_SIZE`]; the sort one dispatch whenever every
     /// body fits in a tile; a cloth vertex's two rays walked together; the fans of vertices of
-    /// many triangles passed; iterative detection's counters tallied per workgroup.
+    /// many triangles passed; the child pairs; iterative detection's counters tallied per
+    /// workgroup.
     pub const GPU: Tuning = Tuning {
         items: 1,
         barrier_group: WG_SIZE,
         whole_sort_tiles: u32::MAX,
         line_walks: true,
         fan_walks: true,
+        child_pairs: true,
         workgroup_tallies: true,
     };
 

@@ -32,6 +32,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
          const LINE_WALKS: bool = {line_walks};\n\
          const FAN_WALKS: bool = {fan_walks};\n\
+         const CHILD_PAIRS: bool = {child_pairs};\n\
          const WORKGROUP_TALLIES: bool = {tallies};\n\
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
          const ONE_THIRD: f32 = {third};\n\
@@ -64,6 +65,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
         gap = bits_literal(SELF_HIT_GAP),
         line_walks = tuning.line_walks,
         fan_walks = tuning.fan_walks,
+        child_pairs = tuning.child_pairs,
         tallies = tuning.workgroup_tallies,
         walk = walk_prelude(),
         intersect = intersect_prelude(),

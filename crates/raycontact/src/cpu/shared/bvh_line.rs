@@ -56,9 +56,8 @@ fn enter_both(ray: &Ray, inv: Vec3, act: u32, tmax: [f32; 2], nd: &Node) -> Ente
 /// node whose triangles all use it (the tree's `fans`) as though neither ray entered its box, its
 /// test still counted. A stacked node keeps the rays that entered its box and where; popped, it
 /// is walked into by those whose entry is still within their hit, its box not tested again.
-/// The nodes read (each box tested, each popped entry walked into) are counted once for both,
-/// in the first hit's `nodes_visited`; each ray's stackless walk (after a full stack) in its
-/// own.
+/// The boxes tested (the root's, two a child pair) are counted once for both, in the first
+/// hit's `nodes_visited`; each ray's stackless walk (after a full stack) in its own.
 ///
 /// [`closest_hit`]: super::bvh::closest_hit
 pub fn closest_hits_line_binary(
@@ -101,7 +100,6 @@ pub fn closest_hits_line_binary(
                 let (c, e) = stack[sp];
                 act = e.rays & (u32::from(e.t[0] <= tmax[0]) | (u32::from(e.t[1] <= tmax[1]) << 1));
                 if act != 0 {
-                    best[0].nodes_visited += 1;
                     node = c;
                     break;
                 }
