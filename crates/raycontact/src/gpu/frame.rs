@@ -189,8 +189,7 @@ impl GpuScene {
     /// Writes `tree` over the tree of packed body `b` (`body`), newly at rest in the frame just
     /// recorded: its nodes (body-local, a binary tree over its LBVH's leaves) with their child
     /// pairs where the tuning keeps them (`layout::Node`: `cpu::child_pairs`), their `parents`
-    /// (for a later refit) and,
-    /// where the body has them ([`Self::has_fans`]), its fan words.
+    /// (for a later refit) and, where the body has them ([`Self::has_fans`]), its fan words.
     /// Queue writes: done before the frame's commands run, which leave the body (it is kept).
     /// Counted as uploads in `stats`.
     pub fn write_rest_tree(

@@ -103,16 +103,17 @@ pub struct Tuning {
     /// their boxes into a second half of the buffer, and each step of a walk (`closest_hit`,
     /// `closest_hits_line`) reads both children's boxes from that one 64-byte record, instead of
     /// the left child's node and then, through its escape link, the right one's (a second
-    /// fetch that waits for the first). The same hits and counts either way. On a GPU, whose
-    /// walk waits on each dependent fetch, a step is one fetch instead of two in a row. On
+    /// fetch that waits for the first). The same hits and counts either way. On a GPU a step is
+    /// then one fetch instead of two in a row; not measured on one (on an H200, fetching both
+    /// children at once by another route left the ray stage within 3 %: the README). On
     /// lavapipe, which reads no faster for reading less, the ray stage did not move and `fit`,
     /// which writes each box word twice more, took 40-90 % longer (2 alternated runs of
     /// `raycontact-bench --no-parry --implementations gpu,gpu-refit --scene
     /// cloth-layers,eight-sheets,resting-pile,files`: `fit` 5.4 -> 7.6-8.3 ms on
     /// `cloth-layers`, 7.9 -> 12.9-14.9 on `eight-sheets`, 9.8 -> 13.8-15.0 on the armadillo
-    /// pair). With them the node buffer takes 128 bytes a triangle instead of 64, the largest
-    /// of the scene's buffers: under WebGPU's default binding limit (128 MiB) a packing holds
-    /// about a million triangles instead of two.
+    /// pair). With them the node buffer takes 128 bytes a triangle instead of 64, the most of
+    /// any buffer: under WebGPU's default binding limit (128 MiB) a packing holds about a
+    /// million triangles instead of two.
     pub child_pairs: bool,
     /// Whether iterative detection (`walk_contacts`) tallies its counters (the walk outcomes,
     /// the fallback casts and the contacts walked) per workgroup, in workgroup memory, and adds

@@ -1,7 +1,8 @@
 //! Twin of `shaders/shared/bvh.wgsl`: the closest hit of a ray through a body's BVH, visiting
-//! the nodes in the GPU's order and counting them alike. The kernel reads each step's two boxes
-//! from the node's child pair (the node buffer's second half); the twin reads the same values
-//! from the children's own nodes (`cpu::child_pairs` gives the pairs from them).
+//! the nodes in the GPU's order and counting them alike. With the GPU tuning the kernel reads
+//! each step's two boxes from the node's child pair (the node buffer's second half); the twin
+//! reads the same values from the children's own nodes, as the software tuning's kernel does
+//! (`cpu::child_pairs` gives the pairs from them).
 
 use glam::Vec3;
 
@@ -82,9 +83,10 @@ pub(crate) fn passes_fan(fans: &[u32], ignore: u32, n: u32) -> bool {
 /// (`closest_hit` in `bvh.wgsl` says why), and its box is not tested again. When the stack is
 /// full the farther child is dropped and a final stackless depth-first walk (pruned by the hit
 /// found) makes up for it, so no depth of tree can make it miss. Visits nodes in the same order
-/// as the GPU and counts alike the boxes tested (the root's, then two a step: the kernel reads
-/// both from the node's child pair, the second half of the node buffer, [`Node`]'s doc; this
-/// twin from the children's nodes, the same values, [`child_pairs`](crate::cpu::child_pairs)).
+/// as the GPU and counts alike the boxes tested (the root's, then two a step: with the GPU
+/// tuning the kernel reads both from the node's child pair, the second half of the node buffer,
+/// [`Node`]'s doc; this twin from the children's nodes, the same values,
+/// [`child_pairs`](crate::cpu::child_pairs)).
 pub fn closest_hit(
     body: &BodyGpu,
     nodes: &[Node],

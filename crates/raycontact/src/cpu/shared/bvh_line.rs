@@ -56,7 +56,7 @@ fn enter_both(ray: &Ray, inv: Vec3, act: u32, tmax: [f32; 2], nd: &Node) -> Ente
 /// node whose triangles all use it (the tree's `fans`) as though neither ray entered its box, its
 /// test still counted. A stacked node keeps the rays that entered its box and where; popped, it
 /// is walked into by those whose entry is still within their hit, its box not tested again.
-/// The boxes tested (the root's, two a child pair) are counted once for both, in the first
+/// The boxes tested (the root's, two a step) are counted once for both, in the first
 /// hit's `nodes_visited`; each ray's stackless walk (after a full stack) in its own.
 ///
 /// [`closest_hit`]: super::bvh::closest_hit
