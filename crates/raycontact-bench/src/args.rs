@@ -124,7 +124,7 @@ Figures:
                  a percentage of its contacts, and the walk outcomes
 
 Output: a table on stdout; --json PATH writes every figure with the adapter, driver and CPU
-(schema \"raycontact.bench/3\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
+(schema \"raycontact.bench/4\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
 (frame time against N or size, one line per implementation); a progress bar on stderr for runs
 longer than a few seconds (--no-progress hides it).";
 
@@ -163,6 +163,14 @@ pub struct SuiteArgs {
     /// The CPU reference (and parry3d) alone: no GPU adapter.
     #[arg(long)]
     pub cpu: bool,
+    /// The GPU kernels' tuning (`Tuning`): `software` or `gpu` (default: the adapter kind's),
+    /// then `field=value` overrides, comma-separated (`items`, `barrier_group`,
+    /// `whole_sort_tiles`: numbers; `line_walks`, `fan_walks`, `child_pairs`,
+    /// `workgroup_tallies`: true or false); e.g. `gpu,child_pairs=false` times a GPU's frames
+    /// without the child pairs. The figures counted by the CPU twins (nodes per ray) do not
+    /// depend on it.
+    #[arg(long, value_name = "SPEC")]
+    pub tuning: Option<String>,
     /// Leave parry3d out.
     #[arg(long)]
     pub no_parry: bool,
@@ -173,7 +181,7 @@ pub struct SuiteArgs {
     /// `gpu`'s); `--cpu` and `--no-parry` still leave their kinds out.
     #[arg(long, value_delimiter = ',', value_name = "ID,...", value_parser = implementation_id)]
     pub implementations: Vec<String>,
-    /// Write every figure as JSON (schema raycontact.bench/3, docs/bench-json.md).
+    /// Write every figure as JSON (schema raycontact.bench/4, docs/bench-json.md).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Draw the scaling scenes as SVG (frame time against N or size, one line per

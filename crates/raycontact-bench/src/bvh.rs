@@ -187,7 +187,7 @@ fn positions_flat(p: &[Vec3]) -> &[Vec3] {
 
 /// Runs the BVH benchmark and prints its table.
 pub fn run(args: BvhArgs) {
-    let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
+    let ctx = crate::gpu_context(args.cpu, args.adapter.clone(), None);
     let threads = rayon::current_num_threads();
     println!("raycontact-bench: per-frame BVH rebuild of a deforming torus");
     match &ctx {

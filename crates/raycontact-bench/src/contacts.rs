@@ -174,7 +174,7 @@ fn differ(a: &BTreeSet<Key>, b: &BTreeSet<Key>) -> usize {
 
 /// Runs the narrow-phase benchmark and prints its table.
 pub fn run(args: ContactsArgs) {
-    let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
+    let ctx = crate::gpu_context(args.cpu, args.adapter.clone(), None);
     let torus = meshes::torus(1.0, 0.35, 40, 20);
     let tori_b = torus.transformed(Affine3A::from_rotation_translation(
         Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),

@@ -4,7 +4,7 @@
 //! (Hermann et al. 2008's tori, the IRTCD resting pile, Lehericey et al. 2015's cloth scenes,
 //! mesh scaling, or two mesh files), each driven by scripted motion over a number of frames, on
 //! the GPU adapter, on the CPU reference (single-threaded and with rayon) and in parry3d, in the
-//! same run, with a table on stdout, `--json` (schema `raycontact.bench/3`), `--plot` and a
+//! same run, with a table on stdout, `--json` (schema `raycontact.bench/4`), `--plot` and a
 //! progress bar. `fig8` reproduces Hermann et al. 2008's Figure 8 with the contact response. The
 //! subcommands `bvh`, `contacts` and `detect` are the older single-purpose
 //! benchmarks and the one-step JSON front end.
@@ -30,6 +30,7 @@ mod sah;
 mod scenes;
 mod stats;
 mod suite;
+mod tuning;
 
 use clap::{Parser, Subcommand};
 
@@ -60,25 +61,29 @@ enum Command {
     Pipelines(pipelines::PipelinesArgs),
 }
 
-/// The GPU context the benchmarks run on (`None` with `cpu`); exits with a message when no
-/// adapter matches.
-fn gpu_context(cpu: bool, adapter: Option<String>) -> Option<raycontact::GpuContext> {
+/// The GPU context the benchmarks run on (`None` with `cpu`), its kernels built for the tuning
+/// `tuning` names (`--tuning`, [`tuning::parse`]; `None`: the adapter kind's); exits with a
+/// message when no adapter matches or the tuning is not one.
+fn gpu_context(cpu: bool, adapter: Option<String>, tuning: Option<&str>) -> Option<raycontact::GpuContext> {
     if cpu {
         return None;
     }
+    let fail = |e: &dyn std::fmt::Display| -> ! {
+        eprintln!("raycontact-bench: {e}\n(run with --cpu for the CPU backend and parry3d only)");
+        std::process::exit(2);
+    };
     // Every kernel compiled (and, on drivers that compile at the first dispatch, run once)
     // before any timed frame.
     let mut options = raycontact::ContextOptions { warm_up: true, ..raycontact::ContextOptions::from_env() };
     if adapter.is_some() {
         options.adapter_name = adapter;
     }
-    match raycontact::GpuContext::with_options(options) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            eprintln!("raycontact-bench: {e}\n(run with --cpu for the CPU backend and parry3d only)");
-            std::process::exit(2);
-        }
+    if let Some(spec) = tuning {
+        let kind = options.adapter().unwrap_or_else(|e| fail(&e)).get_info().device_type;
+        let t = tuning::parse(spec, raycontact::Tuning::for_device_type(kind)).unwrap_or_else(|e| fail(&e));
+        options.tuning = Some(t);
     }
+    Some(raycontact::GpuContext::with_options(options).unwrap_or_else(|e| fail(&e)))
 }
 
 fn main() {

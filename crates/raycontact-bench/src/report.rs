@@ -47,6 +47,8 @@ pub fn print_header(ctx: Option<&GpuContext>, args: &SuiteArgs, scenes: &[SceneN
                 c.pipeline_threads(),
                 cache_words(c.pipeline_cache())
             );
+            let own = if args.tuning.is_some() { "--tuning" } else { "the adapter kind's" };
+            println!("kernels' tuning ({own}): {:?}", c.tuning());
         }
         None => println!("GPU: not used (--cpu)"),
     }

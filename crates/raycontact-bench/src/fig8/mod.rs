@@ -148,7 +148,7 @@ pub fn measure(ctx: Option<&GpuContext>, sides: u32, rotations: u32) -> Result<R
 
 /// Runs `fig8`; returns the exit code.
 pub fn run(args: Fig8Args) -> i32 {
-    let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
+    let ctx = crate::gpu_context(args.cpu, args.adapter.clone(), None);
     let backend = match &ctx {
         Some(c) => format!("GPU: {}", c.adapter_name()),
         None => "CPU backend".to_string(),

@@ -1,4 +1,4 @@
-//! The suite's JSON document (schema `raycontact.bench/3`, `docs/bench-json.md`), serialised by
+//! The suite's JSON document (schema `raycontact.bench/4`, `docs/bench-json.md`), serialised by
 //! derive from the structs below (an implementation's `walking` object in [`mod@walking`]), built from
 //! the run's [`SuiteResult`].
 //!
@@ -22,7 +22,7 @@ use crate::stats::{mean, median};
 use walking::{Walking, walking};
 
 /// The schema identifier written as the document's `schema` field.
-pub const SCHEMA: &str = "raycontact.bench/3";
+pub const SCHEMA: &str = "raycontact.bench/4";
 
 /// The whole document.
 #[derive(Serialize)]
@@ -105,6 +105,8 @@ struct Adapter {
     pipeline_cache_path: Option<String>,
     software: bool,
     timestamps: bool,
+    /// The kernels' tuning (`Tuning`, its `Debug` form), the adapter kind's unless `--tuning`.
+    tuning: String,
     vendor: u32,
 }
 
@@ -341,7 +343,7 @@ struct Point {
     variant: String,
 }
 
-/// The whole run as a `raycontact.bench/3` document.
+/// The whole run as a `raycontact.bench/4` document.
 pub fn document(result: &SuiteResult) -> Document {
     let args = &result.args;
     let (frames_compared, count_mismatches, max_set_difference) = result.agreement();
@@ -367,6 +369,7 @@ pub fn document(result: &SuiteResult) -> Document {
                     pipeline_cache_path: c.pipeline_cache().path.as_ref().map(|p| p.display().to_string()),
                     software: c.is_software(),
                     timestamps: c.has_timestamps() && !args.no_gpu_timestamps,
+                    tuning: format!("{:?}", c.tuning()),
                     vendor: i.vendor,
                 }
             }),

@@ -46,7 +46,7 @@ fn run_inner(args: SuiteArgs) -> Result<(), String> {
     for &s in &scenes {
         built.push((s, scenes::build(s, &opts)?));
     }
-    let ctx = crate::gpu_context(args.cpu, args.adapter.clone());
+    let ctx = crate::gpu_context(args.cpu, args.adapter.clone(), args.tuning.as_deref());
     let pools = Pools::new(args.pin)?;
     let total: usize = built
         .iter()

@@ -106,12 +106,13 @@ pub struct Tuning {
     /// fetch that waits for the first). The same hits and counts either way. On a GPU a step is
     /// then one fetch instead of two in a row; not measured on one (on an H200, fetching both
     /// children at once by another route left the ray stage within 3 %: the README). On
-    /// lavapipe, which reads no faster for reading less, the ray stage did not move and `fit`,
-    /// which writes each box word twice more, took 40-90 % longer (2 alternated runs of
-    /// `raycontact-bench --no-parry --implementations gpu,gpu-refit --scene
-    /// cloth-layers,eight-sheets,resting-pile,files`: `fit` 5.4 -> 7.6-8.3 ms on
-    /// `cloth-layers`, 7.9 -> 12.9-14.9 on `eight-sheets`, 9.8 -> 13.8-15.0 on the armadillo
-    /// pair). With them the node buffer takes 128 bytes a triangle instead of 64, the most of
+    /// lavapipe, which reads no faster for reading less, `fit`, which writes each box word twice
+    /// more, took 30-60 % longer and `hierarchy` 20-30 %, and the ray stage did not move beyond
+    /// its noise (2 alternated runs of `raycontact-bench --no-parry --implementations
+    /// gpu,gpu-refit --scene cloth-layers,eight-sheets,resting-pile,files --tuning
+    /// software,child_pairs=false`, then `=true`: `fit` 5.0-5.8 -> 6.5-7.6 ms on
+    /// `cloth-layers`, 7.1 -> 11.1-11.4 on `eight-sheets`, 8.9-9.1 -> 13.7-14.3 on the armadillo
+    /// pair; the ray stage 130-144 -> 121-128, 82-83 -> 78-89, 58-59 -> 58-64). With them the node buffer takes 128 bytes a triangle instead of 64, the most of
     /// any buffer: under WebGPU's default binding limit (128 MiB) a packing holds about a
     /// million triangles instead of two.
     pub child_pairs: bool,
