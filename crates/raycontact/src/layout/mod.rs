@@ -112,9 +112,10 @@ pub struct Tuning {
     /// gpu,gpu-refit --scene cloth-layers,eight-sheets,resting-pile,files --tuning
     /// software,child_pairs=false`, then `=true`: `fit` 5.0-5.8 -> 6.5-7.6 ms on
     /// `cloth-layers`, 7.1 -> 11.1-11.4 on `eight-sheets`, 8.9-9.1 -> 13.7-14.3 on the armadillo
-    /// pair; the ray stage 130-144 -> 121-128, 82-83 -> 78-89, 58-59 -> 58-64). With them the node buffer takes 128 bytes a triangle instead of 64, the most of
-    /// any buffer: under WebGPU's default binding limit (128 MiB) a packing holds about a
-    /// million triangles instead of two.
+    /// pair; the ray stage 130-144 -> 121-128, 82-83 -> 78-89, 58-59 -> 58-64). With them the
+    /// node buffer takes 128 bytes a triangle instead of 64, the most of any buffer: under
+    /// WebGPU's default binding limit (128 MiB) a packing holds about a million triangles
+    /// instead of two.
     pub child_pairs: bool,
     /// Whether iterative detection (`walk_contacts`) tallies its counters (the walk outcomes,
     /// the fallback casts and the contacts walked) per workgroup, in workgroup memory, and adds
