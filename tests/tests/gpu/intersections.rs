@@ -11,7 +11,7 @@ use raycontact::{
     BodyId, BodyKind, ContactFlags, Contacts, Error, IntersectionMode, OverflowPolicy, Pairs, Scene,
 };
 use raycontact_tests::intersect::{self, CLOTH, compare};
-use raycontact_tests::{bunny, ctx, random_unit, rng};
+use raycontact_tests::{bunny, ctx, other_tuning_ctx, random_unit, rng};
 
 /// The bodies on the GPU and on the CPU backend, with `mode`.
 fn scenes(bodies: &[(TriMesh, BodyKind)], mode: IntersectionMode) -> ([Scene; 2], Vec<BodyId>) {
@@ -25,12 +25,21 @@ fn scenes(bodies: &[(TriMesh, BodyKind)], mode: IntersectionMode) -> ([Scene; 2]
     (scenes, ids)
 }
 
-/// One full-analysis detection on both backends, checked to agree; the GPU's.
+/// One full-analysis detection on both backends, checked to agree, and on the GPU with the other
+/// tuning (its walks, whose untangling rays go through the BVH, through the child pairs on a
+/// software adapter: `Tuning::child_pairs`), checked against the same twin; the GPU's.
 fn detect(what: &str, bodies: &[(TriMesh, BodyKind)]) -> (Contacts, Vec<BodyId>) {
     let ([mut g, mut c], ids) = scenes(bodies, IntersectionMode::Full);
     let found = g.detect(Pairs::Overlapping).unwrap();
     let twin = c.detect(Pairs::Overlapping).unwrap();
     compare(what, &found, &twin, 1e-4).unwrap();
+    let mut other = Scene::new(other_tuning_ctx());
+    other.set_intersections(IntersectionMode::Full);
+    for (m, k) in bodies {
+        other.add_body(&m.positions, &m.triangles, *k).unwrap();
+    }
+    let theirs = other.detect(Pairs::Overlapping).unwrap();
+    compare(&format!("{what} (the other tuning)"), &theirs, &twin, 1e-4).unwrap();
     (found, ids)
 }
 
