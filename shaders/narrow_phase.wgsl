@@ -33,7 +33,18 @@
 // Contacts are appended through an atomic counter; past the capacity they are counted only.
 // The classification is in shared/classify.wgsl (shared with `walk_contacts`); here the rays go
 // through the BVH (`closest_hit`, and a cloth vertex's two rays along its normal together:
-// `closest_hits_line`). CPU twin: `raycontact::internals::cpu::narrow_phase`.
+// `closest_hits_line`).
+// A volumetric vertex's exit trace (its inward ray through its own body, without limit, skipping
+// it) is asked by every pair of its body with a cloth (and by every pair of it when exits are
+// remembered, and by its self pair): a body wearing three garments asks it three times a pass.
+// Its closest hit depends on nothing but the body's positions and the ray, so the first trace
+// that casts it keeps its triangle in the exit memo (a word per packed vertex after the source
+// list's capacity, emptied before each full pass) and the others test that one triangle for the
+// same t, u, v. The memo holds one word written with one atomic store, so an invocation reads it
+// unknown (and casts) or known, never half written; which one casts first does not matter. On
+// lavapipe `cloth-layers`' ray stage took 3-23 % less (5 alternated runs), the other scenes
+// within their noise.
+// CPU twin: `raycontact::internals::cpu::narrow_phase` (its `ExitMemo`).
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
 //!include shared/vertices.wgsl
@@ -48,14 +59,48 @@
 @group(0) @binding(3) var<storage, read> vertices: array<f32>;
 @group(0) @binding(4) var<storage, read> triangles: array<u32>;
 @group(0) @binding(5) var<storage, read> nodes: array<Node>;
-@group(0) @binding(6) var<storage, read> sources: array<vec2<u32>>;
+@group(0) @binding(6) var<storage, read_write> sources: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> pairs: PairList;
 @group(0) @binding(8) var<storage, read_write> contacts: array<Contact>;
 
+// The exit memo's word of packed vertex v, after the source list: 0 while v's exit trace is not
+// known, 1 when it misses, its hit triangle (body-local) plus 2 otherwise.
+fn exit_word(v: u32) -> u32 {
+    return 2u * params.source_capacity + v;
+}
+
+// Whether a trace is vertex v's exit trace: its inward ray (from its position, along minus its
+// normal, from 0 without limit) on its own volumetric body, skipping v.
+fn is_exit_trace(body: u32, b: BodyGpu, ray: Ray, v: u32) -> bool {
+    if v == NONE || v - b.vertex_offset >= b.vertex_count || (b.flags & BODY_CLOTH) != 0u {
+        return false;
+    }
+    return ray.tmin == 0.0 && ray.tmax == infinity() && all(ray.origin == vertex_position(v))
+        && all(ray.dir == -source_normal(v));
+}
+
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let b = bodies[body];
+    let exit = is_exit_trace(body, b, ray, ignore_vertex);
+    if exit {
+        let code = atomicLoad(&sources[exit_word(ignore_vertex)]);
+        if code == 1u {
+            return Traced(RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u), false, 0u, NONE);
+        }
+        if code > 1u {
+            // The closest hit is that triangle's: its test gives the walk's t, u, v.
+            let tri = code - 2u;
+            let h = leaf_hit(ray, ray_axes(ray.dir), b, tri, ignore_vertex, ray.tmax);
+            if h.w > 0.0 {
+                return Traced(RayHit(h.x, tri, h.y, h.z, 0u, 1u, 0u, 0u), false, 0u, NONE);
+            }
+        }
+    }
     let fan = fan_to_pass(ignore_vertex, b, params.tri_count);
     let hit = closest_hit(ray, b, body_state[body].leaf_count, ignore_vertex, fan);
+    if exit {
+        atomicStore(&sources[exit_word(ignore_vertex)], select(hit.triangle + 2u, 1u, hit.triangle == NONE));
+    }
     return Traced(hit, false, 0u, NONE);
 }
 
@@ -84,7 +129,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if i >= min(atomicLoad(&pairs.state.sources), params.source_capacity) {
         return;
     }
-    let source = sources[i];
+    let source = vec2<u32>(atomicLoad(&sources[2u * i]), atomicLoad(&sources[2u * i + 1u]));
     let k = source.x;
     let pair = pairs.list[k / 2u];
     var a = pair.a;

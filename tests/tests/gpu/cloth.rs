@@ -6,7 +6,7 @@ use std::f32::consts::PI;
 use glam::{Affine3A, Vec3};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, Contact, Pairs, Scene, SelfCollision};
-use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus};
+use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus, other_tuning_ctx};
 
 const E: f32 = 0.02;
 
@@ -168,6 +168,71 @@ fn two_parallel_sheets() {
 
 /// A strip of width 1 along x, folded over a hairpin bend of radius `rho`: a lower layer at z = 0
 /// (normals +z) and an upper layer at z = 2 rho (normals -z), `len` long each.
+#[test]
+fn a_sphere_through_three_sheets_finds_each_within_half_its_exit_distance() {
+    // Each sphere vertex's exit trace (its inward ray through the sphere, to where it leaves)
+    // is asked by the three volumetric -> cloth pairs: the kernel casts it once a pass and
+    // answers the others from its exit memo, as the twins' binary trees do; the CPU backend's
+    // wide trees answer them from their own memo. The same contacts on each, on both kernel
+    // tunings, and each sheet found exactly where half the exit distance reaches it.
+    let (r, e) = (1.0, 0.01);
+    let ball = meshes::icosphere(r, 4);
+    let heights = [-0.45, 0.1, 0.55];
+    let sheet = meshes::grid_sheet(3.0, 3.0, 30, 30);
+    let sheets: Vec<TriMesh> =
+        heights.iter().map(|&z| translated(&sheet, Vec3::new(0.011, 0.013, z))).collect();
+    let scene = |mut s: Scene| {
+        let ball_id = s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
+        let ids: Vec<BodyId> =
+            sheets.iter().map(|m| s.add_body(&m.positions, &m.triangles, cloth(e)).unwrap()).collect();
+        (s, ball_id, ids)
+    };
+    let (mut cpu, ..) = scene(Scene::new_cpu(None).unwrap());
+    let expected = cpu.detect(Pairs::Overlapping).unwrap().contacts;
+    let (mut twins, ..) = scene(Scene::new_cpu(None).unwrap());
+    twins.set_wide_bvh(false);
+    assert_same(
+        "three sheets, the twins' binary trees",
+        &twins.detect(Pairs::Overlapping).unwrap().contacts,
+        &expected,
+    );
+    for (tuning, c) in [("software", ctx()), ("other", other_tuning_ctx())] {
+        let (mut gpu, ball_id, ids) = scene(Scene::new(c));
+        let found = gpu.detect(Pairs::Overlapping).unwrap().contacts;
+        assert_same(&format!("three sheets, GPU ({tuning} tuning)"), &found, &expected);
+        for (i, (&z, id)) in heights.iter().zip(&ids).enumerate() {
+            // A ball vertex's inward ray runs radially through the centre to the far side (2r):
+            // it meets sheet z at t = r (p.z - z) / p.z, a collision when t <= r (half the exit).
+            let (mut near, mut found_near) = (0, 0);
+            for (vi, p) in ball.positions.iter().enumerate() {
+                let inward = found.iter().find(|c| {
+                    c.source_body == ball_id
+                        && c.target_body == *id
+                        && c.source_vertex == vi as u32
+                        && !c.is_outward()
+                });
+                let t = r * (p.z - z) / p.z;
+                if t > 0.0 && t < 0.95 * r {
+                    near += 1;
+                    found_near += usize::from(inward.is_some());
+                } else if !(0.0..1.05 * r).contains(&t) {
+                    assert!(inward.is_none(), "sheet {i} at z {z}, ball vertex {vi} (t {t}): {inward:?}");
+                }
+                if let Some(c) = inward {
+                    assert!(
+                        c.is_collision() && c.ray_length <= 1.05 * r,
+                        "sheet {i}, ball vertex {vi}: {c:?}"
+                    );
+                }
+            }
+            assert!(
+                near > 50 && found_near == near,
+                "sheet {i}: {found_near} of {near} ball vertices found it"
+            );
+        }
+    }
+}
+
 fn folded_strip(len: f32, rho: f32) -> TriMesh {
     let mut s: Vec<(f32, f32)> = Vec::new(); // (x, z) along the strip
     let n = 40;

@@ -1,14 +1,18 @@
 //! Twin of `shaders/narrow_phase.wgsl`: the full pass of the narrow phase, each listed source
 //! vertex classified with rays through the BVH ([`BvhTracer`], the twin of the kernel's
-//! `trace`).
+//! `trace`), a volumetric vertex's exit trace asked again answered from the pass's exit memo
+//! ([`ExitMemo`], the kernel's `exit_word`).
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use glam::Vec3;
 use rayon::prelude::*;
 
 use super::ray_sources::ray_sources;
-use super::shared::bvh::leaf_near;
+use super::shared::bvh::{Leaf, leaf_near};
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
-use crate::layout::{BodyPair, ContactGpu, Ray, WalkCounts};
+use super::shared::ray::ray_axes;
+use crate::layout::{BODY_CLOTH, BodyPair, ContactGpu, NONE, Ray, RayHit, WalkCounts};
 
 /// The full pass: every trace through the BVH (twin of `trace` in `narrow_phase.wgsl`, by the
 /// backend's own traversal, `closest_hit_ordered`, which finds the same closest hit).
@@ -43,6 +47,9 @@ impl Tracer for BvhTracer {
 /// ([`PAIRS_OFFSET`](crate::layout::PAIRS_OFFSET)).
 pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
     let sources = ray_sources(cx.packing, &cx.frame.body_state, cx.positions, pairs);
+    let mut memo = ExitMemo::default();
+    memo.clear(cx.positions.len());
+    let tracer = memo.tracer(&BvhTracer);
     let found: Vec<Vec<ContactGpu>> = sources
         .par_chunks(256)
         .map(|chunk| {
@@ -50,17 +57,120 @@ pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
             for &[k, local] in chunk {
                 let p = &pairs[(k / 2) as usize];
                 let (a, b) = if k % 2 == 0 { (p.a, p.b) } else { (p.b, p.a) };
-                classify(
-                    cx,
-                    &BvhTracer,
-                    (a as usize, local, b as usize, k),
-                    p.prediction,
-                    Rays::BOTH,
-                    &mut acc,
-                );
+                classify(cx, &tracer, (a as usize, local, b as usize, k), p.prediction, Rays::BOTH, &mut acc);
             }
             acc
         })
         .collect();
     found.concat()
+}
+
+/// Twin of the kernel's exit memo (`exit_word` in `narrow_phase.wgsl`, after the source list in
+/// the kernel's sources buffer): per packed vertex, the hit of its exit trace once a trace has
+/// cast it this pass (0: not yet, 1: a miss, the body-local triangle plus 2). The exit trace of a
+/// volumetric vertex (its inward ray on its own body, skipping it, without limit) is asked by
+/// every pair of its body with a cloth, and by every pair of it when exits are remembered; its
+/// result depends on nothing but the body's positions and the ray, so an answer from the memo is
+/// the cast's, whichever pair cast it first.
+#[derive(Debug, Default)]
+pub struct ExitMemo {
+    words: Vec<AtomicU32>,
+}
+
+impl ExitMemo {
+    /// Empties the memo for a pass over `vertices` packed vertices (allocating only to grow).
+    pub fn clear(&mut self, vertices: usize) {
+        self.words.truncate(vertices);
+        for w in &mut self.words {
+            *w.get_mut() = 0;
+        }
+        self.words.resize_with(vertices, || AtomicU32::new(0));
+    }
+
+    /// `inner`'s traces, the exit traces answered from this memo when it knows them (and kept
+    /// in it when it does not).
+    pub fn tracer<'m, T: Tracer>(&'m self, inner: &'m T) -> ExitMemoTracer<'m, T> {
+        ExitMemoTracer { memo: self, inner }
+    }
+}
+
+/// A [`Tracer`] answering the exit traces from an [`ExitMemo`] (twin of `trace` in
+/// `narrow_phase.wgsl`), casting every other trace through `inner`.
+#[derive(Debug)]
+pub struct ExitMemoTracer<'m, T> {
+    memo: &'m ExitMemo,
+    inner: &'m T,
+}
+
+impl<T: Tracer> ExitMemoTracer<'_, T> {
+    /// Twin of `is_exit_trace`: whether `ray` on packed body `b` is packed vertex `v`'s inward
+    /// ray (from its position, along minus its normal, from 0 without limit) on its own
+    /// volumetric body, skipping it.
+    fn is_exit_trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, v: u32) -> bool {
+        let body = &cx.packing.bodies[b];
+        v != NONE
+            && v.wrapping_sub(body.vertex_offset) < body.vertex_count
+            && body.flags & BODY_CLOTH == 0
+            && ray.tmin == 0.0
+            && ray.tmax == f32::INFINITY
+            && ray.origin == cx.positions[v as usize]
+            && ray.dir == -self.inner.normal(cx, v)
+    }
+}
+
+impl<T: Tracer> Tracer for ExitMemoTracer<'_, T> {
+    fn trace(
+        &self,
+        cx: &Narrow<'_>,
+        b: usize,
+        ray: &Ray,
+        ignore: u32,
+        hint: u32,
+        counts: &mut WalkCounts,
+    ) -> Traced {
+        let exit = self.is_exit_trace(cx, b, ray, ignore);
+        let word = exit.then(|| &self.memo.words[ignore as usize]);
+        if let Some(w) = word {
+            match w.load(Ordering::Relaxed) {
+                0 => {}
+                1 => return Traced::cast(RayHit::MISS, None),
+                code => {
+                    // The closest hit is that triangle's: its test gives the walk's t, u, v.
+                    let tri = code - 2;
+                    let body = &cx.packing.bodies[b];
+                    let leaf = Leaf {
+                        body,
+                        positions: cx.positions,
+                        triangles: &cx.packing.triangles,
+                        ray,
+                        axes: ray_axes(ray.dir),
+                        ignore_vertex: ignore,
+                    };
+                    let (mut hit, mut tmax) = (RayHit::MISS, ray.tmax);
+                    leaf.test(tri, &mut hit, &mut tmax);
+                    if hit.triangle == tri {
+                        return Traced::cast(hit, None);
+                    }
+                }
+            }
+        }
+        let traced = self.inner.trace(cx, b, ray, ignore, hint, counts);
+        if let Some(w) = word {
+            w.store(if traced.hit.triangle == NONE { 1 } else { traced.hit.triangle + 2 }, Ordering::Relaxed);
+        }
+        traced
+    }
+
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
+        self.inner.may_reach(cx, b, p, r)
+    }
+
+    /// The inner tracer's: a line is a cloth vertex's two rays, never an exit trace.
+    fn trace_line(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, ignore: u32) -> Option<[Traced; 2]> {
+        self.inner.trace_line(cx, b, ray, ignore)
+    }
+
+    fn normal(&self, cx: &Narrow<'_>, v: u32) -> Vec3 {
+        self.inner.normal(cx, v)
+    }
 }

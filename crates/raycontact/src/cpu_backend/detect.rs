@@ -6,6 +6,7 @@
 use web_time::Instant;
 
 use super::CpuScene;
+use super::narrow::PassMemo;
 use crate::cpu::{self, Narrow, WalkTracer};
 use crate::error::Result;
 use crate::found::FoundContacts;
@@ -65,14 +66,18 @@ impl CpuScene {
                 };
                 stats.stage(Stage::Pairs).cpu_ns = elapsed_ns(start);
                 let start = Instant::now();
-                // The memo is the backend's own (the kernels cast every trace): not with the
-                // twins' binary trees (`set_wide_bvh(false)`), nor where the pass asks no trace
-                // it keeps.
+                // The backend's own memo, not with the twins' binary trees
+                // (`set_wide_bvh(false)`), which answer the exit traces asked again from the
+                // kernel's memo, nor where the pass asks no trace it keeps.
                 let memo = if self.frame.wide.off {
                     self.memo.forget();
-                    None
+                    self.exits.clear(self.current.len());
+                    PassMemo::Exits(&self.exits)
                 } else {
-                    self.memo.for_pass(&packing.bodies, &list, plan.remember, &self.memo_moved)
+                    match self.memo.for_pass(&packing.bodies, &list, plan.remember, &self.memo_moved) {
+                        Some(m) => PassMemo::Traces(m),
+                        None => PassMemo::None,
+                    }
                 };
                 self.memo_moved.fill(false);
                 let (order, runs, sources) = (&self.order, &mut self.runs, &mut self.sources);

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::bvh_update::Quality;
 use crate::contact_parts::ContactParts;
 use crate::contact_sort::MIN_JOB;
-use crate::cpu::{ResponseSums, SourceLists};
+use crate::cpu::{ExitMemo, ResponseSums, SourceLists};
 use crate::error::Result;
 use crate::frame::FrameData;
 use crate::layout::{BodyPair, ContactGpu, Ray, RayHit, ResponseParams};
@@ -91,6 +91,8 @@ pub(crate) struct CpuScene {
     /// Per packed body: its positions changed since the memo's last reset (all after a new
     /// packing).
     memo_moved: Vec<bool>,
+    /// The kernel's exit memo, for a full pass on the twins' binary trees.
+    exits: ExitMemo,
     /// The pair list of the last full pass, kept when iterative detection is on.
     memory_pairs: Vec<BodyPair>,
     /// The last detection's contacts, handed back by the scene ([`CpuScene::keep_contacts`]):
@@ -134,6 +136,7 @@ impl CpuScene {
             runs: OrderRuns::default(),
             memo: TraceMemo::default(),
             memo_moved: Vec::new(),
+            exits: ExitMemo::default(),
             memory_pairs: Vec::new(),
             last: Vec::new(),
             spare: Vec::new(),

@@ -3,35 +3,46 @@
 //! coherent order: each directed pair's source vertices in their body's ray order
 //! (`cpu::SourceLists`, [`crate::ray_order`]), so that consecutive rays walk the same part of
 //! the target's tree.
-//! With the wide trees on, a trace asked by several pairs is cast once ([`TraceMemo`]). The
-//! contacts are those of [`cpu::narrow_phase`], in another order (the scene sorts them).
+//! With the wide trees on, a trace asked by several pairs is cast once ([`TraceMemo`]); with the
+//! twins' binary trees, an exit trace, as the kernel does ([`cpu::ExitMemo`]). The contacts are
+//! those of [`cpu::narrow_phase`], in another order (the scene sorts them).
 
 use glam::Vec3;
 
 use crate::contact_parts::ContactParts;
-use crate::cpu::{self, BvhTracer, Narrow, Rays, SourceLists, Tracer};
+use crate::cpu::{self, BvhTracer, ExitMemo, Narrow, Rays, SourceLists, Tracer};
 use crate::layout::{BodyPair, ContactGpu};
 use crate::order_runs::OrderRuns;
 use crate::trace_memo::TraceMemo;
 
+/// The memo a full pass answers traces asked again from.
+pub(super) enum PassMemo<'m> {
+    /// The backend's own: the traces that skip a vertex (its entries of the bodies that moved
+    /// emptied for this pass).
+    Traces(&'m TraceMemo),
+    /// The kernel's: the exit traces (emptied for this pass).
+    Exits(&'m ExitMemo),
+    /// None: every trace cast.
+    None,
+}
+
 /// The full pass of the CPU backend: [`cpu::narrow_phase`]'s contacts, into `out`, its rays in
 /// the order of `order.0` ([`crate::ray_order::vertex_order`], `order.1` its runs' boxes at this
-/// frame's positions), listed in `sources`, the traces that skip a vertex through `memo` when
-/// given (its entries of the bodies that moved emptied for this pass; none: every trace cast, as
-/// the kernel casts them).
+/// frame's positions), listed in `sources`, the traces asked again answered from `memo`.
 pub(super) fn full_pass(
     cx: &Narrow<'_>,
     pairs: &[BodyPair],
     order: (&[u32], &OrderRuns),
     sources: &mut SourceLists,
-    memo: Option<&TraceMemo>,
+    memo: PassMemo<'_>,
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
 ) {
     let sources = sources.fill(cx.packing, &cx.frame.body_state, cx.positions, pairs, order);
     match memo {
-        Some(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, sources, parts, out),
-        None => classify_all(cx, &BvhTracer, pairs, sources, parts, out),
+        PassMemo::Traces(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, sources, parts, out),
+        PassMemo::Exits(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, sources, parts, out),
+        PassMemo::None => classify_all(cx, &BvhTracer, pairs, sources, parts, out),
     }
 }
 

@@ -81,7 +81,9 @@ pub(crate) enum B {
     ContactArgs,
     /// Indirect arguments over the contacts of side 1.
     ContactArgs2,
-    /// The narrow phase's source vertices, (directed pair, vertex).
+    /// The narrow phase's source vertices, (directed pair, vertex), and after the list's
+    /// capacity its exit memo (a word per packed vertex, emptied at each full pass:
+    /// `narrow_phase.wgsl`).
     Sources,
     /// Each body's vertices (packed indices) in the order its rays are cast and its normals
     /// computed ([`crate::ray_order`]).
@@ -249,7 +251,7 @@ impl Capacity {
             B::Dispatch | B::ContactArgs | B::ContactArgs2 => 16,
             B::Pairs => PAIRS_OFFSET + size_of::<BodyPair>() as u64 * self.pairs,
             B::TileOffsets => 4 * (2 * self.pairs + 1),
-            B::Sources => 8 * self.sources,
+            B::Sources => 8 * self.sources + 4 * self.vertices,
             B::Contacts | B::Contacts2 => size_of::<ContactGpu>() as u64 * self.contacts,
         }
     }

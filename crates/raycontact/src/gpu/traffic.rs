@@ -3,8 +3,8 @@
 //! kernel uses of the three buffers that hold several arrays so that no kernel binds more than
 //! WebGPU's default of 8 storage buffers: the vertices (positions, previous positions,
 //! normals), the triangles (their vertices, their adjacency, the incidence, the trees' fan words
-//! and the incidence's offsets) and
-//! the pairs (the detection's counters, the pair list).
+//! and the incidence's offsets), the pairs (the detection's counters, the pair list) and the
+//! sources (the source list, then the narrow phase's exit memo).
 
 use super::buffers::B;
 use crate::kernels::{Binding, Kernel};
@@ -23,6 +23,7 @@ enum Part {
     IncidentOffsets,
     Counters,
     PairList,
+    SourceList,
 }
 
 /// The parts of a buffer of several arrays that kernel `k` reads and writes; `None` for a
@@ -54,6 +55,9 @@ fn parts(k: Kernel, b: B) -> Option<(&'static [Part], &'static [Part])> {
         // `pair_tiles` appends the pairs itself when it runs the broad phase (few bodies).
         (B::Pairs, Kernel::BroadPhase | Kernel::PairTiles) => (&[Counters, PairList], &[Counters, PairList]),
         (B::Pairs, _) => (&[Counters, PairList], &[Counters]),
+        // The narrow phase reads the list; its exit memo's words (one read, and one write for
+        // the first, per exit trace of a volumetric source: a few bytes a source) are left out.
+        (B::Sources, Kernel::NarrowPhase) => (&[SourceList], &[]),
         _ => return None,
     })
 }
@@ -76,6 +80,7 @@ pub(crate) fn traffic(k: Kernel, b: B, binding: Binding, used: u64, triangles: u
         Part::IncidentOffsets => used.saturating_sub(4 * TRIANGLE_WORDS as u64 * triangles),
         Part::Counters => PAIRS_OFFSET.min(used),
         Part::PairList => used.saturating_sub(PAIRS_OFFSET),
+        Part::SourceList => used,
     };
     (reads.iter().map(bytes).sum(), writes.iter().map(bytes).sum())
 }

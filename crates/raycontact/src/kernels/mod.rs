@@ -281,7 +281,7 @@ impl Kernel {
             // params, pairs, args
             Kernel::SourceArgs => &[U, R, W],
             // params, bodies, body_state, vertices, triangles, nodes, sources, pairs, contacts
-            Kernel::NarrowPhase => &[U, R, R, R, R, R, R, W, W],
+            Kernel::NarrowPhase => &[U, R, R, R, R, R, W, W, W],
             // params, pairs, args
             Kernel::ContactArgs => &[U, W, W],
             // query, bodies, body_state, vertices, triangles, nodes, rays, starts, output
