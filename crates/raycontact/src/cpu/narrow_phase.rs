@@ -12,7 +12,7 @@ use super::ray_sources::ray_sources;
 use super::shared::bvh::{Leaf, leaf_near};
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
 use super::shared::ray::ray_axes;
-use crate::layout::{BODY_CLOTH, BodyPair, ContactGpu, NONE, Ray, RayHit, WalkCounts};
+use crate::layout::{BODY_CLOTH, BodyGpu, BodyPair, ContactGpu, NONE, Ray, RayHit, WalkCounts};
 
 /// The full pass: every trace through the BVH (twin of `trace` in `narrow_phase.wgsl`, by the
 /// backend's own traversal, `closest_hit_ordered`, which finds the same closest hit).
@@ -85,6 +85,17 @@ impl ExitMemo {
             *w.get_mut() = 0;
         }
         self.words.resize_with(vertices, || AtomicU32::new(0));
+    }
+
+    /// Whether a pass over `pairs` asks an exit trace: a pair of a volumetric body with a cloth,
+    /// a volumetric self pair, or, when exits are remembered, any pair with a volumetric body.
+    /// Otherwise the memo would keep nothing, and a pass casts the same without it.
+    pub fn asked(bodies: &[BodyGpu], pairs: &[BodyPair], remember_exit: bool) -> bool {
+        let cloth = |b: u32| bodies[b as usize].flags & BODY_CLOTH != 0;
+        pairs.iter().any(|p| {
+            let (a, b) = (cloth(p.a), cloth(p.b));
+            (!a || !b) && (a != b || p.a == p.b || remember_exit)
+        })
     }
 
     /// `inner`'s traces, the exit traces answered from this memo when it knows them (and kept
@@ -172,5 +183,23 @@ impl<T: Tracer> Tracer for ExitMemoTracer<'_, T> {
 
     fn normal(&self, cx: &Narrow<'_>, v: u32) -> Vec3 {
         self.inner.normal(cx, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exits_are_asked_by_a_volumetric_body_with_a_cloth_itself_or_remembered_exits() {
+        let body = |flags| BodyGpu { flags, ..BodyGpu::default() };
+        let bodies = [body(0), body(0), body(BODY_CLOTH)];
+        let pair = |a, b| BodyPair { a, b, prediction: 0.0, pad: 0 };
+        let asked = |a, b, remember| ExitMemo::asked(&bodies, &[pair(a, b)], remember);
+        assert!(!asked(0, 1, false) && asked(0, 1, true), "volumetric pair: when exits are remembered");
+        assert!(asked(0, 2, false) && asked(2, 0, false), "a volumetric body with a cloth");
+        assert!(asked(0, 0, false), "a volumetric self pair");
+        assert!(!asked(2, 2, false) && !asked(2, 2, true), "a cloth's self pair asks none");
+        assert!(!ExitMemo::asked(&bodies, &[], true));
     }
 }

@@ -7,7 +7,7 @@ use web_time::Instant;
 
 use super::CpuScene;
 use super::narrow::PassMemo;
-use crate::cpu::{self, Narrow, WalkTracer};
+use crate::cpu::{self, ExitMemo, Narrow, WalkTracer};
 use crate::error::Result;
 use crate::found::FoundContacts;
 use crate::packing::Packing;
@@ -71,8 +71,12 @@ impl CpuScene {
                 // kernel's memo, nor where the pass asks no trace it keeps.
                 let memo = if self.frame.wide.off {
                     self.memo.forget();
-                    self.exits.clear(self.current.len());
-                    PassMemo::Exits(&self.exits)
+                    if ExitMemo::asked(&packing.bodies, &list, plan.remember) {
+                        self.exits.clear(self.current.len());
+                        PassMemo::Exits(&self.exits)
+                    } else {
+                        PassMemo::None
+                    }
                 } else {
                     match self.memo.for_pass(&packing.bodies, &list, plan.remember, &self.memo_moved) {
                         Some(m) => PassMemo::Traces(m),
