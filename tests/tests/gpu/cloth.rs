@@ -233,6 +233,80 @@ fn a_sphere_through_three_sheets_finds_each_within_half_its_exit_distance() {
     }
 }
 
+#[test]
+fn an_exit_memo_keeps_the_exits_of_a_body_that_did_not_move_and_traces_a_moved_one_again() {
+    // The kernels keep a body's exit traces over frames while it does not move. Body A is two
+    // boxes in one mesh, the upper one around z 1..2 above a sheet at z 0.9: a top vertex's exit
+    // is the upper box's bottom (t 1), so its inward ray reaches half as far, not the sheet.
+    // Then the upper box's bottom is pulled below the lower box (z -2): the first hit down is
+    // the lower box's top (t 2), the old exit (now at t 4) still on the ray; half of 2 still
+    // misses the sheet (t 1.1), half of 4 would not. A sphere to the side, under a sheet of its
+    // own, never moves. Every frame as the CPU backend finds it, on both tunings and on the
+    // twins' trees.
+    let upper =
+        meshes::cuboid(Vec3::splat(0.5), 6).transformed(Affine3A::from_translation(Vec3::new(0.0, 0.0, 1.5)));
+    let lower = meshes::cuboid(Vec3::splat(0.5), 6)
+        .transformed(Affine3A::from_translation(Vec3::new(0.0, 0.0, -0.5)));
+    let mut boxes = upper.clone();
+    let n = boxes.positions.len() as u32;
+    boxes.positions.extend(&lower.positions);
+    boxes.triangles.extend(lower.triangles.iter().map(|t| t.map(|i| i + n)));
+    let stretched: Vec<Vec3> = boxes
+        .positions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if (i as u32) < n && p.z < 1.01 { Vec3::new(p.x, p.y, -2.0) } else { *p })
+        .collect();
+    let ball = translated(&meshes::icosphere(0.6, 3), Vec3::new(4.0, 0.0, 0.0));
+    let sheet = meshes::grid_sheet(1.6, 1.6, 16, 16);
+    let sheets =
+        [translated(&sheet, Vec3::new(0.011, 0.013, 0.9)), translated(&sheet, Vec3::new(4.011, 0.013, 0.25))];
+    let e = 0.01;
+    let scene = |mut s: Scene| {
+        let a = s.add_body(&boxes.positions, &boxes.triangles, BodyKind::Volumetric).unwrap();
+        s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
+        let ids: Vec<BodyId> =
+            sheets.iter().map(|m| s.add_body(&m.positions, &m.triangles, cloth(e)).unwrap()).collect();
+        (s, a, ids)
+    };
+    let mut twins = scene(Scene::new_cpu(None).unwrap());
+    twins.0.set_wide_bvh(false);
+    let mut all = [
+        ("CPU backend", scene(Scene::new_cpu(None).unwrap())),
+        ("twins' trees", twins),
+        ("GPU (software tuning)", scene(Scene::new(ctx()))),
+        ("GPU (other tuning)", scene(Scene::new(other_tuning_ctx()))),
+    ];
+    for frame in 0..4 {
+        let found: Vec<Vec<Contact>> = all
+            .iter_mut()
+            .map(|(_, (s, a, ids))| {
+                if frame == 2 {
+                    s.set_positions(*a, &stretched).unwrap();
+                }
+                if frame == 3 {
+                    // The sheets move, the bodies do not.
+                    for (id, m) in ids.iter().zip(&sheets) {
+                        let lifted: Vec<Vec3> =
+                            m.positions.iter().map(|p| *p + Vec3::new(0.0, 0.0, 0.02)).collect();
+                        s.set_positions(*id, &lifted).unwrap();
+                    }
+                }
+                s.detect(Pairs::Overlapping).unwrap().contacts
+            })
+            .collect();
+        for ((what, _), f) in all.iter().zip(&found).skip(1) {
+            assert_same(&format!("frame {frame}, {what}"), f, &found[0]);
+        }
+        // Body A's top vertices above the sheet reach it in no frame (half their exit falls short).
+        let (_, (_, a, ids)) = &all[2];
+        let reach =
+            found[2].iter().filter(|c| c.source_body == *a && c.target_body == ids[0] && !c.is_outward());
+        let top: Vec<_> = reach.filter(|c| c.source_point.z > 1.99).collect();
+        assert!(top.is_empty(), "frame {frame}: top vertices of A reach the sheet: {:?}", top.first());
+    }
+}
+
 fn folded_strip(len: f32, rho: f32) -> TriMesh {
     let mut s: Vec<(f32, f32)> = Vec::new(); // (x, z) along the strip
     let n = 40;

@@ -87,6 +87,30 @@ impl ExitMemo {
         self.words.resize_with(vertices, || AtomicU32::new(0));
     }
 
+    /// Readies the memo for a pass over the packed `bodies` as the kernel's full pass does
+    /// (`take_stale_exits` of the GPU scene): the words of the bodies that moved since the last
+    /// pass that used it (`moved`, per packed body) emptied, the others' kept; all emptied when
+    /// the memo was forgotten since ([`Self::forget`]) or the packing's vertices changed.
+    pub fn keep_unmoved(&mut self, bodies: &[BodyGpu], moved: &[bool]) {
+        let vertices = bodies.last().map_or(0, |b| (b.vertex_offset + b.vertex_count) as usize);
+        if self.words.len() != vertices {
+            self.clear(vertices);
+            return;
+        }
+        for (body, _) in bodies.iter().zip(moved).filter(|(_, m)| **m) {
+            let range = body.vertex_offset as usize..(body.vertex_offset + body.vertex_count) as usize;
+            for w in &mut self.words[range] {
+                *w.get_mut() = 0;
+            }
+        }
+    }
+
+    /// Drops every word (a pass that does not use the memo, whose moves it does not follow):
+    /// the next [`Self::keep_unmoved`] empties all of them.
+    pub fn forget(&mut self) {
+        self.words.clear();
+    }
+
     /// Whether a pass over `pairs` asks an exit trace: a pair of a volumetric body with a cloth,
     /// a volumetric self pair, or, when exits are remembered, any pair with a volumetric body.
     /// Otherwise the memo would keep nothing, and a pass casts the same without it.
@@ -201,5 +225,25 @@ mod tests {
         assert!(asked(0, 0, false), "a volumetric self pair");
         assert!(!asked(2, 2, false) && !asked(2, 2, true), "a cloth's self pair asks none");
         assert!(!ExitMemo::asked(&bodies, &[], true));
+    }
+
+    #[test]
+    fn a_kept_memo_empties_the_words_of_the_bodies_that_moved() {
+        let body =
+            |vertex_offset, vertex_count| BodyGpu { vertex_offset, vertex_count, ..BodyGpu::default() };
+        let bodies = [body(0, 3), body(3, 2)];
+        let words = |m: &mut ExitMemo| m.words.iter_mut().map(|w| *w.get_mut()).collect::<Vec<_>>();
+        let mut memo = ExitMemo::default();
+        memo.keep_unmoved(&bodies, &[false, false]);
+        assert_eq!(words(&mut memo), [0; 5], "made for the packing");
+        memo.words.iter().for_each(|w| w.store(7, Ordering::Relaxed));
+        memo.keep_unmoved(&bodies, &[false, true]);
+        assert_eq!(words(&mut memo), [7, 7, 7, 0, 0]);
+        memo.keep_unmoved(&[body(0, 3), body(3, 3)], &[false, false]);
+        assert_eq!(words(&mut memo), [0; 6], "another packing's vertices");
+        memo.words.iter().for_each(|w| w.store(7, Ordering::Relaxed));
+        memo.forget();
+        memo.keep_unmoved(&[body(0, 3), body(3, 3)], &[false, false]);
+        assert_eq!(words(&mut memo), [0; 6], "forgotten");
     }
 }

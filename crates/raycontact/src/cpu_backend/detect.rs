@@ -72,12 +72,14 @@ impl CpuScene {
                 let memo = if self.frame.wide.off {
                     self.memo.forget();
                     if ExitMemo::asked(&packing.bodies, &list, plan.remember) {
-                        self.exits.clear(self.current.len());
+                        self.exits.keep_unmoved(&packing.bodies, &self.memo_moved);
                         PassMemo::Exits(&self.exits)
                     } else {
+                        self.exits.forget();
                         PassMemo::None
                     }
                 } else {
+                    self.exits.forget();
                     match self.memo.for_pass(&packing.bodies, &list, plan.remember, &self.memo_moved) {
                         Some(m) => PassMemo::Traces(m),
                         None => PassMemo::None,

@@ -82,8 +82,8 @@ pub(crate) enum B {
     /// Indirect arguments over the contacts of side 1.
     ContactArgs2,
     /// The narrow phase's source vertices, (directed pair, vertex), and after the list's
-    /// capacity its exit memo (a word per packed vertex, emptied at each full pass:
-    /// `narrow_phase.wgsl`).
+    /// capacity its exit memo (a word per packed vertex, a moved body's emptied before a full
+    /// pass: `narrow_phase.wgsl`).
     Sources,
     /// Each body's vertices (packed indices) in the order its rays are cast and its normals
     /// computed ([`crate::ray_order`]).

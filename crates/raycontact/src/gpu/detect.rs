@@ -239,11 +239,13 @@ impl GpuScene {
             // sized for every source the pairs can list, most of it unused), or the whole list.
             let capacity = self.bufs.capacity().sources;
             self.bufs.set_used(B::Sources, 8 * self.last_source_count.map_or(capacity, |n| n.min(capacity)));
-            // The exit memo after the list (`narrow_phase.wgsl`): nothing known this pass.
-            let vertices = 4 * self.params.vertex_count as u64;
-            if vertices > 0 {
-                encoder.clear_buffer(self.bufs.get(B::Sources), 8 * capacity, Some(vertices));
-            }
+            // The exit memo after the list (`narrow_phase.wgsl`): the words of the bodies that
+            // moved since the last full pass emptied, the others' kept (a buffer grown since
+            // holds none: all unknown).
+            let (sources, memo) = (self.bufs.get(B::Sources), 8 * capacity);
+            self.kept.take_stale_exits(|first, count| {
+                encoder.clear_buffer(sources, memo + 4 * u64::from(first), Some(4 * u64::from(count)));
+            });
         } else {
             // The pair list and its workgroup layout stay those of the last full pass; only the
             // counters after the pair count start again (not `stored`, which this pass reads).

@@ -40,6 +40,9 @@ pub(super) struct Kept {
     /// Per packed body, the binned-SAH tree being built in the background since it came to rest
     /// ([`Self::building`]): over the leaves of its LBVH then, which it keeps while it rests.
     pending: Vec<Option<Receiver<HostTree>>>,
+    /// Per packed body: its positions changed since a full pass last emptied its words of the
+    /// narrow phase's exit memo ([`Self::take_stale_exits`]; all after a new packing).
+    exits_stale: Vec<bool>,
 }
 
 impl Kept {
@@ -55,11 +58,41 @@ impl Kept {
         self.sah.resize(p.bodies.len(), false);
         self.pending.clear();
         self.pending.resize_with(p.bodies.len(), || None);
+        self.exits_stale.clear();
+        self.exits_stale.resize(p.bodies.len(), true);
     }
 
     /// Packed body `b` was given new positions.
     pub fn moved(&mut self, b: usize) {
         self.changes.mark(b);
+        if let Some(s) = self.exits_stale.get_mut(b) {
+            *s = true;
+        }
+    }
+
+    /// Calls `empty(first, count)` for each run of consecutive packed vertices whose words of
+    /// the narrow phase's exit memo a full pass must empty: those of the bodies that moved since
+    /// the last call (or since the packing), bodies next to each other in one run. Their exit
+    /// traces are not those of the memo; the other bodies' are, as long as they do not move
+    /// (an exit trace depends on nothing but its body's positions).
+    pub fn take_stale_exits(&mut self, mut empty: impl FnMut(u32, u32)) {
+        let mut run: Option<(u32, u32)> = None;
+        for (stale, body) in self.exits_stale.iter_mut().zip(&self.bodies) {
+            if !std::mem::take(stale) || body.vertex_count == 0 {
+                continue;
+            }
+            match &mut run {
+                Some((first, count)) if *first + *count == body.vertex_offset => *count += body.vertex_count,
+                _ => {
+                    if let Some((first, count)) = run.replace((body.vertex_offset, body.vertex_count)) {
+                        empty(first, count);
+                    }
+                }
+            }
+        }
+        if let Some((first, count)) = run {
+            empty(first, count);
+        }
     }
 
     /// Marks the bodies this frame (its trees updated as `bvh` says) keeps, writing the bodies
@@ -206,5 +239,38 @@ impl Changed {
         if let Some((lo, hi)) = self.0 {
             queue.write_buffer(buffer, (lo * size_of::<T>()) as u64, bytemuck::cast_slice(&records[lo..hi]));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exit_memo_words_emptied_are_the_moved_bodies_in_runs_once() {
+        let body =
+            |vertex_offset, vertex_count| BodyGpu { vertex_offset, vertex_count, ..BodyGpu::default() };
+        let packing = Packing {
+            bodies: vec![body(0, 10), body(10, 5), body(15, 0), body(15, 7), body(22, 3)],
+            ..Packing::default()
+        };
+        let mut kept = Kept::default();
+        kept.packed(&packing);
+        let runs = |kept: &mut Kept| {
+            let mut runs = Vec::new();
+            kept.take_stale_exits(|first, count| runs.push((first, count)));
+            runs
+        };
+        assert_eq!(runs(&mut kept), [(0, 25)], "a new packing: every vertex, in one run");
+        assert_eq!(runs(&mut kept), [], "nothing moved since");
+        kept.moved(0);
+        kept.moved(3);
+        kept.moved(4);
+        kept.moved(9);
+        assert_eq!(runs(&mut kept), [(0, 10), (15, 10)], "bodies 3 and 4 together, past the empty body 2");
+        kept.moved(1);
+        kept.moved(2);
+        assert_eq!(runs(&mut kept), [(10, 5)]);
+        assert_eq!(runs(&mut kept), []);
     }
 }
