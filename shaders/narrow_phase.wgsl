@@ -74,7 +74,7 @@ fn exit_word(v: u32) -> u32 {
 
 // Whether a trace is vertex v's exit trace: its inward ray (from its position, along minus its
 // normal, from 0 without limit) on its own volumetric body, skipping v.
-fn is_exit_trace(body: u32, b: BodyGpu, ray: Ray, v: u32) -> bool {
+fn is_exit_trace(b: BodyGpu, ray: Ray, v: u32) -> bool {
     if v == NONE || v - b.vertex_offset >= b.vertex_count || (b.flags & BODY_CLOTH) != 0u {
         return false;
     }
@@ -84,14 +84,16 @@ fn is_exit_trace(body: u32, b: BodyGpu, ray: Ray, v: u32) -> bool {
 
 fn trace(body: u32, ray: Ray, ignore_vertex: u32, hint: u32) -> Traced {
     let b = bodies[body];
-    let exit = is_exit_trace(body, b, ray, ignore_vertex);
+    let exit = is_exit_trace(b, ray, ignore_vertex);
     if exit {
         let code = atomicLoad(&sources[exit_word(ignore_vertex)]);
         if code == 1u {
             return Traced(RayHit(infinity(), NONE, 0.0, 0.0, 0u, 0u, 0u, 0u), false, 0u, NONE);
         }
         if code > 1u {
-            // The closest hit is that triangle's: its test gives the walk's t, u, v.
+            // The closest hit is that triangle's: its test gives the walk's t, u, v. (A word
+            // the ray no longer hits, which emptying the moved bodies' words leaves none of,
+            // would be cast again.)
             let tri = code - 2u;
             let h = leaf_hit(ray, ray_axes(ray.dir), b, tri, ignore_vertex, ray.tmax);
             if h.w > 0.0 {

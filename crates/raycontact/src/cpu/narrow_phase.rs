@@ -67,11 +67,12 @@ pub fn narrow_phase(cx: &Narrow<'_>, pairs: &[BodyPair]) -> Vec<ContactGpu> {
 
 /// Twin of the kernel's exit memo (`exit_word` in `narrow_phase.wgsl`, after the source list in
 /// the kernel's sources buffer): per packed vertex, the hit of its exit trace once a trace has
-/// cast it this pass (0: not yet, 1: a miss, the body-local triangle plus 2). The exit trace of a
-/// volumetric vertex (its inward ray on its own body, skipping it, without limit) is asked by
-/// every pair of its body with a cloth, and by every pair of it when exits are remembered; its
-/// result depends on nothing but the body's positions and the ray, so an answer from the memo is
-/// the cast's, whichever pair cast it first.
+/// cast it, this pass or an earlier one while its body did not move (0: not yet, 1: a miss, the
+/// body-local triangle plus 2). The exit trace of a volumetric vertex (its inward ray on its own
+/// body, skipping it, without limit) is asked by every pair of its body with a cloth, by its
+/// self pair, and by every pair of it when exits are remembered; its result depends on nothing
+/// but the body's positions and the ray, so an answer from the memo is the cast's, whichever
+/// pair cast it first.
 #[derive(Debug, Default)]
 pub struct ExitMemo {
     words: Vec<AtomicU32>,
@@ -183,6 +184,8 @@ impl<T: Tracer> Tracer for ExitMemoTracer<'_, T> {
                     };
                     let (mut hit, mut tmax) = (RayHit::MISS, ray.tmax);
                     leaf.test(tri, &mut hit, &mut tmax);
+                    // (A word the ray no longer hits, which `keep_unmoved` leaves none of, would
+                    // be cast again.)
                     if hit.triangle == tri {
                         return Traced::cast(hit, None);
                     }

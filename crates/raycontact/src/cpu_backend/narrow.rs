@@ -20,7 +20,8 @@ pub(super) enum PassMemo<'m> {
     /// The backend's own: the traces that skip a vertex (its entries of the bodies that moved
     /// emptied for this pass).
     Traces(&'m TraceMemo),
-    /// The kernel's: the exit traces (emptied for this pass).
+    /// The kernel's: the exit traces (its words of the bodies that moved emptied for this
+    /// pass).
     Exits(&'m ExitMemo),
     /// None: every trace cast.
     None,
