@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use glam::Vec3;
 use raycontact::internals::cpu::{self, Narrow, Rays, Traced, Tracer};
-use raycontact::internals::layout::{BodyPair, Node, Ray, RayHit, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, NONE, Node, Ray, RayHit, SELF_CLOTH};
 use raycontact::internals::{FrameData, Packing};
 use raycontact::{BodyId, Scene, WalkCounts};
 use rayon::prelude::*;
@@ -56,6 +56,23 @@ struct CountingTracer<'a> {
     fans: &'a [Vec<u32>],
     /// Whether the CPU backend's walk is counted too (else its counters stay 0).
     cpu_walk: bool,
+    /// The kernels' exit memo, as the GPU walk's counts take it.
+    exits: &'a ExitCounts,
+}
+
+/// The kernels' exit memo (`narrow_phase.wgsl`) in the GPU walk's counts: an exit trace that the
+/// kernels answer from it costs them one triangle test and no node, the walk's hit unchanged.
+/// They answer every exit trace of a vertex but the first in a pass, and all those of a body
+/// that does not move (in a steady state its exits were cast in an earlier frame). So the GPU
+/// walk counts each vertex's exit trace once, a body that does not move none; the longest
+/// source counts its exit traces, each one its own (any source asking it may be the one that
+/// casts it), but a body's that does not move. The CPU walk counts every trace (the CPU
+/// backend's own memo, which answers those and more, is not counted).
+struct ExitCounts {
+    /// Per packed vertex, whether its exit trace was counted cast.
+    cast: Vec<AtomicBool>,
+    /// Per packed body, whether it does not move.
+    still: Vec<bool>,
 }
 
 impl CountingTracer<'_> {
@@ -101,6 +118,21 @@ impl Tracer for CountingTracer<'_> {
             }
             None => (cpu::closest_hit_ordered(body, nodes, cx.positions, tris, ray, ignore), 0),
         };
+        let exit = ignore != NONE && cpu::is_exit_trace(cx, b, ray, ignore, self.normal(cx, ignore));
+        if exit {
+            let still = self.exits.still[b];
+            if still || self.exits.cast[ignore as usize].swap(true, Relaxed) {
+                // Answered from the memo: one triangle test; the longest source counts a moving
+                // body's walk all the same.
+                let answered = RayHit { nodes_visited: 0, triangles_tested: 1, fallback: 0, ..hit };
+                self.count(b, ray, &answered, 0, &ordered);
+                if !still {
+                    self.nodes.fetch_add(hit.nodes_visited as u64, Relaxed);
+                }
+                self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
+                return Traced::cast(hit, None);
+            }
+        }
         self.count(b, ray, &hit, hit.nodes_visited, &ordered);
         self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
         Traced::cast(hit, None)
@@ -220,6 +252,13 @@ fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[&[Node]]>) -> Result
         .into_par_iter()
         .map(|b| cpu::fit_fans(&packing.bodies[b], trees[b], &packing.triangles))
         .collect();
+    let mut still = vec![false; packing.bodies.len()];
+    for (i, id) in ids.iter().enumerate() {
+        if let (Some(b), Some(body)) = (packing.index_of(*id), inst.bodies.get(i)) {
+            still[b] = !body.moving;
+        }
+    }
+    let exits = ExitCounts { cast: positions.iter().map(|_| AtomicBool::new(false)).collect(), still };
     let sources = cpu::ray_sources(&packing, &frame.body_state, &positions, &pairs);
     // Each source's nodes, with its body and vertex: the longest is kept.
     let longest = sources.par_iter().with_min_len(256).map(|&[k, v]| {
@@ -236,6 +275,7 @@ fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[&[Node]]>) -> Result
             trees: &trees,
             fans: &fans,
             cpu_walk,
+            exits: &exits,
         };
         let mut sink = Vec::new();
         cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);

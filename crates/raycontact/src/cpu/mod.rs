@@ -70,7 +70,7 @@ pub use fit::{child_pairs, fit, fit_fans};
 pub use hierarchy::hierarchy;
 pub use intersect_args::intersect_args;
 pub use morton::{expand_bits, morton, morton_code, quantisation_scale};
-pub use narrow_phase::{BvhTracer, ExitMemo, ExitMemoTracer, narrow_phase};
+pub use narrow_phase::{BvhTracer, ExitMemo, ExitMemoTracer, is_exit_trace, narrow_phase};
 pub use pair_tiles::pair_tiles;
 pub(crate) use radix_sort::radix_sort_with;
 pub use radix_sort::{radix_sort, radix_sort_segment};

@@ -138,20 +138,19 @@ pub struct ExitMemoTracer<'m, T> {
     inner: &'m T,
 }
 
-impl<T: Tracer> ExitMemoTracer<'_, T> {
-    /// Twin of `is_exit_trace`: whether `ray` on packed body `b` is packed vertex `v`'s inward
-    /// ray (from its position, along minus its normal, from 0 without limit) on its own
-    /// volumetric body, skipping it.
-    fn is_exit_trace(&self, cx: &Narrow<'_>, b: usize, ray: &Ray, v: u32) -> bool {
-        let body = &cx.packing.bodies[b];
-        v != NONE
-            && v.wrapping_sub(body.vertex_offset) < body.vertex_count
-            && body.flags & BODY_CLOTH == 0
-            && ray.tmin == 0.0
-            && ray.tmax == f32::INFINITY
-            && ray.origin == cx.positions[v as usize]
-            && ray.dir == -self.inner.normal(cx, v)
-    }
+/// Twin of `is_exit_trace` in `narrow_phase.wgsl`: whether a trace of `ray` on packed body `b`
+/// skipping packed vertex `v` is that vertex's exit trace, the one the kernels keep in their
+/// exit memo: its inward ray (from its position, along minus its normal `normal`, from 0
+/// without limit) on its own volumetric body.
+pub fn is_exit_trace(cx: &Narrow<'_>, b: usize, ray: &Ray, v: u32, normal: Vec3) -> bool {
+    let body = &cx.packing.bodies[b];
+    v != NONE
+        && v.wrapping_sub(body.vertex_offset) < body.vertex_count
+        && body.flags & BODY_CLOTH == 0
+        && ray.tmin == 0.0
+        && ray.tmax == f32::INFINITY
+        && ray.origin == cx.positions[v as usize]
+        && ray.dir == -normal
 }
 
 impl<T: Tracer> Tracer for ExitMemoTracer<'_, T> {
@@ -164,7 +163,7 @@ impl<T: Tracer> Tracer for ExitMemoTracer<'_, T> {
         hint: u32,
         counts: &mut WalkCounts,
     ) -> Traced {
-        let exit = self.is_exit_trace(cx, b, ray, ignore);
+        let exit = ignore != NONE && is_exit_trace(cx, b, ray, ignore, self.inner.normal(cx, ignore));
         let word = exit.then(|| &self.memo.words[ignore as usize]);
         if let Some(w) = word {
             match w.load(Ordering::Relaxed) {
