@@ -168,6 +168,27 @@ fn two_parallel_sheets() {
 
 /// A strip of width 1 along x, folded over a hairpin bend of radius `rho`: a lower layer at z = 0
 /// (normals +z) and an upper layer at z = 2 rho (normals -z), `len` long each.
+/// The bodies on the CPU backend, on the twins' binary trees (`set_wide_bvh(false)`, which cast
+/// as the kernels do) and on the GPU with both tunings: (name, scene, ids).
+fn every_backend(bodies: &[(&TriMesh, BodyKind)]) -> [(&'static str, Scene, Vec<BodyId>); 4] {
+    let scene = |mut s: Scene| {
+        let ids: Vec<BodyId> =
+            bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+        (s, ids)
+    };
+    let (cpu, ids) = scene(Scene::new_cpu(None).unwrap());
+    let (mut twins, _) = scene(Scene::new_cpu(None).unwrap());
+    twins.set_wide_bvh(false);
+    let (software, _) = scene(Scene::new(ctx()));
+    let (other, _) = scene(Scene::new(other_tuning_ctx()));
+    [
+        ("CPU backend", cpu, ids.clone()),
+        ("twins' trees", twins, ids.clone()),
+        ("GPU (software tuning)", software, ids.clone()),
+        ("GPU (other tuning)", other, ids),
+    ]
+}
+
 #[test]
 fn a_sphere_through_three_sheets_finds_each_within_half_its_exit_distance() {
     // Each sphere vertex's exit trace (its inward ray through the sphere, to where it leaves)
@@ -181,26 +202,15 @@ fn a_sphere_through_three_sheets_finds_each_within_half_its_exit_distance() {
     let sheet = meshes::grid_sheet(3.0, 3.0, 30, 30);
     let sheets: Vec<TriMesh> =
         heights.iter().map(|&z| translated(&sheet, Vec3::new(0.011, 0.013, z))).collect();
-    let scene = |mut s: Scene| {
-        let ball_id = s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
-        let ids: Vec<BodyId> =
-            sheets.iter().map(|m| s.add_body(&m.positions, &m.triangles, cloth(e)).unwrap()).collect();
-        (s, ball_id, ids)
-    };
-    let (mut cpu, ..) = scene(Scene::new_cpu(None).unwrap());
-    let expected = cpu.detect(Pairs::Overlapping).unwrap().contacts;
-    let (mut twins, ..) = scene(Scene::new_cpu(None).unwrap());
-    twins.set_wide_bvh(false);
-    assert_same(
-        "three sheets, the twins' binary trees",
-        &twins.detect(Pairs::Overlapping).unwrap().contacts,
-        &expected,
-    );
-    for (tuning, c) in [("software", ctx()), ("other", other_tuning_ctx())] {
-        let (mut gpu, ball_id, ids) = scene(Scene::new(c));
-        let found = gpu.detect(Pairs::Overlapping).unwrap().contacts;
-        assert_same(&format!("three sheets, GPU ({tuning} tuning)"), &found, &expected);
-        for (i, (&z, id)) in heights.iter().zip(&ids).enumerate() {
+    let mut bodies = vec![(&ball, BodyKind::Volumetric)];
+    bodies.extend(sheets.iter().map(|m| (m, cloth(e))));
+    let mut all = every_backend(&bodies);
+    let expected = all[0].1.detect(Pairs::Overlapping).unwrap().contacts;
+    for (what, s, ids) in &mut all[1..] {
+        let found = s.detect(Pairs::Overlapping).unwrap().contacts;
+        assert_same(&format!("three sheets, {what}"), &found, &expected);
+        let (ball_id, ids) = (ids[0], &ids[1..]);
+        for (i, (&z, id)) in heights.iter().zip(ids).enumerate() {
             // A ball vertex's inward ray runs radially through the centre to the far side (2r):
             // it meets sheet z at t = r (p.z - z) / p.z, a collision when t <= r (half the exit).
             let (mut near, mut found_near) = (0, 0);
@@ -262,31 +272,19 @@ fn an_exit_memo_keeps_the_exits_of_a_body_that_did_not_move_and_traces_a_moved_o
     let sheets =
         [translated(&sheet, Vec3::new(0.011, 0.013, 0.9)), translated(&sheet, Vec3::new(4.011, 0.013, 0.25))];
     let e = 0.01;
-    let scene = |mut s: Scene| {
-        let a = s.add_body(&boxes.positions, &boxes.triangles, BodyKind::Volumetric).unwrap();
-        s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
-        let ids: Vec<BodyId> =
-            sheets.iter().map(|m| s.add_body(&m.positions, &m.triangles, cloth(e)).unwrap()).collect();
-        (s, a, ids)
-    };
-    let mut twins = scene(Scene::new_cpu(None).unwrap());
-    twins.0.set_wide_bvh(false);
-    let mut all = [
-        ("CPU backend", scene(Scene::new_cpu(None).unwrap())),
-        ("twins' trees", twins),
-        ("GPU (software tuning)", scene(Scene::new(ctx()))),
-        ("GPU (other tuning)", scene(Scene::new(other_tuning_ctx()))),
-    ];
+    let mut bodies = vec![(&boxes, BodyKind::Volumetric), (&ball, BodyKind::Volumetric)];
+    bodies.extend(sheets.iter().map(|m| (m, cloth(e))));
+    let mut all = every_backend(&bodies);
     for frame in 0..4 {
         let found: Vec<Vec<Contact>> = all
             .iter_mut()
-            .map(|(_, (s, a, ids))| {
+            .map(|(_, s, ids)| {
                 if frame == 2 {
-                    s.set_positions(*a, &stretched).unwrap();
+                    s.set_positions(ids[0], &stretched).unwrap();
                 }
                 if frame == 3 {
                     // The sheets move, the bodies do not.
-                    for (id, m) in ids.iter().zip(&sheets) {
+                    for (id, m) in ids[2..].iter().zip(&sheets) {
                         let lifted: Vec<Vec3> =
                             m.positions.iter().map(|p| *p + Vec3::new(0.0, 0.0, 0.02)).collect();
                         s.set_positions(*id, &lifted).unwrap();
@@ -295,13 +293,13 @@ fn an_exit_memo_keeps_the_exits_of_a_body_that_did_not_move_and_traces_a_moved_o
                 s.detect(Pairs::Overlapping).unwrap().contacts
             })
             .collect();
-        for ((what, _), f) in all.iter().zip(&found).skip(1) {
+        for ((what, ..), f) in all.iter().zip(&found).skip(1) {
             assert_same(&format!("frame {frame}, {what}"), f, &found[0]);
         }
         // Body A's top vertices above the sheet reach it in no frame (half their exit falls short).
-        let (_, (_, a, ids)) = &all[2];
+        let ids = &all[2].2;
         let reach =
-            found[2].iter().filter(|c| c.source_body == *a && c.target_body == ids[0] && !c.is_outward());
+            found[2].iter().filter(|c| c.source_body == ids[0] && c.target_body == ids[2] && !c.is_outward());
         let top: Vec<_> = reach.filter(|c| c.source_point.z > 1.99).collect();
         assert!(top.is_empty(), "frame {frame}: top vertices of A reach the sheet: {:?}", top.first());
     }
