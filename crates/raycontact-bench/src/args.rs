@@ -124,7 +124,7 @@ Figures:
                  a percentage of its contacts, and the walk outcomes
 
 Output: a table on stdout; --json PATH writes every figure with the adapter, driver and CPU
-(schema \"raycontact.bench/5\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
+(schema \"raycontact.bench/6\", docs/bench-json.md); --plot PATH.svg draws the scaling scenes
 (frame time against N or size, one line per implementation); a progress bar on stderr for runs
 longer than a few seconds (--no-progress hides it).";
 
@@ -181,7 +181,7 @@ pub struct SuiteArgs {
     /// `gpu`'s); `--cpu` and `--no-parry` still leave their kinds out.
     #[arg(long, value_delimiter = ',', value_name = "ID,...", value_parser = implementation_id)]
     pub implementations: Vec<String>,
-    /// Write every figure as JSON (schema raycontact.bench/5, docs/bench-json.md).
+    /// Write every figure as JSON (schema raycontact.bench/6, docs/bench-json.md).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Draw the scaling scenes as SVG (frame time against N or size, one line per

@@ -4,7 +4,7 @@
 //! (Hermann et al. 2008's tori, the IRTCD resting pile, Lehericey et al. 2015's cloth scenes,
 //! mesh scaling, or two mesh files), each driven by scripted motion over a number of frames, on
 //! the GPU adapter, on the CPU reference (single-threaded and with rayon) and in parry3d, in the
-//! same run, with a table on stdout, `--json` (schema `raycontact.bench/5`), `--plot` and a
+//! same run, with a table on stdout, `--json` (schema `raycontact.bench/6`), `--plot` and a
 //! progress bar. `fig8` reproduces Hermann et al. 2008's Figure 8 with the contact response. The
 //! subcommands `bvh`, `contacts` and `detect` are the older single-purpose
 //! benchmarks and the one-step JSON front end.

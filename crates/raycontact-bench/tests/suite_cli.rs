@@ -1,5 +1,5 @@
 //! The scene suite, run as a process: every scene for one or two frames at the tiny size, the
-//! JSON checked against the `raycontact.bench/5` schema (`suite_cli/schema.rs`, strict: a field
+//! JSON checked against the `raycontact.bench/6` schema (`suite_cli/schema.rs`, strict: a field
 //! missing, of the wrong type or not in the schema fails), GPU and CPU reference contact counts
 //! compared frame by frame, the plot, `--cpu`, `--help` and bad options.
 
@@ -66,7 +66,7 @@ fn run_json(dir: &TempDir, args: &[&str]) -> (Value, Output) {
     assert!(out.status.success(), "{}", texts(&out));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     if let Err(e) = check(&doc, &schema(), "$") {
-        panic!("the JSON does not match raycontact.bench/5: {e}\n{}", texts(&out));
+        panic!("the JSON does not match raycontact.bench/6: {e}\n{}", texts(&out));
     }
     (doc, out)
 }

@@ -1,4 +1,4 @@
-//! The suite's JSON document (schema `raycontact.bench/5`, `docs/bench-json.md`), serialised by
+//! The suite's JSON document (schema `raycontact.bench/6`, `docs/bench-json.md`), serialised by
 //! derive from the structs below (an implementation's `walking` object in [`mod@walking`]), built from
 //! the run's [`SuiteResult`].
 //!
@@ -22,7 +22,7 @@ use crate::stats::{mean, median};
 use walking::{Walking, walking};
 
 /// The schema identifier written as the document's `schema` field.
-pub const SCHEMA: &str = "raycontact.bench/5";
+pub const SCHEMA: &str = "raycontact.bench/6";
 
 /// The whole document.
 #[derive(Serialize)]
@@ -343,7 +343,7 @@ struct Point {
     variant: String,
 }
 
-/// The whole run as a `raycontact.bench/5` document.
+/// The whole run as a `raycontact.bench/6` document.
 pub fn document(result: &SuiteResult) -> Document {
     let args = &result.args;
     let (frames_compared, count_mismatches, max_set_difference) = result.agreement();

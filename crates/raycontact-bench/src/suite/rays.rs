@@ -66,8 +66,10 @@ struct CountingTracer<'a> {
 /// that does not move (in a steady state its exits were cast in an earlier frame). So the GPU
 /// walk counts each vertex's exit trace once, a body that does not move none; the longest
 /// source counts its exit traces, each one its own (any source asking it may be the one that
-/// casts it), but a body's that does not move. The CPU walk counts every trace (the CPU
-/// backend's own memo, which answers those and more, is not counted).
+/// casts it), but a body's that does not move. The CPU walk counts them alike (no wide node
+/// fetched, one triangle record tested), so that the two layouts' bytes per ray compare the
+/// same walks; the CPU backend's own memo (`TraceMemo`) answers these and more, and the others
+/// it answers are counted walked.
 struct ExitCounts {
     /// Per packed vertex, whether its exit trace was counted cast.
     cast: Vec<AtomicBool>,
@@ -122,14 +124,15 @@ impl Tracer for CountingTracer<'_> {
         if exit {
             let still = self.exits.still[b];
             if still || self.exits.cast[ignore as usize].swap(true, Relaxed) {
-                // Answered from the memo: one triangle test; the longest source counts a moving
-                // body's walk all the same.
+                // Answered from the memo, in both walks: one triangle test and no node; the
+                // longest source counts a moving body's walk all the same.
                 let answered = RayHit { nodes_visited: 0, triangles_tested: 1, fallback: 0, ..hit };
-                self.count(b, ray, &answered, 0, &ordered);
+                let answered_cpu =
+                    RayHit { nodes_visited: 0, triangles_tested: self.cpu_walk.into(), ..ordered };
+                self.count(b, ray, &answered, 0, &answered_cpu);
                 if !still {
                     self.nodes.fetch_add(hit.nodes_visited as u64, Relaxed);
                 }
-                self.counters.wide_cpu.fetch_add(fetched as u64, Relaxed);
                 return Traced::cast(hit, None);
             }
         }

@@ -1,4 +1,4 @@
-//! The `raycontact.bench/5` JSON schema the suite's document is checked against, written out
+//! The `raycontact.bench/6` JSON schema the suite's document is checked against, written out
 //! strictly (a field missing, of the wrong type or not in the schema fails), and the check.
 
 use serde_json::Value;
@@ -89,7 +89,7 @@ pub const SCENES: &[&str] = &[
     "files",
 ];
 
-/// The `raycontact.bench/5` schema, as docs/bench-json.md describes it.
+/// The `raycontact.bench/6` schema, as docs/bench-json.md describes it.
 pub fn schema() -> T {
     use T::*;
     let ms =
@@ -303,7 +303,7 @@ pub fn schema() -> T {
         ("implementations", arr(implementation)),
     ]);
     Obj(vec![
-        ("schema", OneOf(&["raycontact.bench/5"])),
+        ("schema", OneOf(&["raycontact.bench/6"])),
         ("generator", Obj(vec![("name", OneOf(&["raycontact-bench"])), ("version", Str)])),
         (
             "settings",
