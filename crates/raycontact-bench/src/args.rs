@@ -103,7 +103,8 @@ Figures:
   nodes/ray      BVH nodes read per ray, for the GPU's traversal (short stack: each box
                  tested, each stacked node walked back into; passing the fans of vertices of
                  many triangles as the GPU tuning does; counted by its CPU twin) and for the
-                 CPU backend's (its 4-wide trees: every lane of every wide node visited)
+                 CPU backend's (its 4-wide trees: every lane of every wide node visited); in
+                 both, an exit trace the kernels' memo answers reads no node
   longest source the most nodes one source vertex's traces visit (GPU traversal): one
                  invocation's serial work, under which a GPU's ray stage cannot go however
                  wide the GPU; and the largest vertex valence (one vertex's normal sum)

@@ -275,7 +275,8 @@ pub struct RayFigures {
     /// (`Tuning::line_walks`, the GPU tuning's walk): each node read once for both.
     pub nodes_per_ray_gpu_line_walk: f64,
     /// Boxes tested per ray by the CPU backend's traversal (its 4-wide trees: every lane of
-    /// every wide node visited, plus the root).
+    /// every wide node visited, plus the root); an exit trace that the kernels' exit memo
+    /// answers counts none, as in the GPU walk (`suite/rays.rs`).
     pub nodes_per_ray_cpu_walk: f64,
     /// Triangles tested per ray (GPU traversal).
     pub triangles_per_ray: f64,
