@@ -166,8 +166,6 @@ fn two_parallel_sheets() {
     }
 }
 
-/// A strip of width 1 along x, folded over a hairpin bend of radius `rho`: a lower layer at z = 0
-/// (normals +z) and an upper layer at z = 2 rho (normals -z), `len` long each.
 /// The bodies on the CPU backend, on the twins' binary trees (`set_wide_bvh(false)`, which cast
 /// as the kernels do) and on the GPU with both tunings: (name, scene, ids).
 fn every_backend(bodies: &[(&TriMesh, BodyKind)]) -> [(&'static str, Scene, Vec<BodyId>); 4] {
@@ -305,6 +303,8 @@ fn an_exit_memo_keeps_the_exits_of_a_body_that_did_not_move_and_traces_a_moved_o
     }
 }
 
+/// A strip of width 1 along x, folded over a hairpin bend of radius `rho`: a lower layer at z = 0
+/// (normals +z) and an upper layer at z = 2 rho (normals -z), `len` long each.
 fn folded_strip(len: f32, rho: f32) -> TriMesh {
     let mut s: Vec<(f32, f32)> = Vec::new(); // (x, z) along the strip
     let n = 40;

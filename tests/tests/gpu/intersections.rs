@@ -13,16 +13,18 @@ use raycontact::{
 use raycontact_tests::intersect::{self, CLOTH, compare};
 use raycontact_tests::{bunny, ctx, other_tuning_ctx, random_unit, rng};
 
+/// `s` with `mode` and the bodies added; their ids.
+fn with_bodies(mut s: Scene, bodies: &[(TriMesh, BodyKind)], mode: IntersectionMode) -> (Scene, Vec<BodyId>) {
+    s.set_intersections(mode);
+    let ids = bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+    (s, ids)
+}
+
 /// The bodies on the GPU and on the CPU backend, with `mode`.
 fn scenes(bodies: &[(TriMesh, BodyKind)], mode: IntersectionMode) -> ([Scene; 2], Vec<BodyId>) {
-    let mut ids = Vec::new();
-    let scenes = [true, false].map(|gpu| {
-        let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
-        s.set_intersections(mode);
-        ids = bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
-        s
-    });
-    (scenes, ids)
+    let (gpu, ids) = with_bodies(Scene::new(ctx()), bodies, mode);
+    let (cpu, _) = with_bodies(Scene::new_cpu(None).unwrap(), bodies, mode);
+    ([gpu, cpu], ids)
 }
 
 /// One full-analysis detection on both backends, checked to agree, and on the GPU with the other
@@ -33,11 +35,7 @@ fn detect(what: &str, bodies: &[(TriMesh, BodyKind)]) -> (Contacts, Vec<BodyId>)
     let found = g.detect(Pairs::Overlapping).unwrap();
     let twin = c.detect(Pairs::Overlapping).unwrap();
     compare(what, &found, &twin, 1e-4).unwrap();
-    let mut other = Scene::new(other_tuning_ctx());
-    other.set_intersections(IntersectionMode::Full);
-    for (m, k) in bodies {
-        other.add_body(&m.positions, &m.triangles, *k).unwrap();
-    }
+    let (mut other, _) = with_bodies(Scene::new(other_tuning_ctx()), bodies, IntersectionMode::Full);
     let theirs = other.detect(Pairs::Overlapping).unwrap();
     compare(&format!("{what} (the other tuning)"), &theirs, &twin, 1e-4).unwrap();
     (found, ids)
