@@ -219,7 +219,8 @@ pub struct SuiteArgs {
     /// Build the binned-SAH tree of a GPU scene's body newly at rest in the frame that finds it
     /// at rest (`Scene::set_background_trees(false)`) instead of in the background: that frame
     /// then carries the build, and which tree each frame walks does not depend on how soon a
-    /// background build is done.
+    /// background build is done. (The set-up frame builds its trees in the frame either way: the
+    /// trees of `gpu-refit`'s first rebuild, which its timed frames refit.)
     #[arg(long)]
     pub trees_in_frame: bool,
 }

@@ -52,7 +52,7 @@ use crate::packing::Packing;
 /// ([`BvhStats::rest_trees`](crate::BvhStats::rest_trees)). Moved, it is rebuilt as an LBVH
 /// (`Rebuild`) or refitted as it is (`Refit`, `Auto`). The refitting policies also make every
 /// rebuilt body's tree a binned-SAH one for the refits that follow: the CPU backend's wide
-/// trees at once, the GPU's from the next frame on
+/// trees at once, the GPU's from a later frame on, built in the background by default
 /// ([`BvhStats::refit_trees`](crate::BvhStats::refit_trees)); `Auto` measures the LBVHs on both
 /// backends.
 /// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured

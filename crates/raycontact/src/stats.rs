@@ -209,11 +209,19 @@ pub struct BvhStats {
     /// bodies are collapsed from that tree instead.
     pub rest_trees: u32,
     /// Bodies whose LBVH this frame rebuilt on the GPU under a refitting policy
-    /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`), for which the GPU backend built
-    /// on the host the binned-SAH tree over the same leaves, written over the LBVH before the
-    /// next frame, which refits it (as the CPU backend makes its wide trees under these
-    /// policies). 0 on the CPU backend.
+    /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`), for which the GPU backend makes
+    /// on the host the binned-SAH tree over the same leaves, to be written over the LBVH and
+    /// refitted from then on (as the CPU backend makes its wide trees under these policies):
+    /// by default started in the background, and written by a later frame that refits the body
+    /// or in which it rests, once done ([`Self::refit_trees_written`]; dropped if the body is
+    /// rebuilt first); with
+    /// [`Scene::set_background_trees(false)`](crate::Scene::set_background_trees), built in
+    /// this frame and written before the next one's commands. 0 on the CPU backend.
     pub refit_trees: u32,
+    /// Trees that earlier frames started in the background for the bodies they rebuilt
+    /// ([`Self::refit_trees`]), written over those bodies' LBVHs in this frame (which refits
+    /// them, or in which they rest). 0 on the CPU backend.
+    pub refit_trees_written: u32,
 }
 
 /// Host time of a detection's steps around the GPU's work, in nanoseconds: where the wall time

@@ -4,8 +4,9 @@
 //! the tuning passes fans, fan words: `assert_same_frame` checks them against the CPU frame's),
 //! and the detections and ray queries on it find what the CPU backend finds; moved, it is an
 //! LBVH again under `Rebuild`. Under `Refit` every body the first frame rebuilds gets such a
-//! tree for the frames after, which refit it. Built in the background (the default), the tree
-//! is written by a later frame in which the body still rests, and dropped if it moves first.
+//! tree for the frames after, which refit it. Built in the background (the default), a tree of
+//! a body at rest is written by a later frame in which the body still rests, and dropped if it
+//! moves first; one of a rebuilt body by a later frame that refits the body or in which it rests.
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::layout::BODY_FANS;
@@ -196,5 +197,76 @@ fn trees_built_in_the_background_are_written_while_their_body_rests() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         let (sah, written) = step([&mut gpu, &mut cpu], &ids, frame, [true, false, false]);
         assert_eq!((sah[1], sah[2], written), (true, true, 0), "frame {frame}: the trees kept, none written");
+    }
+}
+
+#[test]
+fn trees_of_rebuilt_bodies_built_in_the_background_are_written_when_refitted_or_at_rest() {
+    let meshes = bodies();
+    let mut gpu = Scene::new(ctx());
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    assert!(gpu.background_trees(), "the default off the web");
+    let mut ids = Vec::new();
+    for s in [&mut gpu, &mut cpu] {
+        s.set_bvh_update(BvhUpdate::Refit).unwrap();
+        s.set_prediction_distance(0.05).unwrap();
+        ids = meshes.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
+    }
+    // The torus moves every frame (refitted), the sphere never after frame 0 (at rest), the sheet
+    // in even frames (refitted in those, at rest in the others).
+    let mut written_in = [None; 3];
+    let mut frame = 0;
+    while written_in.contains(&None) {
+        assert!(frame < 200, "the trees of the rebuilt bodies were not written in 200 frames");
+        let moves = [true, frame == 0, frame % 2 == 0];
+        for s in [&mut gpu, &mut cpu] {
+            for (b, (m, _)) in meshes.iter().enumerate().filter(|&(b, _)| moves[b]) {
+                let shift = Vec3::new(0.02 * (frame % 5) as f32, 0.01 * (b + frame % 3) as f32, 0.0);
+                let at: Vec<Vec3> = m.positions.iter().map(|p| *p + shift).collect();
+                s.set_positions(ids[b], &at).unwrap();
+            }
+        }
+        let what = format!("background refit trees, frame {frame}");
+        let g = gpu.detect(Pairs::Overlapping).unwrap();
+        assert_same(&what, &g.contacts, &cpu.detect(Pairs::Overlapping).unwrap().contacts);
+        let (gf, cf) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
+        // Each tree with a binned-SAH flag is the tree over the CPU frame's leaves, or one
+        // refitted since (the leaves' boxes this frame's, each node its children's union).
+        assert_same_frame(&what, &gf, &cf, gpu.packing());
+        let bvh = g.stats.bvh;
+        let expected = if frame == 0 { 3 } else { 0 };
+        assert_eq!(bvh.refit_trees, expected, "{what}: trees started for the rebuilt bodies");
+        assert_eq!(bvh.rest_trees, 0, "{what}: no tree of its own for a body at rest with one pending");
+        let mut newly = 0;
+        for (b, written) in written_in.iter_mut().enumerate() {
+            match (*written, gf.sah_trees[b]) {
+                (None, true) => {
+                    assert_ne!(frame, 0, "{what}: body {b}'s tree written in the frame that started it");
+                    *written = Some(frame);
+                    newly += 1;
+                }
+                (Some(_), false) => panic!("{what}: body {b}'s binned-SAH tree lost without a rebuild"),
+                _ => {}
+            }
+        }
+        assert_eq!(bvh.refit_trees_written, newly, "{what}: trees written");
+        if gf.sah_trees[1] {
+            // The sphere has not moved since its rebuild: exactly the tree over its leaves.
+            let mut tree = Vec::new();
+            sah_tree(cf.body_nodes(gpu.packing(), 1), cf.body_state[1].leaf_count, &mut tree);
+            assert_eq!(gf.body_nodes(gpu.packing(), 1), &tree[..], "{what}: the sphere's tree");
+        }
+        frame += 1;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    // The sheet's tree comes in a frame that refits it or in one where it rests; the torus's in
+    // one that refits it: written once each, none again.
+    for frame in frame..frame + 5 {
+        let shift = Vec3::new(0.01 * (frame % 5) as f32, 0.0, 0.0);
+        let at: Vec<Vec3> = meshes[0].0.positions.iter().map(|p| *p + shift).collect();
+        gpu.set_positions(ids[0], &at).unwrap();
+        let g = gpu.detect(Pairs::Overlapping).unwrap();
+        let bvh = g.stats.bvh;
+        assert_eq!((bvh.refit_trees_written, bvh.rest_trees), (0, 0), "frame {frame}: nothing written again");
     }
 }

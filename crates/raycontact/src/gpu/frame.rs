@@ -156,15 +156,18 @@ impl GpuScene {
         self.kept.newly_at_rest().collect()
     }
 
-    /// Packed body `b`, newly at rest in the frame just recorded, has its binned-SAH tree built in
-    /// the background, to come through `tree`.
-    pub fn building(&mut self, b: usize, tree: std::sync::mpsc::Receiver<HostTree>) {
-        self.kept.building(b, tree);
+    /// Packed body `b` has the binned-SAH tree over its LBVH's leaves built in the background, to
+    /// come through `tree`: newly at rest in the frame just recorded, or (`refit`) rebuilt by it
+    /// under a refitting policy.
+    pub fn building(&mut self, b: usize, tree: std::sync::mpsc::Receiver<HostTree>, refit: bool) {
+        self.kept.building(b, tree, refit);
     }
 
-    /// The binned-SAH trees built in the background that are done, for the bodies that still rest
-    /// in the frame just recorded, to be written over their LBVHs ([`Self::write_rest_tree`]).
-    pub fn built_trees(&mut self) -> Vec<(usize, HostTree)> {
+    /// The binned-SAH trees built in the background that are done, for the bodies that the frame
+    /// just recorded refits or in which they rest, to be written over their LBVHs
+    /// ([`Self::write_rest_tree`]), each with whether it was started for a rebuilt body
+    /// (`kept.rs`, `Kept::built`).
+    pub fn built_trees(&mut self) -> Vec<(usize, HostTree, bool)> {
         self.kept.built()
     }
 
@@ -174,9 +177,10 @@ impl GpuScene {
     }
 
     /// Keeps `tree` (as [`Self::write_rest_tree`] takes it), a binned-SAH tree over the leaves
-    /// of the LBVH the frame just recorded builds for packed body `b`, to be written over that
-    /// LBVH when the next frame is recorded, before its commands: under a refitting policy,
-    /// whose next frames refit the tree. Dropped by a new packing.
+    /// of the LBVH the frame just recorded builds for packed body `b`, built in that frame (not
+    /// in the background: [`Self::set_background_trees`]), to be written over that LBVH when the
+    /// next frame is recorded, before its commands: under a refitting policy, whose next frames
+    /// refit the tree. Dropped by a new packing.
     pub fn defer_tree(&mut self, b: usize, body: &BodyGpu, tree: HostTree) {
         self.deferred.push((b, *body, tree));
     }
@@ -186,11 +190,13 @@ impl GpuScene {
         flags & BODY_FANS != 0 && self.ctx.tuning().fan_walks
     }
 
-    /// Writes `tree` over the tree of packed body `b` (`body`), newly at rest in the frame just
-    /// recorded: its nodes (body-local, a binary tree over its LBVH's leaves) with their child
-    /// pairs where the tuning keeps them (`layout::Node`: `cpu::child_pairs`), their `parents`
-    /// (for a later refit) and, where the body has them ([`Self::has_fans`]), its fan words.
-    /// Queue writes: done before the frame's commands run, which leave the body (it is kept).
+    /// Writes `tree` over the tree of packed body `b` (`body`), at rest in the frame just
+    /// recorded (or, for a tree over its LBVH's leaves built since its rebuild, refitted by it):
+    /// its nodes (body-local, a binary tree over its LBVH's leaves) with their child pairs where
+    /// the tuning keeps them (`layout::Node`: `cpu::child_pairs`), their `parents` (for a later
+    /// refit) and, where the body has them ([`Self::has_fans`]), its fan words. Queue writes:
+    /// done before the frame's commands run, which leave the body (it is kept) or refit the tree
+    /// written (`fit` writes its boxes, child pairs and fan words again).
     /// Counted as uploads in `stats`.
     pub fn write_rest_tree(
         &mut self,

@@ -8,7 +8,8 @@
 //!
 //! Also which bodies' trees are binned-SAH trees the scene wrote over their LBVHs
 //! (`scene/rest_trees.rs`), which bodies a frame finds newly at rest, which it rebuilds, and the
-//! trees being built in the background for bodies at rest, dropped when their body moves.
+//! trees being built in the background over the leaves of a body's LBVH (for a body at rest, or
+//! one that a rebuild under a refitting policy rebuilt), dropped when their body is rebuilt.
 
 use std::sync::mpsc::{Receiver, TryRecvError};
 
@@ -34,12 +35,14 @@ pub(super) struct Kept {
     updates_some: bool,
     /// Whether this frame is a rebuild.
     rebuilds: bool,
+    /// Whether this frame is a refit.
+    refits: bool,
     /// Per packed body, whether its tree is a binned-SAH tree written over its LBVH
     /// ([`Self::rest`]) and not rebuilt since.
     sah: Vec<bool>,
-    /// Per packed body, the binned-SAH tree being built in the background since it came to rest
-    /// ([`Self::building`]): over the leaves of its LBVH then, which it keeps while it rests.
-    pending: Vec<Option<Receiver<HostTree>>>,
+    /// Per packed body, the binned-SAH tree being built in the background over the leaves of
+    /// its LBVH ([`Self::building`]), which it keeps until it is rebuilt.
+    pending: Vec<Option<Pending>>,
     /// Per packed body: its positions changed since a full pass last emptied its words of the
     /// narrow phase's exit memo ([`Self::take_stale_exits`]; all after a new packing).
     exits_stale: Vec<bool>,
@@ -54,6 +57,7 @@ impl Kept {
         self.any = false;
         self.updates_some = false;
         self.rebuilds = false;
+        self.refits = false;
         self.sah.clear();
         self.sah.resize(p.bodies.len(), false);
         self.pending.clear();
@@ -104,6 +108,7 @@ impl Kept {
         self.any = false;
         self.updates_some = false;
         self.rebuilds = bvh == BvhAction::Rebuilt;
+        self.refits = bvh == BvhAction::Refitted;
         if bvh == BvhAction::None {
             // No stage runs.
             return;
@@ -118,10 +123,12 @@ impl Kept {
             self.any |= keep;
             if !keep && matches!(bvh, BvhAction::Rebuilt | BvhAction::Refitted) {
                 self.updates_some = true;
-                // A rebuilt tree is an LBVH again (a refitted one keeps its shape).
-                self.sah[b] &= bvh != BvhAction::Rebuilt;
-                // Moved: a tree being built for its last positions would not fit its leaves.
-                self.pending[b] = None;
+                // A rebuilt tree is an LBVH again (a refitted one keeps its shape), with other
+                // leaves than a tree being built over the last one's; a refit keeps the leaves.
+                if bvh == BvhAction::Rebuilt {
+                    self.sah[b] = false;
+                    self.pending[b] = None;
+                }
             }
             let flags = (self.bodies[b].flags & !BODY_KEEP) | if keep { BODY_KEEP } else { 0 };
             if flags != self.bodies[b].flags {
@@ -171,25 +178,32 @@ impl Kept {
         self.updates_some && self.any && self.is_kept(b) && !self.changes.stale()[b]
     }
 
-    /// Packed body `b`, newly at rest, has its binned-SAH tree built in the background, to come
-    /// through `tree` ([`Self::built`]).
-    pub fn building(&mut self, b: usize, tree: Receiver<HostTree>) {
-        self.pending[b] = Some(tree);
+    /// Packed body `b` has the binned-SAH tree over its LBVH's leaves built in the background,
+    /// to come through `tree` ([`Self::built`]): newly at rest, or (`refit`) rebuilt by the
+    /// frame that [`Self::begin_frame`] began, under a refitting policy.
+    pub fn building(&mut self, b: usize, tree: Receiver<HostTree>, refit: bool) {
+        self.pending[b] = Some(Pending { tree, refit });
     }
 
-    /// The trees built in the background that are done, for the bodies that still rest in the
-    /// frame that [`Self::begin_frame`] began (a body that moved since its tree was started had
-    /// it dropped then); a body that does not rest in this frame (nothing else was updated)
-    /// keeps its tree for a frame that it does. A build that failed (its task panicked) is
-    /// dropped: the body is newly at rest again.
-    pub fn built(&mut self) -> Vec<(usize, HostTree)> {
+    /// The trees built in the background that are done, for the bodies that the frame that
+    /// [`Self::begin_frame`] began refits or in which they rest, with whether each was started
+    /// for a rebuilt body (`refit`, [`Self::building`]). The tree's boxes are those of the
+    /// positions it was built from: exact for a body that rests (its LBVH was rebuilt at its
+    /// positions, which did not change since), and made so by the frame's `fit` for a body it
+    /// refits (the tree's leaves are its LBVH's: a refit keeps them). A body that was rebuilt
+    /// since its tree was started had it dropped then; one that neither rests nor is refitted in
+    /// this frame (kept while nothing else is updated, or moved in an iterative pass) keeps its
+    /// tree for a frame in which it does. A build that failed (its task panicked) is dropped:
+    /// the body can be newly at rest again.
+    pub fn built(&mut self) -> Vec<(usize, HostTree, bool)> {
         let mut done = Vec::new();
         for b in 0..self.pending.len() {
-            let Some(tree) = self.pending[b].as_ref().filter(|_| self.rests(b)) else { continue };
-            match tree.try_recv() {
+            let writable = self.rests(b) || self.refits && !self.is_kept(b);
+            let Some(p) = self.pending[b].as_ref().filter(|_| writable) else { continue };
+            match p.tree.try_recv() {
                 Ok(tree) => {
+                    done.push((b, tree, p.refit));
                     self.pending[b] = None;
-                    done.push((b, tree));
                 }
                 Err(TryRecvError::Empty) => {}
                 Err(TryRecvError::Disconnected) => self.pending[b] = None,
@@ -222,6 +236,15 @@ impl Kept {
             _ => {}
         }
     }
+}
+
+/// A binned-SAH tree being built in the background ([`Kept::building`]).
+#[derive(Debug)]
+struct Pending {
+    /// Where the tree comes from (dropped unsent if its build fails).
+    tree: Receiver<HostTree>,
+    /// Started for a body that a rebuild under a refitting policy rebuilt (else at rest).
+    refit: bool,
 }
 
 /// The range of records from the first changed to the last.

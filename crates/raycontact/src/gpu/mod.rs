@@ -121,14 +121,14 @@ pub(crate) struct GpuScene {
     last_crossing_count: u64,
     /// The bodies a frame leaves as they are (`layout::BODY_KEEP`), and what moved.
     kept: kept::Kept,
-    /// Binned-SAH trees of the bodies the last frame rebuilt, for the next frame to write
-    /// before its commands ([`GpuScene::defer_tree`]).
+    /// Binned-SAH trees of the bodies the last frame rebuilt (built in that frame: not in the
+    /// background), for the next frame to write before its commands ([`GpuScene::defer_tree`]).
     deferred: Vec<(usize, crate::layout::BodyGpu, frame::HostTree)>,
     /// The child pairs of a tree written over a body's ([`GpuScene::write_rest_tree`]), kept
     /// between writes.
     pairs_scratch: Vec<crate::layout::Node>,
-    /// Whether the binned-SAH trees of bodies at rest are built in the background
-    /// ([`GpuScene::set_background_trees`]).
+    /// Whether the binned-SAH trees of bodies at rest, and of bodies rebuilt under a refitting
+    /// policy, are built in the background ([`GpuScene::set_background_trees`]).
     background_trees: bool,
 }
 
@@ -169,15 +169,18 @@ impl GpuScene {
         }
     }
 
-    /// Whether the binned-SAH tree of a body newly at rest is built in the background, and
-    /// written by the first frame that finds it done with the body still at rest, or built and
-    /// written in the frame that finds the body at rest (`scene/rest_trees.rs`). Always the
-    /// latter on the web, where there is no thread to build it on.
+    /// Whether the binned-SAH tree of a body newly at rest (or rebuilt under a refitting policy)
+    /// is built in the background, and written by the first frame that finds it done with the
+    /// body still at rest (or refitted by that frame), or built in the frame that finds the body
+    /// at rest (or rebuilds it) and written before that frame's commands (before the next
+    /// frame's) (`scene/rest_trees.rs`). Always the latter on the web, where there is no thread
+    /// to build it on.
     pub fn set_background_trees(&mut self, on: bool) {
         self.background_trees = on && cfg!(not(target_arch = "wasm32"));
     }
 
-    /// Whether the binned-SAH trees of bodies at rest are built in the background.
+    /// Whether the binned-SAH trees of bodies at rest, and of bodies rebuilt under a refitting
+    /// policy, are built in the background.
     pub fn background_trees(&self) -> bool {
         self.background_trees
     }
