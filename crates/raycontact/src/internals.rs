@@ -17,6 +17,7 @@
 //! - [`trace_memo`]: the CPU backend's memo of a frame's traces that skip a vertex (a trace
 //!   asked by several pairs is cast once).
 //! - [`contact_parts`]: the CPU backend's per-job contact vectors, kept between frames.
+//! - [`background_trees`]: a hold on the GPU scenes' background tree builds, for tests.
 
 /// The constants and `#[repr(C)]` structs shared with the WGSL kernels.
 pub mod layout {
@@ -64,6 +65,11 @@ pub mod trace_memo {
 /// The CPU backend's per-job contact vectors, kept between frames.
 pub mod contact_parts {
     pub use crate::contact_parts::*;
+}
+
+/// Holding the GPU scenes' background tree builds, for tests.
+pub mod background_trees {
+    pub use crate::scene::{BackgroundHold, hold_background_trees};
 }
 
 pub use crate::frame::{FrameData, FrameScratch};

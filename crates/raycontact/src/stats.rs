@@ -212,15 +212,16 @@ pub struct BvhStats {
     /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`), for which the GPU backend makes
     /// on the host the binned-SAH tree over the same leaves, to be written over the LBVH and
     /// refitted from then on (as the CPU backend makes its wide trees under these policies):
-    /// by default started in the background, and written by a later frame that refits the body
-    /// or in which it rests, once done ([`Self::refit_trees_written`]; dropped if the body is
-    /// rebuilt first); with
+    /// by default started in the background, and written by a later frame that refits the body,
+    /// keeps it while refitting others (its boxes refitted on the host first) or in which it
+    /// rests, once done ([`Self::refit_trees_written`]; dropped if the body is rebuilt first);
+    /// with
     /// [`Scene::set_background_trees(false)`](crate::Scene::set_background_trees), built in
     /// this frame and written before the next one's commands. 0 on the CPU backend.
     pub refit_trees: u32,
     /// Trees that earlier frames started in the background for the bodies they rebuilt
     /// ([`Self::refit_trees`]), written over those bodies' LBVHs in this frame (which refits
-    /// them, or in which they rest). 0 on the CPU backend.
+    /// them, keeps them while refitting others, or in which they rest). 0 on the CPU backend.
     pub refit_trees_written: u32,
 }
 

@@ -28,6 +28,7 @@
 
 use super::GpuScene;
 use super::buffers::B;
+use super::kept::BuiltTree;
 use super::sort::record_sort;
 use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
@@ -164,10 +165,9 @@ impl GpuScene {
     }
 
     /// The binned-SAH trees built in the background that are done, for the bodies that the frame
-    /// just recorded refits or in which they rest, to be written over their LBVHs
-    /// ([`Self::write_rest_tree`]), each with whether it was started for a rebuilt body
-    /// (`kept.rs`, `Kept::built`).
-    pub fn built_trees(&mut self) -> Vec<(usize, HostTree, bool)> {
+    /// just recorded refits or keeps while it refits, or in which they rest, to be written over
+    /// their LBVHs ([`Self::write_rest_tree`]; `kept.rs`, `Kept::built`).
+    pub fn built_trees(&mut self) -> Vec<BuiltTree> {
         self.kept.built()
     }
 

@@ -185,24 +185,25 @@ impl Kept {
         self.pending[b] = Some(Pending { tree, refit });
     }
 
-    /// The trees built in the background that are done, for the bodies that the frame that
-    /// [`Self::begin_frame`] began refits or in which they rest, with whether each was started
-    /// for a rebuilt body (`refit`, [`Self::building`]). The tree's boxes are those of the
+    /// The trees built in the background that are done, for the bodies that rest in the frame
+    /// that [`Self::begin_frame`] began, or that it refits or keeps while it refits (the tree's
+    /// leaves are the body's LBVH's: a refit keeps them). The tree's boxes are those of the
     /// positions it was built from: exact for a body that rests (its LBVH was rebuilt at its
-    /// positions, which did not change since), and made so by the frame's `fit` for a body it
-    /// refits (the tree's leaves are its LBVH's: a refit keeps them). A body that was rebuilt
-    /// since its tree was started had it dropped then; one that neither rests nor is refitted in
-    /// this frame (kept while nothing else is updated, or moved in an iterative pass) keeps its
-    /// tree for a frame in which it does. A build that failed (its task panicked) is dropped:
-    /// the body can be newly at rest again.
-    pub fn built(&mut self) -> Vec<(usize, HostTree, bool)> {
+    /// positions, which did not change since), made so by the frame's `fit` for a body it
+    /// refits, and to be made so on the host for one it keeps after a refit has moved its boxes
+    /// since ([`BuiltTree::host_fit`]). A body that was rebuilt since its tree was started had
+    /// it dropped then; any other (kept by a rebuild without resting, or by an iterative pass
+    /// that needs no tree) keeps its tree for a later frame. A build that failed (its task
+    /// panicked) is dropped: the body can be newly at rest again.
+    pub fn built(&mut self) -> Vec<BuiltTree> {
         let mut done = Vec::new();
         for b in 0..self.pending.len() {
-            let writable = self.rests(b) || self.refits && !self.is_kept(b);
-            let Some(p) = self.pending[b].as_ref().filter(|_| writable) else { continue };
+            let rests = self.rests(b);
+            let Some(p) = self.pending[b].as_ref().filter(|_| rests || self.refits) else { continue };
             match p.tree.try_recv() {
                 Ok(tree) => {
-                    done.push((b, tree, p.refit));
+                    let host_fit = !rests && self.is_kept(b);
+                    done.push(BuiltTree { body: b, tree, refit: p.refit, host_fit });
                     self.pending[b] = None;
                 }
                 Err(TryRecvError::Empty) => {}
@@ -245,6 +246,20 @@ struct Pending {
     tree: Receiver<HostTree>,
     /// Started for a body that a rebuild under a refitting policy rebuilt (else at rest).
     refit: bool,
+}
+
+/// A tree built in the background, done, for a frame to write ([`Kept::built`]).
+pub(crate) struct BuiltTree {
+    /// The packed body.
+    pub body: usize,
+    /// The tree, with the boxes of the positions it was built from.
+    pub tree: HostTree,
+    /// Started for a body that a rebuild under a refitting policy rebuilt (else at rest).
+    pub refit: bool,
+    /// The body is kept by the frame, its boxes refitted since the tree's positions: the tree's
+    /// boxes are to be refitted to the body's positions on the host before it is written (the
+    /// frame's `fit` leaves the body).
+    pub host_fit: bool,
 }
 
 /// The range of records from the first changed to the last.

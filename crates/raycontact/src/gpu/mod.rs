@@ -47,6 +47,7 @@ pub(crate) use detect::GpuDetection;
 pub(crate) use frame::HostTree;
 pub(crate) use intersect::IntersectRun;
 pub use intersect::IntersectionBuffers;
+pub(crate) use kept::BuiltTree;
 pub(crate) use raycast::QueryKind;
 pub use response::ForceBuffers;
 pub use sort::GpuRadixSort;

@@ -13,9 +13,11 @@
 //! - Under a refitting policy ([`BvhUpdate::Refit`], `Auto`), every body a rebuild rebuilds: its
 //!   tree, built from the positions of that frame, is written over the LBVH and refitted from
 //!   then on as the body moves (`fit` climbs the parents written with it): by default built in
-//!   the background and written by the first frame after it is done that refits the body or in
-//!   which it rests (the LBVH, refitted, serves until then), dropped if the body is rebuilt
-//!   first; else built in the frame that rebuilds the body, and written before the next frame's
+//!   the background and written by the first frame after it is done that refits the body (its
+//!   `fit` makes the tree's boxes the body's: a refit keeps the leaves), keeps it while refitting
+//!   others (its boxes refitted on the host first, as `fit` would: `fit_host_tree`) or in which
+//!   it rests (its positions those of the build), the LBVH, refitted, serving until then; dropped
+//!   if the body is rebuilt first; else built in the frame that rebuilds the body, and written before the next frame's
 //!   commands ([`GpuScene::defer_tree`]). So an `Auto` rebuild frame does not carry the builds:
 //!   with two tori of 90k triangles each, one twisting until `Auto` rebuilds (a scratch program
 //!   on lavapipe, 2 runs), the rebuild frame's host time (`FrameStats::bvh.host_ns`) went from
@@ -57,8 +59,8 @@ use web_time::Instant;
 use super::Scene;
 use crate::backend::Engine;
 use crate::cpu::{self, fit_fans};
-use crate::gpu::{GpuScene, HostTree};
-use crate::layout::{BodyGpu, TriBox};
+use crate::gpu::{BuiltTree, GpuScene, HostTree};
+use crate::layout::{BodyGpu, LEAF_BIT, Node, TriBox};
 use crate::sah_tree::{sah_tree_of_boxes, tree_parents};
 use crate::stats::FrameStats;
 
@@ -98,7 +100,15 @@ impl Scene {
             bodies.par_iter().zip(&with_fans).map(build_one).collect()
         };
         let (mut written, mut late) = (0, 0);
-        for (b, (tree, parents, fans), refit) in built {
+        for BuiltTree { body: b, tree: (mut tree, parents, fans), refit, host_fit } in built {
+            if host_fit {
+                fit_host_tree(
+                    &mut tree,
+                    body_triangles(b),
+                    &data(b).positions,
+                    packing.bodies[b].vertex_offset,
+                );
+            }
             g.write_rest_tree(b, &packing.bodies[b], (&tree, &parents, &fans), stats);
             if refit {
                 late += 1;
@@ -185,6 +195,27 @@ fn build_in_background(build: impl FnOnce() -> HostTree + Send + 'static) -> Rec
     rx
 }
 
+/// Holds every scene's background tree builds ([`Scene::set_background_trees`]) until the
+/// returned guard is dropped: a job on the trees' thread that waits for the guard, so that every
+/// build started meanwhile waits behind it. For tests that need a build not done in some frames
+/// (the frames' results do not depend on it: any tree over the same leaves gives the same hits);
+/// it delays the builds of every scene of the process while held. Nothing where there is no
+/// trees' thread (the builds then run in place).
+pub fn hold_background_trees() -> BackgroundHold {
+    let (tx, rx) = sync_channel::<()>(0);
+    if let Some(pool) = tree_pool() {
+        // Ends when the guard's sender is dropped (the receive then fails).
+        pool.spawn(move || rx.recv().unwrap_or_default());
+    }
+    BackgroundHold { _release: tx }
+}
+
+/// The guard of [`hold_background_trees`]: the builds go on when it is dropped.
+#[derive(Debug)]
+pub struct BackgroundHold {
+    _release: std::sync::mpsc::SyncSender<()>,
+}
+
 /// The thread that builds the trees of bodies at rest in the background, for every scene: a
 /// rayon pool of one worker, made on first use (`None` where no thread can be started). Its
 /// builds run one after another, and their parallel parts (the boxes, the two sides of a
@@ -197,6 +228,47 @@ fn tree_pool() -> Option<&'static rayon::ThreadPool> {
         rayon::ThreadPoolBuilder::new().num_threads(1).thread_name(|_| "raycontact-trees".into()).build().ok()
     })
     .as_ref()
+}
+
+/// Refits `tree` (a binary tree over a body's triangles, internal nodes first, then the leaves)
+/// to the body's `positions` (its own; `triangles` its packed vertex indices from its first
+/// triangle, three a triangle, the first of its vertices packed `vertex_offset`), as the `fit`
+/// kernel would: each leaf the box that [`cpu::triangle_box`] gives its triangle (bit for bit
+/// the kernels' `triangle_bounds`), each internal node the union of its children's, a zero of
+/// either sign as +0. For a tree written over a body that its frame keeps (`Kept::built`).
+fn fit_host_tree(tree: &mut [Node], triangles: &[u32], positions: &[Vec3], vertex_offset: u32) {
+    let internal = tree.len() / 2;
+    let corner = |v: u32| positions[(v - vertex_offset) as usize];
+    for leaf in &mut tree[internal..] {
+        let t = (leaf.child & !LEAF_BIT) as usize;
+        let b = cpu::triangle_box(
+            corner(triangles[3 * t]),
+            corner(triangles[3 * t + 1]),
+            corner(triangles[3 * t + 2]),
+        );
+        (leaf.min, leaf.max) = (b.min, b.max);
+    }
+    if internal == 0 {
+        return;
+    }
+    // The internal nodes in depth-first order, parents before children; fitted in reverse.
+    let mut order = vec![0usize];
+    let mut i = 0;
+    while let Some(&k) = order.get(i) {
+        let left = tree[k].child as usize;
+        for c in [left, tree[left].escape as usize] {
+            if c < internal {
+                order.push(c);
+            }
+        }
+        i += 1;
+    }
+    for &k in order.iter().rev() {
+        let left = tree[k].child as usize;
+        let (l, r) = (tree[left], tree[tree[left].escape as usize]);
+        tree[k].min = l.min.min(r.min) + Vec3::ZERO;
+        tree[k].max = l.max.max(r.max) + Vec3::ZERO;
+    }
 }
 
 /// The binned-SAH tree of a body (its record, `triangles` its packed vertex indices, three a
