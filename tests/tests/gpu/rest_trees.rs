@@ -10,11 +10,12 @@
 //! it after a refit (refitted on the host) or in which it rests.
 
 use glam::{Affine3A, Vec3};
+use raycontact::internals::FrameData;
 use raycontact::internals::background_trees::hold_background_trees;
 use raycontact::internals::layout::BODY_FANS;
 use raycontact::internals::sah_tree::sah_tree;
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, BvhUpdate, Pairs, Ray, Scene};
+use raycontact::{BodyKind, BvhStats, BvhUpdate, Pairs, Ray, Scene};
 use raycontact_tests::{ctx, other_tuning_ctx};
 
 use crate::bvh::assert_same_frame;
@@ -127,16 +128,17 @@ fn bodies_at_rest_get_binned_sah_trees_with_the_same_contacts_and_hits() {
     }
 }
 
-/// One frame of the background test: the bodies that `moves` says shifted, then the detection
-/// on both scenes, which must agree (contacts and frame), and each GPU body whose tree is a
-/// binned-SAH tree must have the one over its LBVH's leaves at its positions. Returns which
-/// bodies have one, and how many trees the frame wrote.
-fn step(
+/// One frame of the background tests: the bodies that `moves` says shifted, then the detection
+/// on both scenes, which must agree (contacts and frame: each GPU tree with a binned-SAH flag is
+/// the tree over the CPU frame's leaves, or one refitted since, its leaves' boxes this frame's
+/// and each node its children's union). Returns the GPU frame's BVH stats, and both frames.
+fn moved_frame(
     scenes: [&mut Scene; 2],
     ids: &[raycontact::BodyId],
+    what: &str,
     frame: usize,
     moves: [bool; 3],
-) -> ([bool; 3], u32) {
+) -> (BvhStats, FrameData, FrameData) {
     let meshes = bodies();
     let [gpu, cpu] = scenes;
     for s in [&mut *gpu, &mut *cpu] {
@@ -146,18 +148,32 @@ fn step(
             s.set_positions(ids[b], &at).unwrap();
         }
     }
-    let what = format!("background trees, frame {frame}");
     let g = gpu.detect(Pairs::Overlapping).unwrap();
-    assert_same(&what, &g.contacts, &cpu.detect(Pairs::Overlapping).unwrap().contacts);
+    assert_same(what, &g.contacts, &cpu.detect(Pairs::Overlapping).unwrap().contacts);
     let (gf, cf) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
-    assert_same_frame(&what, &gf, &cf, gpu.packing());
+    assert_same_frame(what, &gf, &cf, gpu.packing());
+    (g.stats.bvh, gf, cf)
+}
+
+/// One frame of the background test of bodies at rest ([`moved_frame`]), in which each GPU body
+/// whose tree is a binned-SAH tree must have the one over its LBVH's leaves at its positions.
+/// Returns which bodies have one, and how many trees the frame wrote.
+fn step(
+    scenes: [&mut Scene; 2],
+    ids: &[raycontact::BodyId],
+    frame: usize,
+    moves: [bool; 3],
+) -> ([bool; 3], u32) {
+    let what = format!("background trees, frame {frame}");
+    let [gpu, cpu] = scenes;
+    let (bvh, gf, cf) = moved_frame([&mut *gpu, cpu], ids, &what, frame, moves);
     let sah: [bool; 3] = gf.sah_trees[..].try_into().unwrap();
     for b in (0..3).filter(|&b| sah[b]) {
         let mut tree = Vec::new();
         sah_tree(cf.body_nodes(gpu.packing(), b), cf.body_state[b].leaf_count, &mut tree);
         assert_eq!(gf.body_nodes(gpu.packing(), b), &tree[..], "{what}: body {b}'s tree");
     }
-    (sah, g.stats.bvh.rest_trees)
+    (sah, bvh.rest_trees)
 }
 
 #[test]
@@ -226,22 +242,9 @@ fn trees_of_rebuilt_bodies_built_in_the_background_are_written_when_refitted_kep
         if frame == 2 {
             hold = None;
         }
-        let moves = [true, frame <= 1, frame == 0];
-        for s in [&mut gpu, &mut cpu] {
-            for (b, (m, _)) in meshes.iter().enumerate().filter(|&(b, _)| moves[b]) {
-                let shift = Vec3::new(0.02 * (frame % 5) as f32, 0.01 * (b + frame % 3) as f32, 0.0);
-                let at: Vec<Vec3> = m.positions.iter().map(|p| *p + shift).collect();
-                s.set_positions(ids[b], &at).unwrap();
-            }
-        }
         let what = format!("background refit trees, frame {frame}");
-        let g = gpu.detect(Pairs::Overlapping).unwrap();
-        assert_same(&what, &g.contacts, &cpu.detect(Pairs::Overlapping).unwrap().contacts);
-        let (gf, cf) = (gpu.frame_data().unwrap(), cpu.frame_data().unwrap());
-        // Each tree with a binned-SAH flag is the tree over the CPU frame's leaves, or one
-        // refitted since (the leaves' boxes this frame's, each node its children's union).
-        assert_same_frame(&what, &gf, &cf, gpu.packing());
-        let bvh = g.stats.bvh;
+        let moves = [true, frame <= 1, frame == 0];
+        let (bvh, gf, cf) = moved_frame([&mut gpu, &mut cpu], &ids, &what, frame, moves);
         let expected = if frame == 0 { 3 } else { 0 };
         assert_eq!(bvh.refit_trees, expected, "{what}: trees started for the rebuilt bodies");
         assert_eq!(bvh.rest_trees, 0, "{what}: no tree of its own for a body at rest with one pending");
@@ -270,10 +273,9 @@ fn trees_of_rebuilt_bodies_built_in_the_background_are_written_when_refitted_kep
     drop(hold);
     // Written once each: none again, the torus still refitted every frame.
     for frame in frame..frame + 5 {
-        let shift = Vec3::new(0.01 * (frame % 5) as f32, 0.0, 0.0);
-        let at: Vec<Vec3> = meshes[0].0.positions.iter().map(|p| *p + shift).collect();
-        gpu.set_positions(ids[0], &at).unwrap();
-        let bvh = gpu.detect(Pairs::Overlapping).unwrap().stats.bvh;
-        assert_eq!((bvh.refit_trees_written, bvh.rest_trees), (0, 0), "frame {frame}: nothing written again");
+        let what = format!("background refit trees, frame {frame}");
+        let (bvh, gf, _) = moved_frame([&mut gpu, &mut cpu], &ids, &what, frame, [true, false, false]);
+        assert_eq!(gf.sah_trees, [true; 3], "{what}");
+        assert_eq!((bvh.refit_trees_written, bvh.rest_trees), (0, 0), "{what}: nothing written again");
     }
 }
