@@ -69,7 +69,7 @@ pub mod contact_parts {
 
 /// Holding the GPU scenes' background tree builds, for tests.
 pub mod background_trees {
-    pub use crate::scene::{BackgroundHold, hold_background_trees};
+    pub use crate::tree_thread::{BackgroundHold, hold_background_trees};
 }
 
 pub use crate::frame::{FrameData, FrameScratch};

@@ -110,6 +110,7 @@ mod scene;
 mod stats;
 mod trace_memo;
 mod tree_build;
+mod tree_thread;
 pub mod walk;
 mod wide_bvh;
 mod wide_collapse;

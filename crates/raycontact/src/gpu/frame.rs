@@ -28,16 +28,12 @@
 
 use super::GpuScene;
 use super::buffers::B;
-use super::kept::BuiltTree;
+use super::kept::{BuiltTree, HostTree};
 use super::sort::record_sort;
 use super::timer::{TIMED_STAGES, UPDATE_STAGES, timed_pass};
 use crate::kernels::Kernel;
 use crate::layout::{BODY_FANS, BodyGpu, BodyState, Node, TRIANGLE_REGIONS, VERTEX_PREVIOUS, WG_SIZE};
 use crate::stats::{BvhAction, FrameStats, Stage};
-
-/// A binary tree built on the host for a body: its nodes (body-local), their parents and its
-/// fan words (empty unless the body has them).
-pub(crate) type HostTree = (Vec<Node>, Vec<u32>, Vec<u32>);
 
 /// Byte ranges of a body's [`BodyState`] that hold its box: `min_key` and `max_key`.
 const BOX_KEYS: [(u64, u64); 2] = [

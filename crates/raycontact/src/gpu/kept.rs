@@ -14,9 +14,8 @@
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use super::buffers::{B, Buffers};
-use super::frame::HostTree;
 use crate::changes::Changes;
-use crate::layout::{BODY_KEEP, BodyGpu, SortSegment, sort_passes};
+use crate::layout::{BODY_KEEP, BodyGpu, Node, SortSegment, sort_passes};
 use crate::packing::Packing;
 use crate::stats::BvhAction;
 
@@ -238,6 +237,10 @@ impl Kept {
         }
     }
 }
+
+/// A binary tree built on the host for a body: its nodes (body-local), their parents and its
+/// fan words (empty unless the body has them).
+pub(crate) type HostTree = (Vec<Node>, Vec<u32>, Vec<u32>);
 
 /// A binned-SAH tree being built in the background ([`Kept::building`]).
 #[derive(Debug)]

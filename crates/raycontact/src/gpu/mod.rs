@@ -44,10 +44,9 @@ mod walk;
 
 pub(crate) use buffers::{B, check_fits};
 pub(crate) use detect::GpuDetection;
-pub(crate) use frame::HostTree;
 pub(crate) use intersect::IntersectRun;
 pub use intersect::IntersectionBuffers;
-pub(crate) use kept::BuiltTree;
+pub(crate) use kept::{BuiltTree, HostTree};
 pub(crate) use raycast::QueryKind;
 pub use response::ForceBuffers;
 pub use sort::GpuRadixSort;
@@ -124,7 +123,7 @@ pub(crate) struct GpuScene {
     kept: kept::Kept,
     /// Binned-SAH trees of the bodies the last frame rebuilt (built in that frame: not in the
     /// background), for the next frame to write before its commands ([`GpuScene::defer_tree`]).
-    deferred: Vec<(usize, crate::layout::BodyGpu, frame::HostTree)>,
+    deferred: Vec<(usize, crate::layout::BodyGpu, HostTree)>,
     /// The child pairs of a tree written over a body's ([`GpuScene::write_rest_tree`]), kept
     /// between writes.
     pairs_scratch: Vec<crate::layout::Node>,

@@ -25,8 +25,6 @@ mod rays;
 mod record_rays;
 mod response;
 mod rest_trees;
-
-pub use rest_trees::{BackgroundHold, hold_background_trees};
 mod walk;
 
 /// Contact capacity of a new scene.

@@ -49,9 +49,6 @@
 //! [`Making::Sah`]: crate::wide_bvh::Making
 //! [`BvhUpdate::Refit`]: crate::BvhUpdate::Refit
 
-use std::sync::OnceLock;
-use std::sync::mpsc::{Receiver, sync_channel};
-
 use glam::Vec3;
 use rayon::prelude::*;
 use web_time::Instant;
@@ -63,6 +60,7 @@ use crate::gpu::{BuiltTree, GpuScene, HostTree};
 use crate::layout::{BodyGpu, LEAF_BIT, Node, TriBox};
 use crate::sah_tree::{sah_tree_of_boxes, tree_parents};
 use crate::stats::FrameStats;
+use crate::tree_thread::spawn_build;
 
 impl Scene {
     /// Writes the binned-SAH tree of every body newly at rest in the GPU frame just recorded
@@ -121,7 +119,7 @@ impl Scene {
             for &b in bodies {
                 let (body, with_fans) = (packing.bodies[b], g.has_fans(packing.bodies[b].flags));
                 let (triangles, positions) = (body_triangles(b).to_vec(), data(b).positions.clone());
-                let tree = build_in_background(move || host_tree(&body, &triangles, &positions, with_fans));
+                let tree = spawn_build(move || host_tree(&body, &triangles, &positions, with_fans));
                 g.building(b, tree, refit);
             }
         };
@@ -180,54 +178,6 @@ impl Scene {
     pub fn background_trees(&self) -> bool {
         matches!(&self.engine, Engine::Gpu(g) if g.background_trees())
     }
-}
-
-/// Runs `build` on the trees' own thread ([`tree_pool`]), or in place where there is none; its
-/// tree comes through the receiver (dropped unsent if the build panics).
-fn build_in_background(build: impl FnOnce() -> HostTree + Send + 'static) -> Receiver<HostTree> {
-    let (tx, rx) = sync_channel(1);
-    // The scene may have dropped the receiver (the body moved, or the scene is gone).
-    let job = move || drop(tx.send(build()));
-    match tree_pool() {
-        Some(pool) => pool.spawn(job),
-        None => job(),
-    }
-    rx
-}
-
-/// Holds every scene's background tree builds ([`Scene::set_background_trees`]) until the
-/// returned guard is dropped: a job on the trees' thread that waits for the guard, so that every
-/// build started meanwhile waits behind it. For tests that need a build not done in some frames
-/// (the frames' results do not depend on it: any tree over the same leaves gives the same hits);
-/// it delays the builds of every scene of the process while held. Nothing where there is no
-/// trees' thread (the builds then run in place).
-pub fn hold_background_trees() -> BackgroundHold {
-    let (tx, rx) = sync_channel::<()>(0);
-    if let Some(pool) = tree_pool() {
-        // Ends when the guard's sender is dropped (the receive then fails).
-        pool.spawn(move || rx.recv().unwrap_or_default());
-    }
-    BackgroundHold { _release: tx }
-}
-
-/// The guard of [`hold_background_trees`]: the builds go on when it is dropped.
-#[derive(Debug)]
-pub struct BackgroundHold {
-    _release: std::sync::mpsc::SyncSender<()>,
-}
-
-/// The thread that builds the trees of bodies at rest in the background, for every scene: a
-/// rayon pool of one worker, made on first use (`None` where no thread can be started). Its
-/// builds run one after another, and their parallel parts (the boxes, the two sides of a
-/// split) run on it alone: on rayon's global pool, which the frame's own parallel steps use
-/// (the contacts' ordering), a build would hold every worker, and a frame's step would wait
-/// for it to end.
-fn tree_pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new().num_threads(1).thread_name(|_| "raycontact-trees".into()).build().ok()
-    })
-    .as_ref()
 }
 
 /// Refits `tree` (a binary tree over a body's triangles, internal nodes first, then the leaves)

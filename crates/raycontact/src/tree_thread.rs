@@ -1,0 +1,54 @@
+//! The thread on which the GPU scenes build their binned-SAH trees in the background
+//! ([`Scene::set_background_trees`](crate::Scene::set_background_trees), `scene/rest_trees.rs`),
+//! and a hold on it for tests.
+
+use std::sync::OnceLock;
+use std::sync::mpsc::{Receiver, sync_channel};
+
+/// Runs `build` on the trees' own thread ([`tree_pool`]), or in place where there is none; its
+/// result comes through the receiver (dropped unsent if the build panics).
+pub(crate) fn spawn_build<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> Receiver<T> {
+    let (tx, rx) = sync_channel(1);
+    // The scene may have dropped the receiver (the body moved, or the scene is gone).
+    let job = move || drop(tx.send(build()));
+    match tree_pool() {
+        Some(pool) => pool.spawn(job),
+        None => job(),
+    }
+    rx
+}
+
+/// Holds every scene's background tree builds ([`Scene::set_background_trees`](crate::Scene::set_background_trees)) until the
+/// returned guard is dropped: a job on the trees' thread that waits for the guard, so that every
+/// build started meanwhile waits behind it. For tests that need a build not done in some frames
+/// (the frames' results do not depend on it: any tree over the same leaves gives the same hits);
+/// it delays the builds of every scene of the process while held. Nothing where there is no
+/// trees' thread (the builds then run in place).
+pub fn hold_background_trees() -> BackgroundHold {
+    let (tx, rx) = sync_channel::<()>(0);
+    if let Some(pool) = tree_pool() {
+        // Ends when the guard's sender is dropped (the receive then fails).
+        pool.spawn(move || rx.recv().unwrap_or_default());
+    }
+    BackgroundHold { _release: tx }
+}
+
+/// The guard of [`hold_background_trees`]: the builds go on when it is dropped.
+#[derive(Debug)]
+pub struct BackgroundHold {
+    _release: std::sync::mpsc::SyncSender<()>,
+}
+
+/// The thread that builds the trees of bodies at rest in the background, for every scene: a
+/// rayon pool of one worker, made on first use (`None` where no thread can be started). Its
+/// builds run one after another, and their parallel parts (the boxes, the two sides of a
+/// split) run on it alone: on rayon's global pool, which the frame's own parallel steps use
+/// (the contacts' ordering), a build would hold every worker, and a frame's step would wait
+/// for it to end.
+fn tree_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new().num_threads(1).thread_name(|_| "raycontact-trees".into()).build().ok()
+    })
+    .as_ref()
+}
