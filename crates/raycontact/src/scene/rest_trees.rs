@@ -20,11 +20,12 @@
 //!   if the body is rebuilt first; else built in the frame that rebuilds the body, and written before the next frame's
 //!   commands ([`GpuScene::defer_tree`]). So an `Auto` rebuild frame does not carry the builds:
 //!   with two tori of 90k triangles each, one twisting until `Auto` rebuilds (a scratch program
-//!   on lavapipe, 2 runs), the rebuild frame's host time (`FrameStats::bvh.host_ns`) went from
-//!   55.7-66.2 ms with the trees built in the frame to 21.0-23.7 ms, the rest of it `Auto`'s
-//!   mirror rebuilding its LBVHs (`scene/bvh.rs`); the trees were written by the next frame.
-//!   On lavapipe, whose GPU work shares the 2 cores with the build, the frame itself was no
-//!   shorter: 190.0-204.3 ms with the builds in it, 209.4-214.1 with them in the background.
+//!   on lavapipe, 4 runs of each, alternated), the rebuild frame's host time
+//!   (`FrameStats::bvh.host_ns`) went from 31.6-66.2 ms with the trees built in the frame to
+//!   13.8-23.7 ms, the rest of it `Auto`'s mirror rebuilding its LBVHs (`scene/bvh.rs`); the
+//!   trees were written by the next frame. On lavapipe, whose GPU work shares the 2 cores with
+//!   the build, the frame itself was no shorter: 116.5-204.3 ms with the builds in it,
+//!   138.7-214.1 with them in the background.
 //!
 //! The closest hit does not depend on the tree, so the contacts are the same; the rays enter
 //! fewer boxes. Moved, a body is rebuilt as an LBVH under `Rebuild`, refitted as it is under a
