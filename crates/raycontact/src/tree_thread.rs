@@ -9,7 +9,7 @@ use std::sync::mpsc::{Receiver, sync_channel};
 /// result comes through the receiver (dropped unsent if the build panics).
 pub(crate) fn spawn_build<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> Receiver<T> {
     let (tx, rx) = sync_channel(1);
-    // The scene may have dropped the receiver (the body moved, or the scene is gone).
+    // The scene may have dropped the receiver (the body was rebuilt, or the scene is gone).
     let job = move || drop(tx.send(build()));
     match tree_pool() {
         Some(pool) => pool.spawn(job),
@@ -18,9 +18,10 @@ pub(crate) fn spawn_build<T: Send + 'static>(build: impl FnOnce() -> T + Send + 
     rx
 }
 
-/// Holds every scene's background tree builds ([`Scene::set_background_trees`](crate::Scene::set_background_trees)) until the
-/// returned guard is dropped: a job on the trees' thread that waits for the guard, so that every
-/// build started meanwhile waits behind it. For tests that need a build not done in some frames
+/// Holds every scene's background tree builds
+/// ([`Scene::set_background_trees`](crate::Scene::set_background_trees)) until the returned
+/// guard is dropped: a job on the trees' thread that waits for the guard, so that every build
+/// started meanwhile waits behind it. For tests that need a build not done in some frames
 /// (the frames' results do not depend on it: any tree over the same leaves gives the same hits);
 /// it delays the builds of every scene of the process while held. Nothing where there is no
 /// trees' thread (the builds then run in place).
@@ -39,7 +40,7 @@ pub struct BackgroundHold {
     _release: std::sync::mpsc::SyncSender<()>,
 }
 
-/// The thread that builds the trees of bodies at rest in the background, for every scene: a
+/// The thread that builds the binned-SAH trees in the background, for every scene: a
 /// rayon pool of one worker, made on first use (`None` where no thread can be started). Its
 /// builds run one after another, and their parallel parts (the boxes, the two sides of a
 /// split) run on it alone: on rayon's global pool, which the frame's own parallel steps use

@@ -64,7 +64,8 @@ impl GpuScene {
         if let Some(t) = &self.timer {
             t.begin_frame();
         }
-        // The trees of the bodies the last frame rebuilt, made for this one (which refits them).
+        // The trees of the bodies the last frame rebuilt, made for this one (which refits them)
+        // in that frame: background trees off.
         for (b, body, tree) in std::mem::take(&mut self.deferred) {
             self.write_rest_tree(b, &body, (&tree.0, &tree.1, &tree.2), stats);
         }

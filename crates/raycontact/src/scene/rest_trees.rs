@@ -11,21 +11,21 @@
 //!   written in the frame that finds it at rest
 //!   ([`Scene::set_background_trees`]). A tree per rest, however long the rest.
 //! - Under a refitting policy ([`BvhUpdate::Refit`], `Auto`), every body a rebuild rebuilds: its
-//!   tree, built from the positions of that frame, is written over the LBVH and refitted from
-//!   then on as the body moves (`fit` climbs the parents written with it): by default built in
-//!   the background and written by the first frame after it is done that refits the body (its
-//!   `fit` makes the tree's boxes the body's: a refit keeps the leaves), keeps it while refitting
-//!   others (its boxes refitted on the host first, as `fit` would: `fit_host_tree`) or in which
-//!   it rests (its positions those of the build), the LBVH, refitted, serving until then; dropped
-//!   if the body is rebuilt first; else built in the frame that rebuilds the body, and written before the next frame's
-//!   commands ([`GpuScene::defer_tree`]). So an `Auto` rebuild frame does not carry the builds:
-//!   with two tori of 90k triangles each, one twisting until `Auto` rebuilds (a scratch program
-//!   on lavapipe, 4 runs of each, alternated), the rebuild frame's host time
+//!   tree, built from the positions of that frame, is written over the LBVH and refitted from then
+//!   on as the body moves (`fit` climbs the parents written with it): by default built in the
+//!   background and written by the first frame after it is done that refits the body (its `fit`
+//!   makes the tree's boxes the body's: a refit keeps the leaves), keeps it while refitting others
+//!   (its boxes refitted on the host first, as `fit` would: `fit_host_tree`) or in which it rests
+//!   (its positions those of the build), the LBVH, refitted, serving until then; dropped if the
+//!   body is rebuilt first; else built in the frame that rebuilds the body, and written before the
+//!   next frame's commands ([`GpuScene::defer_tree`]). So an `Auto` rebuild frame does not carry
+//!   the builds: with two tori of 90k triangles each, one twisting until `Auto` rebuilds (a scratch
+//!   program on lavapipe, 4 runs of each, alternated), the rebuild frame's host time
 //!   (`FrameStats::bvh.host_ns`) went from 31.6-66.2 ms with the trees built in the frame to
-//!   13.8-23.7 ms, the rest of it `Auto`'s mirror rebuilding its LBVHs (`scene/bvh.rs`); the
-//!   trees were written by the next frame. On lavapipe, whose GPU work shares the 2 cores with
-//!   the build, the frame itself was no shorter: 116.5-204.3 ms with the builds in it,
-//!   138.7-214.1 with them in the background.
+//!   13.8-23.7 ms, the rest of it `Auto`'s mirror rebuilding its LBVHs (`scene/bvh.rs`); the trees
+//!   were written by the next frame. On lavapipe, whose GPU work shares the 2 cores with the build,
+//!   the frame itself was no shorter: 116.5-204.3 ms with the builds in it, 138.7-214.1 with them
+//!   in the background.
 //!
 //! The closest hit does not depend on the tree, so the contacts are the same; the rays enter
 //! fewer boxes. Moved, a body is rebuilt as an LBVH under `Rebuild`, refitted as it is under a
@@ -64,12 +64,13 @@ use crate::stats::FrameStats;
 use crate::tree_thread::spawn_build;
 
 impl Scene {
-    /// Writes the binned-SAH tree of every body newly at rest in the GPU frame just recorded
-    /// (or, built in the background, [`Scene::set_background_trees`], starts it, and writes
-    /// those started in earlier frames that are done, for bodies still at rest), and under a
-    /// refitting policy makes those of the bodies it rebuilds for the next frame
-    /// ([`GpuScene::defer_tree`]): each set built in parallel over its bodies; the trees written
-    /// and the host time go to `stats.bvh`. GPU scenes only.
+    /// Writes the binned-SAH tree of every body newly at rest in the GPU frame just recorded,
+    /// and under a refitting policy makes those of the bodies it rebuilds for the next frame
+    /// ([`GpuScene::defer_tree`]), each set built in parallel over its bodies; or, built in the
+    /// background ([`Scene::set_background_trees`]), starts them all, and writes those started
+    /// in earlier frames that are done, for the bodies that the frame refits, keeps while it
+    /// refits others (refitted on the host first) or in which they rest (`gpu/kept.rs`). The
+    /// trees written and the host time go to `stats.bvh`. GPU scenes only.
     pub(super) fn write_rest_trees(&mut self, stats: &mut FrameStats) {
         let Engine::Gpu(g) = &mut self.engine else { unreachable!("a GPU scene") };
         // Newly at rest before the finished builds are taken: a body whose tree this frame
@@ -143,22 +144,27 @@ impl Scene {
         stats.bvh.host_ns = Some(stats.bvh.host_ns.unwrap_or(0.0) + ns);
     }
 
-    /// Builds the binned-SAH tree of each body newly at rest in the background (the default,
-    /// but on the web), or in the frame that finds it at rest. In the background the frame
-    /// that finds a body at rest copies its triangles and positions and starts the build on a
-    /// thread of its own (one for every scene: the builds take one core, none from the frame's
-    /// parallel steps); the first frame after it is done in which the body still rests (kept
-    /// while other bodies' trees are updated) writes the tree, and a body that moves before
-    /// then drops it. The contacts and hits are the same either way (any tree over the same
-    /// leaves gives the same closest hit); the rays enter fewer boxes from that frame on.
+    /// Builds the binned-SAH tree of each body newly at rest, and under a refitting policy
+    /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`) of each body a rebuild rebuilds, in
+    /// the background (the default, but on the web), or in the frame that finds it at rest (or
+    /// rebuilds it). In the background that frame copies the body's triangles and positions and
+    /// starts the build on a thread of its own (one for every scene: the builds take one core, none
+    /// from the frame's parallel steps); the first frame after it is done in which the body still
+    /// rests (kept while other bodies' trees are updated) writes the tree, or under a refitting
+    /// policy also one that refits the body, or keeps it while refitting others (the tree refitted
+    /// on the host first); a body rebuilt before then drops it (under `Rebuild`, one that moves).
+    /// The contacts and hits are the same either way (any tree over the same leaves gives the same
+    /// closest hit); the rays enter fewer boxes from that frame on.
     ///
     /// Built in the frame, the build is that frame's host time: on the NVIDIA H200 machine
     /// (16 cores of a Xeon VM) the armadillo pair's first frame with one of its 52k-triangle
     /// bodies still took 13.8 ms against a median of 2.4 (the `files` scene of the suite,
     /// `raycontact-bench --files armadillo.off armadillo.off --translate-b 22.88,0,0`), on this
     /// 2-core machine 155 against 120 ms on lavapipe. Tests that check the tree of a given frame
-    /// build it in the frame. The CPU backend, whose wide trees of such bodies are made in the
-    /// frame, ignores this.
+    /// build it in the frame. Under `Auto`, the trees of the bodies a rebuild rebuilds in the
+    /// frame made its host time 31.6-66.2 ms against 13.8-23.7 in the background (this module's
+    /// doc). The CPU backend, whose wide trees of such bodies are made in the frame, ignores
+    /// this.
     ///
     /// ```no_run
     /// # use raycontact::{GpuContext, Scene};
@@ -174,8 +180,9 @@ impl Scene {
         }
     }
 
-    /// Whether a GPU scene builds the binned-SAH trees of bodies at rest in the background
-    /// ([`Scene::set_background_trees`]; on by default but on the web); never on the CPU backend.
+    /// Whether a GPU scene builds the binned-SAH trees of bodies at rest, and of bodies rebuilt
+    /// under a refitting policy, in the background ([`Scene::set_background_trees`]; on by
+    /// default but on the web); never on the CPU backend.
     pub fn background_trees(&self) -> bool {
         matches!(&self.engine, Engine::Gpu(g) if g.background_trees())
     }
