@@ -188,40 +188,27 @@ impl Scene {
     }
 }
 
-/// Refits `tree` (a binary tree over a body's triangles, internal nodes first, then the leaves)
-/// to the body's `positions` (its own; `triangles` its packed vertex indices from its first
-/// triangle, three a triangle, the first of its vertices packed `vertex_offset`), as the `fit`
-/// kernel would: each leaf the box that [`cpu::triangle_box`] gives its triangle (bit for bit
-/// the kernels' `triangle_bounds`), each internal node the union of its children's, a zero of
-/// either sign as +0. For a tree written over a body that its frame keeps (`Kept::built`).
+/// The box that [`cpu::triangle_box`] gives body-local triangle `t` of a body (`triangles` its
+/// packed vertex indices from its first triangle, three a triangle; `positions` its own, its
+/// first vertex packed `vertex_offset`): bit for bit the kernels' `triangle_bounds`.
+fn triangle_box_of(triangles: &[u32], positions: &[Vec3], vertex_offset: u32, t: usize) -> TriBox {
+    let corner = |k: usize| positions[(triangles[3 * t + k] - vertex_offset) as usize];
+    cpu::triangle_box(corner(0), corner(1), corner(2))
+}
+
+/// Refits `tree`, a binned-SAH tree of [`host_tree`] (its internal nodes in depth-first order,
+/// each before its children, then its leaves), to a body's `positions` (`triangles` and
+/// `vertex_offset` as [`triangle_box_of`] takes them), as the `fit` kernel would: each leaf its
+/// triangle's box, each internal node the union of its children's, a zero of either sign as +0,
+/// the nodes taken from the last up. For a tree written over a body that its frame keeps
+/// (`Kept::built`).
 fn fit_host_tree(tree: &mut [Node], triangles: &[u32], positions: &[Vec3], vertex_offset: u32) {
     let internal = tree.len() / 2;
-    let corner = |v: u32| positions[(v - vertex_offset) as usize];
     for leaf in &mut tree[internal..] {
-        let t = (leaf.child & !LEAF_BIT) as usize;
-        let b = cpu::triangle_box(
-            corner(triangles[3 * t]),
-            corner(triangles[3 * t + 1]),
-            corner(triangles[3 * t + 2]),
-        );
+        let b = triangle_box_of(triangles, positions, vertex_offset, (leaf.child & !LEAF_BIT) as usize);
         (leaf.min, leaf.max) = (b.min, b.max);
     }
-    if internal == 0 {
-        return;
-    }
-    // The internal nodes in depth-first order, parents before children; fitted in reverse.
-    let mut order = vec![0usize];
-    let mut i = 0;
-    while let Some(&k) = order.get(i) {
-        let left = tree[k].child as usize;
-        for c in [left, tree[left].escape as usize] {
-            if c < internal {
-                order.push(c);
-            }
-        }
-        i += 1;
-    }
-    for &k in order.iter().rev() {
+    for k in (0..internal).rev() {
         let left = tree[k].child as usize;
         let (l, r) = (tree[left], tree[tree[left].escape as usize]);
         tree[k].min = l.min.min(r.min) + Vec3::ZERO;
@@ -233,11 +220,10 @@ fn fit_host_tree(tree: &mut [Node], triangles: &[u32], positions: &[Vec3], verte
 /// triangle, `positions` its own) with its parents and, with `with_fans`, its fan words: over
 /// its non-degenerate triangles, each with the box the twin [`cpu::triangle_box`] gives it.
 fn host_tree(body: &BodyGpu, triangles: &[u32], positions: &[Vec3], with_fans: bool) -> HostTree {
-    let corner = |v: u32| positions[(v - body.vertex_offset) as usize];
-    let boxes: Vec<TriBox> = triangles
-        .par_chunks_exact(3)
+    let boxes: Vec<TriBox> = (0..triangles.len() / 3)
+        .into_par_iter()
         .with_min_len(1024)
-        .map(|t| cpu::triangle_box(corner(t[0]), corner(t[1]), corner(t[2])))
+        .map(|t| triangle_box_of(triangles, positions, body.vertex_offset, t))
         .collect();
     let (mut tree, mut parents) = (Vec::new(), Vec::new());
     sah_tree_of_boxes(&boxes, &mut tree);
