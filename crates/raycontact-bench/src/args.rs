@@ -216,11 +216,13 @@ pub struct SuiteArgs {
     /// costs (a software adapter pays for each timestamp) and the GPU lines have no stage times.
     #[arg(long)]
     pub no_gpu_timestamps: bool,
-    /// Build the binned-SAH tree of a GPU scene's body newly at rest in the frame that finds it
-    /// at rest (`Scene::set_background_trees(false)`) instead of in the background: that frame
-    /// then carries the build, and which tree each frame walks does not depend on how soon a
-    /// background build is done. (The set-up frame builds its trees in the frame either way: the
-    /// trees of `gpu-refit`'s first rebuild, which its timed frames refit.)
+    /// Build the binned-SAH tree of a raycontact scene's body newly at rest (GPU or CPU; on the
+    /// CPU also of a static body, and of a body rebuilt under a refitting policy) in the frame
+    /// that makes it (`Scene::set_background_trees(false)`) instead of in the background: that
+    /// frame then carries the build, and which tree each frame walks does not depend on how soon
+    /// a background build is done. (The set-up frame builds its trees in the frame either way:
+    /// the trees of `gpu-refit`'s and `cpu-refit`'s first rebuild, which their timed frames
+    /// refit.)
     #[arg(long)]
     pub trees_in_frame: bool,
 }

@@ -51,10 +51,11 @@ use crate::packing::Packing;
 /// on the host and writes it over the body's LBVH
 /// ([`BvhStats::rest_trees`](crate::BvhStats::rest_trees)). Moved, it is rebuilt as an LBVH
 /// (`Rebuild`) or refitted as it is (`Refit`, `Auto`). The refitting policies also make every
-/// rebuilt body's tree a binned-SAH one for the refits that follow: the CPU backend's wide
-/// trees at once, the GPU's from a later frame on, built in the background by default
-/// ([`BvhStats::refit_trees`](crate::BvhStats::refit_trees)); `Auto` measures the LBVHs on both
-/// backends.
+/// rebuilt body's tree a binned-SAH one for the refits that follow (the CPU backend's wide
+/// trees, the GPU's binary ones), from a later frame on: built in the background by default
+/// ([`Scene::set_background_trees`](crate::Scene::set_background_trees),
+/// [`BvhStats::refit_trees`](crate::BvhStats::refit_trees)), as are the trees of bodies at
+/// rest; `Auto` measures the LBVHs on both backends.
 /// [`FrameStats::bvh`](crate::FrameStats::bvh) reports what each frame did and the measured
 /// degradation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

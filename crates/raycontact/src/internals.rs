@@ -17,7 +17,8 @@
 //! - [`trace_memo`]: the CPU backend's memo of a frame's traces that skip a vertex (a trace
 //!   asked by several pairs is cast once).
 //! - [`contact_parts`]: the CPU backend's per-job contact vectors, kept between frames.
-//! - [`background_trees`]: a hold on the GPU scenes' background tree builds, for tests.
+//! - [`background_trees`]: a hold on the scenes' background tree builds, and a wait for them,
+//!   for tests.
 
 /// The constants and `#[repr(C)]` structs shared with the WGSL kernels.
 pub mod layout {
@@ -67,9 +68,9 @@ pub mod contact_parts {
     pub use crate::contact_parts::*;
 }
 
-/// Holding the GPU scenes' background tree builds, for tests.
+/// Holding the scenes' background tree builds, and waiting for them, for tests.
 pub mod background_trees {
-    pub use crate::tree_thread::{BackgroundHold, hold_background_trees};
+    pub use crate::tree_thread::{BackgroundHold, hold_background_trees, wait_background_trees};
 }
 
 pub use crate::frame::{FrameData, FrameScratch};

@@ -114,7 +114,11 @@ const PARALLEL_LEAVES: usize = 4096;
 pub fn sah_tree(lbvh: &[Node], leaves: u32, out: &mut Vec<Node>) {
     let n = leaves as usize;
     let internal = n.saturating_sub(1);
-    let lbvh_leaves = &lbvh[internal..internal + n];
+    sah_tree_of_leaves(&lbvh[internal..internal + n], out);
+}
+
+/// [`sah_tree`] from the LBVH's leaves alone (its last `leaves` used nodes), in any order.
+pub(crate) fn sah_tree_of_leaves(lbvh_leaves: &[Node], out: &mut Vec<Node>) {
     // Each leaf at its triangle's place (the leaves' triangles are distinct), then the places
     // of the triangles that are no leaf (degenerate ones) dropped.
     let places = lbvh_leaves.iter().map(|l| (l.child & !LEAF_BIT) as usize + 1).max().unwrap_or(0);

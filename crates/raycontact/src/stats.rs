@@ -205,8 +205,9 @@ pub struct BvhStats {
     /// since), newly at rest in this frame, or, its tree built in the background
     /// ([`Scene::set_background_trees`](crate::Scene::set_background_trees)), since an earlier
     /// one. Its rays then enter fewer boxes, with the same hits, until it moves (then rebuilt as
-    /// an LBVH, or the same tree refitted). 0 on the CPU backend, whose wide trees of such
-    /// bodies are collapsed from that tree instead.
+    /// an LBVH, or the same tree refitted). On the CPU backend, the bodies at rest, or static
+    /// with a tree made anew, whose 4-wide tree this frame collapsed from such a tree, built in
+    /// the frame or, in the background, since an earlier one.
     pub rest_trees: u32,
     /// Bodies whose LBVH this frame rebuilt on the GPU under a refitting policy
     /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`), for which the GPU backend makes
@@ -217,11 +218,16 @@ pub struct BvhStats {
     /// rests, once done ([`Self::refit_trees_written`]; dropped if the body is rebuilt first);
     /// with
     /// [`Scene::set_background_trees(false)`](crate::Scene::set_background_trees), built in
-    /// this frame and written before the next one's commands. 0 on the CPU backend.
+    /// this frame and written before the next one's commands. On the CPU backend, whose 4-wide
+    /// trees of these bodies are collapsed from such a tree: the trees started in the
+    /// background (the bodies walk their LBVHs' collapse until then) or, with the background
+    /// off, collapsed in this frame.
     pub refit_trees: u32,
     /// Trees that earlier frames started in the background for the bodies they rebuilt
     /// ([`Self::refit_trees`]), written over those bodies' LBVHs in this frame (which refits
-    /// them, keeps them while refitting others, or in which they rest). 0 on the CPU backend.
+    /// them, keeps them while refitting others, or in which they rest); on the CPU backend, put
+    /// in place of those bodies' 4-wide trees by this frame's update (refitted to the bodies'
+    /// positions where they moved since).
     pub refit_trees_written: u32,
 }
 

@@ -1,6 +1,7 @@
-//! The thread on which the GPU scenes build their binned-SAH trees in the background
-//! ([`Scene::set_background_trees`](crate::Scene::set_background_trees), `scene/rest_trees.rs`),
-//! and a hold on it for tests.
+//! The thread on which the scenes build their binned-SAH trees in the background
+//! ([`Scene::set_background_trees`](crate::Scene::set_background_trees): the GPU scenes'
+//! `scene/rest_trees.rs`, the CPU backend's `crate::wide_background`), and a hold on it and a
+//! wait for it, for tests.
 
 use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, sync_channel};
@@ -34,6 +35,20 @@ pub fn hold_background_trees() -> BackgroundHold {
     BackgroundHold { _release: tx }
 }
 
+/// Waits until every background tree build started so far (by any scene of the process) is
+/// done: a job on the trees' thread, which runs its jobs one after another in the order they
+/// were started, that the caller waits for. For tests that need the builds done by the next
+/// frame (held by [`hold_background_trees`], drop the hold first). Returns at once where there
+/// is no trees' thread (the builds ran in place).
+pub fn wait_background_trees() {
+    if let Some(pool) = tree_pool() {
+        let (tx, rx) = sync_channel::<()>(1);
+        pool.spawn(move || tx.send(()).unwrap_or_default());
+        // A dropped sender (the job did not run) ends the wait too.
+        rx.recv().unwrap_or_default();
+    }
+}
+
 /// The guard of [`hold_background_trees`]: the builds go on when it is dropped.
 #[derive(Debug)]
 pub struct BackgroundHold {
@@ -49,7 +64,28 @@ pub struct BackgroundHold {
 fn tree_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new().num_threads(1).thread_name(|_| "raycontact-trees".into()).build().ok()
+        let builder =
+            rayon::ThreadPoolBuilder::new().num_threads(1).thread_name(|_| "raycontact-trees".into());
+        builder.start_handler(|_| lower_priority()).build().ok()
     })
     .as_ref()
 }
+
+/// Gives the calling thread (the trees' thread) the lowest priority of normal threads (Linux's
+/// nice 19), so that a build takes the cores when the frames leave them idle, not while a
+/// frame's own workers could use them. Elsewhere nothing.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn lower_priority() {
+    // SAFETY: `setpriority` and `gettid` take and return plain integers and touch no memory of
+    // ours. On Linux the nice value is a thread's own (`setpriority(2)`, NOTES): this sets the
+    // calling thread's alone. An error (none is expected: lowering needs no privilege) leaves
+    // the priority as it was, which is only slower frames while a build runs.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19);
+    }
+}
+
+/// Elsewhere the trees' thread keeps the default priority.
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() {}

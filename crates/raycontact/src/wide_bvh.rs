@@ -22,13 +22,16 @@
 //! gives the same closest hit), through fewer boxes. A static body
 //! ([`Scene::set_static`](crate::Scene::set_static)) gets such a tree whenever its tree is made
 //! anew (its first frame, or a frame after it was moved), so that the first frame that keeps it
-//! does not pay for the slower build.
+//! does not pay for the slower build. Under a refitting policy every rebuilt body gets one too.
+//! These binned-SAH trees are built in the background by default (`crate::wide_background`):
+//! the body walks its LBVH's collapse, or keeps its tree, until the build is done.
 
 use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use crate::layout::{BODY_STATIC, BodyState, NONE, Node};
 use crate::packing::{Packing, has_moved};
+use crate::pending_tree::{PendingTree, Purpose, TreeEvent};
 use crate::sah_tree::sah_tree;
 
 /// Children of a wide node.
@@ -104,6 +107,33 @@ impl TriRecord {
     }
 }
 
+/// How [`WideTree::build`] makes a body's tree in a frame.
+#[derive(Clone, Copy, Debug)]
+pub struct Building {
+    /// How the body's positions changed since its tree was made.
+    pub motion: Motion,
+    /// The scene's policy refits the trees in the frames to come.
+    pub refitted: bool,
+    /// [`WideTree::collapse_lbvh`]'s, for a collapse from the LBVH.
+    pub alone: bool,
+    /// The frame rebuilt the body's LBVH.
+    pub rebuilt: bool,
+    /// Binned-SAH trees are built in the background
+    /// ([`Scene::set_background_trees`](crate::Scene::set_background_trees)).
+    pub background: bool,
+}
+
+impl Building {
+    /// Why a body of `flags` gets a binned-SAH tree in this frame.
+    fn purpose(&self, flags: u32) -> Purpose {
+        if self.motion == Motion::Moved && self.refitted && flags & BODY_STATIC == 0 {
+            Purpose::Refit
+        } else {
+            Purpose::Rest
+        }
+    }
+}
+
 /// What [`WideTree::build`] does with a body's tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Making {
@@ -176,6 +206,8 @@ pub struct WideTree {
     pub cost: f64,
     /// The parallel collapse's scratch memory, kept between frames.
     pub scratch: CollapseScratch,
+    /// The binned-SAH tree being built for it in the background (`crate::wide_background`).
+    pub(crate) pending: PendingTree<WideTree>,
 }
 
 /// What a collapse reads of one body: its fitted binary tree (`binary`, its used nodes, of
@@ -269,19 +301,30 @@ pub struct CollapseScratch {
 not_part_of_value!(CollapseScratch);
 
 /// The wide trees of every packed body (empty: not built, e.g. a frame read back from the GPU,
-/// which the traversal then walks through its binary nodes).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// which the traversal then walks through its binary nodes). Two compare equal when their trees
+/// and `off` are (how their trees are built is no part of them).
+#[derive(Clone, Debug, Default)]
 pub struct WideBvh {
     /// One tree per packed body.
     pub trees: Vec<WideTree>,
     /// Builds none: the traversal walks the binary trees, as the GPU kernels do
     /// ([`Scene::set_wide_bvh`](crate::Scene::set_wide_bvh)).
     pub off: bool,
+    /// The CPU backend's frames build the binned-SAH trees in the background
+    /// ([`Scene::set_background_trees`](crate::Scene::set_background_trees),
+    /// `crate::wide_background`); [`Self::build`] never does.
+    pub background: bool,
 }
 
 /// Nodes of a binary tree of `leaves` leaves (as `crate::frame::used_nodes`).
 fn used_nodes(leaves: u32) -> usize {
     (2 * leaves as usize).saturating_sub(1)
+}
+
+impl PartialEq for WideBvh {
+    fn eq(&self, other: &Self) -> bool {
+        self.trees == other.trees && self.off == other.off
+    }
 }
 
 impl WideTree {
@@ -297,11 +340,18 @@ impl WideTree {
     pub fn collapse_sah(&mut self, body: BodyTree<'_>) {
         let mut sah = std::mem::take(&mut self.sah);
         sah_tree(body.binary, body.leaves, &mut sah);
+        self.collapse_sah_tree(sah, body);
+    }
+
+    /// [`Self::collapse_sah`] with the binned-SAH tree `sah` over the body's leaves already
+    /// built (`body.binary` is not read).
+    pub(crate) fn collapse_sah_tree(&mut self, sah: Vec<Node>, body: BodyTree<'_>) {
+        let leaves = body.leaves;
         self.collapse(BodyTree { binary: &sah, ..body });
         self.prepare_refit();
         self.cost = self.lane_cost();
         self.collapse_cost = self.cost;
-        if body.leaves >= 2 {
+        if leaves >= 2 {
             self.sah = sah;
         }
     }
@@ -340,10 +390,11 @@ impl WideTree {
     }
 
     /// Packed body `b`'s part of [`WideBvh::build`], from its fitted binary tree `lbvh` (its used
-    /// nodes), as `motion` says: kept when [`Motion::Unchanged`], or [`Motion::Resting`] and
-    /// already collapsed from a binned-SAH tree; collapsed from a binned-SAH tree when resting,
-    /// static or `refitted` (the scene's policy refits the trees in the frames to come: the
-    /// tree is made once for many frames, as a static body's), else collapsed from `lbvh`.
+    /// nodes), as [`Building::motion`] says: kept when [`Motion::Unchanged`], or
+    /// [`Motion::Resting`] and already collapsed from a binned-SAH tree; collapsed from a
+    /// binned-SAH tree when resting, static or [`Building::refitted`] (the scene's policy
+    /// refits the trees in the frames to come: the tree is made once for many frames, as a
+    /// static body's), else collapsed from `lbvh`.
     ///
     /// Why not when nothing moved: the bodies may all move at the next update, and the
     /// binned-SAH build costs several LBVH builds. A scene that calls
@@ -367,8 +418,10 @@ impl WideTree {
     /// 72.4 / 75.5 / 69.4 -> 64.6 / 61.3 / 64.8 (`cpu-rayon`'s frame 41.9 / 37.8 / 46.1 -> 52.2 /
     /// 52.8 / 49.6), and `resting-pile` and `eight-sheets` lose too.
     ///
-    /// `alone`: [`WideTree::collapse_lbvh`]'s, for a collapse from `lbvh`.
-    #[allow(clippy::too_many_arguments)]
+    /// With [`Building::background`], a binned-SAH tree is built in the background instead
+    /// (`crate::wide_background`): the body keeps its tree meanwhile, or gets its LBVH's
+    /// collapse when [`Building::rebuilt`] rebuilt the LBVH (which also drops a build started
+    /// before); a build done by now is put in place first, whatever the setting.
     pub fn build(
         &mut self,
         packing: &Packing,
@@ -376,19 +429,46 @@ impl WideTree {
         body_state: &[BodyState],
         lbvh: &[Node],
         positions: &[Vec3],
-        (motion, refitted): (Motion, bool),
-        alone: bool,
+        how: Building,
     ) {
         let tree_of = BodyTree::new(packing, b, lbvh, body_state[b].leaf_count, positions);
-        match self.making(packing.bodies[b].flags, motion, refitted) {
-            Making::Kept => {}
-            Making::Sah => self.collapse_sah(tree_of),
-            Making::Lbvh => self.collapse_lbvh(tree_of, alone),
+        let body = &packing.bodies[b];
+        if how.rebuilt {
+            self.pending.cancel();
+        }
+        if how.motion == Motion::Moved {
+            self.pending.moved();
+        }
+        let done = self.pending.take_done();
+        let making = self.making(body.flags, how.motion, how.refitted);
+        match (making, done) {
+            (Making::Lbvh, _) => self.collapse_lbvh(tree_of, how.alone),
+            (Making::Kept | Making::Sah, Some(done)) => self.install(done, positions, true),
+            (Making::Kept, None) => {
+                // A tree collapsed from the LBVH that the frame rebuilt is collapsed again.
+                if how.rebuilt && self.sah.is_empty() && !self.nodes.is_empty() {
+                    self.collapse_lbvh(tree_of, how.alone);
+                }
+            }
+            (Making::Sah, None) => {
+                let purpose = how.purpose(body.flags);
+                if !how.background || tree_of.leaves < 2 {
+                    self.pending.cancel();
+                    self.collapse_sah(tree_of);
+                    self.pending.note(TreeEvent::Built(purpose));
+                } else if !self.pending.is_pending() {
+                    // A resting body whose LBVH was not rebuilt has that LBVH's collapse.
+                    if how.rebuilt || self.nodes.is_empty() {
+                        self.collapse_lbvh(tree_of, how.alone);
+                    }
+                    self.start_background(tree_of, body, purpose);
+                }
+            }
         }
     }
 
     /// What [`Self::build`] makes of the tree of a body of `flags` (`motion` and `refitted` as
-    /// there).
+    /// [`Building`]'s), with the binned-SAH trees built in the frame.
     pub(crate) fn making(&self, flags: u32, motion: Motion, refitted: bool) -> Making {
         match motion {
             Motion::Unchanged => Making::Kept,
@@ -396,6 +476,18 @@ impl WideTree {
             Motion::Resting => Making::Sah,
             Motion::Moved if refitted || flags & BODY_STATIC != 0 => Making::Sah,
             Motion::Moved => Making::Lbvh,
+        }
+    }
+
+    /// Refits the tree to `positions`: on its own nodes when collapsed from a binned-SAH tree
+    /// ([`Self::refit_sah`], with its `split`), else from the refitted `lbvh` it was collapsed
+    /// from ([`Self::refit`], [`Self::refill`]).
+    fn refit_lanes(&mut self, lbvh: &[Node], positions: &[Vec3], split: bool) {
+        if self.sah.is_empty() {
+            self.refit(lbvh);
+            self.refill(positions);
+        } else {
+            self.refit_sah(positions, split);
         }
     }
 
@@ -487,7 +579,14 @@ impl WideBvh {
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let lbvh =
                 &nodes[packing.bodies[b].node_offset as usize..][..used_nodes(body_state[b].leaf_count)];
-            tree.build(packing, b, body_state, lbvh, positions, (motion(b), false), alone);
+            let how = Building {
+                motion: motion(b),
+                refitted: false,
+                alone,
+                rebuilt: has_moved(moved, b),
+                background: false,
+            };
+            tree.build(packing, b, body_state, lbvh, positions, how);
         });
     }
 
@@ -526,15 +625,38 @@ impl WideBvh {
         };
         let large = self.trees.iter().enumerate().filter(|&(b, t)| refits_sah(b, t) && t.refit_plan.splits());
         let split = large.count() < rayon::current_num_threads();
+        let background = self.background;
         self.trees.par_iter_mut().enumerate().for_each(|(b, tree)| {
             let (body, leaves) = (&packing.bodies[b], body_state[b].leaf_count);
             let lbvh = &nodes[body.node_offset as usize..][..used_nodes(leaves)];
             let tree_of = BodyTree::new(packing, b, lbvh, leaves, positions);
             let still = !has_moved(moved, b);
+            let fixed = body.flags & BODY_STATIC != 0;
+            if !still {
+                tree.pending.moved();
+                if fixed {
+                    // A static body's tree is made for the positions it keeps.
+                    tree.pending.cancel();
+                }
+            }
+            // A build done in the background first (refitted below when the body moved).
+            if let Some(done) = tree.pending.take_done() {
+                tree.install(done, positions, still);
+            }
             if still && !tree.sah.is_empty() {
                 // Kept as it is.
-            } else if still || body.flags & BODY_STATIC != 0 {
+            } else if (still || fixed) && (!background || leaves < 2) {
+                tree.pending.cancel();
                 tree.collapse_sah(tree_of);
+                tree.pending.note(TreeEvent::Built(Purpose::Rest));
+            } else if still || fixed {
+                // In the background: meanwhile a static body's tree follows it.
+                if !still {
+                    tree.refit_lanes(lbvh, positions, split);
+                }
+                if !tree.pending.is_pending() {
+                    tree.start_background(tree_of, body, Purpose::Rest);
+                }
             } else if refits_sah(b, tree) {
                 tree.refit_sah(positions, split);
             } else {

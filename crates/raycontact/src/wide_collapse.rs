@@ -365,9 +365,13 @@ impl WideBvh {
         motion: impl Fn(usize) -> Motion,
         refitted: bool,
     ) -> bool {
+        // In the background, a moved body's binned-SAH tree is its LBVH's collapse meanwhile.
+        let collapses_lbvh = |m: Making, b: usize| {
+            m == Making::Lbvh || self.background && m == Making::Sah && motion(b) == Motion::Moved
+        };
         let large = self.trees.iter().enumerate().filter(|&(b, tree)| {
             body_state[b].leaf_count >= PARALLEL_BODY_LEAVES
-                && tree.making(packing.bodies[b].flags, motion(b), refitted) == Making::Lbvh
+                && collapses_lbvh(tree.making(packing.bodies[b].flags, motion(b), refitted), b)
         });
         large.count() < rayon::current_num_threads()
     }

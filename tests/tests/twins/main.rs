@@ -19,5 +19,6 @@ mod refit;
 mod trace_memo;
 mod tree_build;
 mod wide;
+mod wide_background;
 mod wide_collapse;
 mod wide_refit;

@@ -29,6 +29,8 @@ fn the_wide_trees_follow_rebuilds_and_refits_of_moving_and_static_bodies() {
     let policies = [BvhUpdate::Refit, BvhUpdate::Rebuild, BvhUpdate::Auto { max_degradation: 1.01 }];
     for policy in policies {
         let mut scene = Scene::new_cpu(Some(2)).unwrap();
+        // The trees of each frame built in it (`Scene::set_background_trees`).
+        scene.set_background_trees(false);
         scene.set_bvh_update(policy).unwrap();
         let id = scene.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
         scene.add_body(&still.positions, &still.triangles, BodyKind::Volumetric).unwrap();
@@ -115,6 +117,8 @@ fn a_detection_after_an_update_keeps_the_trees_the_update_made() {
     let meshes = [&torus, &ball, &far];
     let mut scenes = [0, 1].map(|_| {
         let mut s = Scene::new_cpu(Some(2)).unwrap();
+        // The trees of each frame built in it (`Scene::set_background_trees`).
+        s.set_background_trees(false);
         let ids = meshes.map(|m| s.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap());
         (s, ids)
     });
@@ -167,6 +171,8 @@ fn a_large_refitted_sah_tree_fits_its_moving_body() {
     // 20,480 triangles, refitted over frames of deformation: every lane holds this frame's box.
     let mesh = meshes::torus(1.0, 0.3, 160, 64);
     let mut scene = Scene::new_cpu(Some(2)).unwrap();
+    // The binned-SAH tree built in the first frame (`Scene::set_background_trees`).
+    scene.set_background_trees(false);
     scene.set_bvh_update(BvhUpdate::Refit).unwrap();
     let id = scene.add_body(&mesh.positions, &mesh.triangles, BodyKind::Volumetric).unwrap();
     scene.update().unwrap();

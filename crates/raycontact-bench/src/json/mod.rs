@@ -56,6 +56,7 @@ struct Generator {
 #[derive(Serialize)]
 struct Settings {
     background_trees: bool,
+    cpu_background_trees: bool,
     cpu_only: bool,
     frames: Option<usize>,
     implementations: Option<Vec<String>>,
@@ -383,6 +384,7 @@ pub fn document(result: &SuiteResult) -> Document {
         schema: SCHEMA,
         settings: Settings {
             background_trees: !args.cpu && !args.trees_in_frame,
+            cpu_background_trees: !args.trees_in_frame,
             cpu_only: args.cpu,
             frames: args.frames,
             implementations: (!args.implementations.is_empty()).then(|| args.implementations.clone()),

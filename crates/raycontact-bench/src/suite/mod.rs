@@ -160,7 +160,11 @@ fn runs(
         s.set_intersections(intersections);
         Ok(s)
     };
-    let cpu = |t: Option<usize>, policy| with(Scene::new_cpu_on_pool(pools.of(t)), policy);
+    let cpu = |t: Option<usize>, policy| {
+        let mut s = Scene::new_cpu_on_pool(pools.of(t));
+        s.set_background_trees(!args.trees_in_frame);
+        with(s, policy)
+    };
     let gpu = |c: &GpuContext, policy| {
         let mut s = Scene::new(c);
         s.set_gpu_timestamps(!args.no_gpu_timestamps);

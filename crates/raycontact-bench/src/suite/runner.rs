@@ -111,10 +111,10 @@ impl RaycontactRun {
 
 impl Run for RaycontactRun {
     fn setup(&mut self, inst: &Instance) -> Result<(), String> {
-        // Layout, first buffers and BVHs (the pipelines exist with the context). A GPU scene
-        // under a refitting policy builds the binned-SAH trees of the bodies this first rebuild
-        // rebuilds in this frame, not in the background (`Scene::set_background_trees`): the
-        // timed frames refit those trees from the first, as they would long after a rebuild,
+        // Layout, first buffers and BVHs (the pipelines exist with the context). A scene (GPU
+        // or CPU) under a refitting policy builds the binned-SAH trees of the bodies this first
+        // rebuild rebuilds in this frame, not in the background (`Scene::set_background_trees`):
+        // the timed frames refit those trees from the first, as they would long after a rebuild,
         // instead of walking the LBVHs while the builds share the cores with them.
         let background = self.scene.background_trees();
         self.scene.set_background_trees(false);

@@ -319,6 +319,7 @@ pub fn schema() -> T {
                 ("order", OneOf(&["interleaved", "sequential"])),
                 ("pinned", Bool),
                 ("background_trees", Bool),
+                ("cpu_background_trees", Bool),
             ]),
         ),
         (

@@ -18,7 +18,7 @@ use crate::layout::{BodyGpu, BodyState, NONE};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
-use crate::wide_bvh::Motion;
+use crate::wide_bvh::{Building, Motion};
 
 /// What a frame asks of the BVHs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -160,6 +160,7 @@ impl FrameData {
                         stats.degenerate_changed |= changed;
                     }
                     c.refitted();
+                    self.wide.count_trees(&mut stats);
                     lap(Stage::Fit);
                 }
                 stats.action = BvhAction::Refitted;
@@ -179,6 +180,7 @@ impl FrameData {
             if self.wide.off {
                 self.wide.trees.clear();
             }
+            self.wide.count_trees(&mut stats);
             c.rebuilt();
         }
         lap(Stage::Fit);
@@ -240,7 +242,7 @@ impl FrameData {
             let any = Motion::any(wide_moved);
             let motion = |b: usize| Motion::of(built, wide_moved, any, b);
             let alone = self.wide.splits_collapse(packing, &self.body_state, motion, refits);
-            let body_state = &self.body_state;
+            let (body_state, background) = (&self.body_state, self.wide.background);
             tree_build::build_trees_then(
                 packing,
                 body_state,
@@ -252,7 +254,9 @@ impl FrameData {
                 moved,
                 &mut self.wide.trees,
                 |b, lbvh, tree| {
-                    tree.build(packing, b, body_state, lbvh, positions, (motion(b), refits), alone);
+                    let (motion, rebuilt) = (motion(b), has_moved(moved, b));
+                    let how = Building { motion, refitted: refits, alone, rebuilt, background };
+                    tree.build(packing, b, body_state, lbvh, positions, how);
                 },
             );
             lap(Stage::Hierarchy);

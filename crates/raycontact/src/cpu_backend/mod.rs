@@ -124,10 +124,12 @@ impl CpuScene {
 
     fn with_pool(pool: Pool) -> Self {
         let threads = pool.threads();
+        let mut frame = FrameData::default();
+        frame.wide.background = cfg!(not(target_arch = "wasm32"));
         Self {
             pool,
             threads,
-            frame: FrameData::default(),
+            frame,
             quality: Quality::default(),
             changes: Changes::default(),
             current: Vec::new(),
@@ -219,6 +221,16 @@ impl CpuScene {
         if !wide {
             self.frame.wide.trees.clear();
         }
+    }
+
+    /// Whether the binned-SAH trees are built in the background (`crate::wide_background`).
+    pub fn set_background_trees(&mut self, on: bool) {
+        self.frame.wide.background = on && cfg!(not(target_arch = "wasm32"));
+    }
+
+    /// Whether the binned-SAH trees are built in the background.
+    pub fn background_trees(&self) -> bool {
+        self.frame.wide.background
     }
 
     /// What the last frame built, every binary tree fitted (`lag`).
