@@ -70,7 +70,9 @@ pub mod contact_parts {
 
 /// Holding the scenes' background tree builds, and waiting for them, for tests.
 pub mod background_trees {
-    pub use crate::tree_thread::{BackgroundHold, hold_background_trees, wait_background_trees};
+    pub use crate::tree_thread::{
+        BackgroundHold, MAX_WAITING_BUILDS, hold_background_trees, wait_background_trees,
+    };
 }
 
 pub use crate::frame::{FrameData, FrameScratch};

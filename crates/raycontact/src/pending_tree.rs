@@ -5,9 +5,9 @@
 //! and puts their trees in place).
 
 use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::TryRecvError;
 
-use crate::tree_thread::spawn_build;
+use crate::tree_thread::{Build, spawn_build};
 
 /// Why a body's binned-SAH tree is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub(crate) enum TreeEvent {
 /// A build running in the background: its tree comes through `tree` (in a mutex only so that
 /// the frame's trees can be shared between threads; it is only ever reached through `&mut`).
 struct Job<T> {
-    tree: Mutex<Receiver<T>>,
+    tree: Mutex<Build<T>>,
     /// The body's positions changed since the build's copy of them.
     moved: bool,
     purpose: Purpose,
@@ -116,11 +116,16 @@ impl<T: Send + 'static> PendingTree<T> {
         }
     }
 
-    /// Starts `build` on the trees' thread (`crate::tree_thread`), in place of any build before.
+    /// Starts `build` on the trees' thread (`crate::tree_thread`), in place of any build before
+    /// (dropped). Starts none when too many builds wait for that thread already
+    /// ([`MAX_WAITING_BUILDS`](crate::tree_thread::MAX_WAITING_BUILDS)): the body keeps the tree
+    /// it has, and a later frame tries again.
     pub(crate) fn start(&mut self, build: impl FnOnce() -> T + Send + 'static, purpose: Purpose) {
-        let tree = Mutex::new(spawn_build(build));
-        self.job = Some(Job { tree, moved: false, purpose });
-        self.event = TreeEvent::Started(purpose);
+        self.job = None;
+        if let Some(tree) = spawn_build(build) {
+            self.job = Some(Job { tree: Mutex::new(tree), moved: false, purpose });
+            self.event = TreeEvent::Started(purpose);
+        }
     }
 
     /// Notes what this frame did about the tree.

@@ -3,20 +3,62 @@
 //! `scene/rest_trees.rs`, the CPU backend's `crate::wide_background`), and a hold on it and a
 //! wait for it, for tests.
 
-use std::sync::OnceLock;
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
+use std::sync::{Arc, OnceLock};
+
+/// Builds at most waiting for the trees' thread at once, over every scene: past it
+/// [`spawn_build`] starts none (a machine whose cores the frames keep busy leaves the thread,
+/// at the lowest priority, little time, and the builds would pile up, each with its copy of a
+/// body's data).
+pub const MAX_WAITING_BUILDS: usize = 64;
+
+/// Builds started and not yet begun on the trees' thread.
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+
+/// A build started by [`spawn_build`]: its result to come. Dropping it drops the build: one
+/// not yet begun is then skipped.
+#[derive(Debug)]
+pub(crate) struct Build<T> {
+    tree: Receiver<T>,
+    /// The build is still wanted while this lives (the job holds a weak reference).
+    _wanted: Arc<()>,
+}
+
+impl<T> Build<T> {
+    /// The result, when the build is done; [`TryRecvError::Disconnected`] when it ended without
+    /// one (it panicked).
+    pub(crate) fn try_recv(&self) -> Result<T, TryRecvError> {
+        self.tree.try_recv()
+    }
+}
 
 /// Runs `build` on the trees' own thread ([`tree_pool`]), or in place where there is none; its
-/// result comes through the receiver (dropped unsent if the build panics).
-pub(crate) fn spawn_build<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> Receiver<T> {
+/// result comes through the [`Build`] (none if the build panics). `None`, and nothing run,
+/// when [`MAX_WAITING_BUILDS`] builds wait already: the caller starts it again later, or goes
+/// without the tree. A build whose [`Build`] is dropped before it begins is skipped.
+pub(crate) fn spawn_build<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> Option<Build<T>> {
     let (tx, rx) = sync_channel(1);
-    // The scene may have dropped the receiver (the body was rebuilt, or the scene is gone).
-    let job = move || drop(tx.send(build()));
+    let wanted = Arc::new(());
     match tree_pool() {
-        Some(pool) => pool.spawn(job),
-        None => job(),
+        Some(pool) => {
+            if WAITING.fetch_add(1, Ordering::Relaxed) >= MAX_WAITING_BUILDS {
+                WAITING.fetch_sub(1, Ordering::Relaxed);
+                return None;
+            }
+            let still_wanted = Arc::downgrade(&wanted);
+            pool.spawn(move || {
+                WAITING.fetch_sub(1, Ordering::Relaxed);
+                // Not wanted any more (the body was rebuilt, or the scene is gone): not built.
+                // Else the scene may still drop the receiver before the result is sent.
+                if still_wanted.strong_count() > 0 {
+                    drop(tx.send(build()));
+                }
+            });
+        }
+        None => drop(tx.send(build())),
     }
-    rx
+    Some(Build { tree: rx, _wanted: wanted })
 }
 
 /// Holds every scene's background tree builds

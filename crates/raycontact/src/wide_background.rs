@@ -9,11 +9,15 @@
 //! (the README has the figures). In the background, that frame collapses the body's LBVH instead
 //! (a moved body's; a resting one keeps the tree it has, the LBVH's collapse at its positions),
 //! copies the LBVH's leaves, the body's triangles and its positions, and starts the build on
-//! the trees' thread (`crate::tree_thread`: one for every scene, off the frame's pool); the
+//! the trees' thread (`crate::tree_thread`: one for every scene, off the frame's pool, at the
+//! lowest priority on Linux); the
 //! first frame that updates the trees after the build is done puts its tree in place
 //! ([`WideTree::install`]), refitted to the body's positions when they changed since the copy.
 //! A frame that rebuilds the body's LBVH drops the build (its leaves may no longer be the
-//! tree's), and so does a static body's move (its tree is made for the positions it keeps).
+//! tree's), and so does a static body's move (its tree is made for the positions it keeps). When
+//! too many builds wait for the trees' thread (`tree_thread::MAX_WAITING_BUILDS`) none is
+//! started: a body at rest tries again in a later frame, a rebuilt one walks its LBVH's collapse
+//! until its next rebuild.
 //!
 //! Measured with a scratch program (two tori of 90k triangles, one twisting until `Auto`
 //! rebuilds: 40 frames, two rebuilds; 4 runs of each setting, alternated, on the 2-core VM, the

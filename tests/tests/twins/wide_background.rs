@@ -6,7 +6,9 @@
 
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::internals::FrameData;
-use raycontact::internals::background_trees::{hold_background_trees, wait_background_trees};
+use raycontact::internals::background_trees::{
+    MAX_WAITING_BUILDS, hold_background_trees, wait_background_trees,
+};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, BvhStats, BvhUpdate, Pairs, Scene};
 
@@ -153,4 +155,65 @@ fn auto_finds_the_same_contacts_with_its_trees_built_in_the_background() {
         }
         wait_background_trees();
     }
+}
+
+#[test]
+fn builds_past_the_waiting_limit_start_in_a_later_frame() {
+    // More small bodies come to rest at once than builds may wait for the trees' thread: while
+    // the builds are held, at most `MAX_WAITING_BUILDS` start (fewer when other tests' builds
+    // wait too), the others keep their trees and start in later frames, and every body gets its
+    // binned-SAH tree in the end, the frame-built scene's. The contacts never change.
+    let ball = meshes::icosphere(0.1, 1);
+    let count = MAX_WAITING_BUILDS + 6;
+    let mut scenes = [false, true].map(|background| {
+        let mut s = Scene::new_cpu(Some(2)).unwrap();
+        s.set_background_trees(background);
+        let mut ids = Vec::new();
+        for i in 0..count {
+            let at = Vec3::new(0.15 * (i % 10) as f32, 0.15 * (i / 10) as f32, 0.0);
+            let p: Vec<Vec3> = ball.positions.iter().map(|p| *p + at).collect();
+            ids.push(s.add_body(&p, &ball.triangles, BodyKind::Volumetric).unwrap());
+        }
+        (s, ids)
+    });
+    let mut hold = Some(hold_background_trees());
+    let mut done = false;
+    for f in 0..20 {
+        if f == 3 {
+            hold = None;
+        }
+        if f >= 3 {
+            wait_background_trees();
+        }
+        // Body 0 moves every frame; the others rest from frame 1.
+        let mut results = Vec::new();
+        for (s, ids) in &mut scenes {
+            let p: Vec<Vec3> = ball.positions.iter().map(|p| *p + Vec3::splat(0.01 * f as f32)).collect();
+            s.set_positions(ids[0], &p).unwrap();
+            let d = s.detect(Pairs::Overlapping).unwrap();
+            results.push((d.stats.bvh, d.contacts, s.frame_data().unwrap()));
+        }
+        let ((_, ca, fa), (sb, cb, fb)) = (&results[0], &results[1]);
+        assert!(ca == cb, "frame {f}: the contacts of the trees built in the frame");
+        let sah = (1..count).filter(|&b| !fb.body_wide(b).unwrap().sah.is_empty()).count();
+        if f < 3 {
+            assert_eq!(sah, 0, "frame {f}: a tree put in place while held");
+        }
+        if f == 3 {
+            // Those started while held (no more than may wait) are put in place; the others
+            // start now.
+            assert!(sah <= MAX_WAITING_BUILDS, "frame {f}: {sah} trees put in place");
+        }
+        assert!(sb.rest_trees as usize <= MAX_WAITING_BUILDS, "frame {f}: {} put in place", sb.rest_trees);
+        if sah == count - 1 {
+            for b in 0..count {
+                let (ta, tb) = (fa.body_wide(b).unwrap(), fb.body_wide(b).unwrap());
+                assert!(ta == tb, "frame {f}: body {b}'s tree is the frame-built scene's");
+            }
+            done = true;
+            break;
+        }
+    }
+    assert!(hold.is_none());
+    assert!(done, "every body at rest has its binned-SAH tree within 20 frames");
 }

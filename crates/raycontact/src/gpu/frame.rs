@@ -157,7 +157,7 @@ impl GpuScene {
     /// Packed body `b` has the binned-SAH tree over its LBVH's leaves built in the background, to
     /// come through `tree`: newly at rest in the frame just recorded, or (`refit`) rebuilt by it
     /// under a refitting policy.
-    pub fn building(&mut self, b: usize, tree: std::sync::mpsc::Receiver<HostTree>, refit: bool) {
+    pub fn building(&mut self, b: usize, tree: crate::tree_thread::Build<HostTree>, refit: bool) {
         self.kept.building(b, tree, refit);
     }
 

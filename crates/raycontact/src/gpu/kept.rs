@@ -11,13 +11,14 @@
 //! trees being built in the background over the leaves of a body's LBVH (for a body at rest, or
 //! one that a rebuild under a refitting policy rebuilt), dropped when their body is rebuilt.
 
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::TryRecvError;
 
 use super::buffers::{B, Buffers};
 use crate::changes::Changes;
 use crate::layout::{BODY_KEEP, BodyGpu, Node, SortSegment, sort_passes};
 use crate::packing::Packing;
 use crate::stats::BvhAction;
+use crate::tree_thread::Build;
 
 /// What the bodies and segments buffers hold of each body, and what moved.
 #[derive(Debug, Default)]
@@ -180,7 +181,7 @@ impl Kept {
     /// Packed body `b` has the binned-SAH tree over its LBVH's leaves built in the background,
     /// to come through `tree` ([`Self::built`]): newly at rest, or (`refit`) rebuilt by the
     /// frame that [`Self::begin_frame`] began, under a refitting policy.
-    pub fn building(&mut self, b: usize, tree: Receiver<HostTree>, refit: bool) {
+    pub fn building(&mut self, b: usize, tree: Build<HostTree>, refit: bool) {
         self.pending[b] = Some(Pending { tree, refit });
     }
 
@@ -245,8 +246,9 @@ pub(crate) type HostTree = (Vec<Node>, Vec<u32>, Vec<u32>);
 /// A binned-SAH tree being built in the background ([`Kept::building`]).
 #[derive(Debug)]
 struct Pending {
-    /// Where the tree comes from (dropped unsent if its build fails).
-    tree: Receiver<HostTree>,
+    /// Where the tree comes from (none if its build fails; dropped, a build not yet begun is
+    /// skipped).
+    tree: Build<HostTree>,
     /// Started for a body that a rebuild under a refitting policy rebuilt (else at rest).
     refit: bool,
 }
