@@ -7,10 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
 use std::sync::{Arc, OnceLock};
 
-/// Builds at most waiting for the trees' thread at once, over every scene: past it
-/// [`spawn_build`] starts none (a machine whose cores the frames keep busy leaves the thread,
-/// at the lowest priority, little time, and the builds would pile up, each with its copy of a
-/// body's data).
+/// Builds at most waiting for the trees' thread at once, over every scene: past it a scene
+/// starts none (a machine whose cores the frames keep busy leaves the thread, at the lowest
+/// priority, little time, and the builds would pile up, each with its copy of a body's data).
 pub const MAX_WAITING_BUILDS: usize = 64;
 
 /// Builds started and not yet begun on the trees' thread.

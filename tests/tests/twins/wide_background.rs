@@ -34,7 +34,7 @@ fn moves(frame: usize) -> [bool; 4] {
     [true, frame <= 1, frame == 0 || frame == 2, false]
 }
 
-/// Body `b` of `m` at `frame`: twisted and shifted a little more each frame.
+/// Body `b` of `m` at `frame`: turned and shifted a little more each frame.
 fn at(m: &TriMesh, b: usize, frame: usize) -> Vec<Vec3> {
     let k = frame as f32 * 0.05;
     let turn = Quat::from_rotation_y(k * (1.0 + b as f32));
