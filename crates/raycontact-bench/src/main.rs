@@ -78,12 +78,14 @@ fn gpu_context(cpu: bool, adapter: Option<String>, tuning: Option<&str>) -> Opti
     if adapter.is_some() {
         options.adapter_name = adapter;
     }
+    // The adapter asked for once, its kind read for the tuning.
+    let adapter = options.adapter().unwrap_or_else(|e| fail(&e));
     if let Some(spec) = tuning {
-        let kind = options.adapter().unwrap_or_else(|e| fail(&e)).get_info().device_type;
+        let kind = adapter.get_info().device_type;
         let t = tuning::parse(spec, raycontact::Tuning::for_device_type(kind)).unwrap_or_else(|e| fail(&e));
         options.tuning = Some(t);
     }
-    Some(raycontact::GpuContext::with_options(options).unwrap_or_else(|e| fail(&e)))
+    Some(raycontact::GpuContext::with_options_on(&adapter, &options).unwrap_or_else(|e| fail(&e)))
 }
 
 fn main() {

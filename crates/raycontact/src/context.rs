@@ -159,6 +159,28 @@ impl GpuContext {
         Self::open(&adapter, &options).await
     }
 
+    /// [`GpuContext::with_options`] on an adapter the caller already has (blocking): one that
+    /// [`ContextOptions::adapter`] chose, say, and the caller looked at first (to pick a
+    /// [`Tuning`] by its kind), without asking the system for it again. The options' adapter
+    /// choice (`backends`, `adapter_name`, `power_preference`) is not read.
+    ///
+    /// ```no_run
+    /// use raycontact::{ContextOptions, GpuContext, Tuning};
+    /// let mut options = ContextOptions::from_env();
+    /// let adapter = options.adapter()?;
+    /// options.tuning = Some(Tuning::for_device_type(adapter.get_info().device_type));
+    /// let ctx = GpuContext::with_options_on(&adapter, &options)?;
+    /// # Ok::<(), raycontact::Error>(())
+    /// ```
+    pub fn with_options_on(adapter: &wgpu::Adapter, options: &ContextOptions) -> Result<Self> {
+        crate::blocking::block_on("GpuContext::with_options_on", Self::open(adapter, options))?
+    }
+
+    /// [`GpuContext::with_options_on`], asynchronously.
+    pub async fn with_options_on_async(adapter: &wgpu::Adapter, options: &ContextOptions) -> Result<Self> {
+        Self::open(adapter, options).await
+    }
+
     /// A device on a given adapter, with every limit the adapter offers (so that scenes may use
     /// buffers as large as it allows) and the features raycontact uses when present
     /// (`TIMESTAMP_QUERY`). [`Error::Limit`] when the adapter falls short of

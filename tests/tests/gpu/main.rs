@@ -2,6 +2,7 @@
 
 mod bvh;
 mod cloth;
+mod context;
 mod errors;
 mod fans;
 mod host_times;
