@@ -117,6 +117,7 @@ mod wide_background;
 mod wide_bvh;
 mod wide_collapse;
 mod wide_refit;
+mod wide_update;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};

@@ -120,12 +120,14 @@ impl<T: Send + 'static> PendingTree<T> {
     /// (dropped). Starts none when too many builds wait for that thread already
     /// ([`MAX_WAITING_BUILDS`](crate::tree_thread::MAX_WAITING_BUILDS)): the body keeps the tree
     /// it has, and a later frame tries again.
-    pub(crate) fn start(&mut self, build: impl FnOnce() -> T + Send + 'static, purpose: Purpose) {
+    /// Whether it started.
+    pub(crate) fn start(&mut self, build: impl FnOnce() -> T + Send + 'static, purpose: Purpose) -> bool {
         self.job = None;
         if let Some(tree) = spawn_build(build) {
             self.job = Some(Job { tree: Mutex::new(tree), moved: false, purpose });
             self.event = TreeEvent::Started(purpose);
         }
+        self.job.is_some()
     }
 
     /// Notes what this frame did about the tree.

@@ -43,7 +43,8 @@ use rayon::prelude::*;
 use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
 use crate::packing::Packing;
 use crate::sah_tree::half_area;
-use crate::wide_bvh::{BodyTree, Making, Motion, TriRecord, WIDTH, WideBvh, WideNode, WideTree};
+use crate::wide_bvh::{BodyTree, TriRecord, WIDTH, WideBvh, WideNode, WideTree};
+use crate::wide_update::{Making, Motion};
 
 /// Subtrees of at least this many leaves collapse their lanes in parallel.
 const PARALLEL_LEAVES: u32 = 4096;

@@ -18,7 +18,7 @@ use crate::layout::{BodyGpu, BodyState, NONE};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
-use crate::wide_bvh::{Building, Motion};
+use crate::wide_update::{Building, Motion};
 
 /// What a frame asks of the BVHs.
 #[derive(Clone, Copy, Debug, PartialEq)]

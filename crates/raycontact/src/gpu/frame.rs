@@ -157,8 +157,13 @@ impl GpuScene {
     /// Packed body `b` has the binned-SAH tree over its LBVH's leaves built in the background, to
     /// come through `tree`: newly at rest in the frame just recorded, or (`refit`) rebuilt by it
     /// under a refitting policy.
-    pub fn building(&mut self, b: usize, tree: crate::tree_thread::Build<HostTree>, refit: bool) {
-        self.kept.building(b, tree, refit);
+    pub fn building(
+        &mut self,
+        b: usize,
+        build: impl FnOnce() -> HostTree + Send + 'static,
+        refit: bool,
+    ) -> bool {
+        self.kept.building(b, build, refit)
     }
 
     /// The binned-SAH trees built in the background that are done, for the bodies that the frame

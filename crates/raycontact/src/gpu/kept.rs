@@ -11,14 +11,12 @@
 //! trees being built in the background over the leaves of a body's LBVH (for a body at rest, or
 //! one that a rebuild under a refitting policy rebuilt), dropped when their body is rebuilt.
 
-use std::sync::mpsc::TryRecvError;
-
 use super::buffers::{B, Buffers};
 use crate::changes::Changes;
 use crate::layout::{BODY_KEEP, BodyGpu, Node, SortSegment, sort_passes};
 use crate::packing::Packing;
+use crate::pending_tree::{PendingTree, Purpose};
 use crate::stats::BvhAction;
-use crate::tree_thread::Build;
 
 /// What the bodies and segments buffers hold of each body, and what moved.
 #[derive(Debug, Default)]
@@ -42,7 +40,7 @@ pub(super) struct Kept {
     sah: Vec<bool>,
     /// Per packed body, the binned-SAH tree being built in the background over the leaves of
     /// its LBVH ([`Self::building`]), which it keeps until it is rebuilt.
-    pending: Vec<Option<Pending>>,
+    pending: Vec<PendingTree<HostTree>>,
     /// Per packed body: its positions changed since a full pass last emptied its words of the
     /// narrow phase's exit memo ([`Self::take_stale_exits`]; all after a new packing).
     exits_stale: Vec<bool>,
@@ -61,7 +59,7 @@ impl Kept {
         self.sah.clear();
         self.sah.resize(p.bodies.len(), false);
         self.pending.clear();
-        self.pending.resize_with(p.bodies.len(), || None);
+        self.pending.resize_with(p.bodies.len(), PendingTree::default);
         self.exits_stale.clear();
         self.exits_stale.resize(p.bodies.len(), true);
     }
@@ -127,7 +125,7 @@ impl Kept {
                 // leaves than a tree being built over the last one's; a refit keeps the leaves.
                 if bvh == BvhAction::Rebuilt {
                     self.sah[b] = false;
-                    self.pending[b] = None;
+                    self.pending[b].cancel();
                 }
             }
             let flags = (self.bodies[b].flags & !BODY_KEEP) | if keep { BODY_KEEP } else { 0 };
@@ -164,11 +162,11 @@ impl Kept {
 
     /// The bodies newly at rest: kept by the rebuild or refit that [`Self::begin_frame`] began
     /// while it updates some other body's tree (the scene moves on around them, as the CPU
-    /// backend's `wide_bvh::Motion::Resting`), their trees still LBVHs rebuilt at their
+    /// backend's `wide_update::Motion::Resting`), their trees still LBVHs rebuilt at their
     /// positions (not refitted since: so the tree's leaves are the body's non-degenerate
     /// triangles).
     pub fn newly_at_rest(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.sah.len()).filter(move |&b| self.rests(b) && !self.sah[b] && self.pending[b].is_none())
+        (0..self.sah.len()).filter(move |&b| self.rests(b) && !self.sah[b] && !self.pending[b].is_pending())
     }
 
     /// Whether packed body `b` rests in the frame that [`Self::begin_frame`] began: kept by a
@@ -178,11 +176,18 @@ impl Kept {
         self.updates_some && self.any && self.is_kept(b) && !self.changes.stale()[b]
     }
 
-    /// Packed body `b` has the binned-SAH tree over its LBVH's leaves built in the background,
-    /// to come through `tree` ([`Self::built`]): newly at rest, or (`refit`) rebuilt by the
-    /// frame that [`Self::begin_frame`] began, under a refitting policy.
-    pub fn building(&mut self, b: usize, tree: Build<HostTree>, refit: bool) {
-        self.pending[b] = Some(Pending { tree, refit });
+    /// Starts `build`, the binned-SAH tree over packed body `b`'s LBVH's leaves, in the
+    /// background, to come through [`Self::built`]: newly at rest, or (`refit`) rebuilt by the
+    /// frame that [`Self::begin_frame`] began, under a refitting policy. Whether it started
+    /// ([`PendingTree::start`]).
+    pub fn building(
+        &mut self,
+        b: usize,
+        build: impl FnOnce() -> HostTree + Send + 'static,
+        refit: bool,
+    ) -> bool {
+        let purpose = if refit { Purpose::Refit } else { Purpose::Rest };
+        self.pending[b].start(build, purpose)
     }
 
     /// The trees built in the background that are done, for the bodies that rest in the frame
@@ -199,15 +204,12 @@ impl Kept {
         let mut done = Vec::new();
         for b in 0..self.pending.len() {
             let rests = self.rests(b);
-            let Some(p) = self.pending[b].as_ref().filter(|_| rests || self.refits) else { continue };
-            match p.tree.try_recv() {
-                Ok(tree) => {
-                    let host_fit = !rests && self.is_kept(b);
-                    done.push(BuiltTree { body: b, tree, refit: p.refit, host_fit });
-                    self.pending[b] = None;
-                }
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => self.pending[b] = None,
+            if !(rests || self.refits) {
+                continue;
+            }
+            if let Some(built) = self.pending[b].take_done() {
+                let (refit, host_fit) = (built.purpose == Purpose::Refit, !rests && self.is_kept(b));
+                done.push(BuiltTree { body: b, tree: built.tree, refit, host_fit });
             }
         }
         done
@@ -242,16 +244,6 @@ impl Kept {
 /// A binary tree built on the host for a body: its nodes (body-local), their parents and its
 /// fan words (empty unless the body has them).
 pub(crate) type HostTree = (Vec<Node>, Vec<u32>, Vec<u32>);
-
-/// A binned-SAH tree being built in the background ([`Kept::building`]).
-#[derive(Debug)]
-struct Pending {
-    /// Where the tree comes from (none if its build fails; dropped, a build not yet begun is
-    /// skipped).
-    tree: Build<HostTree>,
-    /// Started for a body that a rebuild under a refitting policy rebuilt (else at rest).
-    refit: bool,
-}
 
 /// A tree built in the background, done, for a frame to write ([`Kept::built`]).
 pub(crate) struct BuiltTree {

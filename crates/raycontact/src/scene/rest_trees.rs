@@ -47,7 +47,7 @@
 //! (rays 119.1-119.8 -> 94.9-95.5), `eight-sheets` 97.5-99.5 -> 82.7-83.9, the armadillo pair
 //! 77.1-77.5 -> 68.6-69.6, `resting-pile` 26.4-26.5 -> 23.9-24.5.
 //!
-//! [`Making::Sah`]: crate::wide_bvh::Making
+//! [`Making::Sah`]: crate::wide_update::Making
 //! [`BvhUpdate::Refit`]: crate::BvhUpdate::Refit
 
 use glam::Vec3;
@@ -61,7 +61,6 @@ use crate::gpu::{BuiltTree, GpuScene, HostTree};
 use crate::layout::{BodyGpu, LEAF_BIT, Node, TriBox};
 use crate::sah_tree::{sah_tree_of_boxes, tree_parents};
 use crate::stats::FrameStats;
-use crate::tree_thread::spawn_build;
 
 impl Scene {
     /// Writes the binned-SAH tree of every body newly at rest in the GPU frame just recorded,
@@ -125,10 +124,8 @@ impl Scene {
             for &b in bodies {
                 let (body, with_fans) = (packing.bodies[b], g.has_fans(packing.bodies[b].flags));
                 let (triangles, positions) = (body_triangles(b).to_vec(), data(b).positions.clone());
-                if let Some(tree) = spawn_build(move || host_tree(&body, &triangles, &positions, with_fans)) {
-                    g.building(b, tree, refit);
-                    started += 1;
-                }
+                let build = move || host_tree(&body, &triangles, &positions, with_fans);
+                started += u32::from(g.building(b, build, refit));
             }
             started
         };
