@@ -154,9 +154,9 @@ impl GpuScene {
         self.kept.newly_at_rest().collect()
     }
 
-    /// Packed body `b` has the binned-SAH tree over its LBVH's leaves built in the background, to
-    /// come through `tree`: newly at rest in the frame just recorded, or (`refit`) rebuilt by it
-    /// under a refitting policy.
+    /// Starts `build`, packed body `b`'s binned-SAH tree over its LBVH's leaves, in the
+    /// background: newly at rest in the frame just recorded, or (`refit`) rebuilt by it under a
+    /// refitting policy. Whether it started (`Kept::building`).
     pub fn building(
         &mut self,
         b: usize,
