@@ -1,6 +1,7 @@
 //! A tree being built in the background for one body ([`PendingTree`]): the build's result to
-//! come, whether the body moved since the build copied its positions, why the tree is made, and
-//! what the frame did about it. Generic over the tree, so that the tree's module can hold one
+//! come (or the build itself, waiting in the body while too many wait for the trees' thread),
+//! whether the body moved since the build copied its positions, why the tree is made, and what
+//! the frame did about it. Generic over the tree, so that the tree's module can hold one
 //! without this one knowing the tree (`crate::wide_background` starts the CPU backend's builds
 //! and puts their trees in place).
 
@@ -33,10 +34,20 @@ pub(crate) enum TreeEvent {
     Installed(Purpose),
 }
 
-/// A build running in the background: its tree comes through `tree` (in a mutex only so that
-/// the frame's trees can be shared between threads; it is only ever reached through `&mut`).
+/// A build the trees' thread was handed, or one waiting to be: when it was started, too many
+/// builds waited for that thread ([`MAX_WAITING_BUILDS`](crate::tree_thread::MAX_WAITING_BUILDS)),
+/// and it is handed over by the first [`PendingTree::take_done`] that finds room.
+enum Run<T> {
+    /// On the trees' thread: its tree comes through it.
+    Handed(Build<T>),
+    /// Waiting in the body, with the copies of its data it builds from.
+    Waiting(Box<dyn FnOnce() -> T + Send>),
+}
+
+/// A build in the background: its run (in a mutex only so that the frame's trees can be shared
+/// between threads; it is only ever reached through `&mut`).
 struct Job<T> {
-    tree: Mutex<Build<T>>,
+    run: Mutex<Option<Run<T>>>,
     /// The body's positions changed since the build's copy of them.
     moved: bool,
     purpose: Purpose,
@@ -98,11 +109,19 @@ impl<T: Send + 'static> PendingTree<T> {
         }
     }
 
-    /// The build's result, when it is done (and the build forgotten); `None` while it runs. A
-    /// build that ended without a tree (it panicked) is forgotten too.
+    /// The build's result, when it is done (and the build forgotten); `None` while it runs or
+    /// waits (one waiting is handed to the trees' thread now if there is room). A build that
+    /// ended without a tree (it panicked) is forgotten too.
     pub(crate) fn take_done(&mut self) -> Option<Done<T>> {
         let job = self.job.as_mut()?;
-        let tree = job.tree.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let run = job.run.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(Run::Waiting(_)) = run {
+            let Some(Run::Waiting(build)) = run.take() else { unreachable!("a waiting build") };
+            *run = Some(hand(build));
+        }
+        let Some(Run::Handed(tree)) = run else {
+            return None;
+        };
         match tree.try_recv() {
             Ok(tree) => {
                 let job = self.job.take()?;
@@ -116,18 +135,16 @@ impl<T: Send + 'static> PendingTree<T> {
         }
     }
 
-    /// Starts `build` on the trees' thread (`crate::tree_thread`), in place of any build before
-    /// (dropped). Starts none when too many builds wait for that thread already
-    /// ([`MAX_WAITING_BUILDS`](crate::tree_thread::MAX_WAITING_BUILDS)): the body keeps the tree
-    /// it has, and a later frame tries again.
-    /// Whether it started.
-    pub(crate) fn start(&mut self, build: impl FnOnce() -> T + Send + 'static, purpose: Purpose) -> bool {
-        self.job = None;
-        if let Some(tree) = spawn_build(build) {
-            self.job = Some(Job { tree: Mutex::new(tree), moved: false, purpose });
-            self.event = TreeEvent::Started(purpose);
-        }
-        self.job.is_some()
+    /// Starts `build` in the background, in place of any build before (dropped): hands it to
+    /// the trees' thread (`crate::tree_thread`), or, when too many builds wait for that thread
+    /// already ([`MAX_WAITING_BUILDS`](crate::tree_thread::MAX_WAITING_BUILDS)), keeps it
+    /// waiting here for a later [`Self::take_done`] to hand over. Either way it is pending
+    /// ([`Self::is_pending`]), the body keeps the tree it has meanwhile, and the tree comes as
+    /// the one of this frame's copies.
+    pub(crate) fn start(&mut self, build: impl FnOnce() -> T + Send + 'static, purpose: Purpose) {
+        let run = Mutex::new(Some(hand(Box::new(build))));
+        self.job = Some(Job { run, moved: false, purpose });
+        self.event = TreeEvent::Started(purpose);
     }
 
     /// Notes what this frame did about the tree.
@@ -138,5 +155,13 @@ impl<T: Send + 'static> PendingTree<T> {
     /// What this frame did about the tree; forgotten for the next frame.
     pub(crate) fn event(&mut self) -> TreeEvent {
         std::mem::take(&mut self.event)
+    }
+}
+
+/// `build` handed to the trees' thread, or kept waiting when it has no room.
+fn hand<T: Send + 'static>(build: Box<dyn FnOnce() -> T + Send>) -> Run<T> {
+    match spawn_build(build) {
+        Ok(tree) => Run::Handed(tree),
+        Err(build) => Run::Waiting(build),
     }
 }

@@ -213,7 +213,8 @@ pub struct BvhStats {
     /// ([`BvhUpdate::Refit`](crate::BvhUpdate::Refit), `Auto`), for which the GPU backend makes
     /// on the host the binned-SAH tree over the same leaves, to be written over the LBVH and
     /// refitted from then on (as the CPU backend makes its wide trees under these policies):
-    /// by default started in the background, and written by a later frame that refits the body,
+    /// by default started in the background (handed to the trees' thread then, or by a later
+    /// frame when too many builds wait for it), and written by a later frame that refits the body,
     /// keeps it while refitting others (its boxes refitted on the host first) or in which it
     /// rests, once done ([`Self::refit_trees_written`]; dropped if the body is rebuilt first);
     /// with

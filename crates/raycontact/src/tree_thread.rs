@@ -7,9 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
 use std::sync::{Arc, OnceLock};
 
-/// Builds at most waiting for the trees' thread at once, over every scene: past it a scene
-/// starts none (a machine whose cores the frames keep busy leaves the thread, at the lowest
-/// priority, little time, and the builds would pile up, each with its copy of a body's data).
+/// Builds at most waiting for the trees' thread at once, over every scene: past it a build
+/// waits in its body instead and is handed to the thread by a later frame (a machine whose cores
+/// the frames keep busy leaves the thread, at the lowest priority, little time, and builds
+/// dropped before they begin would pile up in its queue, each with its copy of a body's data;
+/// a body holds one build at most, and drops it at once).
 pub const MAX_WAITING_BUILDS: usize = 64;
 
 /// Builds started and not yet begun on the trees' thread.
@@ -33,17 +35,21 @@ impl<T> Build<T> {
 }
 
 /// Runs `build` on the trees' own thread ([`tree_pool`]), or in place where there is none; its
-/// result comes through the [`Build`] (none if the build panics). `None`, and nothing run,
-/// when [`MAX_WAITING_BUILDS`] builds wait already: the caller starts it again later, or goes
-/// without the tree. A build whose [`Build`] is dropped before it begins is skipped.
-pub(crate) fn spawn_build<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> Option<Build<T>> {
+/// result comes through the [`Build`] (none if the build panics). `build` given back, and
+/// nothing run, when [`MAX_WAITING_BUILDS`] builds wait already: the caller starts it again
+/// later. A build whose [`Build`] is dropped before it begins is skipped.
+pub(crate) fn spawn_build<T, F>(build: F) -> Result<Build<T>, F>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
     let (tx, rx) = sync_channel(1);
     let wanted = Arc::new(());
     match tree_pool() {
         Some(pool) => {
             if WAITING.fetch_add(1, Ordering::Relaxed) >= MAX_WAITING_BUILDS {
                 WAITING.fetch_sub(1, Ordering::Relaxed);
-                return None;
+                return Err(build);
             }
             let still_wanted = Arc::downgrade(&wanted);
             pool.spawn(move || {
@@ -57,7 +63,7 @@ pub(crate) fn spawn_build<T: Send + 'static>(build: impl FnOnce() -> T + Send + 
         }
         None => drop(tx.send(build())),
     }
-    Some(Build { tree: rx, _wanted: wanted })
+    Ok(Build { tree: rx, _wanted: wanted })
 }
 
 /// Holds every scene's background tree builds

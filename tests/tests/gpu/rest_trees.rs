@@ -11,7 +11,7 @@
 
 use glam::{Affine3A, Vec3};
 use raycontact::internals::FrameData;
-use raycontact::internals::background_trees::hold_background_trees;
+use raycontact::internals::background_trees::{MAX_WAITING_BUILDS, hold_background_trees};
 use raycontact::internals::layout::BODY_FANS;
 use raycontact::internals::sah_tree::sah_tree;
 use raycontact::meshes::{self, TriMesh};
@@ -278,4 +278,63 @@ fn trees_of_rebuilt_bodies_built_in_the_background_are_written_when_refitted_kep
         assert_eq!(gf.sah_trees, [true; 3], "{what}");
         assert_eq!((bvh.refit_trees_written, bvh.rest_trees), (0, 0), "{what}: nothing written again");
     }
+}
+
+#[test]
+fn refit_trees_past_the_waiting_limit_are_written_in_a_later_frame() {
+    // More small moving bodies are rebuilt at once under `Refit` than builds may wait for the
+    // trees' thread: while the builds are held, those past the limit wait in their bodies; once
+    // let go, every body's tree is written by a frame that refits it (not at the next rebuild,
+    // which `Refit` may never make), and the contacts stay the CPU backend's throughout.
+    let ball = meshes::icosphere(0.1, 1);
+    let count = MAX_WAITING_BUILDS + 6;
+    let mut gpu = Scene::new(ctx());
+    let mut cpu = Scene::new_cpu(None).unwrap();
+    // On a grid, each shifted a little off it (no ray through another ball's vertex).
+    let place = |i: usize, frame: usize| -> Vec<Vec3> {
+        let k = i as f32;
+        let grid = Vec3::new(0.15 * (i % 10) as f32, 0.15 * (i / 10) as f32, 0.0);
+        let off = Vec3::new(0.013 * k.sin(), 0.011 * (1.7 * k).cos(), 0.02 * (2.3 * k).sin());
+        let at = grid + off + Vec3::splat(0.01 * frame as f32);
+        ball.positions.iter().map(|p| *p + at).collect()
+    };
+    let mut ids = Vec::new();
+    for s in [&mut gpu, &mut cpu] {
+        s.set_bvh_update(BvhUpdate::Refit).unwrap();
+        ids = (0..count)
+            .map(|i| s.add_body(&place(i, 0), &ball.triangles, BodyKind::Volumetric).unwrap())
+            .collect();
+    }
+    let mut hold = Some(hold_background_trees());
+    let mut written = 0;
+    let mut frame = 0;
+    loop {
+        assert!(frame < 200, "{written} of {count} trees written in 200 frames");
+        if frame == 2 {
+            hold = None;
+        }
+        let what = format!("refit trees past the waiting limit, frame {frame}");
+        for s in [&mut gpu, &mut cpu] {
+            for (i, &id) in ids.iter().enumerate() {
+                s.set_positions(id, &place(i, frame)).unwrap();
+            }
+        }
+        let g = gpu.detect(Pairs::Overlapping).unwrap();
+        assert!(!g.contacts.is_empty(), "{what}: contacts");
+        assert_same(&what, &g.contacts, &cpu.detect(Pairs::Overlapping).unwrap().contacts);
+        let expected = if frame == 0 { count as u32 } else { 0 };
+        assert_eq!(g.stats.bvh.refit_trees, expected, "{what}: trees started for the rebuilt bodies");
+        written += g.stats.bvh.refit_trees_written as usize;
+        let sah = gpu.frame_data().unwrap().sah_trees.iter().filter(|&&s| s).count();
+        assert_eq!(sah, written, "{what}: the trees written are the bodies' binned-SAH trees");
+        if frame < 2 {
+            assert_eq!(written, 0, "{what}: a tree written while the builds are held");
+        }
+        if written == count {
+            break;
+        }
+        frame += 1;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(hold.is_none());
 }

@@ -159,15 +159,32 @@ fn auto_finds_the_same_contacts_with_its_trees_built_in_the_background() {
 
 #[test]
 fn builds_past_the_waiting_limit_start_in_a_later_frame() {
-    // More small bodies come to rest at once than builds may wait for the trees' thread: while
-    // the builds are held, at most `MAX_WAITING_BUILDS` start (fewer when other tests' builds
-    // wait too), the others keep their trees and start in later frames, and every body gets its
-    // binned-SAH tree in the end, the frame-built scene's. The contacts never change.
+    // More small bodies come to rest at once than builds may wait for the trees' thread.
+    builds_past_the_waiting_limit(BvhUpdate::Rebuild);
+}
+
+#[test]
+fn refit_trees_past_the_waiting_limit_start_in_a_later_frame() {
+    // More small moving bodies are rebuilt at once under `Refit` than builds may wait for the
+    // trees' thread: those that could not start then start in a later refit frame, not at the
+    // next rebuild (which `Refit` may never make).
+    builds_past_the_waiting_limit(BvhUpdate::Refit);
+}
+
+/// `MAX_WAITING_BUILDS + 6` small balls, under `policy`: under `Rebuild` the first moves every
+/// frame and the others rest from frame 1; under `Refit` all move every frame. While the builds
+/// are held, at most `MAX_WAITING_BUILDS` start (fewer when other tests' builds wait too); the
+/// others wait in their bodies, keep their trees, and start in a later frame; every body (but
+/// the first under `Rebuild`) gets its binned-SAH tree in the end, the frame-built scene's. The
+/// contacts never change.
+fn builds_past_the_waiting_limit(policy: BvhUpdate) {
     let ball = meshes::icosphere(0.1, 1);
     let count = MAX_WAITING_BUILDS + 6;
+    let all_move = policy == BvhUpdate::Refit;
     let mut scenes = [false, true].map(|background| {
         let mut s = Scene::new_cpu(Some(2)).unwrap();
         s.set_background_trees(background);
+        s.set_bvh_update(policy).unwrap();
         let mut ids = Vec::new();
         for i in 0..count {
             let at = Vec3::new(0.15 * (i % 10) as f32, 0.15 * (i / 10) as f32, 0.0);
@@ -176,6 +193,7 @@ fn builds_past_the_waiting_limit_start_in_a_later_frame() {
         }
         (s, ids)
     });
+    let first = usize::from(!all_move);
     let mut hold = Some(hold_background_trees());
     let mut done = false;
     for f in 0..20 {
@@ -185,17 +203,22 @@ fn builds_past_the_waiting_limit_start_in_a_later_frame() {
         if f >= 3 {
             wait_background_trees();
         }
-        // Body 0 moves every frame; the others rest from frame 1.
         let mut results = Vec::new();
         for (s, ids) in &mut scenes {
-            let p: Vec<Vec3> = ball.positions.iter().map(|p| *p + Vec3::splat(0.01 * f as f32)).collect();
-            s.set_positions(ids[0], &p).unwrap();
+            let moving = if all_move { count } else { 1 };
+            for (i, &id) in ids.iter().enumerate().take(moving) {
+                let at = Vec3::new(0.15 * (i % 10) as f32, 0.15 * (i / 10) as f32, 0.0);
+                let shift = at + Vec3::splat(0.01 * f as f32);
+                let p: Vec<Vec3> = ball.positions.iter().map(|p| *p + shift).collect();
+                s.set_positions(id, &p).unwrap();
+            }
             let d = s.detect(Pairs::Overlapping).unwrap();
             results.push((d.stats.bvh, d.contacts, s.frame_data().unwrap()));
         }
         let ((_, ca, fa), (sb, cb, fb)) = (&results[0], &results[1]);
+        assert!(!ca.is_empty(), "frame {f}: contacts");
         assert!(ca == cb, "frame {f}: the contacts of the trees built in the frame");
-        let sah = (1..count).filter(|&b| !fb.body_wide(b).unwrap().sah.is_empty()).count();
+        let sah = (first..count).filter(|&b| !fb.body_wide(b).unwrap().sah.is_empty()).count();
         if f < 3 {
             assert_eq!(sah, 0, "frame {f}: a tree put in place while held");
         }
@@ -204,8 +227,9 @@ fn builds_past_the_waiting_limit_start_in_a_later_frame() {
             // start now.
             assert!(sah <= MAX_WAITING_BUILDS, "frame {f}: {sah} trees put in place");
         }
-        assert!(sb.rest_trees as usize <= MAX_WAITING_BUILDS, "frame {f}: {} put in place", sb.rest_trees);
-        if sah == count - 1 {
+        let written = sb.rest_trees + sb.refit_trees_written;
+        assert!(written as usize <= MAX_WAITING_BUILDS, "frame {f}: {written} put in place");
+        if sah == count - first {
             for b in 0..count {
                 let (ta, tb) = (fa.body_wide(b).unwrap(), fb.body_wide(b).unwrap());
                 assert!(ta == tb, "frame {f}: body {b}'s tree is the frame-built scene's");
@@ -215,5 +239,5 @@ fn builds_past_the_waiting_limit_start_in_a_later_frame() {
         }
     }
     assert!(hold.is_none());
-    assert!(done, "every body at rest has its binned-SAH tree within 20 frames");
+    assert!(done, "{policy:?}: every body has its binned-SAH tree within 20 frames");
 }

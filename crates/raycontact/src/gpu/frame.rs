@@ -156,14 +156,9 @@ impl GpuScene {
 
     /// Starts `build`, packed body `b`'s binned-SAH tree over its LBVH's leaves, in the
     /// background: newly at rest in the frame just recorded, or (`refit`) rebuilt by it under a
-    /// refitting policy. Whether it started (`Kept::building`).
-    pub fn building(
-        &mut self,
-        b: usize,
-        build: impl FnOnce() -> HostTree + Send + 'static,
-        refit: bool,
-    ) -> bool {
-        self.kept.building(b, build, refit)
+    /// refitting policy (`Kept::building`).
+    pub fn building(&mut self, b: usize, build: impl FnOnce() -> HostTree + Send + 'static, refit: bool) {
+        self.kept.building(b, build, refit);
     }
 
     /// The binned-SAH trees built in the background that are done, for the bodies that the frame

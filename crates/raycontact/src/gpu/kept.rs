@@ -178,16 +178,12 @@ impl Kept {
 
     /// Starts `build`, the binned-SAH tree over packed body `b`'s LBVH's leaves, in the
     /// background, to come through [`Self::built`]: newly at rest, or (`refit`) rebuilt by the
-    /// frame that [`Self::begin_frame`] began, under a refitting policy. Whether it started
+    /// frame that [`Self::begin_frame`] began, under a refitting policy: handed to the trees'
+    /// thread now, or by a later frame's [`Self::built`] when too many builds wait for it
     /// ([`PendingTree::start`]).
-    pub fn building(
-        &mut self,
-        b: usize,
-        build: impl FnOnce() -> HostTree + Send + 'static,
-        refit: bool,
-    ) -> bool {
+    pub fn building(&mut self, b: usize, build: impl FnOnce() -> HostTree + Send + 'static, refit: bool) {
         let purpose = if refit { Purpose::Refit } else { Purpose::Rest };
-        self.pending[b].start(build, purpose)
+        self.pending[b].start(build, purpose);
     }
 
     /// The trees built in the background that are done, for the bodies that rest in the frame

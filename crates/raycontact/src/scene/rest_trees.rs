@@ -115,24 +115,20 @@ impl Scene {
                 written += 1;
             }
         }
-        // In the background, each build on copies of the body's triangles and positions.
-        // Returns how many it started: none when too many builds wait for the trees' thread
-        // (`tree_thread::MAX_WAITING_BUILDS`; a body at rest tries again in a later frame, a
-        // rebuilt one walks its LBVH until its next rebuild).
+        // In the background, each build on copies of the body's triangles and positions (one
+        // that finds too many builds waiting for the trees' thread, `tree_thread::
+        // MAX_WAITING_BUILDS`, waits in its body and is handed over by a later frame).
         let start_builds = |g: &mut GpuScene, bodies: &[usize], refit: bool| {
-            let mut started = 0;
             for &b in bodies {
                 let (body, with_fans) = (packing.bodies[b], g.has_fans(packing.bodies[b].flags));
                 let (triangles, positions) = (body_triangles(b).to_vec(), data(b).positions.clone());
                 let build = move || host_tree(&body, &triangles, &positions, with_fans);
-                started += u32::from(g.building(b, build, refit));
+                g.building(b, build, refit);
             }
-            started
         };
-        let mut refit_trees = rebuilt.len() as u32;
         if g.background_trees() {
             start_builds(g, &rest, false);
-            refit_trees = start_builds(g, &rebuilt, true);
+            start_builds(g, &rebuilt, true);
         } else {
             for (&b, (tree, parents, fans)) in rest.iter().zip(&build(g, &rest)) {
                 g.write_rest_tree(b, &packing.bodies[b], (tree, parents, fans), stats);
@@ -143,7 +139,7 @@ impl Scene {
             }
         }
         stats.bvh.rest_trees = written;
-        stats.bvh.refit_trees = refit_trees;
+        stats.bvh.refit_trees = rebuilt.len() as u32;
         stats.bvh.refit_trees_written = late;
         let ns = start.elapsed().as_nanos() as f64;
         stats.bvh.host_ns = Some(stats.bvh.host_ns.unwrap_or(0.0) + ns);
