@@ -48,12 +48,18 @@ with --sequential:
                  readback; one submission)
   gpu-refit      the same with BvhUpdate::Refit: the BVHs refitted (normals, bounds, fit; no
                  Morton codes, sort or hierarchy), rebuilt only at the first frame
+  gpu-auto       (only when named in --implementations) gpu with BvhUpdate::Auto at its default
+                 bound, as cpu-auto: the measure taken on the host before each frame is recorded
+                 (its time is printed with the BVH line: host BVH work)
   cpu-1          raycontact's CPU backend (the kernels' CPU twins; rays through its 4-wide
                  BVHs, a cloth vertex's inward and outward rays in one walk; a trace asked
                  again, e.g. a body's own-body trace in each of its cloth pairs, or in a later
                  frame while the body does not move, answered from a memo), single-threaded
   cpu-rayon      the CPU backend with rayon over all cores (the contacts' reference)
   cpu-refit      cpu-rayon with BvhUpdate::Refit
+  cpu-auto       (only when named in --implementations) cpu-rayon with BvhUpdate::Auto at its
+                 default bound (BvhUpdate::auto(), 1.3): refitted, rebuilt in the frame
+                 whose refit leaves some body's SAH cost over 1.3 times its last rebuild's
   cpu-twins      cpu-rayon walking the binary BVH as the kernels do (Scene::set_wide_bvh(false)):
                  the kernels' CPU twins end to end, the same algorithm as gpu (no memo)
   gpu-walk       (resting-pile, slow-pair) gpu with iterative detection (Lehericey et al. 2013):
@@ -175,9 +181,10 @@ pub struct SuiteArgs {
     /// Leave parry3d out.
     #[arg(long)]
     pub no_parry: bool,
-    /// Run only these implementations (ids as in the tables: gpu, gpu-refit, cpu-1, cpu-refit,
-    /// cpu-twins, gpu-walk, cpu-walk, parry-1, parry-rayon, parry-refit-1, parry-refit-rayon;
-    /// repeatable or comma-separated; default: all). `cpu-rayon` always runs: every other is
+    /// Run only these implementations (ids as in the tables: gpu, gpu-refit, gpu-auto, cpu-1,
+    /// cpu-refit, cpu-auto, cpu-twins, gpu-walk, cpu-walk, parry-1, parry-rayon, parry-refit-1,
+    /// parry-refit-rayon; repeatable or comma-separated; default: all but gpu-auto and cpu-auto,
+    /// which run only when named). `cpu-rayon` always runs: every other is
     /// compared with it. `gpu-walk` brings `gpu` with it (its full passes are compared with
     /// `gpu`'s); `--cpu` and `--no-parry` still leave their kinds out.
     #[arg(long, value_delimiter = ',', value_name = "ID,...", value_parser = implementation_id)]
@@ -261,10 +268,10 @@ impl Intersections {
 
 impl SuiteArgs {
     /// Whether `--implementations` lets implementation `id` run (`cpu-rayon` always runs;
-    /// `gpu` runs with `gpu-walk`).
+    /// `gpu` runs with `gpu-walk`; without the option every one but [`OPT_IN`]'s).
     pub fn runs(&self, id: &str) -> bool {
         let wanted = |i: &str| self.implementations.iter().any(|w| w == i);
-        self.implementations.is_empty()
+        (self.implementations.is_empty() && !OPT_IN.contains(&id))
             || id == "cpu-rayon"
             || wanted(id)
             || (id == "gpu" && wanted("gpu-walk"))
@@ -316,12 +323,14 @@ fn parse_vec3(option: &str, text: &str) -> Result<Vec3, String> {
 }
 
 /// The suite's implementation ids, in the order of its tables (`results::ORDER`).
-pub const IMPLEMENTATIONS: [&str; 12] = [
+pub const IMPLEMENTATIONS: [&str; 14] = [
     "gpu",
     "gpu-refit",
+    "gpu-auto",
     "cpu-1",
     "cpu-rayon",
     "cpu-refit",
+    "cpu-auto",
     "cpu-twins",
     "gpu-walk",
     "cpu-walk",
@@ -330,6 +339,10 @@ pub const IMPLEMENTATIONS: [&str; 12] = [
     "parry-refit-1",
     "parry-refit-rayon",
 ];
+
+/// The implementations that run only when `--implementations` names them (not in the default
+/// suite, whose figures and time they would change).
+pub const OPT_IN: [&str; 2] = ["gpu-auto", "cpu-auto"];
 
 /// An id that `--implementations` accepts: one of the suite's, as in its tables.
 fn implementation_id(id: &str) -> Result<String, String> {

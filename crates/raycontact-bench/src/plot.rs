@@ -9,12 +9,14 @@ use crate::results::{InstanceResult, SuiteResult, exponents};
 use crate::scenes::SceneName;
 
 /// Colours of the implementations, in the table's order.
-const SERIES: [(&str, RGBColor); 10] = [
+const SERIES: [(&str, RGBColor); 12] = [
     ("gpu", RGBColor(214, 39, 40)),
     ("gpu-refit", RGBColor(255, 152, 150)),
+    ("gpu-auto", RGBColor(140, 86, 75)),
     ("cpu-1", RGBColor(31, 119, 180)),
     ("cpu-rayon", RGBColor(44, 160, 44)),
     ("cpu-refit", RGBColor(152, 223, 138)),
+    ("cpu-auto", RGBColor(188, 189, 34)),
     ("cpu-twins", RGBColor(23, 190, 207)),
     ("parry-1", RGBColor(148, 103, 189)),
     ("parry-rayon", RGBColor(255, 127, 14)),

@@ -240,8 +240,17 @@ fn print_bvh(r: &InstanceResult) {
             let max = d.iter().copied().fold(f64::MIN, f64::max);
             format!("median {:.3}, max {max:.3}", median(&d))
         };
+        // The host's part of the GPU's tree work (`Auto`'s measure, the binned-SAH trees
+        // written): every timed frame's, none counting as 0.
+        let host: Vec<f64> = frames.iter().map(|s| s.host_ns.unwrap_or(0.0) / 1e6).collect();
+        let host = if i.kind == ImplKind::Gpu && host.iter().any(|&h| h > 0.0) {
+            let max = host.iter().copied().fold(0.0, f64::max);
+            format!("; host BVH work median {:.3} ms, max {max:.3}", median(&host))
+        } else {
+            String::new()
+        };
         println!(
-            "BVH {:<10} {policy}: {} rebuilt, {} refitted, {} kept of {} timed frames; SAH cost over the last rebuild's: {degradation}",
+            "BVH {:<10} {policy}: {} rebuilt, {} refitted, {} kept of {} timed frames; SAH cost over the last rebuild's: {degradation}{host}",
             i.id,
             count(BvhAction::Rebuilt),
             count(BvhAction::Refitted),
@@ -390,7 +399,8 @@ fn print_frame_kinds(r: &InstanceResult) {
 
 /// The GPU frames' dispatches and bytes (rebuilding and refitting).
 fn print_gpu_frame(r: &InstanceResult) {
-    for (id, what) in [("gpu", "GPU frame"), ("gpu-refit", "GPU refit frame")] {
+    for (id, what) in [("gpu", "GPU frame"), ("gpu-refit", "GPU refit frame"), ("gpu-auto", "GPU auto frame")]
+    {
         let Some(g) = r.get(id) else { continue };
         let dispatches = mean(&g.dispatches.iter().map(|&d| d as f64).collect::<Vec<_>>());
         let timestamps = mean(&g.timestamps.iter().map(|&d| d as f64).collect::<Vec<_>>());
@@ -452,6 +462,7 @@ fn print_stages(r: &InstanceResult) {
         .map(|i| match i.id {
             "gpu" => "GPU ts".to_string(),
             "gpu-refit" => "refit ts".to_string(),
+            "gpu-auto" => "auto ts".to_string(),
             id => id.to_string(),
         })
         .collect();

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 #[path = "suite_cli/schema.rs"]
 mod schema;
-use schema::{FULL_IMPLS, IMPLS, SCENES, T, WALK_SCENES, check, schema};
+use schema::{FULL_IMPLS, IMPLS, OPT_IN_IMPLS, SCENES, T, WALK_SCENES, check, schema};
 
 /// A temporary directory, removed on drop.
 struct TempDir(PathBuf);
@@ -139,7 +139,8 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
         }
         let walks = WALK_SCENES.contains(&inst["scene"].as_str().unwrap());
         for id in IMPLS {
-            let expected = walks || FULL_IMPLS.contains(id);
+            // `gpu-auto` and `cpu-auto` run only when named.
+            let expected = !OPT_IN_IMPLS.contains(id) && (walks || FULL_IMPLS.contains(id));
             let Some(i) = implementation(inst, id) else {
                 assert!(!expected, "{name}: no {id}");
                 continue;
@@ -354,6 +355,34 @@ fn implementations_can_be_chosen() {
     let out = bench(&[&args[..], &["--implementations", "cpu-2"]].concat());
     assert_eq!(out.status.code(), Some(2), "{}", texts(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the ids are"), "{}", texts(&out));
+}
+
+#[test]
+fn auto_runs_when_named_on_both_backends_alike() {
+    // `gpu-auto` and `cpu-auto` (not in the default suite): `BvhUpdate::Auto` at its default
+    // bound, a rebuild's contacts, the same decision on both backends every frame (the GPU's
+    // taken on its host mirror of the trees, whose time the BVH line reports).
+    let dir = TempDir::new("auto");
+    let args = ["--size", "tiny", "--frames", "3", "--scene", "hermann-tori,cloth-layers", "--no-parry"];
+    let (doc, out) = run_json(&dir, &[&args[..], &["--implementations", "gpu-auto,cpu-auto"]].concat());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for inst in instances(&doc) {
+        let name = inst["scene"].as_str().unwrap();
+        let ran: Vec<&str> =
+            inst["implementations"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+        assert_eq!(ran, ["gpu-auto", "cpu-rayon", "cpu-auto"], "{name}");
+        let (g, c) = (implementation(inst, "gpu-auto").unwrap(), implementation(inst, "cpu-auto").unwrap());
+        for i in [g, c] {
+            assert_eq!(i["bvh"]["policy"], "auto", "{name}");
+            assert_eq!(i["differ_from_reference"]["max"], 0, "{name}: {}", i["id"]);
+            let frames = i["bvh"]["rebuilt"].as_u64().unwrap() + i["bvh"]["refitted"].as_u64().unwrap();
+            assert_eq!(frames, 3, "{name}: every timed frame rebuilt or refitted");
+        }
+        assert_eq!(g["bvh"]["per_frame"], c["bvh"]["per_frame"], "{name}: the same decisions");
+        assert_eq!(g["bvh"]["degradation_per_frame"], c["bvh"]["degradation_per_frame"], "{name}");
+    }
+    assert!(stdout.contains("BVH gpu-auto   auto:") && stdout.contains("host BVH work median"), "{stdout}");
+    assert!(stdout.contains("BVH cpu-auto   auto:") && stdout.contains("GPU auto frame:"), "{stdout}");
 }
 
 #[test]

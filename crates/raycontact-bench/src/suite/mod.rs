@@ -183,9 +183,12 @@ fn runs(
     };
     add(cpu(None, BvhUpdate::Rebuild)?, rayon("cpu-rayon", "CPU reference"), None)?;
     if let Some(c) = ctx {
-        for (id, policy, what) in
-            [("gpu", BvhUpdate::Rebuild, "GPU"), ("gpu-refit", BvhUpdate::Refit, "GPU refit")]
-        {
+        let gpus = [
+            ("gpu", BvhUpdate::Rebuild, "GPU"),
+            ("gpu-refit", BvhUpdate::Refit, "GPU refit"),
+            ("gpu-auto", BvhUpdate::auto(), "GPU auto"),
+        ];
+        for (id, policy, what) in gpus {
             if args.runs(id) {
                 let r = ImplResult::new(id, format!("{what} ({})", c.adapter_name()), ImplKind::Gpu);
                 add(gpu(c, policy)?, r, None)?;
@@ -198,6 +201,9 @@ fn runs(
     }
     if args.runs("cpu-refit") {
         add(cpu(None, BvhUpdate::Refit)?, rayon("cpu-refit", "CPU refit"), None)?;
+    }
+    if args.runs("cpu-auto") {
+        add(cpu(None, BvhUpdate::auto())?, rayon("cpu-auto", "CPU auto"), None)?;
     }
     if args.runs("cpu-twins") {
         let mut twins = cpu(None, BvhUpdate::Rebuild)?;

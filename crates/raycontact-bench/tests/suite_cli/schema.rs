@@ -51,9 +51,11 @@ pub const STAGES: &[&str] = &[
 pub const IMPLS: &[&str] = &[
     "gpu",
     "gpu-refit",
+    "gpu-auto",
     "cpu-1",
     "cpu-rayon",
     "cpu-refit",
+    "cpu-auto",
     "cpu-twins",
     "gpu-walk",
     "cpu-walk",
@@ -62,6 +64,8 @@ pub const IMPLS: &[&str] = &[
     "parry-refit-1",
     "parry-refit-rayon",
 ];
+/// The implementations that run only when named (`--implementations`).
+pub const OPT_IN_IMPLS: &[&str] = &["gpu-auto", "cpu-auto"];
 /// The implementations of every scene.
 pub const FULL_IMPLS: &[&str] = &[
     "gpu",
