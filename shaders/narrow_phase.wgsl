@@ -120,8 +120,11 @@ fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine {
     return TracedLine(Traced(hits.front, false, 0u, NONE), Traced(hits.back, false, 0u, NONE));
 }
 
-fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool {
-    return leaf_near(p, r, bodies[body], body_state[body].leaf_count);
+fn may_reach(body: u32, p: vec3<f32>, r: f32, ignore_vertex: u32) -> bool {
+    if ignore_vertex == NONE {
+        return leaf_near(p, r, bodies[body], body_state[body].leaf_count);
+    }
+    return other_near(p, r, ignore_vertex, bodies[body], body_state[body].leaf_count);
 }
 
 fn source_normal(v: u32) -> vec3<f32> {

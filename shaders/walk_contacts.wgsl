@@ -94,7 +94,7 @@ fn walk_steps(body: BodyGpu) -> u32 {
 }
 
 // Every ray is walked or cast: a walk is short, and a BVH query would cost it more.
-fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool {
+fn may_reach(body: u32, p: vec3<f32>, r: f32, ignore_vertex: u32) -> bool {
     return true;
 }
 

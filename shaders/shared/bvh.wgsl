@@ -289,6 +289,71 @@ fn leaf_near(p: vec3<f32>, r: f32, body: BodyGpu, leaf_count: u32) -> bool {
     return false;
 }
 
+// Whether some triangle of a body (its BodyGpu and leaf count) that does not use packed vertex
+// `ignore_vertex` comes within distance r of p (`triangle_within`), walking the leaves whose box,
+// grown by r, holds p. Where it does not, a self pair's rays from that vertex at p find nothing
+// within r (the triangles they skip are those of `ignore_vertex`). Stops at the first such
+// triangle. CPU twin: `raycontact::internals::cpu::other_near`.
+fn other_near(p: vec3<f32>, r: f32, ignore_vertex: u32, body: BodyGpu, leaf_count: u32) -> bool {
+    var node = NONE;
+    if leaf_count > 0u {
+        node = 0u;
+    }
+    let grow = vec3<f32>(r);
+    // As `closest_hit`'s walk: the inner loop goes on to the next leaf whose grown box holds p,
+    // then the leaf is tested, so that a SIMD group's lanes test their leaves together.
+    loop {
+        var tri = NONE;
+        while node != NONE {
+            let nd = nodes[body.node_offset + node];
+            if all(nd.min - grow <= p) && all(p <= nd.max + grow) {
+                if (nd.child & LEAF_BIT) != 0u {
+                    tri = nd.child & ~LEAF_BIT;
+                    node = nd.escape;
+                    break;
+                }
+                node = nd.child;
+            } else {
+                node = nd.escape;
+            }
+        }
+        if tri == NONE {
+            return false;
+        }
+        let g = body.tri_offset + tri;
+        let ia = triangles[3u * g];
+        let ib = triangles[3u * g + 1u];
+        let ic = triangles[3u * g + 2u];
+        if ia != ignore_vertex && ib != ignore_vertex && ic != ignore_vertex
+            && triangle_within(p, r, vertex_position(ia), vertex_position(ib), vertex_position(ic)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether triangle (a, b, c) comes within distance r of p: the squared distance from p to the
+// triangle at most r * r, without a branch (a SIMD group's lanes take the same steps): p's
+// squared distance to the triangle's plane where p projects inside the triangle (on the inner
+// side of each edge), else the least of its squared distances to the three edges. CPU twin:
+// `raycontact::internals::cpu::triangle_within`.
+fn triangle_within(p: vec3<f32>, r: f32, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> bool {
+    let n = cross(b - a, c - a);
+    let s = dot(p - a, n);
+    let inside = dot(cross(b - a, p - a), n) >= 0.0 && dot(cross(c - b, p - b), n) >= 0.0
+        && dot(cross(a - c, p - c), n) >= 0.0;
+    let edges = min(edge_distance2(p, a, b), min(edge_distance2(p, b, c), edge_distance2(p, c, a)));
+    return select(edges, s * s / dot(n, n), inside) <= r * r;
+}
+
+// The squared distance from p to the segment from a to b (a != b).
+fn edge_distance2(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>) -> f32 {
+    let e = b - a;
+    let t = clamp(dot(p - a, e) / dot(e, e), 0.0, 1.0);
+    let d = a + t * e - p;
+    return dot(d, d);
+}
+
 // The stackless walk's way to the next leaf (the escape links of `layout::Node`): from node
 // `*node` of `body`, every box `ray` does not enter is passed by its escape link and every
 // inner one it enters is entered, up to the first leaf whose box it enters. Returns that leaf's

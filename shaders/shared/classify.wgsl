@@ -12,11 +12,12 @@
 // where `hint` is the body-local triangle the same ray hit in the last frame (NONE: unknown),
 // and
 //
-//     fn may_reach(body: u32, p: vec3<f32>, r: f32) -> bool
+//     fn may_reach(body: u32, p: vec3<f32>, r: f32, ignore_vertex: u32) -> bool
 //
-// whether packed body `body` may have a triangle within distance r of p (`true` whenever
-// unsure): a ray classified by L makes a contact only of a hit within the reach of its origin
-// (its own, or its straight ray's), so it is not cast at a body of another source that does not
+// whether packed body `body` may have a triangle that does not use packed vertex
+// `ignore_vertex` (NONE: any triangle) within distance r of p (`true` whenever unsure): a ray
+// classified by L makes a contact only of a hit within the reach of its origin (its own, or its
+// straight ray's), so it is not cast where `asks_reach` asks and the body has none
 // (`narrow_phase` asks its BVH, `walk_contacts` answers `true`), and
 //
 //     fn source_normal(v: u32) -> vec3<f32>
@@ -266,6 +267,16 @@ fn own_tmax(t: f32) -> f32 {
     return t;
 }
 
+// Whether a ray classified by L at `body`, skipping the triangles of packed vertex `ignore`, asks
+// `may_reach` (with reach r, grown by the margin) before it is cast: always at another body's
+// source (NONE), and at its own (a cloth's self pair) where SELF_REACH_SIZE of the cloth's mean
+// edge lengths exceed the reach (`layout::SELF_REACH_SIZE` says why). The contacts are the same
+// either way: a ray not cast where `may_reach` says no would find nothing within the reach.
+// CPU twin: `raycontact::internals::cpu::asks_reach`.
+fn asks_reach(body: BodyGpu, ignore: u32, r: f32) -> bool {
+    return ignore == NONE || SELF_REACH_SIZE * body.mean_size > r;
+}
+
 // Whether step s of case `kind` classifies its hit by the re-projected length L (and so may
 // confirm a hit beyond the reach by a straight ray): volumetric -> volumetric's outward ray
 // (a hit of B's outside), volumetric -> cloth's outward ray, cloth -> volumetric's hits of
@@ -372,6 +383,8 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
         && ((kind == CASE_CV && use_in && use_out) || (kind == CASE_CC && sides == 3u));
     var second = none;
     var lined = false;
+    // `may_reach`'s answer for the steps that ask it (0: not asked yet, 1: yes, 2: no).
+    var reach_answer = 0u;
     loop {
         if !straight {
             rq = Request(NONE, -n, 0.0, inf, NONE, NONE);
@@ -448,10 +461,17 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
         // A ray classified by L, at another body (not the straight ray, which goes only to r):
         // not cast where the body has nothing within the reach (grown by a rounding margin).
         // (Cloth -> volumetric's steps by L trace nothing: body NONE.)
-        let by_reach = !straight && rq.ignore == NONE && length_step(kind, s);
+        // (The steps classified by L trace b, or nothing.)
+        let by_reach = !straight && length_step(kind, s) && rq.body != NONE
+            && asks_reach(body_b, rq.ignore, r_near);
+        // Every step that asks it asks the same (body b, p, the reach and the vertex to ignore):
+        // answered once a source (a cloth vertex's two sides, cast one by one, ask it twice).
+        if by_reach && reach_answer == 0u {
+            reach_answer = select(2u, 1u, may_reach(rq.body, p, r_near, rq.ignore));
+        }
         if lined && !straight && s == 1u {
             pr = second;
-        } else if rq.body != NONE && (!by_reach || may_reach(rq.body, p, r_near)) {
+        } else if rq.body != NONE && (!by_reach || reach_answer == 1u) {
             if line && !straight && s == 0u {
                 let both = probe_line(rq.body, p, rq.dir, rq.tmin, rq.tmax, rq.ignore);
                 pr = both.front;

@@ -99,6 +99,33 @@ pub fn stacked_triangles(log2: u32) -> TriMesh {
     mesh
 }
 
+/// A coarse cloth sheet (`cols` x `rows` cells of side `h`, so that the triangles beside a
+/// vertex's own lie beyond the reach: its self pair asks `may_reach`) folded back over itself
+/// at column `fold`, the upper layer `gap` above the lower one and shifted a third of a cell.
+pub fn folded_sheet(cols: u32, rows: u32, fold: u32, h: f32, gap: f32) -> TriMesh {
+    let mut positions = Vec::new();
+    for j in 0..=rows {
+        for i in 0..=cols {
+            let (x, y) = (i as f32 * h, j as f32 * h);
+            positions.push(if i <= fold {
+                Vec3::new(x, y, 0.003 * (9.0 * x + 7.0 * y).sin())
+            } else {
+                let back = (2 * fold - i) as f32 * h + h / 3.0;
+                Vec3::new(back, y + 0.01, gap + 0.003 * (8.0 * back + 5.0 * y).sin())
+            });
+        }
+    }
+    let at = |i: u32, j: u32| j * (cols + 1) + i;
+    let mut triangles = Vec::new();
+    for j in 0..rows {
+        for i in 0..cols {
+            triangles.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+            triangles.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+        }
+    }
+    TriMesh { positions, triangles }
+}
+
 /// The Stanford bunny shipped in `assets/bunny.obj`.
 pub fn bunny() -> TriMesh {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/bunny.obj");

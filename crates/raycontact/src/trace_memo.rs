@@ -255,8 +255,8 @@ impl<T: Tracer> Tracer for Memoized<'_, T> {
         self.inner.trace_line(cx, b, ray, ignore)
     }
 
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
-        self.inner.may_reach(cx, b, p, r)
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
+        self.inner.may_reach(cx, b, p, r, ignore)
     }
 
     fn normal(&self, cx: &Narrow<'_>, v: u32) -> Vec3 {

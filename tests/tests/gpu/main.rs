@@ -16,6 +16,7 @@ mod pipelines;
 mod probe;
 mod ray_queries;
 mod rays;
+mod reach;
 mod recorded_rays;
 mod refit;
 mod reflection;

@@ -63,8 +63,8 @@ impl Tracer for CastCounter {
         BvhTracer.trace_line(cx, b, ray, ignore)
     }
 
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
-        self.every_ray || BvhTracer.may_reach(cx, b, p, r)
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
+        self.every_ray || BvhTracer.may_reach(cx, b, p, r, ignore)
     }
 }
 

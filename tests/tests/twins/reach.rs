@@ -1,9 +1,11 @@
 //! The rays classified by their re-projected length are not cast at a body that comes nowhere
 //! near their origin (`Tracer::may_reach`; the kernels' `may_reach`, `leaf_near` on the BVH; the
-//! CPU backend's, `WideTree::has_leaf_near` on its wide trees). Both queries against brute
-//! force, and the contacts of the backend and of the twin's narrow phase against a
-//! classification that casts every ray, on layered sheets whose gaps lie on both sides of the
-//! reach.
+//! CPU backend's, `WideTree::has_leaf_near` on its wide trees), nor, for a coarse cloth's self
+//! pair, where no triangle without the source vertex comes within the reach (`other_near`, the
+//! CPU backend's `other_near_wide`, by `triangle_within`). The queries against brute force, and
+//! the contacts of the backend and of the twin's narrow phase against a classification that
+//! casts every ray, on layered sheets whose gaps lie on both sides of the reach and on a coarse
+//! sheet folded over itself.
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;
@@ -12,7 +14,7 @@ use raycontact::internals::layout::{BodyPair, SELF_CLOTH};
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Pairs, Scene};
-use raycontact_tests::rng;
+use raycontact_tests::{folded_sheet, rng};
 
 use crate::casting::{CastCounter, classify_in_order, scene_keys, sorted_keys};
 use crate::reference::Packed;
@@ -118,4 +120,148 @@ fn rays_that_cannot_reach_are_not_cast_and_the_contacts_stay_the_same() {
         total += every.len();
     }
     assert!(total > 2000, "{total} contacts");
+}
+
+/// The distance from `p` to triangle `t`, in f64: the least of the distances to the plane (where
+/// `p` projects inside) and to the three edges (the test's own computation, not the library's).
+fn distance64(p: Vec3, t: [Vec3; 3]) -> f64 {
+    let v = |q: Vec3| [q.x as f64, q.y as f64, q.z as f64];
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    };
+    let (p, [a, b, c]) = (v(p), t.map(v));
+    let n = cross(sub(b, a), sub(c, a));
+    let side = |e0: [f64; 3], e1: [f64; 3]| dot(cross(sub(e1, e0), sub(p, e0)), n) >= 0.0;
+    let edge = |e0: [f64; 3], e1: [f64; 3]| {
+        let e = sub(e1, e0);
+        let s = (dot(sub(p, e0), e) / dot(e, e)).clamp(0.0, 1.0);
+        let d = sub([e0[0] + s * e[0], e0[1] + s * e[1], e0[2] + s * e[2]], p);
+        dot(d, d).sqrt()
+    };
+    if side(a, b) && side(b, c) && side(c, a) {
+        dot(sub(p, a), n).abs() / dot(n, n).sqrt()
+    } else {
+        edge(a, b).min(edge(b, c)).min(edge(c, a))
+    }
+}
+
+#[test]
+fn another_triangle_is_near_exactly_when_one_without_the_vertex_lies_within_the_reach() {
+    // `triangle_within` against the f64 distance; `other_near` (the kernels' twin, on the binary
+    // tree) and `other_near_wide` (the backend's, on the 4-wide tree) against every triangle
+    // that does not use the vertex; points whose distance to the nearest such triangle lies
+    // within a rounding margin of the reach left out.
+    let sheet = meshes::grid_sheet(1.0, 1.0, 12, 12);
+    let mut folded = meshes::torus(0.6, 0.25, 24, 12);
+    let mut r = rng(41);
+    for p in folded.positions.iter_mut() {
+        *p += (Vec3::new(r.random(), r.random(), r.random()) - 0.5) * 0.02;
+    }
+    let p =
+        Packed::new(&[(&sheet, BodyKind::Cloth { half_thickness: 0.01 }), (&folded, BodyKind::Volumetric)]);
+    let (mut near, mut far, mut skipped) = (0, 0, 0);
+    for b in 0..2 {
+        let body = &p.packing.bodies[b];
+        let tri = |t: usize| {
+            let g = body.tri_offset as usize + t;
+            let idx = [0, 1, 2].map(|k| p.packing.triangles[3 * g + k]);
+            (idx, idx.map(|i| p.positions[i as usize]))
+        };
+        let (first, count) = (body.vertex_offset, body.vertex_count);
+        for _ in 0..3000 {
+            // From a vertex of the body (a self pair's source), or a point near the body.
+            let ignore = if r.random_bool(0.7) { first + r.random_range(0..count) } else { u32::MAX };
+            let q = if ignore != u32::MAX {
+                p.positions[ignore as usize]
+            } else {
+                Vec3::new(r.random(), r.random(), r.random()) * 2.0 - 1.0
+            };
+            let reach = 10f32.powf(r.random_range(-2.5..-0.3));
+            let d = (0..body.tri_count as usize)
+                .filter(|&t| !tri(t).0.contains(&ignore))
+                .map(|t| distance64(q, tri(t).1))
+                .fold(f64::INFINITY, f64::min);
+            for t in 0..body.tri_count as usize {
+                let dt = distance64(q, tri(t).1);
+                if (dt - reach as f64).abs() > 1e-5 {
+                    let within = cpu::triangle_within(q, reach, tri(t).1);
+                    assert_eq!(
+                        within,
+                        dt <= reach as f64,
+                        "triangle {t} of body {b}, point {q}, reach {reach}"
+                    );
+                }
+            }
+            if (d - reach as f64).abs() <= 1e-5 {
+                skipped += 1;
+                continue;
+            }
+            let brute = d <= reach as f64;
+            let nodes = p.frame.body_nodes(&p.packing, b);
+            let binary = cpu::other_near(body, nodes, &p.positions, &p.packing.triangles, q, reach, ignore);
+            assert_eq!(binary, brute, "body {b}, binary: point {q}, reach {reach}, ignoring {ignore}");
+            let wide = cpu::other_near_wide(p.frame.body_wide(b).unwrap(), q, reach, ignore);
+            assert_eq!(wide, brute, "body {b}, wide: point {q}, reach {reach}, ignoring {ignore}");
+            if brute { near += 1 } else { far += 1 }
+        }
+    }
+    assert!(near > 500 && far > 500 && skipped < 50, "{near} near, {far} far, {skipped} left out");
+}
+
+#[test]
+fn a_coarse_cloths_self_pair_casts_only_where_its_rays_can_reach_and_finds_the_same_contacts() {
+    // Reach max(0.02, 2 × 0.004) = 0.02; cells of 0.1 (mean edge about 0.11: 0.6 of it exceeds
+    // the reach). The upper layer lies 0.012 and 0.03 above the lower one: the vertices of the
+    // layers' overlap find each other (or, at 0.03, nothing within the reach), the others
+    // nothing at all, and are not cast.
+    let prediction = 0.02;
+    for gap in [0.012, 0.03] {
+        let sheet = folded_sheet(16, 10, 11, 0.1, gap);
+        let mut scene = Scene::new_cpu(Some(2)).unwrap();
+        scene.set_prediction_distance(prediction).unwrap();
+        scene
+            .add_body(&sheet.positions, &sheet.triangles, BodyKind::Cloth { half_thickness: 0.004 })
+            .unwrap();
+        let found = scene.detect(Pairs::Overlapping).unwrap().contacts;
+        let frame: FrameData = scene.frame_data().unwrap();
+        let packing = scene.packing().clone();
+        assert!(0.6 * packing.bodies[0].mean_size > prediction * 1.01, "a coarse cloth");
+        let pairs: Vec<BodyPair> =
+            cpu::broad_phase(&packing.bodies, &frame.body_state, SELF_CLOTH, prediction);
+        assert_eq!(pairs.len(), 1, "the self pair");
+        let cx = cpu::Narrow {
+            packing: &packing,
+            frame: &frame,
+            positions: &sheet.positions,
+            previous: &sheet.positions,
+            remember_exit: false,
+            inversions: true,
+        };
+        let sources = cpu::ray_sources(&packing, &frame.body_state, &sheet.positions, &pairs);
+        let every_ray = CastCounter { every_ray: true, lines: true, ..Default::default() };
+        let every = sorted_keys(&classify_in_order(&cx, &every_ray, &pairs, &sources));
+        let asking = CastCounter { lines: true, ..Default::default() };
+        assert_eq!(sorted_keys(&classify_in_order(&cx, &asking, &pairs, &sources)), every, "gap {gap}");
+        assert_eq!(sorted_keys(&cpu::narrow_phase(&cx, &pairs)), every, "gap {gap}: the twin");
+        let mut binary = frame.clone();
+        binary.wide = Default::default();
+        let cx_binary = Narrow { frame: &binary, ..cx };
+        assert_eq!(sorted_keys(&cpu::narrow_phase(&cx_binary, &pairs)), every, "gap {gap}: binary trees");
+        assert_eq!(scene_keys(&packing, &found), every, "gap {gap}: the backend");
+        // Every source cast its two rays in one line without the question; with it, only
+        // those of the layers' overlap (5 columns of 11 rows on each layer, the fold's), and
+        // none where the layers lie farther apart than the reach.
+        let lines = |c: &CastCounter| c.line_casts.load(std::sync::atomic::Ordering::Relaxed) as usize;
+        assert_eq!(lines(&every_ray), sources.len(), "gap {gap}");
+        let cast = lines(&asking);
+        if gap < prediction {
+            assert!(cast > 0 && cast <= 12 * 11 + 11, "gap {gap}: {cast} of {} sources cast", sources.len());
+            assert!(every.len() > 50, "gap {gap}: {} contacts between the layers", every.len());
+        } else {
+            assert_eq!(cast, 0, "gap {gap}: {cast} of {} sources cast", sources.len());
+            assert!(every.is_empty(), "gap {gap}: {} contacts", every.len());
+        }
+    }
 }

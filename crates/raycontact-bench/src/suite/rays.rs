@@ -172,8 +172,8 @@ impl Tracer for CountingTracer<'_> {
 
     /// As the kernels and the CPU backend: the rays that cannot reach are not cast, so not
     /// counted (the queries' own nodes are not counted either).
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
-        cpu::BvhTracer.may_reach(cx, b, p, r)
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
+        cpu::BvhTracer.may_reach(cx, b, p, r, ignore)
     }
 }
 

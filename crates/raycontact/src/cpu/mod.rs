@@ -83,9 +83,9 @@ pub use reference::raycast_brute_force;
 pub use region_areas::{region_areas, vertex_area_steps};
 pub use regions_hook::regions_hook;
 pub use response::{ResponseSums, response};
-pub use shared::bvh::{closest_hit, fan_to_pass, leaf_near};
+pub use shared::bvh::{closest_hit, fan_to_pass, leaf_near, other_near, triangle_within};
 pub use shared::bvh_line::closest_hits_line_binary;
-pub use shared::classify::{Narrow, Rays, Traced, Tracer, classify, classify_at};
+pub use shared::classify::{Narrow, Rays, Traced, Tracer, asks_reach, classify, classify_at};
 pub use shared::common::reach;
 pub use shared::intersect::{crossing_key, edge_side};
 pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inverse, shear};
@@ -93,7 +93,8 @@ pub use shared::targets::{QueryScene, query_targets};
 pub use shared::walk::walk_ray;
 pub use source_args::source_args;
 pub use traverse::{
-    WideHit, closest_hit_ordered, closest_hit_wide, closest_hit_wide_counted, raycast_ordered,
+    WideHit, closest_hit_ordered, closest_hit_wide, closest_hit_wide_counted, other_near_wide,
+    raycast_ordered,
 };
 pub use traverse_line::{closest_hits_line, closest_hits_line_counted};
 pub use triangle_bounds::{body_bounds, triangle_bounds, triangle_box, triangle_box_crossed};

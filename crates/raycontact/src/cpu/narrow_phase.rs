@@ -9,9 +9,10 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::ray_sources::ray_sources;
-use super::shared::bvh::{Leaf, leaf_near};
+use super::shared::bvh::{Leaf, leaf_near, other_near};
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
 use super::shared::ray::ray_axes;
+use super::traverse::other_near_wide;
 use crate::layout::{BODY_CLOTH, BodyGpu, BodyPair, ContactGpu, NONE, Ray, RayHit, WalkCounts};
 
 /// The full pass: every trace through the BVH (twin of `trace` in `narrow_phase.wgsl`, by the
@@ -30,12 +31,18 @@ impl Tracer for BvhTracer {
         Some(cx.bvh_hits_line(b, ray, ignore).map(|(hit, face)| Traced::cast(hit, face)))
     }
 
-    /// `leaf_near` on the body's tree: its wide tree when the frame has one (whose leaf lanes
-    /// hold the binary leaves' boxes: the same answer), else the binary tree, as the kernel.
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
-        match cx.frame.body_wide(b) {
-            Some(w) if !w.nodes.is_empty() => w.has_leaf_near(p, r),
-            _ => leaf_near(cx.frame.body_nodes(cx.packing, b), p, r),
+    /// `leaf_near` on the body's tree (`other_near` with a vertex to ignore): its wide tree
+    /// when the frame has one (whose leaf lanes hold the binary leaves' boxes, and its records
+    /// their corners: the same answer), else the binary tree, as the kernel.
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
+        match (cx.frame.body_wide(b), ignore) {
+            (Some(w), NONE) if !w.nodes.is_empty() => w.has_leaf_near(p, r),
+            (Some(w), _) if !w.nodes.is_empty() => other_near_wide(w, p, r, ignore),
+            (_, NONE) => leaf_near(cx.frame.body_nodes(cx.packing, b), p, r),
+            _ => {
+                let (body, nodes) = (&cx.packing.bodies[b], cx.frame.body_nodes(cx.packing, b));
+                other_near(body, nodes, cx.positions, &cx.packing.triangles, p, r, ignore)
+            }
         }
     }
 }
@@ -198,8 +205,8 @@ impl<T: Tracer> Tracer for ExitMemoTracer<'_, T> {
         traced
     }
 
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool {
-        self.inner.may_reach(cx, b, p, r)
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
+        self.inner.may_reach(cx, b, p, r, ignore)
     }
 
     /// The inner tracer's: a line is a cloth vertex's two rays, never an exit trace.

@@ -34,7 +34,7 @@ impl WalkTracer {
 }
 
 impl Tracer for WalkTracer {
-    fn may_reach(&self, _: &Narrow<'_>, _: usize, _: Vec3, _: f32) -> bool {
+    fn may_reach(&self, _: &Narrow<'_>, _: usize, _: Vec3, _: f32, _: u32) -> bool {
         // As `walk_contacts.wgsl`: every ray is walked or cast.
         true
     }

@@ -37,6 +37,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
          const ONE_THIRD: f32 = {third};\n\
          const SELF_HIT_GAP: f32 = {gap};\n\
+         const SELF_REACH_SIZE: f32 = {self_reach};\n\
          const BODY_CLOTH: u32 = {BODY_CLOTH}u;\n\
          const BODY_STATIC: u32 = {BODY_STATIC}u;\n\
          const BODY_KEEP: u32 = {BODY_KEEP}u;\n\
@@ -63,6 +64,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
         matrix = RADIX_BUCKETS * tuning.barrier_group,
         third = bits_literal(ONE_THIRD),
         gap = bits_literal(SELF_HIT_GAP),
+        self_reach = bits_literal(SELF_REACH_SIZE),
         line_walks = tuning.line_walks,
         fan_walks = tuning.fan_walks,
         child_pairs = tuning.child_pairs,

@@ -218,3 +218,61 @@ pub fn leaf_near(nodes: &[Node], p: Vec3, r: f32) -> bool {
     }
     false
 }
+
+/// Twin of `other_near` in `bvh.wgsl`: whether some triangle of a body's tree (`nodes`, its used
+/// nodes) that does not use packed vertex `ignore` comes within distance `r` of `p`
+/// ([`triangle_within`]), walking the leaves whose box, grown by `r`, holds `p`. Where it says
+/// no, a self pair's rays from the vertex at `p` find nothing within `r` (the triangles they skip
+/// are those of `ignore`).
+pub fn other_near(
+    body: &BodyGpu,
+    nodes: &[Node],
+    positions: &[Vec3],
+    triangles: &[u32],
+    p: Vec3,
+    r: f32,
+    ignore: u32,
+) -> bool {
+    let grow = Vec3::splat(r);
+    let mut node = if nodes.is_empty() { NONE } else { 0 };
+    while node != NONE {
+        let nd = &nodes[node as usize];
+        if (nd.min - grow).cmple(p).all() && p.cmple(nd.max + grow).all() {
+            if nd.child & LEAF_BIT == 0 {
+                node = nd.child;
+                continue;
+            }
+            let g = (body.tri_offset + (nd.child & !LEAF_BIT)) as usize;
+            let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
+            if !idx.contains(&ignore) && triangle_within(p, r, idx.map(|i| positions[i as usize])) {
+                return true;
+            }
+        }
+        node = nd.escape;
+    }
+    false
+}
+
+/// Twin of `triangle_within` in `bvh.wgsl`: whether triangle `[a, b, c]` (not degenerate) comes
+/// within distance `r` of `p`: the squared distance from `p` to the triangle at most `r * r`,
+/// computed as the kernel computes it without a branch: `p`'s squared distance to the triangle's
+/// plane where `p` projects inside the triangle (on the inner side of each edge), else the least
+/// of its squared distances to the three edges.
+pub fn triangle_within(p: Vec3, r: f32, [a, b, c]: [Vec3; 3]) -> bool {
+    let n = (b - a).cross(c - a);
+    let s = (p - a).dot(n);
+    let inside = (b - a).cross(p - a).dot(n) >= 0.0
+        && (c - b).cross(p - b).dot(n) >= 0.0
+        && (a - c).cross(p - c).dot(n) >= 0.0;
+    let edges = edge_distance2(p, a, b).min(edge_distance2(p, b, c).min(edge_distance2(p, c, a)));
+    let d2 = if inside { s * s / n.dot(n) } else { edges };
+    d2 <= r * r
+}
+
+/// Twin of `edge_distance2` in `bvh.wgsl`: the squared distance from `p` to the segment from `a`
+/// to `b` (`a != b`).
+fn edge_distance2(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let e = b - a;
+    let t = ((p - a).dot(e) / e.dot(e)).clamp(0.0, 1.0);
+    (a + t * e - p).length_squared()
+}

@@ -28,7 +28,8 @@ use glam::Vec3;
 use super::common::{reach, tri_vertices};
 use crate::frame::FrameData;
 use crate::layout::{
-    BODY_CLOTH, ContactGpu, NONE, Ray, RayHit, SELF_HIT_GAP, WALK_RANGE, WalkCounts, contact_flags,
+    BODY_CLOTH, BodyGpu, ContactGpu, NONE, Ray, RayHit, SELF_HIT_GAP, SELF_REACH_SIZE, WALK_RANGE,
+    WalkCounts, contact_flags,
 };
 use crate::packing::Packing;
 
@@ -75,10 +76,11 @@ pub trait Tracer: Sync {
     ) -> Traced;
 
     /// Twin of the kernel's `may_reach` (`shared/classify.wgsl`): whether packed body `b` may
-    /// have a triangle within distance `r` of `p` (`true` whenever unsure). The rays classified
-    /// by their re-projected length make a contact only of a hit within the reach of their
-    /// origin (their own, or their straight ray's), so they are not cast where this says no.
-    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32) -> bool;
+    /// have a triangle that does not use packed vertex `ignore` ([`NONE`]: any triangle) within
+    /// distance `r` of `p` (`true` whenever unsure). The rays classified by their re-projected
+    /// length make a contact only of a hit within the reach of their origin (their own, or their
+    /// straight ray's), so they are not cast where this says no ([`asks_reach`]).
+    fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool;
 
     /// The traces of `ray` and of its opposite ray (the same origin and bounds, `-dir`) on
     /// packed body `b`, skipping the triangles of packed vertex `ignore`, without hints: what
@@ -194,8 +196,8 @@ impl Narrow<'_> {
 
     /// A probe classified by its re-projected length, with reach `r` (grown by the margin): a
     /// contact comes of it only from a hit within the reach of `origin`, so it is not cast (a
-    /// miss) where the tracer knows that body `b` comes nowhere near (but for a self pair, where
-    /// it always does).
+    /// miss) where the tracer knows that body `b` (for a self pair, without the triangles of
+    /// `ignore`) comes nowhere near, when [`asks_reach`] asks it.
     #[allow(clippy::too_many_arguments)]
     fn probe_by_length<T: Tracer>(
         &self,
@@ -208,7 +210,9 @@ impl Narrow<'_> {
         hint: u32,
         r: f32,
     ) -> Probe {
-        if ignore == NONE && !sink.tracer.may_reach(self, b, origin, r) {
+        if asks_reach(&self.packing.bodies[b], ignore, r)
+            && !sink.tracer.may_reach(self, b, origin, r, ignore)
+        {
             return Probe::NONE;
         }
         self.probe(sink, b, origin, dir, 0.0, tmax, ignore, hint)
@@ -231,7 +235,9 @@ impl Narrow<'_> {
     ) -> Option<[Probe; 2]> {
         let ray = Ray { origin, tmin: 0.0, dir: -n, tmax };
         if let Some(r) = r {
-            if ignore == NONE && !sink.tracer.may_reach(self, b, origin, r) {
+            if asks_reach(&self.packing.bodies[b], ignore, r)
+                && !sink.tracer.may_reach(self, b, origin, r, ignore)
+            {
                 return Some([Probe::NONE; 2]);
             }
         }
@@ -336,6 +342,17 @@ struct Source {
     p: Vec3,
     ea: f32,
     eb: f32,
+}
+
+/// Twin of `asks_reach` in `shared/classify.wgsl`: whether a ray classified by its re-projected
+/// length at body `b`, skipping the triangles of packed vertex `ignore`, asks the tracer's
+/// `may_reach` (with reach `r`, grown by the margin) before it is cast: always at another body's
+/// source ([`NONE`]), and at its own (a cloth's self pair) where [`SELF_REACH_SIZE`] of the
+/// cloth's mean edge lengths exceed the reach (the constant's doc says why). Either way the
+/// contacts are the same: a ray not cast where `may_reach` says no would find nothing within
+/// the reach. Only the work differs.
+pub fn asks_reach(b: &BodyGpu, ignore: u32, r: f32) -> bool {
+    ignore == NONE || SELF_REACH_SIZE * b.mean_size > r
 }
 
 /// Twin of `class_of` in `shared/classify.wgsl`: collision below `touch`, prediction below
