@@ -29,7 +29,7 @@
 use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
-use crate::layout::{NONE, Node};
+use crate::layout::{LEAF_BIT, NONE, Node};
 use crate::packing::Packing;
 use crate::pending_tree::PendingTree;
 use crate::sah_tree::sah_tree;
@@ -289,6 +289,15 @@ impl WideTree {
     /// built: unsure). Where it says no, no triangle of the tree comes within distance `r` of
     /// `p`. Stops at the first such leaf; walks only the nodes whose grown box holds `p`.
     pub fn has_leaf_near(&self, p: Vec3, r: f32) -> bool {
+        self.leaf_near_with(p, r, |_| true)
+    }
+
+    /// Whether some leaf whose box, grown by `r` on every side, holds `p` passes `accept` (given
+    /// its record's index; `true` for a tree not built: unsure). Stops at the first; walks only
+    /// the nodes whose grown box holds `p` ([`Self::has_leaf_near`]: every leaf passes;
+    /// [`other_near_wide`](crate::cpu::other_near_wide): a triangle without a given vertex
+    /// within `r`).
+    pub fn leaf_near_with(&self, p: Vec3, r: f32, mut accept: impl FnMut(usize) -> bool) -> bool {
         if self.nodes.is_empty() {
             return true;
         }
@@ -302,8 +311,12 @@ impl WideTree {
             let n = &self.nodes[stack[len] as usize];
             let holds = |a: usize| (n.lo[a] - grow).cmple(at[a]) & at[a].cmple(n.hi[a] + grow);
             let mut lanes = (holds(0) & holds(1) & holds(2)).bitmask() & ((1 << n.count) - 1);
-            if lanes & n.leaves != 0 {
-                return true;
+            let mut leaves = lanes & n.leaves;
+            while leaves != 0 {
+                if accept((n.child[leaves.trailing_zeros() as usize] & !LEAF_BIT) as usize) {
+                    return true;
+                }
+                leaves &= leaves - 1;
             }
             lanes &= !n.leaves;
             while lanes != 0 {

@@ -53,41 +53,13 @@ pub fn raycast_ordered(
 /// Whether some triangle of `tree` that does not use packed vertex `ignore` comes within
 /// distance `r` of `p` (`true` for a tree not built: unsure): the binary tree's
 /// [`other_near`](super::shared::bvh::other_near) on the 4-wide tree, on the records' corners
-/// (the same floats), the leaves walked those whose box grown by `r` holds `p`. Stops at the
-/// first such triangle.
+/// (the same floats), the leaves walked those whose box grown by `r` holds `p`
+/// ([`WideTree::leaf_near_with`]). Stops at the first such triangle.
 pub fn other_near_wide(tree: &WideTree, p: Vec3, r: f32, ignore: u32) -> bool {
-    if tree.nodes.is_empty() {
-        return true;
-    }
-    let at = [Vec4::splat(p.x), Vec4::splat(p.y), Vec4::splat(p.z)];
-    let grow = Vec4::splat(r);
-    // Pending nodes: at most 3 a level on a path (as `WideTree::has_leaf_near`); when full,
-    // unsure.
-    let (mut stack, mut len) = ([0u32; 64], 1usize);
-    while len > 0 {
-        len -= 1;
-        let n = &tree.nodes[stack[len] as usize];
-        let holds = |a: usize| (n.lo[a] - grow).cmple(at[a]) & at[a].cmple(n.hi[a] + grow);
-        let mut lanes = (holds(0) & holds(1) & holds(2)).bitmask() & ((1 << n.count) - 1);
-        let mut leaves = lanes & n.leaves;
-        while leaves != 0 {
-            let rec = &tree.tris[(n.child[leaves.trailing_zeros() as usize] & !LEAF_BIT) as usize];
-            leaves &= leaves - 1;
-            if !rec.vertices.contains(&ignore) && triangle_within(p, r, rec.corners) {
-                return true;
-            }
-        }
-        lanes &= !n.leaves;
-        while lanes != 0 {
-            if len == stack.len() {
-                return true;
-            }
-            stack[len] = n.child[lanes.trailing_zeros() as usize];
-            len += 1;
-            lanes &= lanes - 1;
-        }
-    }
-    false
+    tree.leaf_near_with(p, r, |i| {
+        let rec = &tree.tris[i];
+        !rec.vertices.contains(&ignore) && triangle_within(p, r, rec.corners)
+    })
 }
 
 /// A ray's constants for the 4-wide slab test, computed once per ray.
