@@ -458,10 +458,10 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
             }
         }
         var pr = none;
-        // A ray classified by L, at another body (not the straight ray, which goes only to r):
-        // not cast where the body has nothing within the reach (grown by a rounding margin).
-        // (Cloth -> volumetric's steps by L trace nothing: body NONE.)
-        // (The steps classified by L trace b, or nothing.)
+        // A ray classified by L (not the straight ray, which goes only to r): not cast where
+        // `asks_reach` asks and the body has nothing within the reach (grown by a rounding
+        // margin; for a self pair, nothing but the source vertex's triangles). The steps
+        // classified by L trace b, or nothing (cloth -> volumetric's: body NONE).
         let by_reach = !straight && length_step(kind, s) && rq.body != NONE
             && asks_reach(body_b, rq.ignore, r_near);
         // Every step that asks it asks the same (body b, p, the reach and the vertex to ignore):

@@ -253,11 +253,12 @@ pub fn other_near(
     false
 }
 
-/// Twin of `triangle_within` in `bvh.wgsl`: whether triangle `[a, b, c]` (not degenerate) comes
-/// within distance `r` of `p`: the squared distance from `p` to the triangle at most `r * r`,
-/// computed as the kernel computes it without a branch: `p`'s squared distance to the triangle's
-/// plane where `p` projects inside the triangle (on the inner side of each edge), else the least
-/// of its squared distances to the three edges.
+/// Twin of `triangle_within` in `bvh.wgsl`: whether triangle `[a, b, c]` comes within distance
+/// `r` of `p`: the squared distance from `p` to the triangle at most `r * r`, computed as the
+/// kernel computes it without a branch: `p`'s squared distance to the triangle's plane where `p`
+/// projects inside the triangle (on the inner side of each edge), else the least of its squared
+/// distances to the three edges. A triangle of zero area (NaN here), which no ray hits either
+/// (`intersect_triangle` rejects it), is never within.
 pub fn triangle_within(p: Vec3, r: f32, [a, b, c]: [Vec3; 3]) -> bool {
     let n = (b - a).cross(c - a);
     let s = (p - a).dot(n);
