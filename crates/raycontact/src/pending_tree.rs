@@ -92,7 +92,8 @@ pub(crate) struct Done<T> {
 }
 
 impl<T: Send + 'static> PendingTree<T> {
-    /// Whether a build is running (or done, and not yet taken).
+    /// Whether a build is running (or waiting to be handed to the trees' thread, or done and
+    /// not yet taken).
     pub(crate) fn is_pending(&self) -> bool {
         self.job.is_some()
     }
@@ -139,8 +140,8 @@ impl<T: Send + 'static> PendingTree<T> {
     /// the trees' thread (`crate::tree_thread`), or, when too many builds wait for that thread
     /// already ([`MAX_WAITING_BUILDS`](crate::tree_thread::MAX_WAITING_BUILDS)), keeps it
     /// waiting here for a later [`Self::take_done`] to hand over. Either way it is pending
-    /// ([`Self::is_pending`]), the body keeps the tree it has meanwhile, and the tree comes as
-    /// the one of this frame's copies.
+    /// ([`Self::is_pending`]), the body keeps the tree it has meanwhile, and the tree built is
+    /// that of this frame's copies, however late it is handed over.
     pub(crate) fn start(&mut self, build: impl FnOnce() -> T + Send + 'static, purpose: Purpose) {
         let run = Mutex::new(Some(hand(Box::new(build))));
         self.job = Some(Job { run, moved: false, purpose });
