@@ -24,13 +24,13 @@ fn a_coarse_cloths_self_pair_casts_only_where_it_can_reach_and_finds_the_cpus_co
                 let id = scene
                     .add_body(&sheet.positions, &sheet.triangles, BodyKind::Cloth { half_thickness: 0.004 })
                     .unwrap();
-                (scene, vec![id])
+                (scene, id)
             });
             for frame in 0..3 {
                 let shift = Vec3::new(0.01, -0.02, 0.005) * frame as f32;
                 let at: Vec<Vec3> = sheet.positions.iter().map(|p| *p + shift).collect();
-                for (scene, ids) in &mut s {
-                    scene.set_positions(ids[0], &at).unwrap();
+                for (scene, id) in &mut s {
+                    scene.set_positions(*id, &at).unwrap();
                 }
                 let what = format!("{:?}, gap {gap}, frame {frame}", context.tuning());
                 let found = s[0].0.detect(Pairs::Overlapping).unwrap().contacts;

@@ -203,20 +203,7 @@ pub(crate) fn stackless_hit(
 /// nodes), grown by `r` on every side, holds `p`. Where it does not, no triangle of the body
 /// comes within distance `r` of `p`.
 pub fn leaf_near(nodes: &[Node], p: Vec3, r: f32) -> bool {
-    let grow = Vec3::splat(r);
-    let mut node = if nodes.is_empty() { NONE } else { 0 };
-    while node != NONE {
-        let nd = &nodes[node as usize];
-        if (nd.min - grow).cmple(p).all() && p.cmple(nd.max + grow).all() {
-            if nd.child & LEAF_BIT != 0 {
-                return true;
-            }
-            node = nd.child;
-        } else {
-            node = nd.escape;
-        }
-    }
-    false
+    leaf_near_with(nodes, p, r, |_| true)
 }
 
 /// Twin of `other_near` in `bvh.wgsl`: whether some triangle of a body's tree (`nodes`, its used
@@ -233,6 +220,17 @@ pub fn other_near(
     r: f32,
     ignore: u32,
 ) -> bool {
+    leaf_near_with(nodes, p, r, |tri| {
+        let g = (body.tri_offset + tri) as usize;
+        let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
+        !idx.contains(&ignore) && triangle_within(p, r, idx.map(|i| positions[i as usize]))
+    })
+}
+
+/// Whether some leaf of a body's tree whose box, grown by `r` on every side, holds `p` passes
+/// `accept` (given its body-local triangle), depth first through the escape links; stops at the
+/// first. The walk of [`leaf_near`] (every leaf passes) and [`other_near`].
+fn leaf_near_with(nodes: &[Node], p: Vec3, r: f32, mut accept: impl FnMut(u32) -> bool) -> bool {
     let grow = Vec3::splat(r);
     let mut node = if nodes.is_empty() { NONE } else { 0 };
     while node != NONE {
@@ -242,9 +240,7 @@ pub fn other_near(
                 node = nd.child;
                 continue;
             }
-            let g = (body.tri_offset + (nd.child & !LEAF_BIT)) as usize;
-            let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
-            if !idx.contains(&ignore) && triangle_within(p, r, idx.map(|i| positions[i as usize])) {
+            if accept(nd.child & !LEAF_BIT) {
                 return true;
             }
         }
