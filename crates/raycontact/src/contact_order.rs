@@ -21,7 +21,12 @@
 //! where they are ([`contact_order`] returns `None`): one pass over the keys, no sort. That is
 //! the CPU backend's iterative pass: it keeps its contacts in this order
 //! ([`CpuScene::keep_contacts`]) and walks them in the order it keeps them, each remembered
-//! contact giving at most its own.
+//! contact giving at most its own. Fewer than
+//! [`PARALLEL_ENTRIES`](crate::contact_sort::PARALLEL_ENTRIES) are first tried by
+//! [`convert_in_order`], which converts them for the caller in that same pass, so that each is
+//! read once: on `resting-pile` (6.2k contacts) `cpu-walk`'s iterative frame went from
+//! 0.944-1.059 ms (median 1.01) to 0.913-1.017 (median 0.96), 10 runs alternated on the 2-core VM,
+//! where the check took 25-100 µs and the conversion after it 50-90.
 //!
 //! [`CpuScene::keep_contacts`]: crate::cpu_backend::CpuScene::keep_contacts
 
@@ -73,6 +78,37 @@ pub(crate) fn contact_order_with<'s>(
             Some(&scratch.order)
         }
     }
+}
+
+/// Converts `contacts` into `out` (emptied first) by `convert` in one pass, while their packed
+/// keys strictly increase: returns whether they all did (then `out` holds every contact, in the
+/// documented order, and [`contact_order_with`] would have returned `None`); else stops at the
+/// first key that does not increase, with `out` holding the contacts before it. One thread, for
+/// fewer than [`PARALLEL_ENTRIES`](crate::contact_sort::PARALLEL_ENTRIES) contacts: where they
+/// come in order (the CPU backend's iterative pass), each is read once, where the check of
+/// [`contact_order_with`] and a conversion after it read them twice.
+pub(crate) fn convert_in_order<T>(
+    contacts: &[ContactGpu],
+    ids: &[BodyId],
+    vertices: u32,
+    scratch: &mut OrderScratch,
+    out: &mut Vec<T>,
+    convert: impl Fn(&ContactGpu) -> T,
+) -> bool {
+    out.clear();
+    let Some(packed) = Packed::fitting(vertices, ids.len()) else { return false };
+    ranks(ids, scratch);
+    let rank = &scratch.rank;
+    let mut last = None;
+    for c in contacts {
+        let k = packed.key(c, rank);
+        if last.is_some_and(|l| l >= k) {
+            return false;
+        }
+        last = Some(k);
+        out.push(convert(c));
+    }
+    true
 }
 
 /// Each packed body's rank among the ids in order, into `scratch.rank`.
@@ -373,5 +409,19 @@ mod tests {
         assert_eq!(contact_order(&equal, &ids), Some(vec![0, 1, 2, 3, 4, 5]));
         equal.swap(4, 5);
         assert_eq!(contact_order(&equal, &ids), Some(vec![0, 1, 2, 3, 5, 4]));
+        // Converted in the check's pass exactly where the order would leave them in place.
+        let mut equal_first = ordered.clone();
+        equal_first[1] = contact(1, 0, 0, 2);
+        for set in [&ordered[..], &ordered[..1], &[], &swapped, &equal, &equal_first] {
+            let mut scratch = OrderScratch::default();
+            let mut out = vec![ContactGpu::default(); 9];
+            let whole = convert_in_order(set, &ids, 8, &mut scratch, &mut out, |c| *c);
+            assert_eq!(whole, contact_order(set, &ids).is_none(), "{set:?}");
+            if whole {
+                assert_eq!(out, set, "every contact, in place");
+            } else {
+                assert!(out.len() < set.len() && set.starts_with(&out), "those before the first step down");
+            }
+        }
     }
 }

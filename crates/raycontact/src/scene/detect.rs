@@ -10,11 +10,11 @@ use super::{Scene, check_distance};
 use crate::backend::Engine;
 use crate::body::BodyId;
 use crate::contact::{Contact, Contacts, Pairs, SelfCollision};
-use crate::contact_order::{OrderScratch, contact_order_with};
+use crate::contact_order::{OrderScratch, contact_order_with, convert_in_order};
 use crate::contact_sort::{MIN_JOB, PARALLEL_ENTRIES};
 use crate::error::{Error, Result};
 use crate::intersection::IntersectionMode;
-use crate::layout::{BodyPair, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
+use crate::layout::{BodyPair, ContactGpu, SELF_CLOTH, SELF_VOLUMETRIC, WALK_FALLBACK_BVH};
 use crate::plan::{DetectPlan, Outcome, PairSelection, Pass, SOURCES_PER_CONTACT, overlapping_sources};
 use crate::stats::FrameStats;
 
@@ -307,18 +307,21 @@ impl Scene {
         let order = move || {
             // Moved in (not borrowed): the permutation outlives the closure.
             let scratch = scratch;
+            let convert = |c: &ContactGpu| Contact::from_gpu(c, ids);
+            // Few contacts in order (an iterative pass on the CPU) are converted in the pass that
+            // finds them in order; others are ordered, then converted.
+            if found_contacts.len() < PARALLEL_ENTRIES
+                && convert_in_order(found_contacts, ids, vertices, scratch, out, convert)
+            {
+                return None;
+            }
             let order = contact_order_with(found_contacts, ids, vertices, scratch);
             out.clear();
             match order {
                 Some(order) => out.par_extend(
-                    order
-                        .par_iter()
-                        .with_min_len(MIN_JOB)
-                        .map(|&i| Contact::from_gpu(&found_contacts[i as usize], ids)),
+                    order.par_iter().with_min_len(MIN_JOB).map(|&i| convert(&found_contacts[i as usize])),
                 ),
-                None => out.par_extend(
-                    found_contacts.par_iter().with_min_len(MIN_JOB).map(|c| Contact::from_gpu(c, ids)),
-                ),
+                None => out.par_extend(found_contacts.par_iter().with_min_len(MIN_JOB).map(convert)),
             }
             order
         };
