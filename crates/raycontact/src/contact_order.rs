@@ -26,7 +26,7 @@
 //! [`convert_in_order`], which converts them for the caller in that same pass, so that each is
 //! read once: on `resting-pile` (6.2k contacts) `cpu-walk`'s iterative frame went from
 //! 0.944-1.059 ms (median 1.01) to 0.913-1.017 (median 0.96), 10 runs alternated on the 2-core VM,
-//! where the check took 25-100 µs and the conversion after it 50-90.
+//! where the check took 25-100 µs and the conversion after it 50-100.
 //!
 //! [`CpuScene::keep_contacts`]: crate::cpu_backend::CpuScene::keep_contacts
 
@@ -86,7 +86,8 @@ pub(crate) fn contact_order_with<'s>(
 /// first key that does not increase, with `out` holding the contacts before it. One thread, for
 /// fewer than [`PARALLEL_ENTRIES`](crate::contact_sort::PARALLEL_ENTRIES) contacts: where they
 /// come in order (the CPU backend's iterative pass), each is read once, where the check of
-/// [`contact_order_with`] and a conversion after it read them twice.
+/// [`contact_order_with`] and a conversion after it read them twice; where they do not (a GPU's,
+/// the CPU's full pass), it stops at the first step down, after converting at worst all but one.
 pub(crate) fn convert_in_order<T>(
     contacts: &[ContactGpu],
     ids: &[BodyId],
@@ -96,6 +97,7 @@ pub(crate) fn convert_in_order<T>(
     convert: impl Fn(&ContactGpu) -> T,
 ) -> bool {
     out.clear();
+    out.reserve(contacts.len());
     let Some(packed) = Packed::fitting(vertices, ids.len()) else { return false };
     ranks(ids, scratch);
     let rank = &scratch.rank;
