@@ -282,18 +282,33 @@ fn a_context_with_the_adapters_own_limits_detects_as_the_cpu_backend() {
 /// stage that does not run records no pass, and its time is neither read nor reported (the
 /// bounds of a rebuild, the tree stages of a refit and of an iterative pass, the pairs of an
 /// iterative pass, the intersection stages when off and the contour's with crossings alone; the
-/// upload and readback never have one).
+/// upload and readback never have one). The times are the frame's: each above zero, and
+/// together within the wall time of the call that ran it (a detection reads them with its
+/// contacts, an update on its own).
 #[test]
 fn gpu_times_are_those_of_the_stages_that_ran() {
     let ctx = GpuContext::new().expect("an adapter");
     if !ctx.has_timestamps() {
         return;
     }
-    let check = |stats: &raycontact::FrameStats, what: &str, ran: &[Stage]| {
+    let check = |(stats, wall_ns): (raycontact::FrameStats, f64), what: &str, ran: &[Stage]| {
         for (stage, st) in &stats.stages {
             assert_eq!(st.gpu_ns.is_some(), st.dispatches > 0, "{what}: {stage}'s GPU time");
             assert_eq!(st.dispatches > 0, ran.contains(stage), "{what}: whether {stage} ran");
         }
+        let times: Vec<f64> = stats.stages.iter().filter_map(|(_, st)| st.gpu_ns).collect();
+        let total: f64 = times.iter().sum();
+        assert!(
+            times.iter().all(|t| t.is_finite() && *t > 0.0),
+            "{what}: every stage that ran took time: {times:?}"
+        );
+        assert!(total <= wall_ns, "{what}: GPU times {total} ns within the call's {wall_ns} ns");
+    };
+    // The frame's figures and the wall time of the call that ran it.
+    let timed = |run: &mut dyn FnMut() -> raycontact::FrameStats| {
+        let start = std::time::Instant::now();
+        let stats = run();
+        (stats, start.elapsed().as_nanos() as f64)
     };
     let mut s = Scene::new(&ctx);
     scene(&mut s);
@@ -304,24 +319,23 @@ fn gpu_times_are_those_of_the_stages_that_ran() {
         s.set_positions(b, &p).unwrap();
     };
     let tree = [Stage::Normals, Stage::Morton, Stage::Sort, Stage::Hierarchy, Stage::Fit];
-    let found = s.detect(Pairs::Overlapping).unwrap();
-    check(&found.stats, "a rebuild", &[&tree[..], &[Stage::Pairs, Stage::Rays]].concat());
+    let detect = |s: &mut Scene| timed(&mut || s.detect(Pairs::Overlapping).unwrap().stats);
+    check(detect(&mut s), "a rebuild", &[&tree[..], &[Stage::Pairs, Stage::Rays]].concat());
     // Nothing changed since: the frame keeps the trees and records none of their stages.
-    let kept = s.update().unwrap();
-    check(&kept, "an update with nothing changed", &[]);
-    assert_eq!(kept.bvh.action, BvhAction::Kept);
+    let kept = timed(&mut || s.update().unwrap());
+    assert_eq!(kept.0.bvh.action, BvhAction::Kept);
+    check(kept, "an update with nothing changed", &[]);
     touch(&mut s);
-    check(&s.update().unwrap(), "an update", &tree);
+    check(timed(&mut || s.update().unwrap()), "an update", &tree);
     s.set_bvh_update(BvhUpdate::Refit).unwrap();
     touch(&mut s);
-    let found = s.detect(Pairs::Overlapping).unwrap();
     let refit = [Stage::Normals, Stage::Bounds, Stage::Fit, Stage::Pairs, Stage::Rays];
-    check(&found.stats, "a refit", &refit);
+    check(detect(&mut s), "a refit", &refit);
     // The intersection stages: crossings alone have no contour stage (no empty pass).
     let intersect = |s: &mut Scene, mode: IntersectionMode, ran: &[Stage], what: &str| {
         s.set_intersections(mode);
         touch(s);
-        check(&s.detect(Pairs::Overlapping).unwrap().stats, what, &[&refit[..], ran].concat());
+        check(detect(s), what, &[&refit[..], ran].concat());
     };
     intersect(&mut s, IntersectionMode::Crossings, &[Stage::Crossings, Stage::Analysis], "crossings");
     let all = [Stage::Crossings, Stage::Contour, Stage::Analysis];
@@ -330,9 +344,9 @@ fn gpu_times_are_those_of_the_stages_that_ran() {
     // Walks that miss are dropped: the pass needs no BVH, so the trees are left as they are.
     s.set_iterative(Some(Iterative { fallback: WalkFallback::Drop, ..Iterative::new(0.1) })).unwrap();
     assert!(!s.detect(Pairs::Overlapping).unwrap().stats.iterative);
-    let found = s.detect(Pairs::Overlapping).unwrap();
-    assert!(found.stats.iterative, "the bodies did not move: an iterative pass");
-    check(&found.stats, "an iterative pass", &[Stage::Rays]);
+    let found = detect(&mut s);
+    assert!(found.0.iterative, "the bodies did not move: an iterative pass");
+    check(found, "an iterative pass", &[Stage::Rays]);
 }
 
 /// With the GPU stage times off, no stage has a GPU time or writes a timestamp and nothing more

@@ -286,7 +286,6 @@ impl GpuScene {
         if !readback {
             return (0, 0);
         }
-        self.resolve_timings(encoder, true);
         let k = self.readback_contacts(d.contacts);
         self.record_contact_copy(encoder, cur, k, stats);
         (k, self.record_intersection_copy(encoder, d.intersect.mode, stats))

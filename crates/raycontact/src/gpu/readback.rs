@@ -6,6 +6,7 @@ use bytemuck::Pod;
 use web_time::Instant;
 
 use super::buffers::{B, READBACK, create_buffer};
+use super::timer::TIMES_BYTES;
 use super::{ContactBuffers, GpuScene, buffers::contact_sides};
 use crate::error::{Error, Result};
 use crate::found::{FoundContacts, MappedContacts};
@@ -21,6 +22,19 @@ const CONTACT_BYTES: u64 = size_of::<ContactGpu>() as u64;
 const READ_LABEL: &str = "raycontact.contacts.read";
 /// Bytes of the detection counters at the head of the contact readback (and of the pair list).
 const HEAD_BYTES: u64 = size_of::<DetectState>() as u64;
+/// Where the frame's stage timestamps lie in the contact readback, after the counters
+/// ([`TIMES_BYTES`], written where the frame is timed): read with the contacts, so that a
+/// detection maps one buffer, not two (`timer.rs`).
+const TIMES_AT: u64 = HEAD_BYTES;
+/// Where the contacts lie in the contact readback.
+const CONTACTS_AT: u64 = TIMES_AT + TIMES_BYTES;
+// Each part's view of the mapping starts where a mapped range may, and the contacts where they
+// can be read in place.
+const _: () = assert!(
+    TIMES_AT.is_multiple_of(wgpu::MAP_ALIGNMENT)
+        && CONTACTS_AT.is_multiple_of(wgpu::MAP_ALIGNMENT)
+        && CONTACTS_AT.is_multiple_of(align_of::<ContactGpu>() as u64)
+);
 
 impl GpuScene {
     /// How many contacts the frame's own copy reads back (the last frame's count plus a margin,
@@ -33,7 +47,9 @@ impl GpuScene {
         (self.last_contact_count + self.last_contact_count / 4 + 64).min(capacity)
     }
 
-    /// Records the copy of the counters and the first `k` contacts of buffer `cur`.
+    /// Records the copy of the counters, of the frame's stage timestamps (where it is timed:
+    /// resolved here, [`Self::read_detect`] reads them) and of the first `k` contacts of buffer
+    /// `cur`.
     pub(super) fn record_contact_copy(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -42,23 +58,27 @@ impl GpuScene {
         stats: &mut FrameStats,
     ) {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
+        if let Some(t) = self.timer() {
+            t.resolve_into(encoder, true, read, TIMES_AT);
+        }
         encoder.copy_buffer_to_buffer(self.bufs.get(B::Pairs), 0, read, 0, Some(HEAD_BYTES));
-        encoder.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, HEAD_BYTES, Some(k * CONTACT_BYTES));
+        encoder.copy_buffer_to_buffer(self.bufs.get(cur), 0, read, CONTACTS_AT, Some(k * CONTACT_BYTES));
         stats.stage(Stage::Readback).add_copy(HEAD_BYTES + k * CONTACT_BYTES);
     }
 
     fn ensure_contact_read(&mut self, contacts: u64) {
         if self.contact_read.as_ref().is_none_or(|(_, cap)| *cap < contacts) {
             let cap = contacts;
-            let bytes = HEAD_BYTES + cap * CONTACT_BYTES;
+            let bytes = CONTACTS_AT + cap * CONTACT_BYTES;
             let b = create_buffer(&self.ctx, &mut self.bufs.allocations, READ_LABEL, bytes, READBACK);
             self.contact_read = Some((b, cap));
         }
     }
 
-    /// Reads the counters and the contacts of a submitted detection whose first `copied`
-    /// contacts were copied for readback; copies the rest (a second, copy-only submission) when
-    /// there were more. Returns the counters and at most `capacity` contacts.
+    /// Reads the counters, the stage times (into `stats`, where the frame was timed) and the
+    /// contacts of a submitted detection whose first `copied` contacts were copied for
+    /// readback; copies the rest (a second, copy-only submission) when there were more.
+    /// Returns the counters and at most `capacity` contacts.
     ///
     /// The counters and the copied contacts are mapped once. In the usual case, where the count
     /// did not outgrow the frame's copy, the contacts are handed over in the mapping
@@ -74,12 +94,12 @@ impl GpuScene {
     ) -> Result<(DetectState, FoundContacts)> {
         let (read, _) = self.contact_read.as_ref().expect("contact readback");
         let read = read.clone();
-        let size = HEAD_BYTES + copied * CONTACT_BYTES;
+        let size = CONTACTS_AT + copied * CONTACT_BYTES;
         // The host's time, split into the wait for the mapping and the reads out of it.
         let start = Instant::now();
         self.ctx.map_for_read(read.slice(0..size), READ_LABEL, blocking).await?;
         let copy = Instant::now();
-        let (state, taken) = match self.take_mapped(&read, copied, capacity) {
+        let (state, taken) = match self.take_mapped(&read, copied, capacity, stats) {
             Ok(taken) => taken,
             Err(e) => {
                 read.unmap();
@@ -106,7 +126,7 @@ impl GpuScene {
                     self.bufs.get(cur),
                     0,
                     &read,
-                    HEAD_BYTES,
+                    CONTACTS_AT,
                     Some(count * CONTACT_BYTES),
                 );
                 self.ctx.queue().submit([enc.finish()]);
@@ -114,7 +134,7 @@ impl GpuScene {
                 let bytes = count * CONTACT_BYTES;
                 let mut contacts = self.spare_contacts();
                 self.ctx
-                    .map_read_async(&read, READ_LABEL, HEAD_BYTES, bytes, blocking, |b| {
+                    .map_read_async(&read, READ_LABEL, CONTACTS_AT, bytes, blocking, |b| {
                         let copy = Instant::now();
                         refill(&mut contacts, b);
                         copy_ns += copy.elapsed().as_nanos() as f64;
@@ -129,8 +149,9 @@ impl GpuScene {
         Ok((state, contacts))
     }
 
-    /// From the mapped readback `read` (the counters, then `copied` contacts): the counters,
-    /// and the contacts (at most `capacity`) where the copy holds them all (`None`: more were
+    /// From the mapped readback `read` (the counters, the stage timestamps, then `copied`
+    /// contacts): the counters, the stage times (into `stats`, where the frame was timed), and
+    /// the contacts (at most `capacity`) where the copy holds them all (`None`: more were
     /// found); the buffer stays mapped (the caller unmaps it but where the contacts are
     /// [`FoundContacts::Mapped`]).
     fn take_mapped(
@@ -138,12 +159,16 @@ impl GpuScene {
         read: &wgpu::Buffer,
         copied: u64,
         capacity: u64,
+        stats: &mut FrameStats,
     ) -> Result<(DetectState, Option<FoundContacts>)> {
         let view = |range: std::ops::Range<u64>| {
             read.get_mapped_range(range)
                 .map_err(|e| Error::Readback { buffer: READ_LABEL, message: e.to_string() })
         };
         let state: DetectState = bytemuck::pod_read_unaligned(&view(0..HEAD_BYTES)?);
+        if let Some(t) = self.timer() {
+            t.times(&self.ctx, true, &view(TIMES_AT..CONTACTS_AT)?, stats);
+        }
         let count = (state.contact_count as u64).min(capacity);
         if count > copied {
             return Ok((state, None));
@@ -151,15 +176,15 @@ impl GpuScene {
         if count == 0 {
             return Ok((state, Some(FoundContacts::Owned(self.spare_contacts()))));
         }
-        let contacts = match MappedContacts::new(read, view(HEAD_BYTES..HEAD_BYTES + count * CONTACT_BYTES)?)
-        {
-            Ok(mapped) => FoundContacts::Mapped(mapped),
-            Err(view) => {
-                let mut contacts = self.spare_contacts();
-                refill(&mut contacts, &view);
-                FoundContacts::Owned(contacts)
-            }
-        };
+        let contacts =
+            match MappedContacts::new(read, view(CONTACTS_AT..CONTACTS_AT + count * CONTACT_BYTES)?) {
+                Ok(mapped) => FoundContacts::Mapped(mapped),
+                Err(view) => {
+                    let mut contacts = self.spare_contacts();
+                    refill(&mut contacts, &view);
+                    FoundContacts::Owned(contacts)
+                }
+            };
         Ok((state, Some(contacts)))
     }
 
@@ -191,19 +216,18 @@ impl GpuScene {
         }
     }
 
-    /// Records the resolve of this frame's timestamps (the update's stages, and the detection's
-    /// with `detect`) for [`Self::read_timings`]; only where they will be read, once a frame.
-    pub fn resolve_timings(&self, encoder: &mut wgpu::CommandEncoder, detect: bool) {
+    /// Records the resolve of an update's timestamps (its stages: a detection resolves its own
+    /// into the contact readback, [`Self::record_contact_copy`]) for [`Self::read_timings`].
+    pub fn resolve_timings(&self, encoder: &mut wgpu::CommandEncoder) {
         if let Some(t) = self.timer() {
-            t.resolve(encoder, detect);
+            t.resolve(encoder);
         }
     }
 
-    /// The GPU times of the stages the last submitted frame ran into `stats` (nanoseconds), the
-    /// detection's stages too with `detect`, with the bytes read back; nothing without
-    /// timestamps. Waits for the GPU.
-    pub fn read_timings(&self, detect: bool, stats: &mut FrameStats) -> Result<()> {
-        self.timer().map_or(Ok(()), |t| t.read(&self.ctx, detect, stats))
+    /// The GPU times of the stages the last submitted update ran into `stats` (nanoseconds),
+    /// with the bytes read back; nothing without timestamps. Waits for the GPU.
+    pub fn read_timings(&self, stats: &mut FrameStats) -> Result<()> {
+        self.timer().map_or(Ok(()), |t| t.read(&self.ctx, stats))
     }
 
     /// Reads back `count` elements of type `T` from buffer `b` at element `first` (debugging and

@@ -6,6 +6,16 @@
 //! iterative frame (which runs one of the eleven timed stages) took 4.58/4.40/4.49 ms and
 //! slow-pair's 0.94/0.91/0.90; without the empty passes 4.11/4.13/4.16 and 0.55/0.52/0.54
 //! (`raycontact-bench --no-parry --implementations gpu,gpu-refit,gpu-walk`, 3 runs alternated).
+//!
+//! A detection copies its frame's timestamps into its contact readback, after the counters, and
+//! reads them from the same mapping ([`Timer::resolve_into`], [`Timer::times`]): one mapping a
+//! frame, where a buffer of the timer's own was mapped and waited for after the contacts. An
+//! update alone (`Scene::update`) still reads them from that buffer ([`Timer::read`]): it reads
+//! nothing else back. On lavapipe the second mapping had cost too little to measure (GPU frames,
+//! two mappings against one, three alternated runs: `hermann-tori` 2.91-2.97 against
+//! 2.87-3.02 ms, `slow-pair` 2.82-2.92 against 2.78-2.92, `resting-pile` 37.98-38.88 against
+//! 37.27-38.04); on a GPU each mapping is a wait on the device's queue, and the timestamps are
+//! now read without a vector made for them.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -35,6 +45,9 @@ pub(crate) const UPDATE_STAGES: usize = 6;
 /// resolved at `i` of these (a resolve's offset must be a multiple of this).
 const RESOLVE_STRIDE: u64 = wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT;
 
+/// Bytes of every timed stage's two timestamps in a readback ([`Timer::resolve_into`]).
+pub(crate) const TIMES_BYTES: u64 = 16 * TIMED_STAGES.len() as u64;
+
 /// A timestamp query set of two entries per timed stage, and its resolve and readback buffers.
 #[derive(Debug)]
 pub(crate) struct Timer {
@@ -58,7 +71,8 @@ impl Timer {
             ty: wgpu::QueryType::Timestamp,
             count: n,
         });
-        let bytes = 8 * n as u64;
+        // The update's stages (`read`); a detection's go with its contacts (`resolve_into`).
+        let bytes = 16 * UPDATE_STAGES as u64;
         let resolve = create_buffer(
             ctx,
             allocations,
@@ -86,9 +100,24 @@ impl Timer {
         }
     }
 
+    /// Resolves the timestamps of the update's stages written and copies them for
+    /// [`Self::read`] (an update alone: a detection's go with its contacts,
+    /// [`Self::resolve_into`]).
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.resolve_into(encoder, false, &self.read, 0);
+    }
+
     /// Resolves the timestamps of the stages written (the update's, and the detection's with
-    /// `detect`), each run of consecutive ones at once, and copies them for readback.
-    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder, detect: bool) {
+    /// `detect`), each run of consecutive ones at once, and copies them into `read` from byte
+    /// `at` ([`TIMES_BYTES`] there), to be read with what else it holds ([`Self::times`]): the
+    /// detection's contact readback, so that a detection maps one buffer, not two.
+    pub fn resolve_into(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        detect: bool,
+        read: &wgpu::Buffer,
+        at: u64,
+    ) {
         let stages = if detect { TIMED_STAGES.len() } else { UPDATE_STAGES };
         let written = self.written.load(Ordering::Relaxed);
         let mut i = 0;
@@ -104,33 +133,51 @@ impl Timer {
             // Resolved at an aligned offset of its own (runs are apart, so they do not
             // overlap), then copied to its place in the readback.
             let queries = 2 * first as u32..2 * i as u32;
-            let at = RESOLVE_STRIDE * first as u64;
-            encoder.resolve_query_set(&self.set, queries.clone(), &self.resolve, at);
+            let resolved = RESOLVE_STRIDE * first as u64;
+            encoder.resolve_query_set(&self.set, queries.clone(), &self.resolve, resolved);
             let bytes = 8 * queries.len() as u64;
-            encoder.copy_buffer_to_buffer(&self.resolve, at, &self.read, 16 * first as u64, Some(bytes));
+            encoder.copy_buffer_to_buffer(&self.resolve, resolved, read, at + 16 * first as u64, Some(bytes));
         }
     }
 
-    /// Puts the GPU times of the stages the last submitted frame timed (the update's, and the
-    /// detection's with `detect`) into `stats`, in nanoseconds, with the bytes read back.
-    /// Waits for the GPU.
-    pub fn read(&self, ctx: &GpuContext, detect: bool, stats: &mut FrameStats) -> Result<()> {
-        let stages = if detect { TIMED_STAGES.len() } else { UPDATE_STAGES };
-        let written = self.written.load(Ordering::Relaxed) & ((1 << stages) - 1);
-        if written == 0 {
+    /// Bytes of the stages' timestamps up to the last stage written (`written`: bit i for
+    /// `TIMED_STAGES[i]`).
+    fn end(written: u32) -> u64 {
+        16 * (32 - written.leading_zeros()) as u64
+    }
+
+    /// Puts the GPU times of the stages the last submitted update timed into `stats`, in
+    /// nanoseconds, with the bytes read back. Waits for the GPU.
+    pub fn read(&self, ctx: &GpuContext, stats: &mut FrameStats) -> Result<()> {
+        let end = Self::end(self.written_of(false));
+        if end == 0 {
             return Ok(());
         }
-        // Up to the last stage written.
-        let end = 32 - written.leading_zeros() as u64;
-        let bytes = ctx.read_mapped(&self.read, "raycontact.timestamps.read", 0, 16 * end)?;
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+        let label = "raycontact.timestamps.read";
+        let read =
+            ctx.map_read_async(&self.read, label, 0, end, true, |bytes| self.times(ctx, false, bytes, stats));
+        crate::blocking::block_on(label, read)?
+    }
+
+    /// The stages written (bit i for `TIMED_STAGES[i]`): the update's, and the detection's with
+    /// `detect`.
+    fn written_of(&self, detect: bool) -> u32 {
+        let stages = if detect { TIMED_STAGES.len() } else { UPDATE_STAGES };
+        self.written.load(Ordering::Relaxed) & ((1 << stages) - 1)
+    }
+
+    /// Puts the GPU times of the stages the last submitted frame timed (the update's, and the
+    /// detection's with `detect`) into `stats`, in nanoseconds, from `bytes`: what
+    /// [`Self::resolve_into`] copied, from the byte it copied them to. Counted as read back.
+    pub fn times(&self, ctx: &GpuContext, detect: bool, bytes: &[u8], stats: &mut FrameStats) {
+        let written = self.written_of(detect);
+        let end = Self::end(written) as usize;
+        let tick = |j: usize| bytemuck::pod_read_unaligned::<u64>(&bytes[8 * j..8 * j + 8]);
         let period = ctx.queue().get_timestamp_period() as f64;
-        for (i, s) in TIMED_STAGES[..end as usize].iter().enumerate().filter(|(i, _)| written & (1 << i) != 0)
-        {
-            stats.stage(*s).gpu_ns = Some(ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64 * period);
+        for (i, s) in TIMED_STAGES[..end / 16].iter().enumerate().filter(|(i, _)| written & (1 << i) != 0) {
+            stats.stage(*s).gpu_ns = Some(tick(2 * i + 1).saturating_sub(tick(2 * i)) as f64 * period);
         }
-        stats.bytes_read_back += 16 * end;
-        Ok(())
+        stats.bytes_read_back += end as u64;
     }
 }
 

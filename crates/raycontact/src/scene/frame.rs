@@ -41,10 +41,10 @@ impl Scene {
                 });
                 let mut stats = self.record_update_frame(&mut enc, true);
                 let Engine::Gpu(g) = &self.engine else { unreachable!("matched above") };
-                g.resolve_timings(&mut enc, false);
+                g.resolve_timings(&mut enc);
                 ctx.queue().submit([enc.finish()]);
                 ctx.wait("update")?;
-                g.read_timings(false, &mut stats)?;
+                g.read_timings(&mut stats)?;
                 Ok(stats)
             });
             // A failed update leaves the trees unknown: the next frame updates them.
@@ -176,7 +176,8 @@ impl Scene {
 
     /// Turns the GPU stage times on (the default) or off: with them, each stage's compute pass
     /// writes timestamp queries where the adapter has `TIMESTAMP_QUERY`, and each frame resolves
-    /// them and maps a second buffer to read them ([`StageStats::gpu_ns`](crate::StageStats)).
+    /// them and reads them back ([`StageStats::gpu_ns`](crate::StageStats)): a detection with
+    /// its contacts, in the same mapping, an update alone in a buffer of its own.
     /// Off, no pass writes one and nothing more is read back: the stages' `gpu_ns` are `None`
     /// and the frame costs what its work costs. On a GPU the timestamps cost little; a software
     /// adapter pays for each: on lavapipe (2 cores) a frame of one or two small tori took
