@@ -48,7 +48,8 @@ const RESOLVE_STRIDE: u64 = wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT;
 /// Bytes of every timed stage's two timestamps in a readback ([`Timer::resolve_into`]).
 pub(crate) const TIMES_BYTES: u64 = 16 * TIMED_STAGES.len() as u64;
 
-/// A timestamp query set of two entries per timed stage, and its resolve and readback buffers.
+/// A timestamp query set of two entries per timed stage, its resolve buffer, and the readback
+/// of an update's times (a detection's go into its contact readback).
 #[derive(Debug)]
 pub(crate) struct Timer {
     set: wgpu::QuerySet,
@@ -119,7 +120,7 @@ impl Timer {
         at: u64,
     ) {
         let stages = if detect { TIMED_STAGES.len() } else { UPDATE_STAGES };
-        let written = self.written.load(Ordering::Relaxed);
+        let written = self.written_of(detect);
         let mut i = 0;
         while i < stages {
             if written & (1 << i) == 0 {
