@@ -1,15 +1,19 @@
 //! Readback of the intersection stages: one copy in the detection's submission (the counters,
 //! as many crossings, contour states and loops as the last frame had plus a margin, and in full
 //! analysis every vertex's region state), and a copy-only submission for the rest when there are
-//! more, as the contacts are read.
+//! more, as the contacts are read. The frame's copy is mapped once, its counters read from the
+//! same mapping as the results (they were mapped on their own first: two mappings a frame).
 
 use super::super::GpuScene;
 use super::super::buffers::{READBACK, create_buffer};
 use super::buffers::{CONTOUR_BYTES, CROSSING_BYTES, LOOP_BYTES, REGION_BYTES, STATE_BYTES};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::intersection::RawIntersections;
 use crate::layout::{INTERSECT_FULL, IntersectState};
 use crate::stats::{FrameStats, Stage};
+
+/// The intersection readback's label.
+const LABEL: &str = "raycontact.intersect.read";
 
 /// Where each part lies in the readback buffer, for `k` crossings.
 #[derive(Clone, Copy, Debug)]
@@ -47,13 +51,7 @@ impl GpuScene {
         let l = layout(full, k, vertices);
         if self.intersect_read.as_ref().is_none_or(|(_, cap)| *cap < l.end) {
             let bytes = l.end + l.end / 2;
-            let b = create_buffer(
-                &self.ctx,
-                &mut self.bufs.allocations,
-                "raycontact.intersect.read",
-                bytes,
-                READBACK,
-            );
+            let b = create_buffer(&self.ctx, &mut self.bufs.allocations, LABEL, bytes, READBACK);
             self.intersect_read = Some((b, bytes));
         }
         let (read, _) = self.intersect_read.as_ref().expect("intersection readback");
@@ -91,8 +89,8 @@ impl GpuScene {
     }
 
     /// Reads the intersection stages' results of a submitted detection whose first `copied`
-    /// crossings were copied; copies the rest first (a copy-only submission) when there were
-    /// more.
+    /// crossings were copied: one mapping of that copy, which holds them all unless more were
+    /// found; then the rest is copied (a copy-only submission) and mapped again.
     pub(in crate::gpu) async fn read_intersections(
         &mut self,
         mode: u32,
@@ -103,45 +101,53 @@ impl GpuScene {
         if mode == 0 {
             return Ok(RawIntersections::default());
         }
-        let (read, _) = self.intersect_read.as_ref().expect("intersection readback");
-        let head = self
-            .ctx
-            .map_read_async(read, "raycontact.intersect.read", 0, STATE_BYTES, blocking, <[u8]>::to_vec)
-            .await?;
-        let state: IntersectState = bytemuck::pod_read_unaligned(&head);
         let cap = self.intersect.as_ref().map_or(0, |b| b.cap.crossings);
-        let n = (state.crossings as u64).min(cap);
-        self.last_crossing_count = state.crossings as u64;
-        let mut k = copied;
-        if n > copied {
-            k = n;
-            let mut enc = self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("raycontact.intersect.read"),
-            });
-            self.copy_intersections(&mut enc, mode, k, stats);
-            self.ctx.queue().submit([enc.finish()]);
-        }
-        let full = mode == INTERSECT_FULL;
-        let l = layout(full, k, self.params.vertex_count as u64);
-        let (read, _) = self.intersect_read.as_ref().expect("intersection readback");
-        let bytes = self
-            .ctx
-            .map_read_async(read, "raycontact.intersect.read", 0, l.end, blocking, <[u8]>::to_vec)
-            .await?;
-        stats.bytes_read_back += STATE_BYTES + l.end;
-        let part = |at: u64, size: u64| &bytes[at as usize..(at + size) as usize];
-        let loops = (state.loops as u64).min(n);
-        let mut raw = RawIntersections {
-            mode,
-            state,
-            crossings: bytemuck::pod_collect_to_vec(part(l.crossings, CROSSING_BYTES * n)),
-            ..Default::default()
+        let (full, vertices) = (mode == INTERSECT_FULL, self.params.vertex_count as u64);
+        // The counters, and the results when the copy holds every crossing (`n <= k`).
+        let parse = |bytes: &[u8], k: u64| {
+            let state: IntersectState = bytemuck::pod_read_unaligned(&bytes[..STATE_BYTES as usize]);
+            let n = (state.crossings as u64).min(cap);
+            (state, (n <= k).then(|| raw(mode, state, bytes, layout(full, k, vertices), n)))
         };
-        if full {
-            raw.contour = bytemuck::pod_collect_to_vec(part(l.contour, CONTOUR_BYTES * n));
-            raw.loops = bytemuck::pod_collect_to_vec(part(l.loops, LOOP_BYTES * loops));
-            raw.regions = bytemuck::pod_collect_to_vec(part(l.regions, l.end - l.regions));
+        let (read, _) = self.intersect_read.as_ref().expect("intersection readback");
+        let read = read.clone();
+        let end = layout(full, copied, vertices).end;
+        let (state, raw) =
+            self.ctx.map_read_async(&read, LABEL, 0, end, blocking, |b| parse(b, copied)).await?;
+        stats.bytes_read_back += end;
+        self.last_crossing_count = state.crossings as u64;
+        if let Some(raw) = raw {
+            return Ok(raw);
         }
-        Ok(raw)
+        let k = (state.crossings as u64).min(cap);
+        let mut enc =
+            self.ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(LABEL) });
+        self.copy_intersections(&mut enc, mode, k, stats);
+        self.ctx.queue().submit([enc.finish()]);
+        let (read, _) = self.intersect_read.as_ref().expect("intersection readback");
+        let end = layout(full, k, vertices).end;
+        let (_, raw) = self.ctx.map_read_async(read, LABEL, 0, end, blocking, |b| parse(b, k)).await?;
+        stats.bytes_read_back += end;
+        // (The same counters, copied again: the copy holds every crossing they count.)
+        raw.ok_or_else(|| Error::Readback { buffer: LABEL, message: "more crossings than copied".into() })
     }
+}
+
+/// The results of mode `mode` with counters `state` in the mapped readback `bytes` (laid out as
+/// `l`), of its first `n` crossings.
+fn raw(mode: u32, state: IntersectState, bytes: &[u8], l: Layout, n: u64) -> RawIntersections {
+    let part = |at: u64, size: u64| &bytes[at as usize..(at + size) as usize];
+    let mut raw = RawIntersections {
+        mode,
+        state,
+        crossings: bytemuck::pod_collect_to_vec(part(l.crossings, CROSSING_BYTES * n)),
+        ..Default::default()
+    };
+    if mode == INTERSECT_FULL {
+        let loops = (state.loops as u64).min(n);
+        raw.contour = bytemuck::pod_collect_to_vec(part(l.contour, CONTOUR_BYTES * n));
+        raw.loops = bytemuck::pod_collect_to_vec(part(l.loops, LOOP_BYTES * loops));
+        raw.regions = bytemuck::pod_collect_to_vec(part(l.regions, l.end - l.regions));
+    }
+    raw
 }
