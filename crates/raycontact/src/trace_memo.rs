@@ -39,10 +39,19 @@
 //! line walks (51.1k with 3.09M lanes to 61.2k with 4.06M): 9.3 % fewer lanes in all; on
 //! `eight-sheets` 1.7 % fewer; on `resting-pile`'s full passes with exits remembered (`cpu-walk`:
 //! its own-body traces along the inward normal walk both ways, with no outward check to answer)
-//! 1.3 % more. While no slot holds an entry a bounded trace reads none; and a pass none of whose
-//! traces the memo would keep ([`asked`]: `resting-pile`'s full pass, all of whose traces that
-//! skip a vertex are bounded, the armadillo pair's, `mesh-scaling`'s) goes without it, so its
-//! slots are never made.
+//! 1.3 % more, one reason why such passes now go without it (below). While no slot holds an
+//! entry a bounded trace reads none; and a pass none of whose traces the memo would keep
+//! ([`asked`]: `resting-pile`'s full pass, all of whose traces that skip a vertex are bounded,
+//! the armadillo pair's, `mesh-scaling`'s) goes without it, so its slots are never made. Nor
+//! does a pass whose only such traces are volumetric bodies' exit traces, asked where exits are
+//! remembered ([`pays`]: `cpu-walk`'s full passes on `resting-pile` and `slow-pair`): each is
+//! asked again only by another pair whose ray from the same vertex hits, which is rare, so the
+//! memo's slots and lines cost more than it answers.
+//! Without it `cpu-walk`'s full pass on `resting-pile` took 8.69-9.01 ms against 9.67-10.14
+//! with it (its mean speed-up over `cpu-rayon`, full and iterative passes together, 1.83-1.95x
+//! -> 2.07-2.17x), `slow-pair`'s 0.35-0.42 against 0.39-0.43 (`raycontact-bench --cpu
+//! --no-parry --scene resting-pile,slow-pair --implementations cpu-walk`, 5 runs alternated),
+//! the same contacts.
 //!
 //! A trace's result is its closest hit, which depends on nothing but the body's positions and the
 //! ray (not on the tree, the traversal or the order of the rays), so the contacts are those of
@@ -157,17 +166,11 @@ impl TraceMemo {
     }
 
     /// The memo for a full pass over `pairs` of the packed `bodies`: readied as [`Self::reset`]
-    /// does with `moved` where the pass asks a trace it keeps ([`asked`]), else emptied
-    /// ([`Self::forget`]: its entries would outlive the bodies' moves) and `None`, the pass
-    /// going without it.
-    pub fn for_pass(
-        &mut self,
-        bodies: &[BodyGpu],
-        pairs: &[BodyPair],
-        remember_exit: bool,
-        moved: &[bool],
-    ) -> Option<&Self> {
-        if asked(bodies, pairs, remember_exit) {
+    /// does with `moved` where it pays ([`pays`]: the pass asks a trace it keeps, which is asked
+    /// again), else emptied ([`Self::forget`]: its entries would outlive the bodies' moves) and
+    /// `None`, the pass going without it.
+    pub fn for_pass(&mut self, bodies: &[BodyGpu], pairs: &[BodyPair], moved: &[bool]) -> Option<&Self> {
+        if pays(bodies, pairs) {
             self.reset(bodies, moved);
             Some(self)
         } else {
@@ -195,6 +198,17 @@ pub fn asked(bodies: &[BodyGpu], pairs: &[BodyPair], remember_exit: bool) -> boo
         let (a, b) = (cloth(p.a), cloth(p.b));
         p.a == p.b || a != b || (remember_exit && !(a && b))
     })
+}
+
+/// Whether a full pass over `pairs` asks a trace the memo keeps ([`asked`]) that a later trace
+/// of the pass may be answered from within a pair: a self pair's rays, and the own-body traces
+/// of a volumetric body paired with a cloth (the exit traces along its inward normals and the
+/// checks along its outward ones, on the same lines). A volumetric pair's exit traces (exits
+/// remembered) are not: a vertex's inward ray meets the other body (a collision) or its outward
+/// ray does (a prediction), seldom both, so each is asked again by another pair whose ray from
+/// the same vertex hits, which is rare; the module's doc has the figures.
+pub fn pays(bodies: &[BodyGpu], pairs: &[BodyPair]) -> bool {
+    asked(bodies, pairs, false)
 }
 
 /// A [`Tracer`] answering the traces that skip a vertex from a [`TraceMemo`] when it holds an

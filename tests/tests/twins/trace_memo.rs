@@ -240,6 +240,46 @@ fn the_memo_is_used_only_by_passes_that_ask_a_trace_it_keeps() {
     }
 }
 
+/// The memo pays (`trace_memo::pays`) where a trace it keeps may be asked again within a pair:
+/// a volumetric pair's exit traces (asked where exits are remembered) are not: cast through the
+/// memo, a vertex's exit trace is never asked twice in the pair, with or without a prediction
+/// (the ball and the torus round its cap, interpenetrating; two balls a little apart, whose
+/// predictions' own-body checks run outward from vertices whose inward rays meet nothing), so
+/// the memo answers none and such a pass goes without it. A volumetric body with a cloth, or a
+/// self pair, keeps it paying, and a list pays where any of its pairs does. The contacts are
+/// the same either way.
+#[test]
+fn the_memo_pays_where_a_trace_it_keeps_is_asked_again() {
+    let pair = |a, b, prediction| BodyPair { a, b, prediction, pad: 0 };
+    let ball = meshes::icosphere(0.5, 4);
+    let apart = ball.transformed(Affine3A::from_translation(Vec3::new(1.01, 0.0, 0.0)));
+    let balls = packed(&[(ball, BodyKind::Volumetric), (apart, BodyKind::Volumetric)]);
+    let draped = packed(&draped_ball());
+    let volumetric = [(&draped, pair(0, 4, 0.0)), (&draped, pair(0, 4, 0.02)), (&balls, pair(0, 1, 0.02))];
+    for (p, pair) in volumetric {
+        let (bodies, pairs, what) = (&p.packing.bodies, [pair], format!("{pair:?}"));
+        assert!(trace_memo::asked(bodies, &pairs, true), "{what}: exit traces asked");
+        assert!(!trace_memo::pays(bodies, &pairs), "{what}");
+        let sources = cpu::ray_sources(&p.packing, &p.frame.body_state, &p.positions, &pairs);
+        let cx = Narrow { remember_exit: true, ..p.narrow() };
+        let (every, inner) = (CastCounter::default(), CastCounter { lines: true, ..Default::default() });
+        let plain = classify_in_order(&cx, &every, &pairs, &sources);
+        let mut memo = TraceMemo::default();
+        memo.reset(bodies, &[]);
+        let memoised = classify_in_order(&cx, &memo.tracer(&inner), &pairs, &sources);
+        assert_eq!(sorted_keys(&memoised), sorted_keys(&plain), "{what}: the contacts");
+        assert!(plain.len() > 20, "{what}: {} contacts", plain.len());
+        // (A line is one walk for a trace and its opposite, counted apart from the casts.)
+        let cast = inner.casts() + inner.line_casts.load(Ordering::Relaxed);
+        assert_eq!(cast, every.casts(), "{what}: traces answered by the memo");
+    }
+    let bodies = &draped.packing.bodies;
+    let (ball, sheet, torus) = (0u32, 1u32, 4u32);
+    assert!(trace_memo::pays(bodies, &[pair(ball, sheet, 0.0)]), "a volumetric body with a cloth");
+    assert!(trace_memo::pays(bodies, &[pair(torus, torus, 0.0)]), "a self pair");
+    assert!(trace_memo::pays(bodies, &[pair(ball, torus, 0.0), pair(torus, torus, 0.0)]), "a list");
+}
+
 /// A volumetric vertex's own-body trace along its inward normal, cast through the memo by a
 /// tracer that walks a ray and its opposite together, is cast as a line: the own-body checks
 /// along its outward normal, whatever their bound, are then answered, each as its own cast

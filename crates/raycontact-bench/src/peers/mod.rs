@@ -230,7 +230,7 @@ impl Parry {
             };
             // The memo where the pass asks a trace it keeps, as on raycontact's CPU backend.
             let tracer = ParryTracer { bvhs: &bvhs };
-            match memo.for_pass(bodies, &pairs, false, moved) {
+            match memo.for_pass(bodies, &pairs, moved) {
                 Some(m) => classify_pairs(&cx, &m.tracer(&tracer), &pairs),
                 None => classify_pairs(&cx, &tracer, &pairs),
             }

@@ -80,7 +80,7 @@ impl CpuScene {
                     }
                 } else {
                     self.exits.forget();
-                    match self.memo.for_pass(&packing.bodies, &list, plan.remember, &self.memo_moved) {
+                    match self.memo.for_pass(&packing.bodies, &list, &self.memo_moved) {
                         Some(m) => PassMemo::Traces(m),
                         None => PassMemo::None,
                     }
