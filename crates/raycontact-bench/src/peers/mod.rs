@@ -228,7 +228,7 @@ impl Parry {
                 remember_exit: false,
                 inversions: true,
             };
-            // The memo where the pass asks a trace it keeps, as on raycontact's CPU backend.
+            // The memo where it pays, as on raycontact's CPU backend.
             let tracer = ParryTracer { bvhs: &bvhs };
             match memo.for_pass(bodies, &pairs, moved) {
                 Some(m) => classify_pairs(&cx, &m.tracer(&tracer), &pairs),

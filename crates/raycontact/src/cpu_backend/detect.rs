@@ -68,7 +68,7 @@ impl CpuScene {
                 let start = Instant::now();
                 // The backend's own memo, not with the twins' binary trees
                 // (`set_wide_bvh(false)`), which answer the exit traces asked again from the
-                // kernel's memo, nor where the pass asks no trace it keeps.
+                // kernel's memo, nor where it does not pay (`trace_memo::pays`).
                 let memo = if self.frame.wide.off {
                     self.memo.forget();
                     if ExitMemo::asked(&packing.bodies, &list, plan.remember) {
