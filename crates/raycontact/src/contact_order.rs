@@ -25,7 +25,7 @@
 //! [`PARALLEL_ENTRIES`](crate::contact_sort::PARALLEL_ENTRIES) are first tried by
 //! [`convert_in_order`], which converts them for the caller in that same pass, so that each is
 //! read once: on `resting-pile` (6.2k contacts) `cpu-walk`'s iterative frame went from
-//! 0.944-1.059 ms (median 1.01) to 0.913-1.017 (median 0.96), 10 runs alternated on the 2-core VM,
+//! 0.944-1.059 ms (median 1.00) to 0.913-1.017 (median 0.96), 10 runs alternated on the 2-core VM,
 //! where the check took 25-100 µs and the conversion after it 50-100.
 //!
 //! [`CpuScene::keep_contacts`]: crate::cpu_backend::CpuScene::keep_contacts
