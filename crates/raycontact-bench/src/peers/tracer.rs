@@ -5,7 +5,7 @@ use parry3d::bounding_volume::Aabb;
 use parry3d::partitioning::Bvh;
 use parry3d::query::RayCast;
 use parry3d::shape::Triangle;
-use raycontact::internals::cpu::{Narrow, Traced, Tracer, triangle_within};
+use raycontact::internals::cpu::{Narrow, Traced, Tracer, other_triangle_within};
 use raycontact::internals::layout::{NONE, Ray, RayHit, WalkCounts};
 
 /// Barycentric weights (of `b`, of `c`) of point `p` in triangle `(a, b, c)`.
@@ -69,7 +69,7 @@ impl Tracer for ParryTracer<'_> {
     /// no leaf box of its parry3d BVH meets the cube of half-side `r` around `p` (the same test
     /// as raycontact's: a leaf box grown by `r` holds `p`); for a self pair (a vertex to
     /// ignore), where none of those leaves' triangles without that vertex comes within `r` of
-    /// `p` (raycontact's distance test, `cpu::triangle_within`).
+    /// `p` (raycontact's test of a leaf, `cpu::other_triangle_within`).
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
         let cube = Aabb::new(p - Vec3::splat(r), p + Vec3::splat(r));
         let mut leaves = self.bvhs[b].intersect_aabb(&cube);
@@ -77,10 +77,6 @@ impl Tracer for ParryTracer<'_> {
             return leaves.next().is_some();
         }
         let (body, tris) = (&cx.packing.bodies[b], &cx.packing.triangles);
-        leaves.any(|leaf| {
-            let g = 3 * (body.tri_offset + leaf) as usize;
-            let idx = [tris[g], tris[g + 1], tris[g + 2]];
-            !idx.contains(&ignore) && triangle_within(p, r, idx.map(|i| cx.positions[i as usize]))
-        })
+        leaves.any(|leaf| other_triangle_within(body, cx.positions, tris, leaf, p, r, ignore))
     }
 }

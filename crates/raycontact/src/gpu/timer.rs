@@ -119,16 +119,15 @@ impl Timer {
         read: &wgpu::Buffer,
         at: u64,
     ) {
-        let stages = if detect { TIMED_STAGES.len() } else { UPDATE_STAGES };
         let written = self.written_of(detect);
         let mut i = 0;
-        while i < stages {
+        while written >> i != 0 {
             if written & (1 << i) == 0 {
                 i += 1;
                 continue;
             }
             let first = i;
-            while i < stages && written & (1 << i) != 0 {
+            while written & (1 << i) != 0 {
                 i += 1;
             }
             // Resolved at an aligned offset of its own (runs are apart, so they do not

@@ -220,11 +220,24 @@ pub fn other_near(
     r: f32,
     ignore: u32,
 ) -> bool {
-    leaf_near_with(nodes, p, r, |tri| {
-        let g = (body.tri_offset + tri) as usize;
-        let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
-        !idx.contains(&ignore) && triangle_within(p, r, idx.map(|i| positions[i as usize]))
-    })
+    leaf_near_with(nodes, p, r, |tri| other_triangle_within(body, positions, triangles, tri, p, r, ignore))
+}
+
+/// Whether body-local triangle `tri` of `body` does not use packed vertex `ignore` and comes
+/// within distance `r` of `p` ([`triangle_within`]): the test of each leaf [`other_near`] walks
+/// to, and of any tracer that asks the same of a tree of its own (the benchmark's parry3d peer).
+pub fn other_triangle_within(
+    body: &BodyGpu,
+    positions: &[Vec3],
+    triangles: &[u32],
+    tri: u32,
+    p: Vec3,
+    r: f32,
+    ignore: u32,
+) -> bool {
+    let g = (body.tri_offset + tri) as usize;
+    let idx = [triangles[3 * g], triangles[3 * g + 1], triangles[3 * g + 2]];
+    !idx.contains(&ignore) && triangle_within(p, r, idx.map(|i| positions[i as usize]))
 }
 
 /// Whether some leaf of a body's tree whose box, grown by `r` on every side, holds `p` passes
