@@ -5,7 +5,7 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use crate::frame::used_nodes;
+use crate::frame::{TreeMeasure, used_nodes};
 use crate::layout::{BodyState, Node};
 use crate::packing::Packing;
 
@@ -158,15 +158,25 @@ fn subtree_area(internal: &[Node], leaves: &[Node], k: usize, depth: u32) -> f64
     l + r + half_area(&internal[k])
 }
 
-/// Each packed body's [`sah_cost`] (`nodes` in the packed layout).
-pub(crate) fn sah_costs(packing: &Packing, body_state: &[BodyState], nodes: &[Node]) -> Vec<f64> {
+/// Each packed body's [`sah_cost`] (`nodes` in the packed layout): the cost in `known` where it
+/// holds the body's measure (a tree unchanged since it was measured), else summed.
+pub(crate) fn sah_costs(
+    packing: &Packing,
+    body_state: &[BodyState],
+    nodes: &[Node],
+    known: &[Option<TreeMeasure>],
+) -> Vec<f64> {
     packing
         .bodies
         .par_iter()
         .zip(body_state)
-        .map(|(body, state)| {
-            let off = body.node_offset as usize;
-            sah_cost(&nodes[off..off + used_nodes(state.leaf_count)])
+        .enumerate()
+        .map(|(b, (body, state))| match known.get(b) {
+            Some(&Some((cost, _))) => cost,
+            _ => {
+                let off = body.node_offset as usize;
+                sah_cost(&nodes[off..off + used_nodes(state.leaf_count)])
+            }
         })
         .collect()
 }

@@ -63,8 +63,8 @@ pub struct FrameData {
 /// behind (`crate::cpu_backend::lag` says when): such a tree's root box is up to date (the
 /// wide walks test it first), its other boxes are those of an earlier frame until the backend
 /// fits them, before anything else reads them. And the live (non-degenerate) triangles of each
-/// body, as the backend counted them with its body boxes. Not part of the frame's value (equal
-/// to any other).
+/// body, as the backend counted them with its body boxes, and what its refits last measured of
+/// each tree. Not part of the frame's value (equal to any other).
 #[derive(Clone, Default)]
 pub(crate) struct LbvhLag {
     /// Per packed body, whether its binary tree is behind (empty: none is).
@@ -76,7 +76,19 @@ pub(crate) struct LbvhLag {
     pub skip: Vec<bool>,
     /// The bodies whose trees are being fitted (scratch).
     pub fit: Vec<bool>,
+    /// Per packed body, what the backend's refit last measured of its binary tree (its
+    /// [`sah_cost`](crate::bvh_update::sah_cost) and whether its leaves are exactly its live
+    /// triangles: `cpu_backend::refit`), kept while neither the tree nor the body's triangle
+    /// boxes changed since; `None` (or no entry): to measure. Whatever writes a body's tree
+    /// forgets its measure ([`Self::forget`]), so a body that does not move (a static body's,
+    /// a resting one's) is measured once, not in every refitting frame.
+    pub measured: Vec<Option<TreeMeasure>>,
 }
+
+/// What the CPU backend's refit measures of a body's binary tree ([`LbvhLag::measured`]): its
+/// [`sah_cost`](crate::bvh_update::sah_cost), and whether its leaves are exactly the body's live
+/// (non-degenerate) triangles.
+pub(crate) type TreeMeasure = (f64, bool);
 
 /// [`LbvhLag::live`] of a body whose triangles were not counted.
 pub(crate) const NOT_COUNTED: u32 = u32::MAX;
@@ -85,6 +97,19 @@ impl LbvhLag {
     /// Whether some body's binary tree is behind.
     pub fn any_behind(&self) -> bool {
         self.behind.contains(&true)
+    }
+
+    /// Forgets the measures of the packed bodies that `written` marks (`has_moved`: an empty
+    /// `written` is every body), whose trees are about to be written.
+    pub fn forget(&mut self, written: &[bool]) {
+        if written.is_empty() {
+            self.measured.clear();
+        }
+        for (m, &w) in self.measured.iter_mut().zip(written) {
+            if w {
+                *m = None;
+            }
+        }
     }
 }
 

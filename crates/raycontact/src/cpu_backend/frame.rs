@@ -113,6 +113,7 @@ impl FrameData {
         if force {
             self.lag.behind.clear();
             self.lag.live.clear();
+            self.lag.measured.clear();
         }
         let live = &mut self.lag.live;
         live.resize(bodies, NOT_COUNTED);
@@ -139,8 +140,8 @@ impl FrameData {
                 &self.tri_boxes,
                 &mut self.nodes,
                 &self.parents,
-                moved,
-                &self.lag.skip,
+                (moved, &self.lag.skip),
+                &mut self.lag.measured,
             );
             stats.degenerate_changed = !fitted.leaves_match;
             stats.degradation = Some(quality.degradation(&fitted.costs));
@@ -172,7 +173,7 @@ impl FrameData {
         let wide_moved = changes.as_deref().map(|c| &c.moved[..]);
         self.rebuild_tree(packing, positions, stale, wide_moved, policy.refits(), &mut lap);
         if policy.refits() {
-            quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes));
+            quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes, &self.lag.measured));
         }
         stats.degradation = stats.degradation.or(Some(1.0));
         if let Some(c) = changes {
@@ -205,6 +206,7 @@ impl FrameData {
         refits: bool,
         lap: &mut impl FnMut(Stage),
     ) {
+        self.lag.forget(moved);
         let t = packing.params.tri_count as usize;
         self.keys.resize(t, 0);
         self.values.resize(t, 0);

@@ -70,6 +70,8 @@ impl FrameData {
         let skip = |b: usize| keep && lag.skip.get(b) == Some(&true);
         lag.fit.extend(lag.behind.iter().enumerate().map(|(b, &behind)| behind && !skip(b)));
         if lag.fit.contains(&true) {
+            // (No measure to forget: a tree behind is a skipped body's, whose measure
+            // `refit_measured` does not keep.)
             cpu::fit(packing, &self.body_state, &self.tri_boxes, &mut self.nodes, &lag.fit);
         }
         for (behind, &fitted) in lag.behind.iter_mut().zip(&lag.fit) {
@@ -98,6 +100,8 @@ impl FrameData {
                     let root = &mut self.nodes[off];
                     (root.min, root.max) = (lo, hi);
                     self.lag.behind[b] = true;
+                    // (Its measure is already forgotten: `refit_measured` keeps none of a
+                    // skipped body.)
                 }
                 changed |= !self.leaves_live(packing, b);
             }

@@ -8,7 +8,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::bvh_update::{DEPTH_FIRST_NODES, PARALLEL_DEPTH, cost, half_area, sah_cost};
-use crate::frame::used_nodes;
+use crate::frame::{TreeMeasure, used_nodes};
 use crate::layout::{BodyGpu, BodyState, LEAF_BIT, Node, TriBox};
 use crate::packing::{Packing, has_moved};
 use crate::prefetch::prefetch;
@@ -40,26 +40,33 @@ pub(crate) struct Refitted {
 /// the leaves are taken in order, each followed up through its `parents` while it completes a
 /// subtree (the last leaf of the right child of its parent), so the loads of successive leaves
 /// overlap. The other bodies, whose trees and triangle boxes are last frame's, are measured by
-/// reading them; but those that `skip` marks (empty: none) are neither fitted nor measured.
+/// reading them, unless `measured` holds their measure (what this function last found for a
+/// tree nothing has written since: `LbvhLag::measured`); but those that `skip` marks (empty:
+/// none) are neither fitted nor measured. Leaves in `measured` each body's measure (`None` for
+/// one skipped).
 pub(crate) fn refit_measured(
     packing: &Packing,
     body_state: &[BodyState],
     tri_boxes: &[TriBox],
     nodes: &mut [Node],
     parents: &[u32],
-    moved: &[bool],
-    skip: &[bool],
+    (moved, skip): (&[bool], &[bool]),
+    measured: &mut Vec<Option<TreeMeasure>>,
 ) -> Refitted {
     let used = |body: &BodyGpu, b: usize| (body.node_offset as usize, used_nodes(body_state[b].leaf_count));
     let trees = packing.split_per_body(nodes, used);
     let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).enumerate();
-    let measured: Vec<(f64, bool)> = bodies
+    let known = &*measured;
+    let now: Vec<TreeMeasure> = bodies
         .map(|(b, ((body, state), tree))| {
             let n = state.leaf_count as usize;
             let boxes = &tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
             let live = |b: &TriBox| b.flags & 1 == 0;
             if skip.get(b) == Some(&true) {
                 return (f64::NAN, true);
+            }
+            if let (false, Some(&Some(m))) = (has_moved(moved, b), known.get(b)) {
+                return m;
             }
             let (cost, leaves_live) = if !has_moved(moved, b) {
                 let leaves = &tree[n.saturating_sub(1)..];
@@ -86,8 +93,10 @@ pub(crate) fn refit_measured(
             (cost, matches)
         })
         .collect();
-    let leaves_match = measured.iter().all(|&(_, m)| m);
-    Refitted { costs: measured.into_iter().map(|(c, _)| c).collect(), leaves_match }
+    measured.clear();
+    measured.extend(now.iter().enumerate().map(|(b, &m)| (skip.get(b) != Some(&true)).then_some(m)));
+    let leaves_match = now.iter().all(|&(_, m)| m);
+    Refitted { costs: now.into_iter().map(|(c, _)| c).collect(), leaves_match }
 }
 
 /// A node's box, the sum of its subtree's areas (as [`sah_cost`] adds them) and whether its
@@ -207,7 +216,7 @@ mod tests {
 
     use super::*;
     use crate::bvh_update::sah_costs;
-    use crate::{BodyKind, Pairs, Scene, cpu, meshes};
+    use crate::{BodyKind, BvhUpdate, Pairs, Scene, cpu, meshes};
 
     /// What the backend checked before `refit_measured`: every body's leaves are all
     /// non-degenerate and as many as its non-degenerate triangles.
@@ -220,6 +229,73 @@ mod tests {
             let leaves = &nodes[off..off + used_nodes(state.leaf_count)][n.saturating_sub(1)..];
             live == n && leaves.iter().all(|l| boxes[(l.child & !LEAF_BIT) as usize].flags & 1 == 0)
         })
+    }
+
+    #[test]
+    fn a_measure_kept_for_a_body_that_did_not_move_is_its_trees_measure() {
+        // A static box (measured once, then kept), a torus that moves, rests (its refitted tree
+        // measured, then rebuilt while at rest) and moves again, and a sheet with a degenerate
+        // triangle that moves every other frame; under `Refit` (the torus's LBVH left behind),
+        // `Auto` (at 1.001, rebuilding whenever a refit degrades a tree, and at 100, refitting)
+        // and `Rebuild`, with the frame read now and then (which fits the trees left behind).
+        let torus = meshes::torus(1.0, 0.35, 64, 24);
+        let ground = meshes::cuboid(Vec3::new(3.0, 0.2, 3.0), 6);
+        let mut sheet = meshes::grid_sheet(1.0, 1.0, 8, 8);
+        sheet.positions[1] = sheet.positions[0];
+        let mut s = Scene::new_cpu(Some(2)).unwrap();
+        s.set_background_trees(false);
+        let ids = [
+            s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap(),
+            s.add_body(&ground.positions, &ground.triangles, BodyKind::Volumetric).unwrap(),
+            s.add_body(&sheet.positions, &sheet.triangles, BodyKind::Cloth { half_thickness: 0.01 }).unwrap(),
+        ];
+        s.set_static(ids[1], true).unwrap();
+        let (lazy, eager) =
+            (BvhUpdate::Auto { max_degradation: 100.0 }, BvhUpdate::Auto { max_degradation: 1.001 });
+        let mut kept_ground = 0;
+        for frame in 0..24 {
+            let policy = match frame {
+                0..8 => BvhUpdate::Refit,
+                // The torus at rest (frames 8-13; the sheet moves in odd frames): its refitted
+                // tree measured (frame 9), rebuilt (11) and measured again (13).
+                8..11 | 12 | 13 => lazy,
+                11 => BvhUpdate::Rebuild,
+                _ => [BvhUpdate::Refit, eager, lazy][frame % 3],
+            };
+            s.set_bvh_update(policy).unwrap();
+            let k = frame as f32 * 0.04;
+            if !(8..14).contains(&frame) {
+                let swell = |p: &Vec3| *p * (1.0 + k * p.y.sin()) + Vec3::new(0.0, 0.5, 0.0);
+                s.set_positions(ids[0], &torus.positions.iter().map(swell).collect::<Vec<_>>()).unwrap();
+            }
+            if frame % 2 == 1 {
+                let p: Vec<Vec3> = sheet.positions.iter().map(|p| *p + Vec3::splat(0.01 * k)).collect();
+                s.set_positions(ids[2], &p).unwrap();
+            }
+            s.detect(Pairs::Overlapping).unwrap();
+            if frame % 5 == 4 {
+                s.frame_data().unwrap();
+            }
+            let f = s.cpu_frame().unwrap();
+            let packing = s.packing();
+            for b in 0..3 {
+                let Some(Some((cost, matches))) = f.lag.measured.get(b).copied() else { continue };
+                assert!(f.lag.behind.get(b) != Some(&true), "frame {frame}: body {b} measured while behind");
+                let tree = f.lbvh_for_wide_walk(packing, b);
+                assert_eq!(cost.to_bits(), sah_cost(tree).to_bits(), "frame {frame}: body {b}'s cost");
+                let body = &packing.bodies[b];
+                let boxes =
+                    &f.tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
+                let live = |t: u32| boxes[t as usize].flags & 1 == 0;
+                let n = f.body_state[b].leaf_count as usize;
+                let leaves = &tree[n.saturating_sub(1)..];
+                let fresh = (0..body.tri_count).filter(|&t| live(t)).count() == n
+                    && leaves.iter().all(|l| live(l.child & !LEAF_BIT));
+                assert_eq!(matches, fresh, "frame {frame}: body {b}'s leaves");
+                kept_ground += usize::from(b == 1);
+            }
+        }
+        assert!(kept_ground > 10, "the ground's measure kept in {kept_ground} frames");
     }
 
     #[test]
@@ -273,11 +349,23 @@ mod tests {
             let mut want = frame.nodes.clone();
             cpu::fit(&packing, &state, &tri_boxes, &mut want, moved);
             let mut got = frame.nodes.clone();
-            let r = refit_measured(&packing, &state, &tri_boxes, &mut got, &frame.parents, moved, &[]);
+            let r = refit_measured(
+                &packing,
+                &state,
+                &tri_boxes,
+                &mut got,
+                &frame.parents,
+                (moved, &[]),
+                &mut vec![],
+            );
             let words = |n: &[Node]| bytemuck::cast_slice::<Node, u32>(n).to_vec();
             assert!(words(&got) == words(&want), "round {round}: the nodes");
             let bits = |c: &[f64]| c.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&r.costs), bits(&sah_costs(&packing, &state, &want)), "round {round}: costs");
+            assert_eq!(
+                bits(&r.costs),
+                bits(&sah_costs(&packing, &state, &want, &[])),
+                "round {round}: costs"
+            );
             let matches = leaves_match(&packing, &state, &tri_boxes, &want);
             assert_eq!(r.leaves_match, matches, "round {round}: leaves");
             assert_eq!(matches, ![1, 2, 3].contains(&round), "round {round}: what the round tests");
