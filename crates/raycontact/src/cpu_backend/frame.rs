@@ -20,6 +20,16 @@ use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
 use crate::wide_update::{Building, Motion};
 
+/// What a frame brings up to date, and which bodies moved ([`Changes`]: those whose positions
+/// changed since the trees' last update, and whose trees a rebuild must build).
+pub(crate) enum Follow<'c> {
+    /// The CPU backend: the vertex normals, the binary trees and the wide trees its rays walk.
+    Rays(&'c mut Changes),
+    /// The GPU scene's `Auto` mirror: the binary trees alone, as the GPU's frame updates them
+    /// (it leaves the bodies that did not move, `gpu/kept.rs`, with the same [`Changes`]).
+    Trees(&'c mut Changes),
+}
+
 /// What a frame asks of the BVHs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum TreeWork {
@@ -46,14 +56,15 @@ impl FrameData {
     pub fn build(packing: &Packing, positions: &[Vec3]) -> Self {
         let mut f = FrameData::default();
         let work = TreeWork::Update { policy: BvhUpdate::Rebuild, force: true };
-        f.update(packing, positions, work, &mut Quality::default(), Some(&mut Changes::default()), |_, _| {});
+        let follow = Follow::Rays(&mut Changes::default());
+        f.update(packing, positions, work, &mut Quality::default(), follow, |_, _| {});
         f
     }
 
     /// One frame in place (reusing the vectors): the vertex normals and the wide trees when
-    /// `changes` are given (the CPU backend, whose bodies' changes they track; the GPU's `Auto`
-    /// mirror needs neither), then the trees as `work` asks, with `quality` the costs at the
-    /// last rebuild. Reports each stage's wall time to `time` (a stage may be reported twice:
+    /// `follow` asks for them (the CPU backend; the GPU's `Auto` mirror needs neither), then the
+    /// trees as `work` asks, with `quality` the costs at the last rebuild, of the bodies that
+    /// `follow`'s changes say moved (and for a rebuild, of those whose trees are stale). Reports each stage's wall time to `time` (a stage may be reported twice:
     /// `Auto`'s refit, then its rebuild).
     pub(crate) fn update(
         &mut self,
@@ -61,27 +72,24 @@ impl FrameData {
         positions: &[Vec3],
         work: TreeWork,
         quality: &mut Quality,
-        mut changes: Option<&mut Changes>,
+        follow: Follow<'_>,
         mut time: impl FnMut(Stage, f64),
     ) -> BvhStats {
-        let for_rays = changes.is_some();
-        let force = matches!(work, TreeWork::Update { force: true, .. });
-        if let Some(c) = changes.as_deref_mut() {
-            if force {
-                c.repacked(packing.bodies.len());
-            }
-            c.begin();
-        }
-        // The bodies to bring up to date: with the wide trees on, those whose positions changed
-        // since the trees' last update (`moved`: the others' normals, boxes and refitted trees
-        // are what this frame would compute again), and for a rebuild those whose tree is not
-        // a rebuild at their positions (`stale`); every body for the twins end to end and the
-        // GPU's mirror.
-        let all = !for_rays || self.wide.off;
-        let (moved, stale): (&[bool], &[bool]) = match changes.as_deref() {
-            Some(c) if !all => (&c.moved, c.stale()),
-            _ => (&[], &[]),
+        let (for_rays, changes) = match follow {
+            Follow::Rays(c) => (true, c),
+            Follow::Trees(c) => (false, c),
         };
+        let force = matches!(work, TreeWork::Update { force: true, .. });
+        if force || changes.moved.len() != packing.bodies.len() {
+            changes.repacked(packing.bodies.len());
+        }
+        changes.begin();
+        // The bodies to bring up to date: those whose positions changed since the trees' last
+        // update (`moved`: the others' normals, boxes and refitted trees are what this frame
+        // would compute again), and for a rebuild those whose tree is not a rebuild at their
+        // positions (`stale`); every body for the twins end to end (the wide trees off).
+        let (moved, stale): (&[bool], &[bool]) =
+            if for_rays && self.wide.off { (&[], &[]) } else { (&changes.moved, changes.stale()) };
         let mut clock = Instant::now();
         let mut lap = |s: Stage| {
             let now = Instant::now();
@@ -153,37 +161,38 @@ impl FrameData {
                 _ => false,
             };
             if !rebuild {
-                if let Some(c) = changes {
-                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &c.moved);
+                if for_rays {
+                    self.wide.refit(packing, &self.body_state, &self.nodes, positions, &changes.moved);
                     if lagging {
-                        let (degradation, changed) = self.settle_lag(packing, &c.moved, &fitted, quality);
+                        let (degradation, changed) =
+                            self.settle_lag(packing, &changes.moved, &fitted, quality);
                         stats.degradation = Some(degradation);
                         stats.degenerate_changed |= changed;
                     }
-                    c.refitted();
                     self.wide.count_trees(&mut stats);
                     lap(Stage::Fit);
                 }
+                changes.refitted();
                 stats.action = BvhAction::Refitted;
                 return stats;
             }
         }
         // A rebuild reads every tree (`sah_costs`): none left behind.
         self.fit_lagging(packing);
-        let wide_moved = changes.as_deref().map(|c| &c.moved[..]);
+        let wide_moved = for_rays.then_some(&changes.moved[..]);
         self.rebuild_tree(packing, positions, stale, wide_moved, policy.refits(), &mut lap);
         if policy.refits() {
             quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes, &self.lag.measured));
         }
         stats.degradation = stats.degradation.or(Some(1.0));
-        if let Some(c) = changes {
+        if for_rays {
             // The wide trees were built with the binary ones (`rebuild_tree`), unless off.
             if self.wide.off {
                 self.wide.trees.clear();
             }
             self.wide.count_trees(&mut stats);
-            c.rebuilt();
         }
+        changes.rebuilt();
         lap(Stage::Fit);
         stats
     }

@@ -28,7 +28,7 @@ mod queries;
 mod refit;
 
 use crate::changes::Changes;
-pub(crate) use frame::TreeWork;
+pub(crate) use frame::{Follow, TreeWork};
 
 /// Where the CPU backend's parallel work runs: a rayon pool natively (its own, or one the caller
 /// shares with it); on the web, where no thread can be spawned, the calling thread (rayon's
@@ -209,7 +209,7 @@ impl CpuScene {
         let changes = &mut self.changes;
         let bvh = self.pool.install(|| {
             let time = |stage, ns| *stats.stage(stage).cpu_ns.get_or_insert(0.0) += ns;
-            frame.update(packing, current, work, quality, Some(changes), time)
+            frame.update(packing, current, work, quality, Follow::Rays(changes), time)
         });
         stats.bvh = bvh;
         stats

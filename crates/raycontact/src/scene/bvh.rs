@@ -9,19 +9,30 @@ use glam::Vec3;
 
 use super::Scene;
 use crate::bvh_update::{BvhUpdate, Quality};
-use crate::cpu_backend::TreeWork;
+use crate::changes::Changes;
+use crate::cpu_backend::{Follow, TreeWork};
 use crate::error::{Error, Result};
 use crate::frame::FrameData;
 use crate::stats::{BvhAction, BvhStats};
 
 /// A GPU scene's mirror of its trees for `Auto`'s measure: the binary trees the CPU twins build
-/// from the same positions (bit for bit the GPU's), their costs at the last rebuild, and the
-/// packed positions.
+/// from the same positions (bit for bit the GPU's), their costs at the last rebuild, the packed
+/// positions, and which bodies moved since the mirror's last update (as the GPU's frame, it
+/// leaves the others' trees: `gpu/kept.rs`).
 #[derive(Debug, Default)]
 pub(super) struct GpuMirror {
     frame: FrameData,
     quality: Quality,
     positions: Vec<Vec3>,
+    changes: Changes,
+}
+
+impl GpuMirror {
+    /// Packed body `b`'s positions were handed to the GPU: its tree is brought up to date at
+    /// the mirror's next update.
+    pub(super) fn mark_moved(&mut self, b: usize) {
+        self.changes.mark(b);
+    }
 }
 
 impl Scene {
@@ -107,8 +118,9 @@ impl Scene {
                     mirror.positions.extend_from_slice(&body.data.positions);
                 }
                 let m = &mut *mirror;
+                let follow = Follow::Trees(&mut m.changes);
                 let mut stats =
-                    m.frame.update(&self.packing, &m.positions, work, &mut m.quality, None, |_, _| {});
+                    m.frame.update(&self.packing, &m.positions, work, &mut m.quality, follow, |_, _| {});
                 stats.host_ns = Some(start.elapsed().as_nanos() as f64);
                 self.gpu_mirror = Some(mirror);
                 stats

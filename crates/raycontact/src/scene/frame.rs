@@ -155,6 +155,9 @@ impl Scene {
                 continue;
             }
             g.mark_moved(b);
+            if let Some(m) = &mut self.gpu_mirror {
+                m.mark_moved(b);
+            }
             let end_vertex = packed.vertex_offset + packed.vertex_count;
             let still = |run_end: u32| packed.vertex_offset.checked_sub(run_end);
             match &mut run {
