@@ -45,12 +45,28 @@ pub fn triangle_bounds(
     let boxes = packing.split_per_body(tri_boxes, part);
     let bodies = packing.bodies.par_iter().zip(body_state.par_iter_mut()).zip(boxes).enumerate();
     bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, ((body, state), boxes))| {
-        let first = body.tri_offset as usize;
-        boxes.par_iter_mut().enumerate().with_min_len(1024).for_each(|(t, out)| {
-            let (a, b, c) = tri_vertices(positions, &packing.triangles, first + t);
-            *out = triangle_box(a, b, c);
-        });
+        body_triangle_boxes(packing, positions, body.tri_offset as usize, boxes);
         body_box(boxes, state);
+    });
+}
+
+/// The triangle boxes and degenerate flags of [`triangle_bounds`] alone (not the body boxes:
+/// [`body_bounds`] gives them), of the bodies that `moved` marks. The GPU scene's `Auto` mirror
+/// uses it, whose triangles have no cross product computed with their normals.
+pub fn triangle_boxes(packing: &Packing, positions: &[Vec3], tri_boxes: &mut [TriBox], moved: &[bool]) {
+    let part = |body: &crate::layout::BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
+    let boxes = packing.split_per_body(tri_boxes, part);
+    let bodies = packing.bodies.par_iter().zip(boxes).enumerate();
+    bodies.filter(|(b, _)| has_moved(moved, *b)).for_each(|(_, (body, boxes))| {
+        body_triangle_boxes(packing, positions, body.tri_offset as usize, boxes);
+    });
+}
+
+/// The boxes of one body's triangles, the first of them packed triangle `first`.
+fn body_triangle_boxes(packing: &Packing, positions: &[Vec3], first: usize, boxes: &mut [TriBox]) {
+    boxes.par_iter_mut().enumerate().with_min_len(1024).for_each(|(t, out)| {
+        let (a, b, c) = tri_vertices(positions, &packing.triangles, first + t);
+        *out = triangle_box(a, b, c);
     });
 }
 

@@ -127,6 +127,10 @@ impl FrameData {
         live.resize(bodies, NOT_COUNTED);
         if boxes_with_faces {
             cpu::body_bounds(packing, &self.tri_boxes, &mut self.body_state, live, moved);
+        } else if !for_rays {
+            // The GPU's mirror: the same boxes, the body boxes folded as the CPU backend's.
+            cpu::triangle_boxes(packing, positions, &mut self.tri_boxes, moved);
+            cpu::body_bounds(packing, &self.tri_boxes, &mut self.body_state, live, moved);
         } else {
             cpu::triangle_bounds(packing, positions, &mut self.tri_boxes, &mut self.body_state, moved);
             live.iter_mut()
