@@ -64,8 +64,9 @@ impl FrameData {
     /// One frame in place (reusing the vectors): the vertex normals and the wide trees when
     /// `follow` asks for them (the CPU backend; the GPU's `Auto` mirror needs neither), then the
     /// trees as `work` asks, with `quality` the costs at the last rebuild, of the bodies that
-    /// `follow`'s changes say moved (and for a rebuild, of those whose trees are stale). Reports each stage's wall time to `time` (a stage may be reported twice:
-    /// `Auto`'s refit, then its rebuild).
+    /// `follow`'s changes say moved (and for a rebuild, of those whose trees are stale).
+    /// Reports each stage's wall time to `time` (a stage may be reported twice: `Auto`'s refit,
+    /// then its rebuild).
     pub(crate) fn update(
         &mut self,
         packing: &Packing,
