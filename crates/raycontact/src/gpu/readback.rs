@@ -225,9 +225,10 @@ impl GpuScene {
     }
 
     /// The GPU times of the stages the last submitted update ran into `stats` (nanoseconds),
-    /// with the bytes read back; nothing without timestamps. Waits for the GPU.
-    pub fn read_timings(&self, stats: &mut FrameStats) -> Result<()> {
-        self.timer().map_or(Ok(()), |t| t.read(&self.ctx, stats))
+    /// with the bytes read back; nothing without timestamps. Waits for the GPU where there are
+    /// some to read: returns whether it did.
+    pub fn read_timings(&self, stats: &mut FrameStats) -> Result<bool> {
+        self.timer().map_or(Ok(false), |t| t.read(&self.ctx, stats))
     }
 
     /// Reads back `count` elements of type `T` from buffer `b` at element `first` (debugging and

@@ -147,16 +147,18 @@ impl Timer {
     }
 
     /// Puts the GPU times of the stages the last submitted update timed into `stats`, in
-    /// nanoseconds, with the bytes read back. Waits for the GPU.
-    pub fn read(&self, ctx: &GpuContext, stats: &mut FrameStats) -> Result<()> {
+    /// nanoseconds, with the bytes read back. Waits for the GPU where the update timed a stage
+    /// (its mapping waits for the submission): returns whether it did.
+    pub fn read(&self, ctx: &GpuContext, stats: &mut FrameStats) -> Result<bool> {
         let end = Self::end(self.written_of(false));
         if end == 0 {
-            return Ok(());
+            return Ok(false);
         }
         let label = "raycontact.timestamps.read";
         let read =
             ctx.map_read_async(&self.read, label, 0, end, true, |bytes| self.times(ctx, false, bytes, stats));
-        crate::blocking::block_on(label, read)?
+        crate::blocking::block_on(label, read)??;
+        Ok(true)
     }
 
     /// The stages written (bit i for `TIMED_STAGES[i]`): the update's, and the detection's with
