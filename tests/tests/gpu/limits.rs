@@ -312,10 +312,12 @@ fn gpu_times_are_those_of_the_stages_that_ran() {
     };
     let mut s = Scene::new(&ctx);
     scene(&mut s);
-    // A body's positions set again (the same ones): the next frame brings the trees up to date.
+    // A body's positions set again, one coordinate a float further (the very positions it has
+    // would change nothing): the next frame brings the trees up to date.
     let touch = |s: &mut Scene| {
         let b = s.bodies().nth(1).unwrap();
-        let p = s.positions(b).unwrap().to_vec();
+        let mut p = s.positions(b).unwrap().to_vec();
+        p[0].x = p[0].x.next_up();
         s.set_positions(b, &p).unwrap();
     };
     let tree = [Stage::Normals, Stage::Morton, Stage::Sort, Stage::Hierarchy, Stage::Fit];

@@ -192,3 +192,41 @@ fn bodies_left_still_keep_their_frame_data_on_the_gpu() {
         }
     }
 }
+
+#[test]
+fn positions_set_to_those_a_body_has_change_nothing() {
+    // An engine that hands over every body's positions each step, those of its bodies at rest
+    // too: a body set to the positions it has is left as if none were set, on both backends,
+    // under each policy; the contacts are those of a scene whose still bodies are not set.
+    let meshes = bodies();
+    for gpu in [true, false] {
+        for policy in [BvhUpdate::Rebuild, BvhUpdate::Refit, BvhUpdate::auto()] {
+            let (mut all, ids) = scene(gpu, policy);
+            let (mut moved, _) = scene(gpu, policy);
+            let what = |frame: usize| format!("gpu {gpu}, {policy:?}, frame {frame}");
+            for frame in 0..4 {
+                // Every body moves in frame 0; then the first torus alone, but in frame 2.
+                for (b, (m, _)) in meshes.iter().enumerate() {
+                    let moves = frame == 0 || (b == 0 && frame != 2);
+                    let p =
+                        if moves { deformed(m, b, frame) } else { all.positions(ids[b]).unwrap().to_vec() };
+                    all.set_positions(ids[b], &p).unwrap();
+                    if moves {
+                        moved.set_positions(ids[b], &p).unwrap();
+                    }
+                }
+                let a = all.detect(Pairs::Overlapping).unwrap();
+                let m = moved.detect(Pairs::Overlapping).unwrap();
+                assert_eq!(a.stats.bvh.action, m.stats.bvh.action, "{}", what(frame));
+                if frame == 2 {
+                    assert_eq!(a.stats.bvh.action, BvhAction::Kept, "{}: nothing changed", what(frame));
+                    let normals = a.stats.get(Stage::Normals);
+                    let ran = normals.is_some_and(|t| t.dispatches > 0 || t.cpu_ns.is_some());
+                    assert!(!ran, "{}: the normals", what(frame));
+                }
+                assert!(!a.contacts.is_empty(), "{}", what(frame));
+                assert_same(&what(frame), &a.contacts, &m.contacts);
+            }
+        }
+    }
+}

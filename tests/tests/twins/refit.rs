@@ -205,12 +205,18 @@ fn a_policy_switch_after_trees_were_left_behind_measures_them_fitted() {
         for (s, ids) in &mut scenes {
             s.set_bvh_update(policy).unwrap();
             for (b, (m, _)) in meshes.iter().enumerate() {
-                // The tori are set where they were built (refitted, their cost is the
-                // rebuild's); the sheet, twisted from the start, twists on (its tree degrades:
-                // `Auto` rebuilds in frame 3) but keeps still under `Auto`, so its tree left
-                // behind must be fitted before it is measured (else it measures as built).
+                // The tori are set where they were built, one coordinate a float further every
+                // other frame (refitted, their cost is about the rebuild's; the very positions
+                // they have would change nothing); the sheet, twisted from the start, twists on
+                // (its tree degrades: `Auto` rebuilds in frame 3) but keeps still under `Auto`,
+                // so its tree left behind must be fitted before it is measured (else it
+                // measures as built).
                 if b < 2 {
-                    s.set_positions(ids[b], &deformed(m, b, 0)).unwrap();
+                    let mut p = deformed(m, b, 0);
+                    if frame % 2 == 1 {
+                        p[0].x = p[0].x.next_up();
+                    }
+                    s.set_positions(ids[b], &p).unwrap();
                 } else if policy != auto {
                     s.set_positions(ids[b], &deformed(m, b, 3 * frame + 6)).unwrap();
                 }

@@ -46,12 +46,14 @@ fn the_wide_trees_follow_rebuilds_and_refits_of_moving_and_static_bodies() {
                     Quat::from_rotation_z(k * p.x) * *p + Vec3::new(0.0, 0.1 * (3.0 * p.x + k).sin(), 0.0)
                 })
                 .collect();
-            // Every third frame the moving body is set to the positions it has (a refit that
-            // does not degrade the trees: Auto refits).
+            // Every third frame the moving body is set to the positions it has, one coordinate
+            // a float further (a refit that does not degrade the trees: Auto refits; the very
+            // positions it has would change nothing).
             if frame % 3 != 0 {
                 scene.set_positions(id, &moved).unwrap();
             } else {
-                let same = scene.positions(id).unwrap().to_vec();
+                let mut same = scene.positions(id).unwrap().to_vec();
+                same[0].x = same[0].x.next_up();
                 scene.set_positions(id, &same).unwrap();
             }
             let stats = scene.update().unwrap();

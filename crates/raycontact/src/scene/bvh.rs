@@ -112,7 +112,7 @@ impl Scene {
     /// date by the policy when the frame needs them (`bvh`), else kept, with the vertex normals
     /// computed when something reads them (`normals`: the intersection stages; an iterative
     /// pass's walk computes its sources' own); nothing when nothing changed since the last
-    /// frame that brought them up to date (`fresh`: no position set, no body added, removed or
+    /// frame that brought them up to date (`fresh`: no position changed, no body added, removed or
     /// made static), whose normals, boxes and trees are this frame's.
     pub(super) fn tree_work(&self, first: bool, bvh: bool, normals: bool) -> TreeWork {
         if !first && self.fresh {

@@ -28,7 +28,7 @@ impl Scene {
     /// detection that follows an update with no positions set in between sees no motion: where
     /// the contacts need the step's motion, detect alone ([`Scene::detect`] updates the BVHs
     /// too, and leaves them fresh for ray queries after a full pass). A frame in which nothing
-    /// changed since the last one that brought the BVHs up to date (no position set, no body
+    /// changed since the last one that brought the BVHs up to date (no position changed, no body
     /// added, removed or made static) keeps that frame's normals, boxes and BVHs and records
     /// none of their stages ([`BvhAction::Kept`]): a detection after an update casts its rays
     /// and nothing more.

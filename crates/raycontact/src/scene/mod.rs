@@ -317,7 +317,10 @@ impl Scene {
     }
 
     /// Sets the positions of a body's vertices for the next frame; the current ones become the
-    /// previous frame's at the next update. Errors: [`Error::WrongVertexCount`],
+    /// previous frame's at the next update. Positions equal bit for bit to those the body has
+    /// change nothing: as for a body whose positions are not set, the next frame keeps its
+    /// normals, boxes and trees (an engine may hand over every body's positions each step,
+    /// those of its bodies at rest included). Errors: [`Error::WrongVertexCount`],
     /// [`Error::NonFinite`], [`Error::UnknownBody`].
     pub fn set_positions(&mut self, id: BodyId, positions: &[Vec3]) -> Result<()> {
         let expected = self.body(id)?.data.positions.len();
@@ -326,6 +329,11 @@ impl Scene {
         }
         validate_positions(id, positions)?;
         let body = self.slots[id.index as usize].body.as_mut().expect("checked above");
+        if bytemuck::cast_slice::<Vec3, u32>(&body.data.positions)
+            == bytemuck::cast_slice::<Vec3, u32>(positions)
+        {
+            return Ok(());
+        }
         // The GPU gets them with the next frame (`Scene::stage_moved_positions`).
         body.set_positions(positions);
         self.fresh = false;
