@@ -278,10 +278,15 @@ mod tests {
             }
             let f = s.cpu_frame().unwrap();
             let packing = s.packing();
+            // The trees measured are fitted to the frame's triangle boxes.
+            let mut fitted = f.nodes.clone();
+            cpu::fit(packing, &f.body_state, &f.tri_boxes, &mut fitted, &[]);
             for b in 0..3 {
                 let Some(Some((cost, matches))) = f.lag.measured.get(b).copied() else { continue };
                 assert!(f.lag.behind.get(b) != Some(&true), "frame {frame}: body {b} measured while behind");
                 let tree = f.lbvh_for_wide_walk(packing, b);
+                let off = packing.bodies[b].node_offset as usize;
+                assert!(tree == &fitted[off..off + tree.len()], "frame {frame}: body {b}'s tree fitted");
                 assert_eq!(cost.to_bits(), sah_cost(tree).to_bits(), "frame {frame}: body {b}'s cost");
                 let body = &packing.bodies[b];
                 let boxes =
