@@ -225,6 +225,9 @@ pub struct CollapseScratch {
     pub(crate) tris: Vec<TriRecord>,
     /// The serial collapse's pending (binary node, wide node) pairs.
     pub(crate) stack: Vec<(u32, usize)>,
+    /// The serial collapse's leaves in the order it meets them: their body-local triangles,
+    /// the records' triangles ([`WideTree::fill`]).
+    pub(crate) leaf_tris: Vec<u32>,
 }
 
 not_part_of_value!(CollapseScratch);
@@ -350,24 +353,27 @@ impl WideTree {
         });
     }
 
-    /// Copies the triangles' corners and vertices (of `body`'s triangles and positions) into
-    /// the records.
-    pub fn fill(&mut self, body: BodyTree<'_>) {
-        self.tris.par_chunks_mut(1024).for_each(|chunk| {
-            for i in 0..chunk.len() {
+    /// Writes the records of the triangles `order` names (body-local, in record order): each
+    /// record whole, its triangle, vertices and corners (of `body`'s triangles and positions),
+    /// once. The serial collapse only lists the triangles ([`CollapseScratch`]'s `leaf_tris`):
+    /// a record it pushed half-written and this pass completed was two writes of memory the
+    /// core did not hold, the first in the collapse's walk, whose next node waited behind it.
+    pub fn fill(&mut self, body: BodyTree<'_>, order: &[u32]) {
+        self.tris.resize(order.len(), TriRecord::default());
+        self.tris.par_chunks_mut(1024).zip(order.par_chunks(1024)).for_each(|(chunk, order)| {
+            for (i, r) in chunk.iter_mut().enumerate() {
                 // Ask for the vertex indices of the record FILL_AHEAD later, and for the corners
                 // of the one half as far ahead (its indices asked for before).
-                if let Some(r) = chunk.get(i + FILL_AHEAD) {
-                    crate::prefetch::prefetch(body.triangles, 3 * (body.tri_offset + r.triangle) as usize);
+                if let Some(&t) = order.get(i + FILL_AHEAD) {
+                    crate::prefetch::prefetch(body.triangles, 3 * (body.tri_offset + t) as usize);
                 }
-                if let Some(r) = chunk.get(i + FILL_AHEAD / 2) {
-                    let g = 3 * (body.tri_offset + r.triangle) as usize;
+                if let Some(&t) = order.get(i + FILL_AHEAD / 2) {
+                    let g = 3 * (body.tri_offset + t) as usize;
                     for v in &body.triangles[g..g + 3] {
                         crate::prefetch::prefetch(body.positions, *v as usize);
                     }
                 }
-                let triangle = chunk[i].triangle;
-                body.write_record(&mut chunk[i], triangle);
+                body.write_record(r, order[i]);
             }
         });
     }

@@ -29,15 +29,22 @@
 //! | `mesh-scaling`, 159k triangles | 4.4–6.6 → 1.5–1.9 ms | 6.8–7.7 → 2.5–2.7 | 7.1–8.0 → 4.6–4.7 | |
 //! | `mesh-scaling`, 641k triangles | 26–37 → 15–19 ms | 25–31 → 23–24 | 30–31 → 26–27 | 40–50 → 57–69 |
 //!
-//! The serial collapse writes each lane's child straight into its wide node, shifts its lanes
-//! element by element and writes each triangle record field by field in place
+//! The serial collapse writes each lane's child straight into its wide node and each triangle
+//! record field by field in place
 //! ([`BodyTree::write_record`](crate::wide_bvh::BodyTree::write_record)): an array built on the
 //! stack one element at a time and then copied whole is read by wide loads before the narrow
 //! stores have reached the cache, a stall each time (a quarter of the collapse's samples in
 //! `perf`). `cargo bench -p raycontact-benches --bench cpu_bvh -- wide-collapse` (two bodies of
-//! 12.8k triangles, one thread): 685 µs -> 575–620 µs.
+//! 12.8k triangles, one thread): 685 µs -> 575–620 µs. For the same reason a wide node's lanes
+//! are chosen in locals ([`lanes`]: the array of lanes, shifted element by element and returned
+//! whole, was still such a copy) and its boxes transposed in registers ([`wide_node`]), and the
+//! walk lists its leaves' triangles for [`WideTree::fill`] to write each record once, rather
+//! than pushing records half-written for it to complete: the same bench, alternated with the
+//! build before, 751–763 -> 640–653 µs; `raycontact-bench --cpu --no-parry --frames 30`,
+//! `cpu-1`'s `hierarchy` stage (3 runs alternated), `mesh-scaling` 641k triangles 49.2–50.3 ->
+//! 43.7–44.7 ms, the armadillo pair 5.32–5.55 -> 4.83–5.02 ms.
 
-use glam::Vec4;
+use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 
 use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
@@ -145,63 +152,99 @@ impl Lbvh<'_> {
 /// nodes are `0 .. internal` (the leaves after them), in the binary left-to-right order: its
 /// two children, then, while fewer than [`WIDTH`], the internal lane of largest surface area
 /// replaced by its two children (the first of equal ones); [`NONE`] past the count returned.
+///
+/// Written out for the two openings a 4-wide node can take, with the lanes and their areas in
+/// locals rather than in an array shifted element by element: that array, stored a lane at a
+/// time and then copied whole, was read by a 16-byte load before its 4-byte stores could reach
+/// it, a stall on every wide node (a sixth of the serial collapse's samples in `perf`).
 #[inline(always)]
 fn lanes(binary: &[Node], internal: u32, b: u32) -> ([u32; WIDTH], usize) {
-    let left = binary[b as usize].child;
-    let mut kids = [left, binary[left as usize].escape, NONE, NONE];
+    const _: () = assert!(WIDTH == 4, "two openings: 2, 3 then 4 lanes");
     // Half areas of the internal children (-1 for a leaf, which is never opened).
     let area = |c: u32| {
         let n = &binary[c as usize];
         if c < internal { half_area(n.min, n.max) } else { -1.0 }
     };
-    let mut areas = [area(kids[0]), area(kids[1]), -1.0, -1.0];
-    let mut count = 2;
-    while count < WIDTH {
-        let mut i = 0;
-        for j in 1..count {
-            if areas[j] > areas[i] {
-                i = j;
-            }
-        }
-        if areas[i] < 0.0 {
-            break;
-        }
-        let l = binary[kids[i] as usize].child;
-        let r = binary[l as usize].escape;
-        // Keep the binary left-to-right order of the leaves under the node (element by element:
-        // `copy_within` calls `memmove` for these few).
-        for j in (i + 1..count).rev() {
-            (kids[j + 1], areas[j + 1]) = (kids[j], areas[j]);
-        }
-        (kids[i], kids[i + 1]) = (l, r);
-        (areas[i], areas[i + 1]) = (area(l), area(r));
-        count += 1;
+    // The two children of internal node `c`.
+    let open = |c: u32| {
+        let l = binary[c as usize].child;
+        (l, binary[l as usize].escape)
+    };
+    let (k0, k1) = open(b);
+    let (a0, a1) = (area(k0), area(k1));
+    // Two lanes: the larger (the first of equal ones) opened, if internal.
+    let second = a1 > a0;
+    if (if second { a1 } else { a0 }) < 0.0 {
+        return ([k0, k1, NONE, NONE], 2);
     }
-    (kids, count)
+    let (l, r) = open(if second { k1 } else { k0 });
+    let (al, ar) = (area(l), area(r));
+    let (k0, k1, k2, a0, a1, a2) = if second { (k0, l, r, a0, al, ar) } else { (l, r, k1, al, ar, a1) };
+    // Three lanes: the largest, as above.
+    let (mut i, mut largest) = (0, a0);
+    if a1 > largest {
+        (i, largest) = (1, a1);
+    }
+    if a2 > largest {
+        (i, largest) = (2, a2);
+    }
+    if largest < 0.0 {
+        return ([k0, k1, k2, NONE], 3);
+    }
+    let kids = match i {
+        0 => {
+            let (l, r) = open(k0);
+            [l, r, k1, k2]
+        }
+        1 => {
+            let (l, r) = open(k1);
+            [k0, l, r, k2]
+        }
+        _ => {
+            let (l, r) = open(k2);
+            [k0, k1, l, r]
+        }
+    };
+    (kids, 4)
 }
+
+/// The box of no lane: the lanes past a wide node's count hold zeros.
+const NO_LANE: Node = Node { min: Vec3::ZERO, child: 0, max: Vec3::ZERO, escape: 0 };
 
 /// The wide node of lanes `kids` (binary nodes of a tree whose internal nodes are
 /// `0 .. internal`) and lane children `child` (a wide node index for an internal lane,
 /// [`LEAF_BIT`] `|` a record for a leaf): their boxes, with the binary node of each lane.
+/// The boxes are the lanes' corners transposed in registers (a 4x4 transpose of the four
+/// minima, then of the maxima), not gathered one float at a time into arrays then read as
+/// vectors (a load that waits for the narrow stores before it).
 #[inline]
 fn wide_node(binary: &[Node], internal: u32, kids: &[u32], child: [u32; WIDTH]) -> (WideNode, [u32; WIDTH]) {
-    // The boxes gathered as plain arrays and made vectors once, as the collapse always did.
-    let (mut lo, mut hi) = ([[0.0f32; WIDTH]; 3], [[0.0f32; WIDTH]; 3]);
+    let lane = |i: usize| kids.get(i).map_or(&NO_LANE, |&k| &binary[k as usize]);
+    let n = [lane(0), lane(1), lane(2), lane(3)];
+    let lo = Mat4::from_cols(
+        n[0].min.extend(0.0),
+        n[1].min.extend(0.0),
+        n[2].min.extend(0.0),
+        n[3].min.extend(0.0),
+    )
+    .transpose();
+    let hi = Mat4::from_cols(
+        n[0].max.extend(0.0),
+        n[1].max.extend(0.0),
+        n[2].max.extend(0.0),
+        n[3].max.extend(0.0),
+    )
+    .transpose();
     let (mut src, mut leaves) = ([NONE; WIDTH], 0);
     for (i, &k) in kids.iter().enumerate() {
-        let bn = &binary[k as usize];
-        for a in 0..3 {
-            lo[a][i] = bn.min[a];
-            hi[a][i] = bn.max[a];
-        }
         src[i] = k;
         if k >= internal {
             leaves |= 1 << i;
         }
     }
     let node = WideNode {
-        lo: lo.map(Vec4::from_array),
-        hi: hi.map(Vec4::from_array),
+        lo: [lo.x_axis, lo.y_axis, lo.z_axis],
+        hi: [hi.x_axis, hi.y_axis, hi.z_axis],
         child,
         count: kids.len() as u32,
         leaves,
@@ -217,18 +260,20 @@ impl WideTree {
         let (binary, leaves) = (body.binary, body.leaves);
         self.nodes.clear();
         self.source.clear();
-        self.tris.clear();
         self.sah.clear();
         self.refit_plan.clear();
         (self.collapse_cost, self.cost) = (0.0, 0.0);
         if leaves < 2 {
+            self.tris.clear();
             return;
         }
         let internal = leaves - 1;
         self.nodes.push(WideNode::default());
         self.source.push([NONE; WIDTH]);
         let mut stack = std::mem::take(&mut self.scratch.stack);
+        let mut order = std::mem::take(&mut self.scratch.leaf_tris);
         stack.clear();
+        order.clear();
         stack.push((0u32, 0usize));
         while let Some((b, w)) = stack.pop() {
             let (kids, count) = lanes(binary, internal, b);
@@ -243,10 +288,9 @@ impl WideTree {
                     stack.push((k, at));
                     at as u32
                 } else {
-                    let at = self.tris.len() as u32;
-                    let triangle = binary[k as usize].child & !LEAF_BIT;
-                    self.tris.push(TriRecord { triangle, ..TriRecord::default() });
-                    LEAF_BIT | at
+                    // The record's place, written by `fill`.
+                    order.push(binary[k as usize].child & !LEAF_BIT);
+                    LEAF_BIT | (order.len() - 1) as u32
                 };
                 self.nodes[w].child[i] = c;
             }
@@ -254,7 +298,8 @@ impl WideTree {
         self.scratch.stack = stack;
         // The records' corners and vertices gathered apart, in a loop of independent loads
         // whose cache misses overlap (in the walk above each waited behind the next node).
-        self.fill(body);
+        self.fill(body, &order);
+        self.scratch.leaf_tris = order;
     }
 
     /// Collapses a fitted LBVH of `leaves` leaves (its used nodes, in Karras' layout: the

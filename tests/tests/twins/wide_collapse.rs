@@ -11,7 +11,8 @@
 use glam::{Affine3A, Quat, Vec3};
 use rand::Rng;
 use raycontact::BodyKind;
-use raycontact::internals::layout::{BODY_STATIC, LEAF_BIT, NONE};
+use raycontact::internals::layout::{BODY_STATIC, LEAF_BIT, NONE, Node};
+use raycontact::internals::sah_tree::half_area;
 use raycontact::internals::wide_bvh::{
     BodyTree, Motion, PARALLEL_BODY_LEAVES, PARALLEL_THREADS, TriRecord, WideBvh, WideTree,
 };
@@ -157,6 +158,97 @@ fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
     let (lbvh, leaves) = (small.frame.body_nodes(&small.packing, 0), small.frame.body_state[0].leaf_count);
     serial.collapse(BodyTree::new(&small.packing, 0, lbvh, leaves, &small.positions));
     assert!(canonical(&tree) == canonical(&serial), "after a larger body");
+}
+
+/// The lanes of the wide node rooted at binary internal node `b` by the rule written plainly:
+/// its two children, then, while fewer than four, the internal lane of largest half area (the
+/// first of equal ones) replaced by its two children.
+fn lanes_by_the_rule(binary: &[Node], internal: u32, b: u32) -> Vec<u32> {
+    let children = |c: u32| {
+        let l = binary[c as usize].child;
+        [l, binary[l as usize].escape]
+    };
+    let mut kids = children(b).to_vec();
+    while kids.len() < 4 {
+        let area = |c: u32| {
+            let n = &binary[c as usize];
+            (c < internal).then(|| half_area(n.min, n.max))
+        };
+        let mut open: Option<(usize, f32)> = None;
+        for (i, &k) in kids.iter().enumerate() {
+            if let Some(a) = area(k) {
+                if open.is_none_or(|(_, best)| a > best) {
+                    open = Some((i, a));
+                }
+            }
+        }
+        let Some((i, _)) = open else { break };
+        let k = kids[i];
+        kids.splice(i..=i, children(k));
+    }
+    kids
+}
+
+/// The serial collapse (`lanes` and `wide_node` in `wide_collapse.rs`, written out for the
+/// two openings a node takes): every wide node's lanes are those the rule chooses, each lane's
+/// box is its binary node's, bit for bit, each internal lane's wide node is rooted at the
+/// lane's binary node, and each record is its leaf's triangle with that triangle's vertices and
+/// corners; collapsing a smaller body into a tree that held a larger one, or the same body
+/// again, leaves nothing of the first.
+#[test]
+fn every_wide_node_opens_the_largest_internal_lane_first() {
+    let mut r = rng(5252);
+    let meshes: Vec<(String, TriMesh)> = vec![
+        ("a soup of 3".into(), soup(&mut r, 3)),
+        ("a soup of 5000".into(), soup(&mut r, 5000)),
+        ("a torus".into(), meshes::torus(1.0, 0.35, 60, 20)),
+        ("the bunny".into(), raycontact_tests::bunny()),
+        // A flat grid of equal squares: subtrees of equal boxes, half areas tied exactly.
+        ("a grid".into(), meshes::grid_sheet(8.0, 8.0, 64, 64)),
+        ("a cube".into(), meshes::cuboid(Vec3::ONE, 8)),
+    ];
+    let mut reused = WideTree::default();
+    for (what, mesh) in meshes.iter().rev() {
+        let p = Packed::new(&[(mesh, BodyKind::Volumetric)]);
+        let lbvh = p.frame.body_nodes(&p.packing, 0);
+        let leaves = p.frame.body_state[0].leaf_count;
+        let internal = leaves - 1;
+        let body = BodyTree::new(&p.packing, 0, lbvh, leaves, &p.positions);
+        let mut tree = WideTree::default();
+        tree.collapse(body);
+        let mut stack = vec![(0u32, 0u32)];
+        let mut records = 0;
+        while let Some((w, b)) = stack.pop() {
+            let (n, src) = (&tree.nodes[w as usize], &tree.source[w as usize]);
+            let want = lanes_by_the_rule(lbvh, internal, b);
+            assert_eq!(&src[..n.count as usize], &want[..], "{what}: wide node {w}");
+            for (i, &k) in want.iter().enumerate() {
+                let bn = &lbvh[k as usize];
+                let (lo, hi) = ([0, 1, 2].map(|a| n.lo[a][i]), [0, 1, 2].map(|a| n.hi[a][i]));
+                assert_eq!(lo.map(f32::to_bits), bn.min.to_array().map(f32::to_bits), "{what}: {w} lane {i}");
+                assert_eq!(hi.map(f32::to_bits), bn.max.to_array().map(f32::to_bits), "{what}: {w} lane {i}");
+                let c = n.child[i];
+                if k < internal {
+                    stack.push((c, k));
+                    continue;
+                }
+                records += 1;
+                let rec = &tree.tris[(c & !LEAF_BIT) as usize];
+                assert_eq!(LEAF_BIT | rec.triangle, bn.child, "{what}: {w} lane {i}");
+                let tri: [u32; 3] = p.packing.triangles[3 * rec.triangle as usize..][..3].try_into().unwrap();
+                assert_eq!(rec.vertices, tri, "{what}: record of lane {i} of {w}");
+                assert_eq!(rec.corners, tri.map(|v| p.positions[v as usize]), "{what}");
+            }
+            for lane in n.count as usize..4 {
+                assert!([0, 1, 2].iter().all(|&a| n.lo[a][lane] == 0.0 && n.hi[a][lane] == 0.0));
+            }
+        }
+        assert_eq!(records, tree.tris.len(), "{what}: a record per leaf");
+        reused.collapse(body);
+        assert!(reused == tree, "{what}: collapsed into a tree that held another body");
+        reused.collapse(body);
+        assert!(reused == tree, "{what}: collapsed twice");
+    }
 }
 
 /// `WideBvh::splits_collapse`: a build splits the collapse of its large bodies exactly when
