@@ -221,20 +221,12 @@ const NO_LANE: Node = Node { min: Vec3::ZERO, child: 0, max: Vec3::ZERO, escape:
 fn wide_node(binary: &[Node], internal: u32, kids: &[u32], child: [u32; WIDTH]) -> (WideNode, [u32; WIDTH]) {
     let lane = |i: usize| kids.get(i).map_or(&NO_LANE, |&k| &binary[k as usize]);
     let n = [lane(0), lane(1), lane(2), lane(3)];
-    let lo = Mat4::from_cols(
-        n[0].min.extend(0.0),
-        n[1].min.extend(0.0),
-        n[2].min.extend(0.0),
-        n[3].min.extend(0.0),
-    )
-    .transpose();
-    let hi = Mat4::from_cols(
-        n[0].max.extend(0.0),
-        n[1].max.extend(0.0),
-        n[2].max.extend(0.0),
-        n[3].max.extend(0.0),
-    )
-    .transpose();
+    // One corner of the four lanes, transposed: per axis, the four lanes' values.
+    let axes = |corner: fn(&Node) -> Vec3| {
+        let lanes = n.map(|l| corner(l).extend(0.0));
+        let m = Mat4::from_cols(lanes[0], lanes[1], lanes[2], lanes[3]).transpose();
+        [m.x_axis, m.y_axis, m.z_axis]
+    };
     let (mut src, mut leaves) = ([NONE; WIDTH], 0);
     for (i, &k) in kids.iter().enumerate() {
         src[i] = k;
@@ -242,13 +234,7 @@ fn wide_node(binary: &[Node], internal: u32, kids: &[u32], child: [u32; WIDTH]) 
             leaves |= 1 << i;
         }
     }
-    let node = WideNode {
-        lo: [lo.x_axis, lo.y_axis, lo.z_axis],
-        hi: [hi.x_axis, hi.y_axis, hi.z_axis],
-        child,
-        count: kids.len() as u32,
-        leaves,
-    };
+    let node = WideNode { lo: axes(|l| l.min), hi: axes(|l| l.max), child, count: kids.len() as u32, leaves };
     (node, src)
 }
 
