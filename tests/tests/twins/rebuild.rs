@@ -114,7 +114,7 @@ fn expand_bits_and_morton_codes_interleave_bit_by_bit() {
 #[test]
 fn radix_sort_equals_a_stable_sort_in_every_segment() {
     let mut r = rng(1954);
-    for round in 0..40 {
+    for round in 0..128 {
         // Segments with gaps between them (left untouched), some empty or of one key.
         let mut segments = Vec::new();
         let mut at = 0u32;
@@ -126,12 +126,17 @@ fn radix_sort_equals_a_stable_sort_in_every_segment() {
         }
         let n = at as usize + r.random_range(0..10);
         // Few distinct keys (stability matters), or full-range keys, or keys whose low bytes
-        // are all equal (skipped passes).
+        // are all equal (skipped passes), or keys that differ in their low `bits` bits alone
+        // (every count of bits the sort's passes and digit widths follow from, 1 to 32, above
+        // them a bit pattern every key shares).
+        let bits = 1 + (round / 4) % 32;
+        let low = u32::MAX >> (32 - bits);
         let keys: Vec<u32> = (0..n)
-            .map(|_| match round % 3 {
+            .map(|_| match round % 4 {
                 0 => r.random_range(0..40),
                 1 => r.random(),
-                _ => r.random_range(0..300u32) << 16 | 0xab,
+                2 => r.random_range(0..300u32) << 16 | 0xab,
+                _ => 0xdead_beef & !low | r.random::<u32>() & low,
             })
             .collect();
         let values: Vec<u32> = (0..n as u32).collect();
