@@ -11,7 +11,7 @@
 //!   its wide trees: `cpu::closest_hit_ordered`), and through the wide trees on every core
 //!   (`wide-rayonN`);
 //! - `update`: a frame's normals and trees with `BvhUpdate::Rebuild` and `BvhUpdate::Refit`
-//!   (`Scene::update` on the CPU backend);
+//!   (`Scene::update` on the CPU backend), both bodies moved (two poses taken in turn);
 //! - `frame`: a whole frame, `Scene::detect` alone (`frame-detect`) and after `Scene::update`
 //!   (`frame-update-then-detect`: an engine that queries rays between the two; the detection
 //!   finds every body still since the update).
@@ -107,13 +107,25 @@ fn cpu_bvh(c: &mut Criterion) {
     }
 
     group.throughput(Throughput::Elements(triangles));
-    let moved: Vec<Vec3> = b.positions.iter().map(|p| *p + Vec3::X * 0.001).collect();
+    // Two poses of the pair, taken in turn, so that every iteration moves both bodies: a scene
+    // leaves a body whose positions did not change as it was (the same positions set again
+    // would leave the frame nothing to update).
+    let shifted = |m: &TriMesh, d: Vec3| m.positions.iter().map(|p| *p + d).collect::<Vec<Vec3>>();
+    let poses = [
+        (a.positions.clone(), shifted(&b, Vec3::X * 0.001)),
+        (shifted(&a, Vec3::Y * -0.001), b.positions.clone()),
+    ];
+    let mut turn = 0;
+    let mut move_both = |scene: &mut Scene| {
+        turn ^= 1;
+        scene.set_positions(ida, &poses[turn].0).unwrap();
+        scene.set_positions(idb, &poses[turn].1).unwrap();
+    };
     for (name, policy) in [("rebuild", BvhUpdate::Rebuild), ("refit", BvhUpdate::Refit)] {
         scene.set_bvh_update(policy).unwrap();
         group.bench_function(BenchmarkId::new(format!("update-{name}"), triangles), |bench| {
             bench.iter(|| {
-                scene.set_positions(idb, &moved).unwrap();
-                scene.set_positions(ida, &a.positions).unwrap();
+                move_both(&mut scene);
                 scene.update().unwrap()
             });
         });
@@ -124,8 +136,7 @@ fn cpu_bvh(c: &mut Criterion) {
     for (name, update) in [("detect", false), ("update-then-detect", true)] {
         group.bench_function(BenchmarkId::new(format!("frame-{name}"), triangles), |bench| {
             bench.iter(|| {
-                scene.set_positions(idb, &moved).unwrap();
-                scene.set_positions(ida, &a.positions).unwrap();
+                move_both(&mut scene);
                 if update {
                     scene.update().unwrap();
                 }
