@@ -1,7 +1,10 @@
-//! The CPU backend's build of every body's binary BVH from its sorted keys, in one top-down
-//! pass: the Karras radix tree built from the root down (each node's split found by a binary
-//! search over its range's keys), each node's links and parent written on the way down and its
-//! box on the way back up. The result is, node for node and bit for bit, what the kernels'
+//! The CPU backend's build of every body's binary BVH from its sorted keys, in one pass: the
+//! Karras radix tree built from the root down near the root (each node's split found by a
+//! binary search over its range's keys, its two subtrees built in parallel, each node's links
+//! and parent written on the way down and its box on the way back up), and each subtree of
+//! fewer than `PARALLEL_LEAVES` leaves bottom-up in leaf order (`Body::linear`: each leaf
+//! climbs while it closes a node, with a stack of the left children waiting for their
+//! siblings, and no search). The result is, node for node and bit for bit, what the kernels'
 //! twins give, [`cpu::hierarchy`](crate::cpu::hierarchy) then [`cpu::fit`](crate::cpu::fit):
 //! the radix tree of a sorted key sequence (ties broken by index) is unique, the links and
 //! parents follow from it, and each box is the same minimum and maximum of its children's
@@ -19,6 +22,12 @@
 //! load that must wait for the stores to reach the cache. With that and a split search without
 //! a branch, `cargo bench -p raycontact-benches --bench cpu_bvh -- update-rebuild` (a rebuild
 //! frame's normals and trees, 25.6k triangles on one thread) went from 2.00–2.10 to 1.91–1.92 ms.
+//! Below `PARALLEL_LEAVES` that search was a chain of dependent loads at every node, about a
+//! third of the build's samples; without it (`Body::linear`) the same bench, both bodies moved
+//! every iteration, 2.09–2.23 -> 1.97–2.05 ms, and `raycontact-bench --cpu --no-parry
+//! --implementations cpu-1`'s hierarchy stage (3 runs alternated, the wide collapse included):
+//! `mesh-scaling` 641k 46.5–47.9 -> 41.5–41.9 ms, the armadillo pair 5.34–5.76 -> 4.08–4.19,
+//! `tori-scaling` 64 6.44–6.88 -> 5.71–6.62.
 //!
 //! The node layout (Karras 2012): the internal node of range `[f, l]` is node `f` when it is a
 //! right child or the root, node `l` when it is a left child; leaf `j` is node `n - 1 + j`; a
@@ -32,7 +41,7 @@ use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node, TriBox};
 use crate::packing::{Packing, has_moved};
 
 /// Ranges of at least this many leaves build their two subtrees in parallel (a join costs more
-/// than building a few thousand nodes).
+/// than building a few thousand nodes); smaller ones are built bottom-up (`Body::linear`).
 const PARALLEL_LEAVES: usize = 8192;
 
 /// How many leaves ahead a leaf's triangle box is asked for.
@@ -155,6 +164,16 @@ struct Window<'a> {
 }
 
 impl Window<'_> {
+    /// Sets the parent of node `node` (a leaf from `n - 1` on, `n` the body's leaves).
+    #[inline]
+    fn set_parent(&mut self, n: usize, node: usize, parent: u32) {
+        if node >= n - 1 {
+            self.leaves_up[node - (n - 1) - self.base] = parent;
+        } else {
+            self.inner_up[node - self.base] = parent;
+        }
+    }
+
     /// The windows of the left subtree (nodes and leaves before `at`) and of the right one,
     /// borrowed from this one.
     fn split(&mut self, at: usize) -> (Window<'_>, Window<'_>) {
@@ -237,6 +256,9 @@ impl Body<'_> {
     /// Builds the subtree of range `[f, l]` (`f < l`), internal node `me`, into its window;
     /// returns its box.
     fn subtree(&self, mut w: Window, f: usize, l: usize, me: usize, at: Place) -> (Vec3A, Vec3A) {
+        if l - f + 1 < PARALLEL_LEAVES {
+            return self.linear(&mut w, f, l, me, at);
+        }
         let n = self.keys.len();
         let g = self.split(f, l);
         let here = Place { escape: NONE, parent: me as u32 };
@@ -252,11 +274,7 @@ impl Body<'_> {
                 let at = Place { escape: at.escape, ..here };
                 if g + 1 == l { self.leaf(rw, l, at) } else { self.subtree(rw, g + 1, l, right, at) }
             };
-            if l - f + 1 >= PARALLEL_LEAVES {
-                rayon::join(|| go_left(lw), || go_right(rw))
-            } else {
-                (go_left(lw), go_right(rw))
-            }
+            rayon::join(|| go_left(lw), || go_right(rw))
         };
         // `+ 0.0` turns -0 into +0 and leaves every other value as it is (as the twin's fit).
         let (min, max) = (lb.0.min(rb.0) + Vec3A::ZERO, lb.1.max(rb.1) + Vec3A::ZERO);
@@ -264,5 +282,87 @@ impl Body<'_> {
             Node { min: min.into(), child: left as u32, max: max.into(), escape: at.escape };
         w.inner_up[me - w.base] = at.parent;
         (min, max)
+    }
+
+    /// The escape of a node whose last leaf is `l`, `l + 1` a leaf of the body: the right
+    /// child of the split between leaves `l` and `l + 1` (the next subtree a walk enters), a
+    /// leaf when the next split, between `l + 1` and `l + 2`, is higher in the tree (a shorter
+    /// common prefix) or there is none.
+    #[inline]
+    fn escape_after(&self, l: usize) -> u32 {
+        let n = self.keys.len();
+        let leaf = l + 2 == n || self.delta(l + 1, l + 2) < self.delta(l, l + 1);
+        if leaf { (n + l) as u32 } else { (l + 1) as u32 }
+    }
+
+    /// Builds the subtree of range `[f0, l0]` (`f0 < l0`), internal node `me`, into its window,
+    /// bottom-up in one pass over its leaves without a split search (Apetrei 2014's
+    /// agglomeration, run in leaf order with a stack); returns its box. Each leaf starts a
+    /// subtree that climbs while it is a right child: a subtree of range `[f, l]` is its
+    /// parent's left child when the split after it (between `l` and `l + 1`) has a longer
+    /// common prefix than the split before it (between `f - 1` and `f`), else its right child.
+    /// A left child waits on the stack for its sibling, which is built next and pops it; their
+    /// parent spans both. The same tree as the top-down search's, node for node: the parent of a
+    /// range is the smallest range around it, which ends at whichever neighbouring split is the
+    /// lower of the two (no two splits next to one range have the same prefix length: the bit
+    /// that splits a range changes once in it). Each node is written once its index is known
+    /// (its last leaf when a left child, its first when a right one); its parent's index is
+    /// written into its own parent link when the parent's is known, and its box is the same
+    /// minimum and maximum of the same children in the same order.
+    fn linear(&self, w: &mut Window, f0: usize, l0: usize, me: usize, at: Place) -> (Vec3A, Vec3A) {
+        let n = self.keys.len();
+        // The left children waiting for their right siblings: first leaf, box, index. One per
+        // ancestor of the node being built, and a tree of keys (with the index, 64 bits) has
+        // at most 64 levels of internal nodes.
+        let mut stack = [(0usize, Vec3A::ZERO, Vec3A::ZERO, 0u32); 65];
+        let mut depth = 0;
+        let escape = |l: usize| if l == l0 { at.escape } else { self.escape_after(l) };
+        let mut root_box = (Vec3A::ZERO, Vec3A::ZERO);
+        for j in f0..=l0 {
+            if let Some(&ahead) = self.values.get(j + LEAF_AHEAD) {
+                crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
+            }
+            let t = self.values[j];
+            let b = self.tri_boxes[t as usize];
+            w.leaves[j - w.base] =
+                Node { min: b.min, child: LEAF_BIT | (t - self.tri_offset), max: b.max, escape: escape(j) };
+            // The subtree climbing: its first leaf, box and children (none for the leaf).
+            let (mut f, mut min, mut max) = (j, Vec3A::from(b.min), Vec3A::from(b.max));
+            let mut children = None;
+            loop {
+                let root = f == f0 && j == l0;
+                let left_child =
+                    !root && (f == f0 || (j < l0 && self.delta(j, j + 1) > self.delta(f - 1, f)));
+                let index = match children {
+                    None => n - 1 + j,
+                    Some(_) if root => me,
+                    Some(_) if left_child => j,
+                    Some(_) => f,
+                };
+                if let Some((left, right)) = children {
+                    w.inner[index - w.base] =
+                        Node { min: min.into(), child: left, max: max.into(), escape: escape(j) };
+                    w.set_parent(n, left as usize, index as u32);
+                    w.set_parent(n, right as usize, index as u32);
+                }
+                if root {
+                    w.inner_up[me - w.base] = at.parent;
+                    root_box = (min, max);
+                    break;
+                }
+                if left_child {
+                    stack[depth] = (f, min, max, index as u32);
+                    depth += 1;
+                    break;
+                }
+                depth -= 1;
+                let (lf, lmin, lmax, left) = stack[depth];
+                // `+ 0.0` turns -0 into +0 and leaves every other value as it is (as the twin's fit).
+                (f, min, max) = (lf, lmin.min(min) + Vec3A::ZERO, lmax.max(max) + Vec3A::ZERO);
+                children = Some((left, index as u32));
+            }
+        }
+        // The last leaf's climb ends at the root.
+        root_box
     }
 }
