@@ -226,10 +226,13 @@ impl FrameData {
         self.values.resize(t, 0);
         self.nodes.resize(2 * t, Default::default());
         self.parents.resize(2 * t, NONE);
+        // With the live triangles the boxes' pass counted (`lag.live`, of the positions the
+        // stale bodies still have): a body without a degenerate triangle reads no flag.
         cpu::morton(
             packing,
             positions,
             &self.tri_boxes,
+            &self.lag.live,
             &mut self.body_state,
             &mut self.keys,
             &mut self.values,
