@@ -27,7 +27,9 @@
 //! every iteration, 2.09–2.23 -> 1.97–2.05 ms, and `raycontact-bench --cpu --no-parry
 //! --implementations cpu-1`'s hierarchy stage (3 runs alternated, the wide collapse included):
 //! `mesh-scaling` 641k 46.5–47.9 -> 41.5–41.9 ms, the armadillo pair 5.34–5.76 -> 4.08–4.19,
-//! `tori-scaling` 64 6.44–6.88 -> 5.71–6.62.
+//! `tori-scaling` 64 6.44–6.88 -> 5.71–6.62; each split's common prefix computed once (and
+//! carried on the stack with its left child) then took 641k to 38.7–39.5 ms (41.0–41.3 before)
+//! and the bench to 1.93–2.00 ms (2.07–2.15).
 //!
 //! The node layout (Karras 2012): the internal node of range `[f, l]` is node `f` when it is a
 //! right child or the root, node `l` when it is a left child; leaf `j` is node `n - 1 + j`; a
@@ -284,17 +286,6 @@ impl Body<'_> {
         (min, max)
     }
 
-    /// The escape of a node whose last leaf is `l`, `l + 1` a leaf of the body: the right
-    /// child of the split between leaves `l` and `l + 1` (the next subtree a walk enters), a
-    /// leaf when the next split, between `l + 1` and `l + 2`, is higher in the tree (a shorter
-    /// common prefix) or there is none.
-    #[inline]
-    fn escape_after(&self, l: usize) -> u32 {
-        let n = self.keys.len();
-        let leaf = l + 2 == n || self.delta(l + 1, l + 2) < self.delta(l, l + 1);
-        if leaf { (n + l) as u32 } else { (l + 1) as u32 }
-    }
-
     /// Builds the subtree of range `[f0, l0]` (`f0 < l0`), internal node `me`, into its window,
     /// bottom-up in one pass over its leaves without a split search (Apetrei 2014's
     /// agglomeration, run in leaf order with a stack); returns its box. Each leaf starts a
@@ -311,28 +302,42 @@ impl Body<'_> {
     /// minimum and maximum of the same children in the same order.
     fn linear(&self, w: &mut Window, f0: usize, l0: usize, me: usize, at: Place) -> (Vec3A, Vec3A) {
         let n = self.keys.len();
-        // The left children waiting for their right siblings: first leaf, box, index. One per
-        // ancestor of the node being built, and a tree of keys (with the index, 64 bits) has
-        // at most 64 levels of internal nodes.
-        let mut stack = [(0usize, Vec3A::ZERO, Vec3A::ZERO, 0u32); 65];
+        // The left children waiting for their right siblings: first leaf, box, index, and the
+        // common prefix of the split after them. One per ancestor of the node being built, and
+        // a tree of keys (with the index, 64 bits) has at most 64 levels of internal nodes.
+        let mut stack = [(0usize, Vec3A::ZERO, Vec3A::ZERO, 0u32, 0u32); 65];
         let mut depth = 0;
-        let escape = |l: usize| if l == l0 { at.escape } else { self.escape_after(l) };
         let mut root_box = (Vec3A::ZERO, Vec3A::ZERO);
+        // The common prefix of the split after leaf `j` (between `j` and `j + 1`), each computed
+        // once: every subtree climbing from leaf `j` ends there.
+        let mut after = self.delta(f0, f0 + 1);
         for j in f0..=l0 {
             if let Some(&ahead) = self.values.get(j + LEAF_AHEAD) {
                 crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
             }
+            // The split after the next leaf, and what a node ending at leaf `j` escapes to: the
+            // right child of the split after `j` (the next subtree a walk enters), a leaf when
+            // the next split is higher in the tree (a shorter common prefix) or there is none.
+            let next = if j < l0 && j + 2 < n { self.delta(j + 1, j + 2) } else { 0 };
+            let escape = if j == l0 {
+                at.escape
+            } else if j + 2 == n || next < after {
+                (n + j) as u32
+            } else {
+                (j + 1) as u32
+            };
             let t = self.values[j];
             let b = self.tri_boxes[t as usize];
             w.leaves[j - w.base] =
-                Node { min: b.min, child: LEAF_BIT | (t - self.tri_offset), max: b.max, escape: escape(j) };
+                Node { min: b.min, child: LEAF_BIT | (t - self.tri_offset), max: b.max, escape };
             // The subtree climbing: its first leaf, box and children (none for the leaf).
             let (mut f, mut min, mut max) = (j, Vec3A::from(b.min), Vec3A::from(b.max));
             let mut children = None;
             loop {
                 let root = f == f0 && j == l0;
-                let left_child =
-                    !root && (f == f0 || (j < l0 && self.delta(j, j + 1) > self.delta(f - 1, f)));
+                // Its left neighbour, on the stack's top, ends at leaf `f - 1`: the split before
+                // it is the one after that neighbour.
+                let left_child = !root && (f == f0 || (j < l0 && after > stack[depth - 1].4));
                 let index = match children {
                     None => n - 1 + j,
                     Some(_) if root => me,
@@ -340,8 +345,7 @@ impl Body<'_> {
                     Some(_) => f,
                 };
                 if let Some((left, right)) = children {
-                    w.inner[index - w.base] =
-                        Node { min: min.into(), child: left, max: max.into(), escape: escape(j) };
+                    w.inner[index - w.base] = Node { min: min.into(), child: left, max: max.into(), escape };
                     w.set_parent(n, left as usize, index as u32);
                     w.set_parent(n, right as usize, index as u32);
                 }
@@ -351,16 +355,17 @@ impl Body<'_> {
                     break;
                 }
                 if left_child {
-                    stack[depth] = (f, min, max, index as u32);
+                    stack[depth] = (f, min, max, index as u32, after);
                     depth += 1;
                     break;
                 }
                 depth -= 1;
-                let (lf, lmin, lmax, left) = stack[depth];
+                let (lf, lmin, lmax, left, _) = stack[depth];
                 // `+ 0.0` turns -0 into +0 and leaves every other value as it is (as the twin's fit).
                 (f, min, max) = (lf, lmin.min(min) + Vec3A::ZERO, lmax.max(max) + Vec3A::ZERO);
                 children = Some((left, index as u32));
             }
+            after = next;
         }
         // The last leaf's climb ends at the root.
         root_box
