@@ -122,6 +122,9 @@ not_part_of_value!(LbvhLag);
 pub struct FrameScratch {
     /// The radix sort's second buffers of keys and values.
     pub(crate) sort: (Vec<u32>, Vec<u32>),
+    /// Per packed body, its live triangle boxes folded by the CPU backend's normals pass (the
+    /// body boxes' floats, for `cpu::set_box_keys`).
+    pub(crate) folds: Vec<crate::cpu::Folded>,
 }
 
 impl Clone for FrameScratch {

@@ -95,22 +95,40 @@ fn body_box(boxes: &[TriBox], state: &mut BodyState) {
     (state.min_key, state.max_key) = box_keys(live.map(|b| (b.min, b.max)));
 }
 
+/// A body's live triangle boxes folded: the minimum and maximum of their floats and their count.
+pub(crate) type Folded = (Vec3A, Vec3A, u32);
+
+/// The fold of no box.
+pub(crate) const NO_BOX: Folded = (Vec3A::INFINITY, Vec3A::NEG_INFINITY, 0);
+
+/// Two folds in one.
+#[inline]
+pub(crate) fn union((l0, h0, n0): Folded, (l1, h1, n1): Folded) -> Folded {
+    (l0.min(l1), h0.max(h1), n0 + n1)
+}
+
+/// `folded` with box `b`, when it is live (not degenerate).
+#[inline]
+pub(crate) fn fold_live(folded: Folded, b: &TriBox) -> Folded {
+    if b.flags & 1 == 0 { union(folded, (b.min.into(), b.max.into(), 1)) } else { folded }
+}
+
 /// [`body_box`] for the CPU backend: the same keys from the boxes' minimum and maximum floats,
 /// taken four lanes at a time and keyed once. The same keys: a live box is finite (a box with a
 /// coordinate that is not is degenerate), and the keys order finite floats as the floats do,
 /// both zeros one key (`the_backends_body_boxes_equal_the_twins_with_degenerate_triangles`
-/// checks it). Measured with `cargo bench -p raycontact-benches --bench cpu_bvh -- update-refit`
-/// (a refit frame's normals, boxes and refits, 25.6k triangles on one thread), alternated:
-/// 0.99–1.05 ms with the boxes keyed one by one, 0.77–0.89 so. Returns the live boxes' count.
+/// checks it), in whatever order the boxes are folded. Measured with `cargo bench -p
+/// raycontact-benches --bench cpu_bvh -- update-refit` (a refit frame's normals, boxes and
+/// refits, 25.6k triangles on one thread), alternated: 0.99–1.05 ms with the boxes keyed one by
+/// one, 0.77–0.89 so. Returns the live boxes' count.
 fn body_box_folded(boxes: &[TriBox], state: &mut BodyState) -> u32 {
-    let none = (Vec3A::INFINITY, Vec3A::NEG_INFINITY, 0);
-    let union = |(l0, h0, n0): (Vec3A, Vec3A, u32), (l1, h1, n1): (Vec3A, Vec3A, u32)| {
-        (l0.min(l1), h0.max(h1), n0 + n1)
-    };
-    let live = |b: &&TriBox| b.flags & 1 == 0;
-    let chunk =
-        |c: &[TriBox]| c.iter().filter(live).fold(none, |u, b| union(u, (b.min.into(), b.max.into(), 1)));
-    let (lo, hi, count) = boxes.par_chunks(4096).map(chunk).reduce(|| none, union);
+    let chunk = |c: &[TriBox]| c.iter().fold(NO_BOX, fold_live);
+    set_box_keys(boxes.par_chunks(4096).map(chunk).reduce(|| NO_BOX, union), state)
+}
+
+/// Sets `state`'s box keys to those of the fold of its live triangle boxes, `folded`; returns
+/// their count.
+pub(crate) fn set_box_keys((lo, hi, count): Folded, state: &mut BodyState) -> u32 {
     // No live box leaves the minimum above the maximum.
     (state.min_key, state.max_key) = if lo.x <= hi.x {
         (lo.to_array().map(|x| !float_to_key(x)), hi.to_array().map(float_to_key))

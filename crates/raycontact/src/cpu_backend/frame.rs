@@ -127,7 +127,13 @@ impl FrameData {
         let live = &mut self.lag.live;
         live.resize(bodies, NOT_COUNTED);
         if boxes_with_faces {
-            cpu::body_bounds(packing, &self.tri_boxes, &mut self.body_state, live, moved);
+            // The body boxes of the live triangle boxes that the normals' pass folded.
+            let bodies = self.body_state.iter_mut().zip(live.iter_mut()).zip(&self.scratch.folds);
+            for (b, ((state, live), &folded)) in bodies.enumerate() {
+                if has_moved(moved, b) {
+                    *live = cpu::set_box_keys(folded, state);
+                }
+            }
         } else if !for_rays {
             // The GPU's mirror: the same boxes, the body boxes folded as the CPU backend's.
             cpu::triangle_boxes(packing, positions, &mut self.tri_boxes, moved);
@@ -300,7 +306,8 @@ impl FrameData {
     /// (in `faces`) instead of once per corner; of the bodies that `moved` marks (empty: every
     /// body; the others' are last frame's, from the same positions). With `boxes`, also the
     /// triangle boxes of [`cpu::triangle_bounds`] (`tri_boxes`, sized by the caller), from the same
-    /// corners and cross products ([`cpu::triangle_box_crossed`]), bit for bit.
+    /// corners and cross products ([`cpu::triangle_box_crossed`]), bit for bit, and each moved
+    /// body's live boxes folded (`scratch.folds`, keyed into its box by the bounds stage).
     fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3], moved: &[bool], boxes: bool) {
         let mut faces = std::mem::take(&mut self.faces);
         faces.resize(packing.params.tri_count as usize, Vec3::ZERO);
@@ -310,22 +317,39 @@ impl FrameData {
         let tri_part = |body: &BodyGpu, _| (body.tri_offset as usize, body.tri_count as usize);
         let vertex_part = |body: &BodyGpu, _| (body.vertex_offset as usize, body.vertex_count as usize);
         let tri_boxes = packing.split_per_body(&mut self.tri_boxes, tri_part);
+        let folds = &mut self.scratch.folds;
+        folds.clear();
+        folds.resize(packing.bodies.len(), cpu::NO_BOX);
         let bodies = packing.split_per_body(&mut faces, tri_part).into_par_iter().zip(tri_boxes);
         let bodies = bodies.zip(packing.split_per_body(&mut self.normals, vertex_part));
+        let bodies = bodies.zip(folds.par_iter_mut());
         let bodies = bodies.enumerate().filter(|(b, _)| has_moved(moved, *b));
-        bodies.for_each(|(b, ((faces, tri_boxes), normals))| {
+        bodies.for_each(|(b, (((faces, tri_boxes), normals), folded))| {
             let (first_tri, first_vertex) = (packing.bodies[b].tri_offset, packing.bodies[b].vertex_offset);
             let corners = |i: usize| {
                 let t = first_tri as usize + i;
                 [tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]].map(|v| positions[v as usize])
             };
             if boxes {
-                let faces = faces.par_iter_mut().zip(tri_boxes.par_iter_mut());
-                faces.enumerate().with_min_len(2048).for_each(|(i, (f, out))| {
-                    let [a, b, c] = corners(i);
-                    *f = (b - a).cross(c - a);
-                    *out = cpu::triangle_box_crossed(a, b, c, *f);
+                // With each live box folded into the body's box on the way, instead of
+                // `cpu::body_bounds` reading the boxes again (20 MB on 641k triangles), in plain
+                // loops over chunks: rayon's `fold` over the items, its accumulator passed
+                // through a closure per triangle, made this pass half as slow again.
+                const CHUNK: usize = 2048;
+                let chunks = faces.par_chunks_mut(CHUNK).zip(tri_boxes.par_chunks_mut(CHUNK)).enumerate();
+                let fold = chunks.map(|(c, (faces, boxes))| {
+                    let (mut lo, mut hi, mut count) = cpu::NO_BOX;
+                    for (k, (f, out)) in faces.iter_mut().zip(boxes.iter_mut()).enumerate() {
+                        let [a, b, c] = corners(c * CHUNK + k);
+                        *f = (b - a).cross(c - a);
+                        *out = cpu::triangle_box_crossed(a, b, c, *f);
+                        if out.flags & 1 == 0 {
+                            (lo, hi, count) = (lo.min(out.min.into()), hi.max(out.max.into()), count + 1);
+                        }
+                    }
+                    (lo, hi, count)
                 });
+                *folded = fold.reduce(|| cpu::NO_BOX, cpu::union);
             } else {
                 faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
                     let [a, b, c] = corners(i);
