@@ -2,7 +2,7 @@
 //! in its buffers (read back by [`crate::Scene::frame_data`]) and what the CPU backend builds
 //! (`FrameData::build`, in `crate::cpu_backend`), which adds its wide trees.
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 
 use crate::layout::{BodyGpu, BodyState, Node, TriBox};
 use crate::packing::Packing;
@@ -122,9 +122,10 @@ not_part_of_value!(LbvhLag);
 pub struct FrameScratch {
     /// The radix sort's second buffers of keys and values.
     pub(crate) sort: (Vec<u32>, Vec<u32>),
-    /// Per packed body, its live triangle boxes folded by the CPU backend's normals pass (the
-    /// body boxes' floats, for `cpu::set_box_keys`).
-    pub(crate) folds: Vec<crate::cpu::Folded>,
+    /// Per packed body, its live triangle boxes folded by the CPU backend's normals pass: the
+    /// minimum and maximum of their floats and their count (`Folded` in
+    /// `cpu/triangle_bounds.rs`, keyed by `cpu::set_box_keys`).
+    pub(crate) folds: Vec<(Vec3A, Vec3A, u32)>,
 }
 
 impl Clone for FrameScratch {

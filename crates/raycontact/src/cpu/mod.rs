@@ -99,7 +99,7 @@ pub use traverse::{
     raycast_ordered,
 };
 pub use traverse_line::{closest_hits_line, closest_hits_line_counted};
-pub(crate) use triangle_bounds::{Folded, NO_BOX, set_box_keys, union};
+pub(crate) use triangle_bounds::{NO_BOX, set_box_keys, union};
 pub use triangle_bounds::{body_bounds, triangle_bounds, triangle_box, triangle_box_crossed, triangle_boxes};
 pub use untangle_contacts::untangle_contacts;
 pub use vertex_normals::{body_boxes, vertex_normal, vertex_normals};

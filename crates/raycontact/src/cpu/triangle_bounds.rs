@@ -109,7 +109,7 @@ pub(crate) fn union((l0, h0, n0): Folded, (l1, h1, n1): Folded) -> Folded {
 
 /// `folded` with box `b`, when it is live (not degenerate).
 #[inline]
-pub(crate) fn fold_live(folded: Folded, b: &TriBox) -> Folded {
+fn fold_live(folded: Folded, b: &TriBox) -> Folded {
     if b.flags & 1 == 0 { union(folded, (b.min.into(), b.max.into(), 1)) } else { folded }
 }
 

@@ -127,7 +127,9 @@ impl FrameData {
         let live = &mut self.lag.live;
         live.resize(bodies, NOT_COUNTED);
         if boxes_with_faces {
-            // The body boxes of the live triangle boxes that the normals' pass folded.
+            // The body boxes of the live triangle boxes that the normals' pass folded (this
+            // frame's: it ran with the boxes).
+            debug_assert_eq!(self.scratch.folds.len(), bodies, "a fold per body");
             let bodies = self.body_state.iter_mut().zip(live.iter_mut()).zip(&self.scratch.folds);
             for (b, ((state, live), &folded)) in bodies.enumerate() {
                 if has_moved(moved, b) {
@@ -333,11 +335,12 @@ impl FrameData {
             if boxes {
                 // With each live box folded into the body's box on the way, instead of
                 // `cpu::body_bounds` reading the boxes again (20 MB on 641k triangles), in plain
-                // loops over chunks: rayon's `fold` over the items, its accumulator passed
-                // through a closure per triangle, made this pass half as slow again.
+                // loops over chunks (rayon's `fold` over the items was as slow as below).
                 const CHUNK: usize = 2048;
                 let chunks = faces.par_chunks_mut(CHUNK).zip(tri_boxes.par_chunks_mut(CHUNK)).enumerate();
                 let fold = chunks.map(|(c, (faces, boxes))| {
+                    // In three locals, not a `Folded` passed through `cpu::fold_live`: that
+                    // made this pass half as slow again (its tuple kept in memory).
                     let (mut lo, mut hi, mut count) = cpu::NO_BOX;
                     for (k, (f, out)) in faces.iter_mut().zip(boxes.iter_mut()).enumerate() {
                         let [a, b, c] = corners(c * CHUNK + k);
