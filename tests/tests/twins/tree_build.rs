@@ -1,7 +1,8 @@
 //! The CPU backend's one-pass tree build (`internals::tree_build`) against the kernels' twins it
 //! replaces, `cpu::hierarchy` then `cpu::fit`: the same nodes (links, boxes bit for bit) and
-//! parents, on meshes whose keys are all distinct, repeated, all equal, partly degenerate, and
-//! large enough that the build runs its subtrees in parallel.
+//! parents, on meshes whose keys are all distinct, repeated, all equal, partly degenerate, of
+//! sizes around the one where the build turns from its top-down search to its bottom-up pass,
+//! and large enough that the build runs its subtrees in parallel.
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;
@@ -131,4 +132,15 @@ fn one_pass_build_equals_hierarchy_then_fit_on_bodies_built_in_parallel() {
     };
     zero_sides(&big);
     same_trees("large bodies", &[(&big, VOLUME), (&torus, VOLUME)]);
+}
+
+#[test]
+fn one_pass_build_equals_hierarchy_then_fit_around_the_bottom_up_size() {
+    // The build goes bottom-up below 8,192 leaves and splits by search above: bodies of one
+    // leaf fewer, exactly that many and one more, crowded (long runs of equal keys) and not.
+    let sizes = [8191, 8192, 8193];
+    let spread: Vec<TriMesh> = sizes.iter().map(|&n| soup(20 + n as u64, n, 10.0)).collect();
+    let crowded: Vec<TriMesh> = sizes.iter().map(|&n| soup(30 + n as u64, n, 1e-3)).collect();
+    let bodies: Vec<(&TriMesh, BodyKind)> = spread.iter().chain(&crowded).map(|m| (m, VOLUME)).collect();
+    same_trees("bodies around 8,192 leaves", &bodies);
 }
