@@ -136,8 +136,9 @@ fn one_pass_build_equals_hierarchy_then_fit_on_bodies_built_in_parallel() {
 
 #[test]
 fn one_pass_build_equals_hierarchy_then_fit_around_the_bottom_up_size() {
-    // The build goes bottom-up below 8,192 leaves and splits by search above: bodies of one
-    // leaf fewer, exactly that many and one more, crowded (long runs of equal keys) and not.
+    // The build goes bottom-up below 8,192 leaves and splits by search above: bodies of 8,191,
+    // 8,192 and 8,193 triangles (leaves, but for any the soup makes degenerate), crowded (long
+    // runs of equal keys) and not.
     let sizes = [8191, 8192, 8193];
     let spread: Vec<TriMesh> = sizes.iter().map(|&n| soup(20 + n as u64, n, 10.0)).collect();
     let crowded: Vec<TriMesh> = sizes.iter().map(|&n| soup(30 + n as u64, n, 1e-3)).collect();

@@ -339,8 +339,8 @@ impl FrameData {
                 const CHUNK: usize = 2048;
                 let chunks = faces.par_chunks_mut(CHUNK).zip(tri_boxes.par_chunks_mut(CHUNK)).enumerate();
                 let fold = chunks.map(|(c, (faces, boxes))| {
-                    // In three locals, not a `Folded` passed through `cpu::fold_live`: that
-                    // made this pass half as slow again (its tuple kept in memory).
+                    // In three locals, not a `Folded` passed through `fold_live` (in
+                    // `cpu/triangle_bounds.rs`): that made this pass half as slow again.
                     let (mut lo, mut hi, mut count) = cpu::NO_BOX;
                     for (k, (f, out)) in faces.iter_mut().zip(boxes.iter_mut()).enumerate() {
                         let [a, b, c] = corners(c * CHUNK + k);
