@@ -14,6 +14,7 @@ mod pairs_and_bodies;
 mod pipeline_cache;
 mod pipelines;
 mod probe;
+mod random_scenes;
 mod ray_queries;
 mod rays;
 mod reach;
