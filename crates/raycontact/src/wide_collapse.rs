@@ -49,13 +49,15 @@
 //! 100 ns a wide node). `perf` puts a quarter of the walk's samples on the first loads of a
 //! node's left child and of the child it opens, but taking the lane choice off that path lost:
 //! every internal node's lanes computed first in one pass in index order, for the walk to read
-//! (`cpu-1`'s `hierarchy` stage 41.4–45.4 -> 51.7–53.6 ms, `cpu-rayon`'s 21.9–23.6 ->
+//! (`cpu-1`'s `hierarchy` stage 41.5–45.4 -> 51.7–53.6 ms, `cpu-rayon`'s 21.9–23.6 ->
 //! 28.0–29.3), or by the bottom-up build as it writes each node, while the node's subtree is in
 //! the cache (`cpu-1` 41.4–43.8 -> 46.4–51.1 ms, the armadillo pair 3.9–4.2 -> 5.2–5.8;
 //! `cpu-rayon` 22.7–23.5 -> 25.0–25.9): three times as many choices (one per internal node, not
 //! per wide node) cost more than the misses they save. Four stack entries popped at once, so
 //! that their loads overlap, took a body 17.6–19.1 ms; the lane choice written with selects
-//! instead of branches, 14.9–17.1 ms.
+//! instead of branches, 14.9–17.1 ms. Without the choice at all (each wide node a binary
+//! node's grandchildren) the stage was no faster (641k `cpu-1` 45.7–46.2 -> 46.2–47.0 ms) and
+//! the rays 2–6 % slower (the armadillo pair's `cpu-1` ray stage 39.3–39.5 -> 41.8–41.9 ms).
 
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
