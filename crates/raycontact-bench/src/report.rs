@@ -488,11 +488,10 @@ fn print_stages(r: &InstanceResult) {
 pub fn print_scaling(scene: SceneName, results: &[InstanceResult]) {
     let Some(first) = results.first() else { return };
     let param = scene.parameter_name().unwrap_or("size");
-    println!(
-        "== {}: median frame ms against {param}; {} timed frames per size ==",
-        scene.name(),
-        first.frames
-    );
+    let (fewest, most) =
+        results.iter().fold((first.frames, first.frames), |(lo, hi), r| (lo.min(r.frames), hi.max(r.frames)));
+    let frames = if fewest == most { format!("{most}") } else { format!("{fewest} to {most}") };
+    println!("== {}: median frame ms against {param}; {frames} timed frames per size ==", scene.name());
     println!("   {}", scene.description());
     let ids: Vec<&str> = ORDER.iter().copied().filter(|id| first.get(id).is_some()).collect();
     let triangles_column = param != "triangles";
