@@ -87,8 +87,8 @@ pub(super) fn tori_chain(n: u32, m: u32, frames: usize, seed: u64) -> Instance {
 }
 
 /// Timed frames of the default preset's chain of `n` tori (without `--frames`): 6, but at least
-/// 48 / `n`, so that a chain of one to four tori (frames of 0.1 to 1 ms, where a few slow frames
-/// of the machine's move a median of 6 most) gets a median of 12 to 48 frames; the suite's wall
+/// 48 / `n`, so that a chain of one to four tori (frames of 0.1 to 1 ms, whose median of 6 a few
+/// slow frames of the machine moved the most) gets a median of 12 to 48 frames; the suite's wall
 /// time did not change (40.1-41.4 s before, 40.4-40.6 after, 3 runs each). On the 2-core VM,
 /// with 6 frames, `cpu-rayon`'s median on 4 tori was 0.79 ms in one suite run and 1.36 in the
 /// next. (A machine that lends the pools one core for a whole instance halves every 2-thread
