@@ -12,7 +12,8 @@
 //! the node alone (one invocation per node, as the GPU must), collect the child links to write
 //! the parents in a second pass, and walk the tree a second time for the boxes; here each range
 //! and split is known from the parent's near the root and from the leaves' order below, each
-//! node is written once, and a large range's two subtrees are built in parallel. `tests/tests/twins/tree_build.rs` checks the equality.
+//! node is written once, and a large range's two subtrees are built in parallel.
+//! `tests/tests/twins/tree_build.rs` checks the equality.
 //! [`build_trees_then`] hands each body's tree, as soon as it is built, to the caller's next
 //! step in the same task (the CPU backend collapses it into its wide tree there, reading the
 //! nodes it just wrote from the core's cache instead of from memory once every body is built).
