@@ -58,6 +58,35 @@ fn edge_t(p3: vec3<f32>, pxy: vec2<f32>, q3: vec3<f32>, qxy: vec2<f32>, kz: u32,
     return (a3[kz] + s * (b3[kz] - a3[kz])) / dz;
 }
 
+// x + y + z added in an order that depends on the three values alone (ascending magnitude, then
+// value), so that the same values give the same sum bit for bit whichever corner each belongs to:
+// a triangle listed from another corner, or in the other orientation (every term negated: the
+// same order, the sum negated exactly), computes the same determinant and t, so that coincident
+// triangles tie exactly and the caller's rule (smallest t, then lowest index) picks the same one
+// on every device. The products are rounded before they are ordered, so no device fuses them
+// into the additions.
+fn ordered_sum(x: f32, y: f32, z: f32) -> f32 {
+    let kx = magnitude_key(x);
+    let ky = magnitude_key(y);
+    let kz = magnitude_key(z);
+    let lo = min(kx, ky);
+    let hi = max(kx, ky);
+    let mid = min(hi, kz);
+    let top = max(hi, kz);
+    return (key_value(min(lo, mid)) + key_value(max(lo, mid))) + key_value(top);
+}
+
+// The order of `ordered_sum` as a key: by magnitude, then negative before positive (the
+// magnitude's bits, then the sign bit inverted); `key_value` gives the value back.
+fn magnitude_key(x: f32) -> u32 {
+    let bits = bitcast<u32>(x);
+    return ((bits & 0x7fffffffu) << 1u) | (1u - (bits >> 31u));
+}
+
+fn key_value(key: u32) -> f32 {
+    return bitcast<f32>((key >> 1u) | ((1u - (key & 1u)) << 31u));
+}
+
 // Lexicographic order of points, for canonical edge ends.
 fn vec_less(a: vec3<f32>, b: vec3<f32>) -> bool {
     if a.x != b.x {
@@ -126,7 +155,7 @@ fn hit_sheared(s: Sheared, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax: f32) -> 
     if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
         return miss;
     }
-    let det = u + v + w;
+    let det = ordered_sum(u, v, w);
     if det == 0.0 {
         return miss;
     }
@@ -144,7 +173,7 @@ fn hit_sheared(s: Sheared, d: vec3<f32>, k: vec3<u32>, tmin: f32, tmax: f32) -> 
     } else if w == 0.0 {
         t = edge_t(pa, s.a2, pb, s.b2, k.z, dz);
     } else {
-        t = (u * pa[k.z] + v * pb[k.z] + w * pc[k.z]) / (det * dz);
+        t = ordered_sum(u * pa[k.z], v * pb[k.z], w * pc[k.z]) / (det * dz);
     }
     if !(t >= tmin && t <= tmax) {
         return miss;

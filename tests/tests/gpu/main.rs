@@ -2,6 +2,7 @@
 
 mod bvh;
 mod cloth;
+mod coincident;
 mod context;
 mod errors;
 mod fans;

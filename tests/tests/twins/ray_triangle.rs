@@ -130,3 +130,55 @@ fn a_ray_through_a_shared_edge_hits_one_side_at_the_edges_t() {
     }
     eprintln!("shared edges: {both} rays hit both triangles");
 }
+
+#[test]
+fn a_triangle_listed_from_any_corner_in_either_orientation_is_hit_at_the_same_t() {
+    // The six orders of a triangle's corners (three rotations, each in both orientations) are
+    // hit or missed alike, at the same t and with the same weight at each corner, bit for bit:
+    // coincident triangles tie exactly, so the lowest index wins on every device.
+    let mut r = rng(2015);
+    let orders = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [2, 1, 0], [1, 0, 2]];
+    let mut hits = 0;
+    for i in 0..100_000 {
+        let p = [random_point(&mut r, 1.0), random_point(&mut r, 1.0), random_point(&mut r, 1.0)];
+        let o = random_unit(&mut r) * r.random_range(0.5..4.0);
+        let d = (p[r.random_range(0..3)] * 0.5 + random_point(&mut r, 0.6)) - o;
+        let d = d * r.random_range(0.1..10.0f32);
+        let axes = ray_axes(d);
+        // (t, weight of corner 0, 1, 2) as bits.
+        let found: Vec<Option<[u32; 4]>> = orders
+            .iter()
+            .map(|&[x, y, z]| {
+                intersect_triangle(o, d, axes, 0.0, f32::INFINITY, p[x], p[y], p[z]).map(|(t, u, v)| {
+                    let mut w = [0.0f32; 3];
+                    (w[y], w[z]) = (u, v);
+                    w[x] = f32::NAN;
+                    let bits = |k: usize| if k == x { u32::MAX } else { w[k].to_bits() };
+                    [t.to_bits(), bits(0), bits(1), bits(2)]
+                })
+            })
+            .collect();
+        let first = found[0].map(|[t, ..]| t);
+        for (k, f) in found.iter().enumerate() {
+            assert_eq!(f.map(|[t, ..]| t), first, "ray {i}: order {:?} against the first", orders[k]);
+            // Each weight given by two orders agrees (the first corner's is not returned).
+            for other in &found[..k] {
+                if let (Some(a), Some(b)) = (f, other) {
+                    for c in 1..4 {
+                        if a[c] != u32::MAX && b[c] != u32::MAX {
+                            assert_eq!(
+                                a[c],
+                                b[c],
+                                "ray {i}: weight of corner {} of order {:?}",
+                                c - 1,
+                                orders[k]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        hits += usize::from(first.is_some());
+    }
+    assert!(hits > 10_000, "{hits} rays hit");
+}

@@ -21,6 +21,33 @@ fn edge_t(p3: Vec3, pxy: Vec2, q3: Vec3, qxy: Vec2, kz: usize, dz: f32) -> f32 {
     (a3[kz] + s * (b3[kz] - a3[kz])) / dz
 }
 
+/// `ordered_sum` of `ray.wgsl`: `x + y + z` added in ascending magnitude (then value), so that
+/// the same three values give the same sum bit for bit in any order, and their negations its
+/// negation: a triangle listed from another corner or in the other orientation computes the
+/// same determinant and `t` as the original, and coincident triangles tie exactly.
+#[inline(always)]
+fn ordered_sum(x: f32, y: f32, z: f32) -> f32 {
+    let (x, y, z) = (magnitude_key(x), magnitude_key(y), magnitude_key(z));
+    let (lo, hi) = (x.min(y), x.max(y));
+    let (mid, top) = (hi.min(z), hi.max(z));
+    let (low, mid) = (lo.min(mid), lo.max(mid));
+    (key_value(low) + key_value(mid)) + key_value(top)
+}
+
+/// `magnitude_key` of `ray.wgsl`: a key whose order is `ordered_sum`'s, by magnitude, then
+/// negative before positive: the magnitude's bits, then the sign bit inverted.
+#[inline(always)]
+fn magnitude_key(x: f32) -> u32 {
+    let bits = x.to_bits();
+    ((bits & 0x7fff_ffff) << 1) | (1 - (bits >> 31))
+}
+
+/// The value of a [`magnitude_key`].
+#[inline(always)]
+fn key_value(key: u32) -> f32 {
+    f32::from_bits((key >> 1) | ((1 - (key & 1)) << 31))
+}
+
 /// A triangle seen from a ray (`Sheared` in `shaders/shared/ray.wgsl`): the corners relative to
 /// the origin, their sheared 2D coordinates (scaled by `dir[kz]`) and the edge functions
 /// `(U, V, W)`.
@@ -80,7 +107,7 @@ pub fn hit_sheared(s: &Sheared, d: Vec3, k: [usize; 3], tmin: f32, tmax: f32) ->
     if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
         return None;
     }
-    let det = u + v + w;
+    let det = ordered_sum(u, v, w);
     if det == 0.0 {
         return None;
     }
@@ -91,7 +118,7 @@ pub fn hit_sheared(s: &Sheared, d: Vec3, k: [usize; 3], tmin: f32, tmax: f32) ->
         (true, _, _) => edge_t(pb, bxy, pc, cxy, k[2], dz),
         (_, true, _) => edge_t(pc, cxy, pa, axy, k[2], dz),
         (_, _, true) => edge_t(pa, axy, pb, bxy, k[2], dz),
-        _ => (u * pa[k[2]] + v * pb[k[2]] + w * pc[k[2]]) / (det * dz),
+        _ => ordered_sum(u * pa[k[2]], v * pb[k[2]], w * pc[k[2]]) / (det * dz),
     };
     if !(t >= tmin && t <= tmax) {
         return None;
