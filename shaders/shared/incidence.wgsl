@@ -1,5 +1,6 @@
 // The vertex normal of `vertex_normals`, for one vertex: the normalised sum of the unnormalised
-// face normals (cross(b - a, c - a)) of the triangles incident to it, in CSR order, read from the
+// face normals (cross(b - a, c - a)) of the triangles incident to it, in CSR order (zero where
+// they cancel up to rounding: `layout::NORMAL_CANCELLED`), read from the
 // triangle buffer (`layout::TRIANGLE_REGIONS`: the incident triangles in region
 // TRIANGLE_INCIDENT, the CSR offsets after the fan words: TRIANGLE_WORDS). `vertex_normals` writes it for
 // every vertex; `walk_contacts` computes it for its sources only (an iterative pass runs no
@@ -36,6 +37,8 @@ struct FaceSum {
 // loop over its SIMD lanes, so the reads are this kernel's cost there: 10 a triangle, not 13.
 fn face_sum(v: u32, want_live: bool) -> FaceSum {
     var n = vec3<f32>(0.0);
+    // The sum of the cross products' L1 lengths: the scale of what cancels in `n`.
+    var scale = 0.0;
     var live = false;
     let pv = vertex_in(0u, v);
     let range = incident_range(v);
@@ -53,14 +56,19 @@ fn face_sum(v: u32, want_live: bool) -> FaceSum {
         let a = select(p1, pv, at_a);
         let b = select(select(p2, pv, at_b), p1, at_a);
         let c = select(p2, pv, at_c);
-        n += cross(b - a, c - a);
+        let f = cross(b - a, c - a);
+        n += f;
+        scale += abs(f.x) + abs(f.y) + abs(f.z);
         if want_live && !live {
             live = (triangle_box(a, b, c).flags & 1u) == 0u;
         }
     }
+    // No normal where the faces cancel up to rounding (`layout::NORMAL_CANCELLED`).
     let len = length(n);
-    if len > 0.0 {
+    if len > NORMAL_CANCELLED * scale {
         n = n / len;
+    } else {
+        n = vec3<f32>(0.0);
     }
     return FaceSum(n, live, pv);
 }

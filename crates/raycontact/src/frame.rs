@@ -2,7 +2,7 @@
 //! in its buffers (read back by [`crate::Scene::frame_data`]) and what the CPU backend builds
 //! (`FrameData::build`, in `crate::cpu_backend`), which adds its wide trees.
 
-use glam::{Vec3, Vec3A};
+use glam::{Vec3, Vec3A, Vec4};
 
 use crate::layout::{BodyGpu, BodyState, Node, TriBox};
 use crate::packing::Packing;
@@ -11,7 +11,8 @@ use crate::wide_bvh::{WideBvh, WideTree};
 /// Everything one frame builds: the outputs of every per-frame kernel, in the GPU's layout.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameData {
-    /// Unit vertex normals of all packed vertices (zero for a vertex with no area around it).
+    /// Unit vertex normals of all packed vertices (zero for a vertex with no area around it, or
+    /// whose faces' normals cancel: [`NORMAL_CANCELLED`](crate::layout::NORMAL_CANCELLED)).
     pub normals: Vec<Vec3>,
     /// Box and degenerate flag of each packed triangle.
     pub tri_boxes: Vec<TriBox>,
@@ -39,9 +40,9 @@ pub struct FrameData {
     /// frame of the CPU backend, whose walks go through its wide trees:
     /// [`fit_fans`](crate::cpu::fit_fans) gives them).
     pub fans: Vec<u32>,
-    /// `cross(b - a, c - a)` of each packed triangle, as the CPU backend computes the normals
-    /// from them (empty in a frame read back from the GPU).
-    pub faces: Vec<Vec3>,
+    /// `cross(b - a, c - a)` of each packed triangle, with its L1 length as `w`, as the CPU
+    /// backend computes the normals from them (empty in a frame read back from the GPU).
+    pub faces: Vec<Vec4>,
     /// Per packed body, whether its binary tree (`nodes`, `parents`, `fans`) is the binned-SAH
     /// tree of its leaves ([`sah_tree`](crate::internals::sah_tree::sah_tree)) that the GPU scene
     /// writes over the LBVH of a body at rest, or under a refitting policy of a rebuilt body

@@ -3,7 +3,8 @@
 //! duplicates), is hit where its original triangles are, at the same t bit for bit
 //! (`shared/ray.wgsl`'s `ordered_sum`), so the lowest index, the original, wins the tie on both
 //! backends: the contacts another body's rays find on it are those they find on the body alone,
-//! on the GPU and on the CPU backend alike.
+//! on the GPU and on the CPU backend alike. A body listed in both orientations has no vertex
+//! normals (its faces cancel: `layout::NORMAL_CANCELLED`), so it casts no ray, on either backend.
 
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::meshes::{self, TriMesh};
@@ -60,4 +61,31 @@ fn a_body_listed_again_in_other_orders_is_hit_on_its_first_triangles_on_both_bac
         let key = |v: &[(u32, u32, u32, u32)]| v.iter().map(|c| (c.0, c.1, c.2)).collect::<Vec<_>>();
         assert_eq!(key(&gpu), key(&cpu), "body {k}: the GPU's contacts against the CPU's");
     }
+}
+
+#[test]
+fn a_body_listed_in_both_orientations_has_no_normals_and_casts_no_ray_on_both_backends() {
+    // A torus listed again reversed: every vertex's faces cancel, which rounding leaves as a
+    // small sum of any direction (the GPU's and the CPU's apart): no normal, no ray.
+    let torus = meshes::torus(0.6, 0.25, 24, 12);
+    let mut both = torus.clone();
+    both.triangles.extend(torus.triangles.iter().map(|&[a, b, c]| [a, c, b]));
+    let ball = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(0.6, 0.0, 0.1)));
+    let mut found = Vec::new();
+    for gpu in [true, false] {
+        let mut scene = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(Some(2)).unwrap() };
+        let id = scene.add_body(&both.positions, &both.triangles, BodyKind::Volumetric).unwrap();
+        scene.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
+        let contacts = scene.detect(Pairs::Overlapping).unwrap().contacts.to_vec();
+        let normals = scene.frame_data().unwrap().normals;
+        assert!(normals[..torus.positions.len()].iter().all(|n| *n == Vec3::ZERO), "gpu {gpu}: a normal");
+        assert!(normals[torus.positions.len()..].iter().all(|n| n.length() > 0.999), "gpu {gpu}: the ball's");
+        assert!(contacts.iter().all(|c| c.source_body != id), "gpu {gpu}: a ray from the torus");
+        let mut keys: Vec<_> =
+            contacts.iter().map(|c| (c.source_vertex, c.target_triangle, c.flags.bits())).collect();
+        keys.sort_unstable();
+        assert!(keys.len() > 50, "gpu {gpu}: {} contacts: the bodies should overlap", keys.len());
+        found.push(keys);
+    }
+    assert_eq!(found[0], found[1], "the GPU's contacts against the CPU's");
 }

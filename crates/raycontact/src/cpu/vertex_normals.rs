@@ -6,11 +6,11 @@ use rayon::prelude::*;
 
 use super::shared::common::{box_keys, tri_vertices};
 use super::triangle_bounds::triangle_box;
-use crate::layout::BodyState;
+use crate::layout::{BodyState, NORMAL_CANCELLED};
 use crate::packing::Packing;
 
 /// Twin of `vertex_normals.wgsl`: normalised sum of `cross(b - a, c - a)` over the incident
-/// triangles in CSR order. `positions` and `normals` are two regions of the kernel's one vertex
+/// triangles in CSR order (zero where they cancel up to rounding: [`NORMAL_CANCELLED`]). `positions` and `normals` are two regions of the kernel's one vertex
 /// buffer ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)), taken here as separate slices;
 /// `triangles` is the first region of its triangle buffer.
 pub fn vertex_normals(
@@ -35,13 +35,23 @@ pub fn vertex_normal(
     vertex_tris: &[u32],
     v: usize,
 ) -> Vec3 {
-    let mut n = Vec3::ZERO;
+    let (mut n, mut scale) = (Vec3::ZERO, 0.0);
     for &t in &vertex_tris[vertex_tri_offsets[v] as usize..vertex_tri_offsets[v + 1] as usize] {
         let (a, b, c) = tri_vertices(positions, triangles, t as usize);
-        n += (b - a).cross(c - a);
+        let f = (b - a).cross(c - a);
+        n += f;
+        scale += f.x.abs() + f.y.abs() + f.z.abs();
     }
+    unit_or_cancelled(n, scale)
+}
+
+/// `n` normalised, or zero where it is no longer than [`NORMAL_CANCELLED`] times `scale` (the sum
+/// of the summed cross products' L1 lengths: the faces cancel up to rounding), as `face_sum` in
+/// `shaders/shared/incidence.wgsl` ends.
+#[inline(always)]
+pub fn unit_or_cancelled(n: Vec3, scale: f32) -> Vec3 {
     let len = n.length();
-    if len > 0.0 { n / len } else { n }
+    if len > NORMAL_CANCELLED * scale { n / len } else { Vec3::ZERO }
 }
 
 /// Twin of the box part of `vertex_normals.wgsl`: each body's box keys (`min_key`, `max_key`,

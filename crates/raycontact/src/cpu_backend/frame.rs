@@ -6,7 +6,7 @@
 
 use web_time::Instant;
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::refit::refit_measured;
@@ -304,15 +304,15 @@ impl FrameData {
     }
 
     /// The vertex normals, bit for bit those of [`cpu::vertex_normals`] (the same cross
-    /// products summed in the same order), with each triangle's cross product computed once
-    /// (in `faces`) instead of once per corner; of the bodies that `moved` marks (empty: every
+    /// products and L1 lengths summed in the same order), with each triangle's cross product and
+    /// its L1 length computed once (in `faces`, the length as `w`) instead of once per corner; of the bodies that `moved` marks (empty: every
     /// body; the others' are last frame's, from the same positions). With `boxes`, also the
     /// triangle boxes of [`cpu::triangle_bounds`] (`tri_boxes`, sized by the caller), from the same
     /// corners and cross products ([`cpu::triangle_box_crossed`]), bit for bit, and each moved
     /// body's live boxes folded (`scratch.folds`, keyed into its box by the bounds stage).
     fn compute_normals(&mut self, packing: &Packing, positions: &[Vec3], moved: &[bool], boxes: bool) {
         let mut faces = std::mem::take(&mut self.faces);
-        faces.resize(packing.params.tri_count as usize, Vec3::ZERO);
+        faces.resize(packing.params.tri_count as usize, Vec4::ZERO);
         self.normals.resize(positions.len(), Vec3::ZERO);
         let tris = &packing.triangles;
         let (offsets, incident) = (&packing.vertex_tri_offsets, &packing.vertex_tris);
@@ -344,8 +344,9 @@ impl FrameData {
                     let (mut lo, mut hi, mut count) = cpu::NO_BOX;
                     for (k, (f, out)) in faces.iter_mut().zip(boxes.iter_mut()).enumerate() {
                         let [a, b, c] = corners(c * CHUNK + k);
-                        *f = (b - a).cross(c - a);
-                        *out = cpu::triangle_box_crossed(a, b, c, *f);
+                        let cross = (b - a).cross(c - a);
+                        *f = with_length(cross);
+                        *out = cpu::triangle_box_crossed(a, b, c, cross);
                         if out.flags & 1 == 0 {
                             (lo, hi, count) = (lo.min(out.min.into()), hi.max(out.max.into()), count + 1);
                         }
@@ -356,20 +357,27 @@ impl FrameData {
             } else {
                 faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
                     let [a, b, c] = corners(i);
-                    *f = (b - a).cross(c - a);
+                    *f = with_length((b - a).cross(c - a));
                 });
             }
             let faces = &*faces;
             normals.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, out)| {
                 let v = first_vertex as usize + i;
-                let mut n = Vec3::ZERO;
+                // The normal's sum and its scale (`w`) in one four-lane sum.
+                let mut sum = Vec4::ZERO;
                 for &t in &incident[offsets[v] as usize..offsets[v + 1] as usize] {
-                    n += faces[(t - first_tri) as usize];
+                    sum += faces[(t - first_tri) as usize];
                 }
-                let len = n.length();
-                *out = if len > 0.0 { n / len } else { n };
+                *out = cpu::unit_or_cancelled(sum.truncate(), sum.w);
             });
         });
         self.faces = faces;
     }
+}
+
+/// A face's cross product with its L1 length as `w` (`(|x| + |y|) + |z|`, as
+/// [`cpu::vertex_normal`] adds it): the four lanes a vertex's normal sums.
+#[inline(always)]
+fn with_length(cross: Vec3) -> Vec4 {
+    cross.extend(cross.x.abs() + cross.y.abs() + cross.z.abs())
 }

@@ -35,6 +35,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const CHILD_PAIRS: bool = {child_pairs};\n\
          const WORKGROUP_TALLIES: bool = {tallies};\n\
          const DEGENERATE_SIN2: f32 = {DEGENERATE_SIN2:e};\n\
+         const NORMAL_CANCELLED: f32 = {cancelled};\n\
          const ONE_THIRD: f32 = {third};\n\
          const SELF_HIT_GAP: f32 = {gap};\n\
          const SELF_REACH_SIZE: f32 = {self_reach};\n\
@@ -63,6 +64,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
         scatter_items = TILE / tuning.barrier_group,
         matrix = RADIX_BUCKETS * tuning.barrier_group,
         third = bits_literal(ONE_THIRD),
+        cancelled = bits_literal(NORMAL_CANCELLED),
         gap = bits_literal(SELF_HIT_GAP),
         self_reach = bits_literal(SELF_REACH_SIZE),
         line_walks = tuning.line_walks,
