@@ -10,8 +10,9 @@ use crate::layout::{BodyState, NORMAL_CANCELLED};
 use crate::packing::Packing;
 
 /// Twin of `vertex_normals.wgsl`: normalised sum of `cross(b - a, c - a)` over the incident
-/// triangles in CSR order (zero where they cancel up to rounding: [`NORMAL_CANCELLED`]). `positions` and `normals` are two regions of the kernel's one vertex
-/// buffer ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)), taken here as separate slices;
+/// triangles in CSR order (zero where they cancel up to rounding: [`NORMAL_CANCELLED`]).
+/// `positions` and `normals` are two regions of the kernel's one vertex buffer
+/// ([`VERTEX_REGIONS`](crate::layout::VERTEX_REGIONS)), taken here as separate slices;
 /// `triangles` is the first region of its triangle buffer.
 pub fn vertex_normals(
     positions: &[Vec3],

@@ -305,8 +305,9 @@ impl FrameData {
 
     /// The vertex normals, bit for bit those of [`cpu::vertex_normals`] (the same cross
     /// products and L1 lengths summed in the same order), with each triangle's cross product and
-    /// its L1 length computed once (in `faces`, the length as `w`) instead of once per corner; of the bodies that `moved` marks (empty: every
-    /// body; the others' are last frame's, from the same positions). With `boxes`, also the
+    /// its L1 length computed once (in `faces`, the length as `w`) instead of once per corner;
+    /// of the bodies that `moved` marks (empty: every body; the others' are last frame's, from
+    /// the same positions). With `boxes`, also the
     /// triangle boxes of [`cpu::triangle_bounds`] (`tri_boxes`, sized by the caller), from the same
     /// corners and cross products ([`cpu::triangle_box_crossed`]), bit for bit, and each moved
     /// body's live boxes folded (`scratch.folds`, keyed into its box by the bounds stage).
