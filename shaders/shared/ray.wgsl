@@ -66,13 +66,13 @@ fn edge_t(p3: vec3<f32>, pxy: vec2<f32>, q3: vec3<f32>, qxy: vec2<f32>, kz: u32,
 // on every device. The products are rounded before they are ordered, so no device fuses them
 // into the additions.
 fn ordered_sum(x: f32, y: f32, z: f32) -> f32 {
-    let kx = magnitude_key(x);
-    let ky = magnitude_key(y);
-    let kz = magnitude_key(z);
-    let lo = min(kx, ky);
-    let hi = max(kx, ky);
-    let mid = min(hi, kz);
-    let top = max(hi, kz);
+    let key_x = magnitude_key(x);
+    let key_y = magnitude_key(y);
+    let key_z = magnitude_key(z);
+    let lo = min(key_x, key_y);
+    let hi = max(key_x, key_y);
+    let mid = min(hi, key_z);
+    let top = max(hi, key_z);
     return (key_value(min(lo, mid)) + key_value(max(lo, mid))) + key_value(top);
 }
 
@@ -83,6 +83,7 @@ fn magnitude_key(x: f32) -> u32 {
     return ((bits & 0x7fffffffu) << 1u) | (1u - (bits >> 31u));
 }
 
+// The value of a `magnitude_key`.
 fn key_value(key: u32) -> f32 {
     return bitcast<f32>((key >> 1u) | ((1u - (key & 1u)) << 31u));
 }

@@ -8,24 +8,37 @@
 
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyKind, Contact, Pairs, Scene};
-use raycontact_tests::ctx;
+use raycontact::{Contact, Pairs};
 
-/// `m` with each triangle listed again twice after all of them: rotated by one corner, and
-/// reversed.
-fn with_copies(m: &TriMesh) -> TriMesh {
+use crate::narrow::scene_with;
+
+/// A triangle's corners in another order.
+type Order = fn([u32; 3]) -> [u32; 3];
+
+/// `m` with all its triangles listed again after them, once in each of `orders`.
+fn listed_again(m: &TriMesh, orders: &[Order]) -> TriMesh {
     let mut out = m.clone();
-    out.triangles.extend(m.triangles.iter().map(|&[a, b, c]| [b, c, a]));
-    out.triangles.extend(m.triangles.iter().map(|&[a, b, c]| [a, c, b]));
+    for order in orders {
+        out.triangles.extend(m.triangles.iter().map(|&t| order(t)));
+    }
     out
+}
+
+/// A triangle from its second corner.
+fn rotated([a, b, c]: [u32; 3]) -> [u32; 3] {
+    [b, c, a]
+}
+
+/// A triangle in the other orientation.
+fn reversed([a, b, c]: [u32; 3]) -> [u32; 3] {
+    [a, c, b]
 }
 
 /// The contacts of rays from body 0 (`a`) on body 1 (`b`), as (vertex, triangle, flags, depth
 /// bits), sorted.
 fn contacts_on(gpu: bool, a: &TriMesh, b: &TriMesh) -> Vec<(u32, u32, u32, u32)> {
-    let mut scene = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(Some(2)).unwrap() };
-    let ia = scene.add_body(&a.positions, &a.triangles, BodyKind::Volumetric).unwrap();
-    scene.add_body(&b.positions, &b.triangles, BodyKind::Volumetric).unwrap();
+    let (mut scene, ids) = scene_with(gpu, &[a.clone(), b.clone()]);
+    let ia = ids[0];
     scene.set_prediction_distance(0.05).unwrap();
     let found = scene.detect(Pairs::Overlapping).unwrap();
     let mut keys: Vec<_> = found
@@ -51,7 +64,7 @@ fn a_body_listed_again_in_other_orders_is_hit_on_its_first_triangles_on_both_bac
     .enumerate()
     {
         let b = b.transformed(Affine3A::from_rotation_translation(turn, Vec3::new(0.55, 0.1, -0.05)));
-        let copies = with_copies(&b);
+        let copies = listed_again(&b, &[rotated, reversed]);
         let cpu = contacts_on(false, &a, &b);
         assert!(cpu.len() > 50, "body {k}: {} contacts: the bodies should overlap", cpu.len());
         assert_eq!(contacts_on(false, &a, &copies), cpu, "body {k} with its copies, on the CPU");
@@ -68,14 +81,12 @@ fn a_body_listed_in_both_orientations_has_no_normals_and_casts_no_ray_on_both_ba
     // A torus listed again reversed: every vertex's faces cancel, which rounding leaves as a
     // small sum of any direction (the GPU's and the CPU's apart): no normal, no ray.
     let torus = meshes::torus(0.6, 0.25, 24, 12);
-    let mut both = torus.clone();
-    both.triangles.extend(torus.triangles.iter().map(|&[a, b, c]| [a, c, b]));
+    let both = listed_again(&torus, &[reversed]);
     let ball = meshes::icosphere(0.5, 3).transformed(Affine3A::from_translation(Vec3::new(0.6, 0.0, 0.1)));
     let mut found = Vec::new();
     for gpu in [true, false] {
-        let mut scene = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(Some(2)).unwrap() };
-        let id = scene.add_body(&both.positions, &both.triangles, BodyKind::Volumetric).unwrap();
-        scene.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap();
+        let (mut scene, ids) = scene_with(gpu, &[both.clone(), ball.clone()]);
+        let id = ids[0];
         let contacts = scene.detect(Pairs::Overlapping).unwrap().contacts.to_vec();
         let normals = scene.frame_data().unwrap().normals;
         assert!(normals[..torus.positions.len()].iter().all(|n| *n == Vec3::ZERO), "gpu {gpu}: a normal");

@@ -7,7 +7,7 @@ use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyId, BodyKind, BvhStats, Contact, Contacts, Error, OverflowPolicy, Pairs, Scene, Stage};
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus, random_unit, rng};
 
-fn scene_with(gpu: bool, meshes: &[TriMesh]) -> (Scene, Vec<BodyId>) {
+pub(crate) fn scene_with(gpu: bool, meshes: &[TriMesh]) -> (Scene, Vec<BodyId>) {
     let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
     let ids = meshes
         .iter()

@@ -102,7 +102,7 @@ pub use traverse_line::{closest_hits_line, closest_hits_line_counted};
 pub(crate) use triangle_bounds::{NO_BOX, set_box_keys, union};
 pub use triangle_bounds::{body_bounds, triangle_bounds, triangle_box, triangle_box_crossed, triangle_boxes};
 pub use untangle_contacts::untangle_contacts;
-pub use vertex_normals::{body_boxes, unit_or_cancelled, vertex_normal, vertex_normals};
+pub use vertex_normals::{body_boxes, unit_or_cancelled, vertex_normal, vertex_normals, with_length};
 pub use walk::walk;
 pub use walk_contacts::{WalkTracer, is_intersection_contact, walk_contacts};
 pub use wrong_side::{wrong_end, wrong_side};

@@ -1,7 +1,7 @@
 //! Twin of `shaders/vertex_normals.wgsl`: area-weighted unit vertex normals, and the bodies'
 //! boxes over their non-degenerate triangles' vertices.
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::shared::common::{box_keys, tri_vertices};
@@ -36,14 +36,20 @@ pub fn vertex_normal(
     vertex_tris: &[u32],
     v: usize,
 ) -> Vec3 {
-    let (mut n, mut scale) = (Vec3::ZERO, 0.0);
+    let mut sum = Vec4::ZERO;
     for &t in &vertex_tris[vertex_tri_offsets[v] as usize..vertex_tri_offsets[v + 1] as usize] {
         let (a, b, c) = tri_vertices(positions, triangles, t as usize);
-        let f = (b - a).cross(c - a);
-        n += f;
-        scale += f.x.abs() + f.y.abs() + f.z.abs();
+        sum += with_length((b - a).cross(c - a));
     }
-    unit_or_cancelled(n, scale)
+    unit_or_cancelled(sum.truncate(), sum.w)
+}
+
+/// A face's cross product with its L1 length as `w` (`(|x| + |y|) + |z|`, as `face_sum` adds
+/// it): the four lanes whose sum over a vertex's faces [`unit_or_cancelled`] takes (the CPU
+/// backend keeps them per triangle, so that a vertex's two sums are one SIMD sum).
+#[inline(always)]
+pub fn with_length(cross: Vec3) -> Vec4 {
+    cross.extend(cross.x.abs() + cross.y.abs() + cross.z.abs())
 }
 
 /// `n` normalised, or zero where it is no longer than [`NORMAL_CANCELLED`] times `scale` (the sum

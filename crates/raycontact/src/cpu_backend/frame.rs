@@ -346,7 +346,7 @@ impl FrameData {
                     for (k, (f, out)) in faces.iter_mut().zip(boxes.iter_mut()).enumerate() {
                         let [a, b, c] = corners(c * CHUNK + k);
                         let cross = (b - a).cross(c - a);
-                        *f = with_length(cross);
+                        *f = cpu::with_length(cross);
                         *out = cpu::triangle_box_crossed(a, b, c, cross);
                         if out.flags & 1 == 0 {
                             (lo, hi, count) = (lo.min(out.min.into()), hi.max(out.max.into()), count + 1);
@@ -358,7 +358,7 @@ impl FrameData {
             } else {
                 faces.par_iter_mut().enumerate().with_min_len(2048).for_each(|(i, f)| {
                     let [a, b, c] = corners(i);
-                    *f = with_length((b - a).cross(c - a));
+                    *f = cpu::with_length((b - a).cross(c - a));
                 });
             }
             let faces = &*faces;
@@ -374,11 +374,4 @@ impl FrameData {
         });
         self.faces = faces;
     }
-}
-
-/// A face's cross product with its L1 length as `w` (`(|x| + |y|) + |z|`, as
-/// [`cpu::vertex_normal`] adds it): the four lanes a vertex's normal sums.
-#[inline(always)]
-fn with_length(cross: Vec3) -> Vec4 {
-    cross.extend(cross.x.abs() + cross.y.abs() + cross.z.abs())
 }
