@@ -19,6 +19,8 @@ use crate::stats::FrameStats;
 use crate::trace_memo::TraceMemo;
 use crate::walk::{WalkOptions, WalkResult};
 
+#[cfg(not(target_arch = "wasm32"))]
+mod awake;
 mod detect;
 mod frame;
 mod intersect;
@@ -65,6 +67,16 @@ impl Pool {
         return self.0.install(op);
         #[cfg(target_arch = "wasm32")]
         op()
+    }
+
+    /// [`Pool::install`] of a whole call of the scene, with the pool's other workers kept
+    /// awake until it ends ([`awake`]: they come to each parallel stage without being woken).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn install_awake<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        self.0.install(|| {
+            let _awake = awake::Awake::start();
+            op()
+        })
     }
 }
 

@@ -212,8 +212,10 @@ impl Scene {
     /// place on the GPU): a whole call, whose stages' own installs on the pool then run in
     /// place, wakes the pool's workers once instead of once per stage. On this project's 2-core
     /// VM a round trip to a rayon pool costs 20 µs back to back and 45–60 µs once its workers
-    /// sleep, against frames of 0.2–0.3 ms on the small scenes. (On the web, where there is no
-    /// pool and a scene is not `Send`, `op` runs here.)
+    /// sleep, against frames of 0.2–0.3 ms on the small scenes. The pool's other workers are
+    /// kept awake through the call (`cpu_backend/awake.rs`), so that its later stages do not
+    /// wait for them to wake again either. (On the web, where there is no pool and a scene is
+    /// not `Send`, `op` runs here.)
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn on_cpu_pool<R: Send>(&mut self, op: impl FnOnce(&mut Self) -> R + Send) -> R {
         let pool = match &self.engine {
@@ -221,7 +223,7 @@ impl Scene {
             Engine::Gpu(_) => None,
         };
         match pool {
-            Some(p) => p.install(|| op(self)),
+            Some(p) => p.install_awake(|| op(self)),
             None => op(self),
         }
     }
