@@ -118,6 +118,7 @@ mod wide_bvh;
 mod wide_collapse;
 mod wide_refit;
 mod wide_update;
+mod workers_awake;
 
 pub use backend::Backend;
 pub use body::{BodyId, BodyKind};
@@ -138,6 +139,7 @@ pub use response::{ContactForces, ForceDirection, Response};
 pub use scene::{DEFAULT_CONTACT_CAPACITY, DEFAULT_CROSSING_CAPACITY, Scene};
 pub use stats::{BvhAction, BvhStats, FrameStats, HostTimes, Stage, StageStats};
 pub use walk::{Iterative, WalkFallback, WalkOptions, WalkOutcome, WalkResult, max_steps as max_walk_steps};
+pub use workers_awake::WorkersAwake;
 
 /// The wgpu that raycontact is built on, so that an application's devices, buffers and encoders
 /// are of the same version as raycontact's (see the README's wgpu version policy).

@@ -195,3 +195,12 @@ fn an_uncaptured_gpu_error_is_reported_by_the_next_detection() {
     // Reported once: the next detection is clean.
     assert!(!s.detect(raycontact::Pairs::Overlapping).unwrap().contacts.is_empty());
 }
+
+/// How a CPU scene's workers wait is a CPU scene's setting: a GPU scene has none and refuses it.
+#[test]
+fn a_gpu_scene_has_no_workers_to_keep_awake() {
+    let mut s = Scene::new(ctx());
+    assert_eq!(s.workers_awake(), None);
+    let e = s.set_workers_awake(raycontact::WorkersAwake::Off).unwrap_err();
+    assert!(matches!(e, Error::InvalidInput { .. }) && e.to_string().contains("CPU scene"), "{e}");
+}

@@ -1,14 +1,15 @@
 //! A CPU scene on the caller's rayon pool (`Scene::new_cpu_on_pool`): it reports the pool's
 //! workers, scenes may share the pool and be used in turn, from outside the pool or from one of
 //! its workers, and each finds what a scene on a pool of its own finds, contact for contact,
-//! frame after frame.
+//! frame after frame; and however the pool's workers are kept awake (`WorkersAwake`), the
+//! contacts are the same.
 
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::rayon::ThreadPoolBuilder;
-use raycontact::{BodyKind, Pairs, Scene};
+use raycontact::{BodyKind, Iterative, Pairs, Scene, WorkersAwake};
 
 /// A ball through a torus and a sheet cutting both, each body moved by frame `f`.
 fn bodies(f: usize) -> Vec<(TriMesh, BodyKind)> {
@@ -62,4 +63,56 @@ fn scenes_on_a_shared_pool_find_what_a_scene_on_its_own_pool_finds() {
     // Nothing of the scenes holds the pool's workers between calls.
     drop(shared);
     assert_eq!(Arc::strong_count(&pool), 1);
+}
+
+/// Keeping the pool's other workers awake through a call (`WorkersAwake`) changes no contact:
+/// scenes on pools of their own and on a shared pool, with each setting, iterative detection
+/// on, find the same contacts frame after frame. A scene on a pool of its own keeps them awake
+/// through the whole call by default, one on a shared pool for at most `WorkersAwake::SHARED`.
+#[test]
+fn keeping_the_workers_awake_changes_no_contact() {
+    let pool = Arc::new(ThreadPoolBuilder::new().num_threads(2).build().unwrap());
+    let settings = [
+        WorkersAwake::Off,
+        WorkersAwake::AtMost(std::time::Duration::ZERO),
+        WorkersAwake::SHARED,
+        WorkersAwake::WholeCall,
+    ];
+    let mut scenes: Vec<Scene> = settings.iter().map(|_| Scene::new_cpu(Some(2)).unwrap()).collect();
+    scenes.push(Scene::new_cpu_on_pool(pool.clone()));
+    assert_eq!(scenes[0].workers_awake(), Some(WorkersAwake::WholeCall));
+    assert_eq!(scenes[4].workers_awake(), Some(WorkersAwake::SHARED));
+    for (scene, setting) in scenes.iter_mut().zip(settings) {
+        scene.set_workers_awake(setting).unwrap();
+        assert_eq!(scene.workers_awake(), Some(setting));
+    }
+    let first = bodies(0);
+    let mut ids = Vec::new();
+    for scene in &mut scenes {
+        scene.set_iterative(Some(Iterative::new(0.05))).unwrap();
+        ids = first
+            .iter()
+            .map(|(m, kind)| scene.add_body(&m.positions, &m.triangles, *kind).unwrap())
+            .collect();
+    }
+    let mut walked = false;
+    for f in 0..6 {
+        let moved = bodies(f);
+        let found: Vec<_> = scenes
+            .iter_mut()
+            .map(|s| {
+                for (id, (m, _)) in ids.iter().zip(&moved) {
+                    s.set_positions(*id, &m.positions).unwrap();
+                }
+                s.detect(Pairs::Overlapping).unwrap()
+            })
+            .collect();
+        assert!(found[0].contacts.len() > 100, "frame {f}: {} contacts", found[0].contacts.len());
+        for (k, other) in found.iter().enumerate().skip(1) {
+            assert_eq!(other.contacts, found[0].contacts, "frame {f}, scene {k}");
+            assert_eq!(other.stats.iterative, found[0].stats.iterative, "frame {f}, scene {k}");
+        }
+        walked |= found[0].stats.iterative;
+    }
+    assert!(walked, "an iterative pass among the frames");
 }

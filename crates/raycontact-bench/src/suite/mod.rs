@@ -11,7 +11,7 @@ mod runner;
 
 use std::time::Instant;
 
-use raycontact::{BvhUpdate, GpuContext, Iterative, Scene};
+use raycontact::{BvhUpdate, GpuContext, Iterative, Scene, WorkersAwake};
 
 use crate::args::SuiteArgs;
 use crate::peers::{Parry, ParryMode, ParryRun};
@@ -163,6 +163,10 @@ fn runs(
     let cpu = |t: Option<usize>, policy| {
         let mut s = Scene::new_cpu_on_pool(pools.of(t));
         s.set_background_trees(!args.trees_in_frame);
+        // The implementations take the shared pool one at a time (`pools.rs`), so each scene
+        // keeps its workers awake through its whole calls, as on a pool of its own
+        // (`Scene::new_cpu`), not for `WorkersAwake::SHARED` alone.
+        s.set_workers_awake(WorkersAwake::WholeCall).map_err(|e| e.to_string())?;
         with(s, policy)
     };
     let gpu = |c: &GpuContext, policy| {

@@ -1,6 +1,6 @@
 //! The pool's other workers kept awake through one call of the scene (a detection, an update):
 //! each waits for the call's parallel work by looking for it, instead of going to sleep between
-//! the call's stages and being woken for the next.
+//! the call's stages and being woken for the next ([`crate::WorkersAwake`] says how long).
 //!
 //! Why: a rayon worker that finds no work looks for a few microseconds, then sleeps, and waking
 //! it is an OS wake-up of its thread. On this project's 2-core VM a `rayon::join` of two 200 µs
@@ -14,9 +14,21 @@
 //!
 //! A kept-awake worker runs rayon's pending jobs as it finds them (`rayon::yield_now`: those of
 //! the call, or of anyone sharing the pool), and yields its OS thread while it finds none, so
-//! that on a machine with more threads than cores the working threads still get theirs. It stops
-//! when the call ends ([`Awake`] dropped) or after it has found no job for [`IDLE_LIMIT`] (a long
-//! serial step: it then sleeps as rayon's workers do, and the next stage wakes it).
+//! that on a machine with more threads than cores the working threads still get theirs (in a
+//! scratch program whose two workers were kept awake from outside the call, a call of 0.4 ms
+//! took 2.9 ms while they only spun, 0.41 ms with their threads yielded). It stops when the call
+//! ends ([`Awake`] dropped), after it has found no job for [`IDLE_LIMIT`] (a long serial step: it
+//! then sleeps as rayon's workers do, and the next stage wakes it), or once it has been awake for
+//! the setting's most. The ask is a job of its own on each worker: a worker of a shared pool that takes it
+//! while it waits in a join of another job of the pool comes back to that job only when it
+//! stops, hence a bounded setting on a caller's pool.
+//!
+//! Also measured, and dropped: waking the workers ahead of the call, at a frame's first
+//! `Scene::set_positions` (so that the detection's first stage would not wait for them either).
+//! Small frames gained (`tori-scaling` with 2 tori, `cpu-refit`, 0.19 -> 0.15–0.18 ms), but
+//! `resting-pile`'s iterative pass lost (1.10–1.16 -> 1.15–1.23 ms in 5 runs alternated),
+//! probably to the woken workers taking the cores from the thread setting the positions (not
+//! traced).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,16 +50,16 @@ pub(crate) struct Awake {
 
 impl Awake {
     /// From inside a pool (a worker of it: the call installed there), asks each of its other
-    /// workers to stay awake until this is dropped; outside a pool, or in a pool of one thread,
-    /// nothing.
-    pub(crate) fn start() -> Self {
+    /// workers to stay awake until this is dropped, for at most `most`; outside a pool, or in a
+    /// pool of one thread, nothing.
+    pub(crate) fn start(most: Duration) -> Self {
         let done = Arc::new(AtomicBool::new(false));
         if let Some(me) = rayon::current_thread_index().filter(|_| rayon::current_num_threads() > 1) {
             let until = done.clone();
             rayon::spawn_broadcast(move |worker| {
-                // This worker runs the call (it finds its own request when it waits in a join).
+                // This worker runs the call (it would find its own ask while it waits in a join).
                 if worker.index() != me {
-                    stay_awake(&until);
+                    stay_awake(&until, most);
                 }
             });
         }
@@ -61,14 +73,20 @@ impl Drop for Awake {
     }
 }
 
-/// Runs the pool's pending jobs as they come until `done`, or until none came for
-/// [`IDLE_LIMIT`]. Returns how many times it looked for one.
-fn stay_awake(done: &AtomicBool) -> u64 {
-    let (mut idle_since, mut looked) = (Instant::now(), 0);
+/// Runs the pool's pending jobs as they come until `done`, until none came for [`IDLE_LIMIT`],
+/// or for `most` in all. Returns how many times it looked for one.
+fn stay_awake(done: &AtomicBool, most: Duration) -> u64 {
+    let start = Instant::now();
+    let (mut idle_since, mut looked) = (start, 0);
     while !done.load(Ordering::Acquire) {
         looked += 1;
         match rayon::yield_now() {
-            Some(rayon::Yield::Executed) => idle_since = Instant::now(),
+            Some(rayon::Yield::Executed) => {
+                idle_since = Instant::now();
+                if idle_since - start > most {
+                    break;
+                }
+            }
             _ if idle_since.elapsed() > IDLE_LIMIT => break,
             _ => std::thread::yield_now(),
         }
@@ -80,6 +98,9 @@ fn stay_awake(done: &AtomicBool) -> u64 {
 mod tests {
     use super::*;
     use rayon::prelude::*;
+    use std::sync::atomic::AtomicU32;
+
+    const ALWAYS: Duration = Duration::MAX;
 
     /// The kept-awake workers run the call's parallel work (stages with serial steps between
     /// them, and a nested call that keeps them awake again), and are back in the pool once it
@@ -88,12 +109,12 @@ mod tests {
     fn workers_kept_awake_run_the_call_and_come_back_when_it_ends() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         let sum: u64 = pool.install(|| {
-            let _awake = Awake::start();
+            let _awake = Awake::start(ALWAYS);
             let stage = |n: u32| (0..n).into_par_iter().with_min_len(1_000).map(u64::from).sum::<u64>();
             let first = stage(100_000);
             std::thread::sleep(Duration::from_micros(300));
             let nested = pool.install(|| {
-                let _again = Awake::start();
+                let _again = Awake::start(ALWAYS);
                 stage(50_000)
             });
             first + nested
@@ -102,22 +123,43 @@ mod tests {
         assert_eq!(pool.broadcast(|w| w.index()), vec![0, 1, 2]);
     }
 
-    /// The loop ends without looking for work when the call has ended, and after
-    /// [`IDLE_LIMIT`] without work while it has not (outside a pool there is never any).
+    /// The loop ends without looking for work when the call has ended, after [`IDLE_LIMIT`]
+    /// without work while it has not (outside a pool there is never any), and after `most`
+    /// once it has run a job past it, however much work there is.
     #[test]
-    fn a_worker_stops_when_the_call_ends_or_after_the_idle_limit() {
-        assert_eq!(stay_awake(&AtomicBool::new(true)), 0);
+    fn a_worker_stops_when_the_call_ends_after_the_idle_limit_or_past_its_most() {
+        assert_eq!(stay_awake(&AtomicBool::new(true), ALWAYS), 0);
         let start = Instant::now();
-        assert!(stay_awake(&AtomicBool::new(false)) > 0);
+        assert!(stay_awake(&AtomicBool::new(false), ALWAYS) > 0);
         assert!(start.elapsed() >= IDLE_LIMIT);
+        // On a pool of one worker, a chain of jobs each of which spawns the next: kept awake
+        // without end it runs them all, kept awake for at most nothing it stops after the
+        // first.
+        fn chain(ran: Arc<AtomicU32>, left: u32) {
+            ran.fetch_add(1, Ordering::Relaxed);
+            if left > 0 {
+                rayon::spawn(move || chain(ran, left - 1));
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        for (most, ran_all) in [(ALWAYS, true), (Duration::ZERO, false)] {
+            let ran = Arc::new(AtomicU32::new(0));
+            let (jobs, count) = (ran.clone(), 10_000);
+            let ran_then = pool.install(|| {
+                rayon::spawn(move || chain(jobs, count - 1));
+                stay_awake(&AtomicBool::new(false), most);
+                ran.load(Ordering::Relaxed)
+            });
+            assert_eq!(ran_then == count, ran_all, "{ran_then} jobs run with at most {most:?}");
+        }
     }
 
     /// Outside a pool, or in a pool of one thread, nothing is asked of anyone.
     #[test]
     fn nothing_to_keep_awake_outside_a_pool_or_alone() {
-        drop(Awake::start());
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        pool.install(|| drop(Awake::start()));
-        assert_eq!(pool.broadcast(|w| w.index()), vec![0]);
+        drop(Awake::start(ALWAYS));
+        let alone = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        alone.install(|| drop(Awake::start(ALWAYS)));
+        assert_eq!(alone.broadcast(|w| w.index()), vec![0]);
     }
 }

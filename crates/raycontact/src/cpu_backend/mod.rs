@@ -18,6 +18,7 @@ use crate::packing::Packing;
 use crate::stats::FrameStats;
 use crate::trace_memo::TraceMemo;
 use crate::walk::{WalkOptions, WalkResult};
+use crate::workers_awake::WorkersAwake;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod awake;
@@ -70,11 +71,16 @@ impl Pool {
     }
 
     /// [`Pool::install`] of a whole call of the scene, with the pool's other workers kept
-    /// awake until it ends ([`awake`]: they come to each parallel stage without being woken).
+    /// awake until it ends, for at most `most` ([`awake`]: they come to each parallel stage
+    /// without being woken; `None`: not kept awake).
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn install_awake<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+    pub(crate) fn install_awake<R: Send>(
+        &self,
+        most: Option<std::time::Duration>,
+        op: impl FnOnce() -> R + Send,
+    ) -> R {
         self.0.install(|| {
-            let _awake = awake::Awake::start();
+            let _awake = most.map(awake::Awake::start);
             op()
         })
     }
@@ -85,6 +91,8 @@ impl Pool {
 pub(crate) struct CpuScene {
     pool: Pool,
     threads: usize,
+    /// How its pool's other workers wait through a call ([`WorkersAwake`]).
+    workers_awake: WorkersAwake,
     /// What the last frame built.
     frame: FrameData,
     /// The trees' costs at their last rebuild (what `BvhUpdate::Auto` compares against).
@@ -125,22 +133,23 @@ impl CpuScene {
     /// A scene without bodies on a rayon pool of `threads` workers (`None`: one per core; on
     /// the web, always the calling thread alone).
     pub fn new(threads: Option<usize>) -> Result<Self> {
-        Ok(Self::with_pool(Pool::new(threads)?))
+        Ok(Self::with_pool(Pool::new(threads)?, WorkersAwake::WholeCall))
     }
 
     /// A scene without bodies whose parallel work runs on the caller's rayon `pool`.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn on_pool(pool: std::sync::Arc<rayon::ThreadPool>) -> Self {
-        Self::with_pool(Pool(pool))
+        Self::with_pool(Pool(pool), WorkersAwake::SHARED)
     }
 
-    fn with_pool(pool: Pool) -> Self {
+    fn with_pool(pool: Pool, workers_awake: WorkersAwake) -> Self {
         let threads = pool.threads();
         let mut frame = FrameData::default();
         frame.wide.background = cfg!(not(target_arch = "wasm32"));
         Self {
             pool,
             threads,
+            workers_awake,
             frame,
             quality: Quality::default(),
             changes: Changes::default(),
@@ -169,6 +178,16 @@ impl CpuScene {
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn pool(&self) -> Pool {
         self.pool.clone()
+    }
+
+    /// How the pool's other workers wait through a call.
+    pub(crate) fn workers_awake(&self) -> WorkersAwake {
+        self.workers_awake
+    }
+
+    /// Sets how the pool's other workers wait through a call.
+    pub(crate) fn set_workers_awake(&mut self, awake: WorkersAwake) {
+        self.workers_awake = awake;
     }
 
     /// Runs `op` on the backend's pool (its threads for rayon's parallel iterators).

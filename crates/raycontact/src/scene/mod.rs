@@ -26,6 +26,7 @@ mod record_rays;
 mod response;
 mod rest_trees;
 mod walk;
+mod workers;
 
 /// Contact capacity of a new scene.
 pub const DEFAULT_CONTACT_CAPACITY: u64 = 1 << 16;
@@ -190,12 +191,14 @@ impl Scene {
     /// (not on the web, where no thread can be spawned): an engine's own pool, so that the
     /// collision step adds no threads of its own, or a pool whose workers the caller has pinned
     /// to cores. The scene uses its workers only inside its own calls, and several scenes may
-    /// share one pool. Otherwise it is [`Scene::new_cpu`] with the pool's thread count. A caller
-    /// that runs its step inside `pool.install` has each call run in place on that worker,
-    /// without handing it to the pool and waiting for it back (on this project's 2-core VM,
-    /// 0.10–0.14 ms a detection when the workers sleep between frames: 50 resting tori's
-    /// iterative detections took 0.69–0.71 ms from the main thread, 0.62–0.63 ms inside
-    /// `install`).
+    /// share one pool. Otherwise it is [`Scene::new_cpu`] with the pool's thread count, but for
+    /// how long its calls keep the pool's other workers awake:
+    /// [`WorkersAwake::SHARED`](crate::WorkersAwake::SHARED) at most (the caller's own jobs may
+    /// be waiting for them: [`Scene::set_workers_awake`]). A caller that runs its step inside
+    /// `pool.install` has each call run in place on that worker, without handing it to the pool
+    /// and waiting for it back (on this project's 2-core VM, 0.10–0.14 ms a detection when the
+    /// workers sleep between frames: 50 resting tori's iterative detections took 0.69–0.71 ms
+    /// from the main thread, 0.62–0.63 ms inside `install`).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -206,31 +209,6 @@ impl Scene {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn new_cpu_on_pool(pool: std::sync::Arc<rayon::ThreadPool>) -> Self {
         Self::with_engine(Engine::Cpu(Box::new(CpuScene::on_pool(pool))))
-    }
-
-    /// Runs `op` with the scene, on the CPU backend's pool when the scene is on the CPU (in
-    /// place on the GPU): a whole call, whose stages' own installs on the pool then run in
-    /// place, wakes the pool's workers once instead of once per stage. On this project's 2-core
-    /// VM a round trip to a rayon pool costs 20 µs back to back and 45–60 µs once its workers
-    /// sleep, against frames of 0.2–0.3 ms on the small scenes. The pool's other workers are
-    /// kept awake through the call (`cpu_backend/awake.rs`), so that its later stages do not
-    /// wait for them to wake again either. (On the web, where there is no pool and a scene is
-    /// not `Send`, `op` runs here.)
-    #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn on_cpu_pool<R: Send>(&mut self, op: impl FnOnce(&mut Self) -> R + Send) -> R {
-        let pool = match &self.engine {
-            Engine::Cpu(c) => Some(c.pool()),
-            Engine::Gpu(_) => None,
-        };
-        match pool {
-            Some(p) => p.install_awake(|| op(self)),
-            None => op(self),
-        }
-    }
-
-    #[cfg(target_arch = "wasm32")]
-    pub(crate) fn on_cpu_pool<R>(&mut self, op: impl FnOnce(&mut Self) -> R) -> R {
-        op(self)
     }
 
     /// Where the scene runs.
