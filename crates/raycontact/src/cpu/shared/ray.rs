@@ -59,23 +59,41 @@ pub struct Sheared {
     pub xy: [Vec2; 3],
     /// The edge functions: the barycentric weights of `a`, `b`, `c` times `U + V + W`.
     pub uvw: [f32; 3],
+    /// The corners' components along the ray's dominant axis (`p[i][kz]`), and the
+    /// direction's (`dir[kz]`): the twin's own (the kernel reads them from `p` where it needs
+    /// them).
+    pub z: [f32; 4],
+}
+
+/// `v`'s components in the order `k` ([`ray_axes`]), read by index from an array, not chosen by
+/// branches on `k`: the compiler turned each `v[k[i]]` into a chain of compares and jumps, taken
+/// differently from ray to ray (the dominant axis changes). `cpu-1`'s ray stage on the armadillo
+/// pair, 3 runs alternated (`raycontact-bench --cpu --no-parry --scene files --implementations
+/// cpu-1`): 41.9–42.2 -> 38.7–40.7 ms; `cloth-layers` unchanged (73.3–75.2 against 73.8–74.6).
+/// The same floats, so the same bits.
+#[inline(always)]
+fn permuted(v: Vec3, k: [usize; 3]) -> Vec3 {
+    let c = v.extend(0.0).to_array();
+    Vec3::new(c[k[0] & 3], c[k[1] & 3], c[k[2] & 3])
 }
 
 /// The first half of [`intersect_triangle`] (`shear` in `ray.wgsl`), also the walk's edge choice.
 #[inline(always)]
 pub fn shear(o: Vec3, d: Vec3, k: [usize; 3], a: Vec3, b: Vec3, c: Vec3) -> Sheared {
     let (pa, pb, pc) = (a - o, b - o, c - o);
-    let (dx, dy, dz) = (d[k[0]], d[k[1]], d[k[2]]);
-    let ax = pa[k[0]] * dz - dx * pa[k[2]];
-    let ay = pa[k[1]] * dz - dy * pa[k[2]];
-    let bx = pb[k[0]] * dz - dx * pb[k[2]];
-    let by = pb[k[1]] * dz - dy * pb[k[2]];
-    let cx = pc[k[0]] * dz - dx * pc[k[2]];
-    let cy = pc[k[1]] * dz - dy * pc[k[2]];
+    let (qa, qb, qc, e) = (permuted(pa, k), permuted(pb, k), permuted(pc, k), permuted(d, k));
+    let (dx, dy, dz) = (e.x, e.y, e.z);
+    let ax = qa.x * dz - dx * qa.z;
+    let ay = qa.y * dz - dy * qa.z;
+    let bx = qb.x * dz - dx * qb.z;
+    let by = qb.y * dz - dy * qb.z;
+    let cx = qc.x * dz - dx * qc.z;
+    let cy = qc.y * dz - dy * qc.z;
     Sheared {
         p: [pa, pb, pc],
         xy: [Vec2::new(ax, ay), Vec2::new(bx, by), Vec2::new(cx, cy)],
         uvw: [cx * by - cy * bx, ax * cy - ay * cx, bx * ay - by * ax],
+        z: [qa.z, qb.z, qc.z, dz],
     }
 }
 
@@ -94,16 +112,16 @@ pub fn intersect_triangle(
     b: Vec3,
     c: Vec3,
 ) -> Option<(f32, f32, f32)> {
-    hit_sheared(&shear(o, d, k, a, b, c), d, k, tmin, tmax)
+    hit_sheared(&shear(o, d, k, a, b, c), k, tmin, tmax)
 }
 
 /// The second half of [`intersect_triangle`] (`hit_sheared` in `ray.wgsl`), on the triangle
 /// already seen from the ray (the walk has sheared it to choose its edge). Inlined, so that
 /// [`intersect_triangle`] compiles to one function as before it was split.
 #[inline(always)]
-pub fn hit_sheared(s: &Sheared, d: Vec3, k: [usize; 3], tmin: f32, tmax: f32) -> Option<(f32, f32, f32)> {
+pub fn hit_sheared(s: &Sheared, k: [usize; 3], tmin: f32, tmax: f32) -> Option<(f32, f32, f32)> {
     let ([pa, pb, pc], [axy, bxy, cxy], [u, v, w]) = (s.p, s.xy, s.uvw);
-    let dz = d[k[2]];
+    let [za, zb, zc, dz] = s.z;
     if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
         return None;
     }
@@ -112,13 +130,13 @@ pub fn hit_sheared(s: &Sheared, d: Vec3, k: [usize; 3], tmin: f32, tmax: f32) ->
         return None;
     }
     let t = match (u == 0.0, v == 0.0, w == 0.0) {
-        (true, true, _) => pc[k[2]] / dz,
-        (true, _, true) => pb[k[2]] / dz,
-        (_, true, true) => pa[k[2]] / dz,
+        (true, true, _) => zc / dz,
+        (true, _, true) => zb / dz,
+        (_, true, true) => za / dz,
         (true, _, _) => edge_t(pb, bxy, pc, cxy, k[2], dz),
         (_, true, _) => edge_t(pc, cxy, pa, axy, k[2], dz),
         (_, _, true) => edge_t(pa, axy, pb, bxy, k[2], dz),
-        _ => ordered_sum(u * pa[k[2]], v * pb[k[2]], w * pc[k[2]]) / (det * dz),
+        _ => ordered_sum(u * za, v * zb, w * zc) / (det * dz),
     };
     if !(t >= tmin && t <= tmax) {
         return None;
