@@ -18,10 +18,11 @@
 //! scratch program whose two workers were kept awake from outside the call, a call of 0.4 ms
 //! took 2.9 ms while they only spun, 0.41 ms with their threads yielded). It stops when the call
 //! ends ([`Awake`] dropped), after it has found no job for [`IDLE_LIMIT`] (a long serial step: it
-//! then sleeps as rayon's workers do, and the next stage wakes it), or once it has been awake for
-//! the setting's most. The ask is a job of its own on each worker: a worker of a shared pool that takes it
-//! while it waits in a join of another job of the pool comes back to that job only when it
-//! stops, hence a bounded setting on a caller's pool.
+//! then sleeps as rayon's workers do, and the next stage wakes it), when it finds that it shares
+//! its core ([`SHARED_CORE`]), or once it has been awake for the setting's most. The ask is a job
+//! of its own on each worker, taken before any other by an idle one; a worker of a shared pool
+//! that takes it while it waits in a join of another job of the pool comes back to that job
+//! only when it stops, hence a bounded setting on a caller's pool.
 //!
 //! Also measured, and dropped: waking the workers ahead of the call, at a frame's first
 //! `Scene::set_positions` (so that the detection's first stage would not wait for them either).
