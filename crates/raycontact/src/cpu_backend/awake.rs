@@ -118,11 +118,11 @@ fn stay_awake(done: &AtomicBool, most: Duration) -> Stop {
 /// the scheduler places it afresh when the next stage wakes it. A thread that keeps looking for
 /// work is not moved to an idle core while it looks: in runs of `resting-pile` with every
 /// implementation (`raycontact-bench --scene resting-pile --frames 20`, lavapipe's threads
-/// running between the CPU frames), 1 to 5 of `cpu-walk`'s 13 iterative passes a run took
+/// running between the CPU frames), 0 to 4 of `cpu-walk`'s 13 iterative passes a run took
 /// 1.55–1.74 ms against 1.0–1.2 for the others, as if on one core, and none with the workers
-/// pinned to cores (`--pin`); with this stop, 0 to 2 (3 runs each, alternated). Sleeping a
-/// microsecond instead of stopping (to be placed afresh at once) left 1 or 2 and slowed the
-/// others (medians 1.24–1.29 against 1.17–1.25 ms).
+/// pinned to cores (`--pin`); with this stop, 1, 0 and 2 against 1, 2 and 4 (3 runs each,
+/// alternated). Sleeping a microsecond instead of stopping (to be placed afresh at once) left 1
+/// or 2 and slowed the others (medians 1.24–1.29 against 1.17–1.25 ms).
 const SHARED_CORE: Duration = Duration::from_micros(50);
 
 #[cfg(test)]
