@@ -8,9 +8,10 @@ use std::time::Duration;
 /// parallel work, through one call of the scene (a detection or an update). Left to rayon, a
 /// worker that finds no work sleeps after a few microseconds and is woken for the next parallel
 /// stage, which on a VM can cost more than a small stage takes (the README's "The CPU backend's
-/// workers" has the figures). A worker kept awake runs the pool's
-/// pending jobs as it finds them and yields its thread while there are none; it stops when the
-/// call ends, or after a millisecond without work.
+/// workers" has the figures). A worker kept awake runs the pool's pending jobs as it finds them
+/// and yields its thread while there are none; it stops when the call ends, after a millisecond
+/// without work, when a yield shows that it shares its core with another thread, or after the
+/// setting's most.
 ///
 /// A kept-awake worker may take the ask while it waits in a join of some other job of the pool
 /// (an engine's own work on a pool it shares with the scene); that job then waits until the
