@@ -41,7 +41,10 @@
 // them, by fitting each invocation's 16 consecutive leaves' subtrees on their own with plain
 // stores (atomics only at the nodes that reach past them), was slower there (`resting-pile`
 // 3.1-3.9 -> 5.7-6.6 ms, `mesh-scaling` 159k 14.4-15.5 -> 18.0-21.3, three variants; not
-// explained: carrying at the end, all lanes together, did not help).
+// explained: carrying at the end, all lanes together, did not help). Nor did giving each
+// invocation ITEMS consecutive leaves (so that the lanes of a SIMD group climb alike, the
+// siblings of a lane's leaves being its own): `resting-pile` 5.0-5.1 -> 6.1 ms, `eight-sheets`
+// 10.7-11.2 -> 10.1-10.4, `mesh-scaling` 159k 20.5-20.6 -> 19.5-20.1 (2 runs alternated).
 // CPU twin: `raycontact::internals::cpu::fit` (the boxes) and `cpu::fit_fans` (the fan words).
 //!include shared/common.wgsl
 //!include shared/tiles.wgsl

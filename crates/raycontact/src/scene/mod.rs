@@ -198,7 +198,9 @@ impl Scene {
     /// `pool.install` has each call run in place on that worker, without handing it to the pool
     /// and waiting for it back (on this project's 2-core VM, 0.10–0.14 ms a detection when the
     /// workers sleep between frames: 50 resting tori's iterative detections took 0.69–0.71 ms
-    /// from the main thread, 0.62–0.63 ms inside `install`).
+    /// from the main thread, 0.62–0.63 ms inside `install`). So does a caller that is the pool's
+    /// worker 0 itself: a pool built on the calling thread with rayon's
+    /// `ThreadPoolBuilder::use_current_thread` (README, The CPU backend's workers).
     ///
     /// ```
     /// use std::sync::Arc;
