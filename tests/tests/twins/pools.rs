@@ -72,7 +72,7 @@ fn scenes_on_a_shared_pool_find_what_a_scene_on_its_own_pool_finds() {
 /// thread is the pool's worker 0, the README's way for an engine's step thread to call the CPU
 /// backend without handing each call to another thread and waiting for it back) runs its calls
 /// in place, its own workers kept awake through each, and finds what a scene on a pool of its
-/// own finds. On a thread of its own, which leaves the pool when it ends.
+/// own finds. On a thread of its own, so that no thread of the test harness joins a pool.
 #[test]
 fn a_scene_on_a_pool_that_includes_its_caller_finds_the_same_contacts() {
     std::thread::spawn(|| {
