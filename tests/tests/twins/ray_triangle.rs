@@ -1,6 +1,7 @@
 //! `cpu::intersect_triangle` (the watertight test of `shared/ray.wgsl`) against Möller–Trumbore
-//! in f64, on random rays and triangles away from the edges; its watertightness on rays
-//! through a shared edge; and that the order of a triangle's corners changes nothing, bit for bit.
+//! in f64, on random rays and triangles away from the edges; its `t` on a ray exactly on an
+//! edge line; its watertightness on rays through a shared edge; and that the order of a
+//! triangle's corners changes nothing, bit for bit.
 //!
 //! Edge cases are excluded, not compared: a pair is skipped when the f64 crossing lies within
 //! 1e-3 (in barycentric units) of an edge line, when the ray grazes the plane (`|cos| < 0.02`),
@@ -82,6 +83,22 @@ fn intersect_triangle_matches_moller_trumbore_away_from_edges() {
         "intersect_triangle: {compared} compared ({hits} hits), {skipped} skipped; worst t {worst_t:e}, uv {worst_uv:e}"
     );
     assert!(compared > 100_000 && hits > 30_000, "the random cases must mostly count");
+}
+
+/// A ray whose sheared edge function is exactly zero (the edge (b, c) seen end to end from the
+/// ray's line) takes its `t` from the edge alone (`edge_t`): along +z from the origin through
+/// the edge from (-1, 0, 2) to (3, 0, 6), which it crosses a quarter of the way along, at z = 3,
+/// whatever the corner the triangle is listed from and its orientation; the weights of b and c
+/// are 3/4 and 1/4. (The random rays above never land exactly on an edge line.)
+#[test]
+fn a_ray_exactly_on_an_edge_line_takes_the_edges_t() {
+    let (a, b, c) = (Vec3::new(0.0, 1.0, 9.0), Vec3::new(-1.0, 0.0, 2.0), Vec3::new(3.0, 0.0, 6.0));
+    let (o, d) = (Vec3::ZERO, Vec3::Z);
+    let hit = |p, q, r| intersect_triangle(o, d, ray_axes(d), 0.0, f32::INFINITY, p, q, r);
+    assert_eq!(hit(a, b, c), Some((3.0, 0.75, 0.25)));
+    for (p, q, r) in [(b, c, a), (c, a, b), (a, c, b), (c, b, a), (b, a, c)] {
+        assert_eq!(hit(p, q, r).map(|h| h.0), Some(3.0), "listed as ({p}, {q}, {r})");
+    }
 }
 
 #[test]

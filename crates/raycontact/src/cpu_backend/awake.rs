@@ -41,7 +41,7 @@ use web_time::Instant;
 /// usual: several times a detection's serial steps between its parallel stages (the longest of
 /// `resting-pile`'s iterative pass, the contacts' order, takes 0.08–0.13 ms), short enough that
 /// a longer serial step does not keep a core busy for long.
-pub(crate) const IDLE_LIMIT: Duration = Duration::from_millis(1);
+const IDLE_LIMIT: Duration = Duration::from_millis(1);
 
 /// Keeps the current rayon pool's other workers awake while it lives ([`Awake::start`]).
 #[derive(Debug)]

@@ -4,8 +4,10 @@
 use glam::{Vec2, Vec3};
 
 /// `edge_t` of `ray.wgsl`: the ray parameter where the ray crosses edge (p, q), from the edge
-/// alone, with the ends in canonical (lexicographic) order.
-fn edge_t(p3: Vec3, pxy: Vec2, q3: Vec3, qxy: Vec2, kz: usize, dz: f32) -> f32 {
+/// alone, with the ends in canonical (lexicographic) order. Each end is its corner relative to
+/// the origin (`p3`), that corner's component along the ray's dominant axis (`pz`, the kernel's
+/// `p3[kz]`) and its sheared position (`pxy`).
+fn edge_t((p3, pz, pxy): (Vec3, f32, Vec2), (q3, qz, qxy): (Vec3, f32, Vec2), dz: f32) -> f32 {
     let less = |a: Vec3, b: Vec3| {
         if a.x != b.x {
             a.x < b.x
@@ -15,10 +17,10 @@ fn edge_t(p3: Vec3, pxy: Vec2, q3: Vec3, qxy: Vec2, kz: usize, dz: f32) -> f32 {
             a.z < b.z
         }
     };
-    let ((a3, axy), (b3, bxy)) = if less(q3, p3) { ((q3, qxy), (p3, pxy)) } else { ((p3, pxy), (q3, qxy)) };
+    let ((az, axy), (bz, bxy)) = if less(q3, p3) { ((qz, qxy), (pz, pxy)) } else { ((pz, pxy), (qz, qxy)) };
     let e = bxy - axy;
     let s = (-axy.dot(e) / e.dot(e)).clamp(0.0, 1.0);
-    (a3[kz] + s * (b3[kz] - a3[kz])) / dz
+    (az + s * (bz - az)) / dz
 }
 
 /// `ordered_sum` of `ray.wgsl`: `x + y + z` added in ascending magnitude (then value), so that
@@ -112,14 +114,14 @@ pub fn intersect_triangle(
     b: Vec3,
     c: Vec3,
 ) -> Option<(f32, f32, f32)> {
-    hit_sheared(&shear(o, d, k, a, b, c), k, tmin, tmax)
+    hit_sheared(&shear(o, d, k, a, b, c), tmin, tmax)
 }
 
 /// The second half of [`intersect_triangle`] (`hit_sheared` in `ray.wgsl`), on the triangle
 /// already seen from the ray (the walk has sheared it to choose its edge). Inlined, so that
 /// [`intersect_triangle`] compiles to one function as before it was split.
 #[inline(always)]
-pub fn hit_sheared(s: &Sheared, k: [usize; 3], tmin: f32, tmax: f32) -> Option<(f32, f32, f32)> {
+pub fn hit_sheared(s: &Sheared, tmin: f32, tmax: f32) -> Option<(f32, f32, f32)> {
     let ([pa, pb, pc], [axy, bxy, cxy], [u, v, w]) = (s.p, s.xy, s.uvw);
     let [za, zb, zc, dz] = s.z;
     if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
@@ -133,9 +135,9 @@ pub fn hit_sheared(s: &Sheared, k: [usize; 3], tmin: f32, tmax: f32) -> Option<(
         (true, true, _) => zc / dz,
         (true, _, true) => zb / dz,
         (_, true, true) => za / dz,
-        (true, _, _) => edge_t(pb, bxy, pc, cxy, k[2], dz),
-        (_, true, _) => edge_t(pc, cxy, pa, axy, k[2], dz),
-        (_, _, true) => edge_t(pa, axy, pb, bxy, k[2], dz),
+        (true, _, _) => edge_t((pb, zb, bxy), (pc, zc, cxy), dz),
+        (_, true, _) => edge_t((pc, zc, cxy), (pa, za, axy), dz),
+        (_, _, true) => edge_t((pa, za, axy), (pb, zb, bxy), dz),
         _ => ordered_sum(u * za, v * zb, w * zc) / (det * dz),
     };
     if !(t >= tmin && t <= tmax) {

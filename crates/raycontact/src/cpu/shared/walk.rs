@@ -61,7 +61,7 @@ pub fn walk_ray(
         let outside = (e[0] < 0.0 || e[1] < 0.0 || e[2] < 0.0) && (e[0] > 0.0 || e[1] > 0.0 || e[2] > 0.0);
         let det = e[0] + e[1] + e[2];
         if !outside {
-            match hit_sheared(&sheared, axes, ray.tmin, ray.tmax) {
+            match hit_sheared(&sheared, ray.tmin, ray.tmax) {
                 Some((t, u, v)) => {
                     out = WalkHit { t, triangle: tri, u, v, outcome: WALK_HIT, ..out };
                 }
