@@ -2,13 +2,14 @@
 
 use std::path::PathBuf;
 
-use raycontact::{ContextOptions, GpuContext, PipelineCacheDir};
+use raycontact::{ContextOptions, GpuContext, KernelGroups, PipelineCacheDir};
 
-/// Creates a GPU context with every pipeline warmed up (one empty dispatch each, alone, in which
-/// a driver that compiles at the first dispatch, such as lavapipe, generates the machine code)
-/// and prints each kernel's creation and warm-up times, longest first, and the pipeline cache
-/// used. Time a fresh machine with `MESA_SHADER_CACHE_DISABLE=true` (Mesa's own cache off) and
-/// `--no-cache`, or run it twice with a cache directory to see what the cache saves.
+/// Creates a GPU context, warms up the pipelines of the kernel groups asked for (every one by
+/// default; one empty dispatch each, alone, in which a driver that compiles at the first
+/// dispatch, such as lavapipe, generates the machine code) and prints each kernel's creation
+/// and warm-up times, longest first, and the pipeline cache used. Time a fresh machine with
+/// `MESA_SHADER_CACHE_DISABLE=true` (Mesa's own cache off) and `--no-cache`, or run it twice
+/// with a cache directory to see what the cache saves.
 #[derive(clap::Args, Debug)]
 pub struct PipelinesArgs {
     /// Pick the first adapter whose name contains this (default: WGPU_ADAPTER_NAME, then the
@@ -25,12 +26,23 @@ pub struct PipelinesArgs {
     /// Threads that create the pipelines (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// The kernel groups to warm up (`GpuContext::warm_up`; comma-separated): detection,
+    /// iterative, intersections, response, ray-queries, sort, or all.
+    #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all", value_parser = group)]
+    warm_up: Vec<KernelGroups>,
+}
+
+/// A kernel group by its name (`KernelGroups::from_name`).
+fn group(name: &str) -> Result<KernelGroups, String> {
+    KernelGroups::from_name(name).ok_or_else(|| {
+        format!("unknown kernel group {name:?} (detection, iterative, intersections, response, ray-queries, sort, all)")
+    })
 }
 
 /// Runs the command; returns the exit code.
 pub fn run(args: PipelinesArgs) -> i32 {
     let mut options =
-        ContextOptions { warm_up: true, pipeline_threads: args.threads, ..ContextOptions::from_env() };
+        ContextOptions { warm_up: false, pipeline_threads: args.threads, ..ContextOptions::from_env() };
     if args.adapter.is_some() {
         options.adapter_name = args.adapter;
     }
@@ -47,6 +59,14 @@ pub fn run(args: PipelinesArgs) -> i32 {
             return 2;
         }
     };
+    let groups = args.warm_up.iter().fold(KernelGroups::NONE, |a, &g| a | g);
+    let warmed = match ctx.warm_up(groups) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("raycontact-bench pipelines: error: {e}");
+            return 2;
+        }
+    };
     let cache = ctx.pipeline_cache();
     println!(
         "adapter: {} ({:?}, {})",
@@ -54,11 +74,15 @@ pub fn run(args: PipelinesArgs) -> i32 {
         ctx.adapter_info().backend,
         ctx.adapter_info().driver_info
     );
+    let created = ctx.pipeline_creation_time().as_secs_f64();
     println!(
-        "{} pipelines ready in {:.3} s (created on {} thread(s), then each warmed up alone)",
+        "{} pipelines ready in {:.3} s: created in {created:.3} s on {} thread(s), then {} of them ({groups:?}) \
+         warmed up in {:.3} s, each alone",
         ctx.pipelines_created(),
-        ctx.pipeline_creation_time().as_secs_f64(),
-        ctx.pipeline_threads()
+        created + warmed.time.as_secs_f64(),
+        ctx.pipeline_threads(),
+        warmed.kernels,
+        warmed.time.as_secs_f64()
     );
     match &cache.path {
         Some(p) => println!(
@@ -69,7 +93,7 @@ pub fn run(args: PipelinesArgs) -> i32 {
         ),
         None => println!("pipeline cache: none"),
     }
-    let mut times = ctx.pipeline_times().to_vec();
+    let mut times = ctx.pipeline_times();
     let total = |t: &raycontact::PipelineTime| t.create + t.warm_up.unwrap_or_default();
     times.sort_by_key(|t| std::cmp::Reverse(total(t)));
     println!("{:<16} {:>10} {:>10} {:>10}", "kernel", "create s", "warm-up s", "sum s");

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use web_time::Instant;
 
-use crate::kernels::{DiskCache, PipelineCacheDir, PipelineCacheStatus, PipelineTime, Pipelines, limits};
+use crate::kernels::{
+    DiskCache, KernelGroups, PipelineCacheDir, PipelineCacheStatus, PipelineTime, Pipelines, WarmedUp, limits,
+};
 use crate::layout::Tuning;
 
 use crate::error::{Error, Result};
@@ -26,7 +28,8 @@ pub struct ContextOptions {
     /// [`GpuContext::pipeline_creation_time`]). Off by default: a driver that generates machine
     /// code only at a pipeline's first dispatch (Mesa's lavapipe does) then does it at creation,
     /// for every kernel, instead of in the first frames for the kernels a scene uses. A
-    /// benchmark turns it on so that no timed frame compiles.
+    /// benchmark turns it on so that no timed frame compiles. [`GpuContext::warm_up`] warms up
+    /// only the kernels of the features an application uses, at a time it chooses.
     pub warm_up: bool,
     /// Where compiled pipelines are kept across runs (wgpu's pipeline cache, on Vulkan): the
     /// platform's cache directory by default, a directory of the caller's, or none
@@ -326,9 +329,9 @@ impl GpuContext {
         let start = Instant::now();
         let tuning = tuning_of(options, &info)?;
         let disk = DiskCache::open(&device, &info, &options.pipeline_cache, &tuning);
-        let mut pipelines = Pipelines::new(&device, disk.as_ref().map(DiskCache::cache), threads, tuning)?;
+        let pipelines = Pipelines::new(&device, disk.as_ref().map(DiskCache::cache), threads, tuning)?;
         if warm_up {
-            pipelines.warm_up(&device, &queue)?;
+            pipelines.warm_up(&device, &queue, KernelGroups::ALL)?;
         }
         let pipeline_cache = disk.map(|d| d.store()).unwrap_or_default();
         Ok(Self::assemble(device, queue, info, pipelines, start, warm_up, pipeline_cache))
@@ -412,11 +415,28 @@ impl GpuContext {
         self.pipeline_time
     }
 
-    /// Per kernel, how long its pipeline took to create and (with
-    /// [`ContextOptions::warm_up`]) to warm up, in [`Kernel`](crate::internals::kernels::Kernel)
+    /// Per kernel, how long its pipeline took to create and (with [`ContextOptions::warm_up`] or
+    /// [`GpuContext::warm_up`]) to warm up, in [`Kernel`](crate::internals::kernels::Kernel)
     /// order.
-    pub fn pipeline_times(&self) -> &[PipelineTime] {
+    pub fn pipeline_times(&self) -> Vec<PipelineTime> {
         self.pipelines.times()
+    }
+
+    /// Runs each pipeline of `groups` that no earlier warm-up of this context ran once, over zero
+    /// workgroups, and waits for it: a driver that generates a pipeline's machine code only at
+    /// its first dispatch (Mesa's lavapipe) does it here, instead of in the first frame that runs
+    /// the kernel (a detection's kernels in the first detection, [`KernelGroups::ITERATIVE`]'s
+    /// when the scene first walks, and so on). On a driver that compiles at creation it costs a
+    /// submission per kernel. Every context's clones share what was warmed up. Errors:
+    /// [`Error::Gpu`] (a pipeline the device rejects, or the wait failing); on the web, where
+    /// nothing may block (and browsers compile at creation), [`Error::WouldBlock`].
+    ///
+    /// On lavapipe (a 2-core AMD EPYC VM, Mesa's own shader cache off; `raycontact-bench
+    /// pipelines --no-cache --warm-up GROUPS`, 3 runs): every kernel 5.6–5.8 s,
+    /// [`KernelGroups::DETECTION`] 2.13–2.16 s, with [`KernelGroups::ITERATIVE`] 3.16–3.21 s.
+    /// [`Scene::warm_up`](crate::Scene::warm_up) warms up the groups a scene's settings run.
+    pub fn warm_up(&self, groups: KernelGroups) -> Result<WarmedUp> {
+        self.pipelines.warm_up(&self.device, &self.queue, groups)
     }
 
     /// The pipeline cache the context was created with: its file, whether the pipelines came

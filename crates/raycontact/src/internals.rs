@@ -29,6 +29,13 @@ pub mod layout {
 pub mod kernels {
     pub use crate::kernels::limits::{KernelLimits, MAX_STORAGE_BUFFERS};
     pub use crate::kernels::{Binding, Kernel, SHARED};
+
+    /// The kernels whose pipelines the compute passes of `ctx` (and of its clones) have set
+    /// since the last call, in [`Kernel::ALL`] order; the record then starts again empty. What
+    /// the tests check each feature's [`KernelGroups`](crate::KernelGroups) against.
+    pub fn take_dispatched(ctx: &crate::GpuContext) -> Vec<Kernel> {
+        ctx.pipelines().take_dispatched()
+    }
 }
 
 /// The CPU twins of the kernels.

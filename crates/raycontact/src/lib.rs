@@ -132,7 +132,7 @@ pub use intersection::{
     Region,
 };
 pub use kernels::limits::{required_features, required_limits};
-pub use kernels::{PipelineCacheDir, PipelineCacheStatus, PipelineTime};
+pub use kernels::{KernelGroups, PipelineCacheDir, PipelineCacheStatus, PipelineTime, WarmedUp};
 pub use layout::{Ray, RayHit, RayHitCount, RayHitTotals, RayIntersection, Tuning, WalkCounts, WalkHit};
 pub use rays::{AllHits, GpuOutput, GpuRays, RayTargets};
 pub use response::{ContactForces, ForceDirection, Response};

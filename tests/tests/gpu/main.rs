@@ -26,4 +26,5 @@ mod response;
 mod rest_trees;
 mod sort;
 mod walk;
+mod warm_up;
 mod wgsl_grammar;

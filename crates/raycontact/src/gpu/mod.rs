@@ -330,7 +330,7 @@ impl GpuScene {
         if groups == 0 {
             return;
         }
-        pass.set_pipeline(self.pipelines.get(k).1);
+        pass.set_pipeline(self.pipelines.pipeline(k));
         pass.set_bind_group(0, self.bufs.group(k, side), &[]);
         let (x, y) = dispatch_size(groups);
         pass.dispatch_workgroups(x, y, 1);
@@ -346,7 +346,7 @@ impl GpuScene {
         args: B,
         st: &mut StageStats,
     ) {
-        pass.set_pipeline(self.pipelines.get(k).1);
+        pass.set_pipeline(self.pipelines.pipeline(k));
         pass.set_bind_group(0, self.bufs.group(k, side), &[]);
         pass.dispatch_workgroups_indirect(self.bufs.get(args), 0);
         self.account(k, side, st);

@@ -178,7 +178,7 @@ impl GpuScene {
         let label = kind.kernel().label();
         let mut pass = encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&label), timestamp_writes: None });
-        pass.set_pipeline(self.pipelines.get(kind.kernel()).1);
+        pass.set_pipeline(self.pipelines.pipeline(kind.kernel()));
         pass.set_bind_group(0, group, &[]);
         let (x, y) = dispatch_size(n.div_ceil(WG_SIZE));
         pass.dispatch_workgroups(x, y, 1);

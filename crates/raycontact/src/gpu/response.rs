@@ -132,7 +132,7 @@ impl GpuScene {
         });
         self.dispatch(&mut pass, Kernel::ContactArgs, side, 1, st);
         let r = self.response.as_ref().expect("response buffers");
-        pass.set_pipeline(self.pipelines.get(Kernel::Response).1);
+        pass.set_pipeline(self.pipelines.pipeline(Kernel::Response));
         pass.set_bind_group(0, &r.groups[(side % 2) as usize], &[]);
         pass.dispatch_workgroups_indirect(self.bufs.get(args), 0);
         st.dispatches += 1;

@@ -74,14 +74,14 @@ pub(crate) fn record_sort<'g>(
     let (x, y) = dispatch_size(tiles);
     if whole {
         let k = Kernel::RadixTiles;
-        pass.set_pipeline(pipelines.get(k).1);
+        pass.set_pipeline(pipelines.pipeline(k));
         pass.set_bind_group(0, group(k, 0), &[0]);
         pass.dispatch_workgroups(x, y, 1);
         dispatched(k, 0);
         return;
     }
     let k = Kernel::RadixScatter;
-    pass.set_pipeline(pipelines.get(k).1);
+    pass.set_pipeline(pipelines.pipeline(k));
     for sp in 0..passes {
         pass.set_bind_group(0, group(k, sp), &[sp * UNIFORM_STRIDE as u32]);
         pass.dispatch_workgroups(x, y, 1);
@@ -253,7 +253,7 @@ impl GpuRadixSort {
             timestamp_writes: None,
         });
         if !whole {
-            pass.set_pipeline(self.pipelines.get(Kernel::RadixCount).1);
+            pass.set_pipeline(self.pipelines.pipeline(Kernel::RadixCount));
             pass.set_bind_group(0, b.group(Kernel::RadixCount, 0), &[0]);
             let (x, y) = dispatch_size(tiles);
             pass.dispatch_workgroups(x, y, 1);

@@ -94,7 +94,7 @@ impl GpuScene {
                 label: Some("raycontact.walk"),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(self.pipelines.get(Kernel::Walk).1);
+            pass.set_pipeline(self.pipelines.pipeline(Kernel::Walk));
             pass.set_bind_group(0, &w.group, &[]);
             let (x, y) = dispatch_size((n as u32).div_ceil(WG_SIZE));
             pass.dispatch_workgroups(x, y, 1);

@@ -496,9 +496,11 @@ fn shared_source(path: &str) -> Option<&'static str> {
 }
 
 mod cache;
+mod groups;
 pub mod limits;
 mod pipelines;
 pub(crate) use cache::DiskCache;
 pub use cache::{PipelineCacheDir, PipelineCacheStatus};
-pub use pipelines::PipelineTime;
+pub use groups::KernelGroups;
 pub(crate) use pipelines::Pipelines;
+pub use pipelines::{PipelineTime, WarmedUp};

@@ -2,12 +2,12 @@
 //! [`Kernel::bindings`], on a few threads at once.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use web_time::Instant;
 
-use super::{Binding, Kernel};
+use super::{Binding, Kernel, KernelGroups};
 use crate::error::{Error, Result};
 use crate::layout::Tuning;
 
@@ -23,10 +23,32 @@ pub(crate) struct Pipelines {
     elapsed: Duration,
     /// Threads [`Pipelines::new`] compiled on.
     threads: usize,
-    /// Per kernel, in [`Kernel::ALL`] order: how long its creation and its warm-up took.
-    times: Vec<PipelineTime>,
+    /// Per kernel, in [`Kernel::ALL`] order: how long its creation took.
+    created_in: Vec<Duration>,
+    /// Per kernel, in [`Kernel::ALL`] order: how long its warm-up took, once warmed up
+    /// ([`Pipelines::warm_up`], which may be asked again for other groups at any time).
+    warmed: Mutex<Vec<Option<Duration>>>,
+    /// Bit i: kernel `Kernel::ALL[i]` has been set in a compute pass ([`Pipelines::pipeline`]):
+    /// what the tests check each feature's [`KernelGroups`] against.
+    dispatched: AtomicU64,
     /// The sizes the kernels were built with.
     tuning: Tuning,
+}
+
+/// What [`GpuContext::warm_up`](crate::GpuContext::warm_up) did: the kernels it warmed up (those
+/// of the groups asked for that no earlier warm-up of the context had) and the wall time it
+/// took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WarmedUp {
+    /// Kernels warmed up by this call.
+    pub kernels: usize,
+    /// Wall time of this call.
+    pub time: Duration,
+}
+
+/// A kernel's position in [`Kernel::ALL`] (the order of a [`Pipelines`]' entries).
+fn index(k: Kernel) -> usize {
+    Kernel::ALL.iter().position(|&a| a == k).unwrap_or(0)
 }
 
 /// How long one kernel's pipeline took to get ready ([`GpuContext::pipeline_times`](crate::GpuContext::pipeline_times)).
@@ -39,7 +61,8 @@ pub struct PipelineTime {
     pub create: std::time::Duration,
     /// Wall time of its warm-up: one empty dispatch submitted alone and waited for, in which a
     /// driver that compiles at the first dispatch (lavapipe) generates the machine code; `None`
-    /// without warm-up ([`ContextOptions::warm_up`](crate::ContextOptions::warm_up)).
+    /// while not warmed up ([`ContextOptions::warm_up`](crate::ContextOptions::warm_up),
+    /// [`GpuContext::warm_up`](crate::GpuContext::warm_up)).
     pub warm_up: Option<std::time::Duration>,
 }
 
@@ -176,23 +199,48 @@ impl Pipelines {
     ) -> Result<Self> {
         done.sort_by_key(|(k, _)| Kernel::ALL.iter().position(|a| a == k));
         let mut entries = Vec::with_capacity(done.len());
-        let mut times = Vec::with_capacity(done.len());
+        let mut created_in = Vec::with_capacity(done.len());
         for (k, r) in done {
             let (bgl, pipeline, create) = r?;
             entries.push((k, bgl, pipeline));
-            times.push(PipelineTime { kernel: k.name(), create, warm_up: None });
+            created_in.push(create);
         }
-        Ok(Self { created: entries.len(), entries, elapsed: start.elapsed(), threads, times, tuning })
+        Ok(Self {
+            created: entries.len(),
+            warmed: Mutex::new(vec![None; entries.len()]),
+            entries,
+            elapsed: start.elapsed(),
+            threads,
+            created_in,
+            dispatched: AtomicU64::new(0),
+            tuning,
+        })
     }
 
-    /// Dispatches every pipeline once over zero workgroups (nothing runs), on scratch buffers,
-    /// each in a submission of its own that is waited for (so that its time is its own): drivers
-    /// that generate the machine code at a pipeline's first dispatch rather than at its creation
-    /// (lavapipe: llvmpipe builds its compute-shader variant when a grid is launched) do it here,
-    /// not in the first frame.
-    pub fn warm_up(&mut self, device: &wgpu::Device, queue: &wgpu::Queue) -> Result<()> {
+    /// Dispatches the pipeline of every kernel of `groups` not warmed up yet once over zero
+    /// workgroups (nothing runs), on scratch buffers, each in a submission of its own that is
+    /// waited for (so that its time is its own): drivers that generate the machine code at a
+    /// pipeline's first dispatch rather than at its creation (lavapipe: llvmpipe builds its
+    /// compute-shader variant when a grid is launched) do it here, not in the first frame that
+    /// runs the kernel. Calls from several threads warm up one after the other.
+    pub fn warm_up(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        groups: KernelGroups,
+    ) -> Result<WarmedUp> {
+        let begin = Instant::now();
+        let mut warmed = self.warmed.lock().unwrap_or_else(|p| p.into_inner());
+        // Longest sources first, as in creation; each pipeline alone.
+        let mut order: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| warmed[i].is_none() && groups.runs(self.entries[i].0))
+            .collect();
+        if order.is_empty() {
+            return Ok(WarmedUp { kernels: 0, time: begin.elapsed() });
+        }
+        order.sort_by_key(|&i| std::cmp::Reverse(self.entries[i].0.source().len()));
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let most = self.entries.iter().map(|(k, _, _)| k.bindings().len()).max().unwrap_or(0);
+        let most = order.iter().map(|&i| self.entries[i].0.bindings().len()).max().unwrap_or(0);
         let size = device.limits().max_uniform_buffer_binding_size.min(1 << 16);
         let scratch: Vec<wgpu::Buffer> = (0..most)
             .map(|_| {
@@ -210,10 +258,7 @@ impl Pipelines {
                 .map(|_| ())
                 .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })
         };
-        // Longest sources first, as in creation; each pipeline alone.
-        let mut order: Vec<usize> = (0..self.entries.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.entries[i].0.source().len()));
-        for i in order {
+        for &i in &order {
             let (k, _, ref pipeline) = self.entries[i];
             let start = Instant::now();
             let resources: Vec<wgpu::BindingResource<'_>> =
@@ -235,11 +280,11 @@ impl Pipelines {
             }
             queue.submit([encoder.finish()]);
             wait()?;
-            self.times[i].warm_up = Some(start.elapsed());
+            warmed[i] = Some(start.elapsed());
         }
         match crate::blocking::block_on("pipeline warm-up", scope.pop())? {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
-            None => Ok(()),
+            None => Ok(WarmedUp { kernels: order.len(), time: begin.elapsed() }),
         }
     }
 
@@ -248,9 +293,22 @@ impl Pipelines {
         self.tuning
     }
 
-    /// Per kernel, how long its creation and warm-up took.
-    pub fn times(&self) -> &[PipelineTime] {
-        &self.times
+    /// Per kernel, in [`Kernel::ALL`] order, how long its creation and warm-up took.
+    pub fn times(&self) -> Vec<PipelineTime> {
+        let warmed = self.warmed.lock().unwrap_or_else(|p| p.into_inner());
+        self.entries
+            .iter()
+            .zip(&self.created_in)
+            .zip(warmed.iter())
+            .map(|(((k, _, _), &create), &warm_up)| PipelineTime { kernel: k.name(), create, warm_up })
+            .collect()
+    }
+
+    /// The kernels set in a compute pass since the last call ([`Pipelines::pipeline`]), in
+    /// [`Kernel::ALL`] order; the record starts again empty.
+    pub fn take_dispatched(&self) -> Vec<Kernel> {
+        let bits = self.dispatched.swap(0, Ordering::Relaxed);
+        Kernel::ALL.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, &k)| k).collect()
     }
 
     /// Compute pipelines this set has created.
@@ -270,8 +328,15 @@ impl Pipelines {
 
     /// The bind-group layout and pipeline of kernel `k`.
     pub fn get(&self, k: Kernel) -> (&wgpu::BindGroupLayout, &wgpu::ComputePipeline) {
-        let (_, bgl, p) = self.entries.iter().find(|(e, _, _)| *e == k).expect("every kernel has a pipeline");
+        let (_, bgl, p) = &self.entries[index(k)];
         (bgl, p)
+    }
+
+    /// The pipeline of kernel `k`, for a compute pass to set: recorded as dispatched
+    /// ([`Pipelines::take_dispatched`]).
+    pub fn pipeline(&self, k: Kernel) -> &wgpu::ComputePipeline {
+        self.dispatched.fetch_or(1 << index(k), Ordering::Relaxed);
+        self.get(k).1
     }
 
     /// A bind group of kernel `k` over `resources`, in binding order.

@@ -8,6 +8,7 @@ use crate::backend::Engine;
 use crate::body::BodyId;
 use crate::cpu_backend::TreeWork;
 use crate::error::{Error, Result};
+use crate::kernels::{KernelGroups, WarmedUp};
 use crate::packing::Packing;
 use crate::stats::{BvhAction, FrameStats};
 
@@ -18,6 +19,26 @@ use crate::stats::{BvhAction, FrameStats};
 const STILL_GAP: u32 = 4096;
 
 impl Scene {
+    /// Warms up, on the scene's GPU context, the kernels its detections run as it is set now
+    /// ([`GpuContext::warm_up`](crate::GpuContext::warm_up)): a detection's
+    /// ([`KernelGroups::DETECTION`]), iterative detection's where [`Scene::set_iterative`] set
+    /// it ([`KernelGroups::ITERATIVE`]) and the intersection stages' where they are on
+    /// ([`KernelGroups::INTERSECTIONS`]); those that no earlier warm-up of the context ran. The
+    /// response and the ray queries, which a scene runs only when asked, are the caller's to
+    /// add ([`KernelGroups::RESPONSE`], [`KernelGroups::RAY_QUERIES`]). A CPU scene has nothing
+    /// to warm up. Errors: those of [`GpuContext::warm_up`](crate::GpuContext::warm_up).
+    pub fn warm_up(&self) -> Result<WarmedUp> {
+        let Engine::Gpu(g) = &self.engine else { return Ok(WarmedUp::default()) };
+        let mut groups = KernelGroups::DETECTION;
+        if self.iterative.is_some() {
+            groups |= KernelGroups::ITERATIVE;
+        }
+        if self.intersections != crate::IntersectionMode::Off {
+            groups |= KernelGroups::INTERSECTIONS;
+        }
+        g.ctx().warm_up(groups)
+    }
+
     /// Computes normals and boxes and rebuilds (or refits, as [`Scene::set_bvh_update`] says)
     /// the BVHs of all bodies for the positions set since the last update, and waits for it: on
     /// the GPU, one submission. Returns the frame's figures (GPU stage times when the adapter has

@@ -148,7 +148,7 @@ impl GpuScene {
             return;
         }
         let b = self.intersect.as_ref().expect("intersection buffers");
-        pass.set_pipeline(self.pipelines.get(k).1);
+        pass.set_pipeline(self.pipelines.pipeline(k));
         pass.set_bind_group(0, b.group(k, side), &[]);
         let (x, y) = dispatch_size(groups);
         pass.dispatch_workgroups(x, y, 1);
@@ -166,7 +166,7 @@ impl GpuScene {
         st: &mut StageStats,
     ) {
         let b = self.intersect.as_ref().expect("intersection buffers");
-        pass.set_pipeline(self.pipelines.get(k).1);
+        pass.set_pipeline(self.pipelines.pipeline(k));
         pass.set_bind_group(0, b.group(k, side), &[]);
         pass.dispatch_workgroups_indirect(&b.args, offset);
         self.account_intersection(k, st);
