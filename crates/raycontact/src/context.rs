@@ -417,7 +417,7 @@ impl GpuContext {
 
     /// Per kernel, how long its pipeline took to create and (with [`ContextOptions::warm_up`] or
     /// [`GpuContext::warm_up`]) to warm up, in [`Kernel`](crate::internals::kernels::Kernel)
-    /// order.
+    /// order (waiting for a [`GpuContext::warm_up`] in progress on another thread).
     pub fn pipeline_times(&self) -> Vec<PipelineTime> {
         self.pipelines.times()
     }

@@ -48,7 +48,7 @@ pub struct WarmedUp {
 
 /// A kernel's position in [`Kernel::ALL`] (the order of a [`Pipelines`]' entries).
 fn index(k: Kernel) -> usize {
-    Kernel::ALL.iter().position(|&a| a == k).unwrap_or(0)
+    Kernel::ALL.iter().position(|&a| a == k).expect("every kernel is in Kernel::ALL")
 }
 
 /// How long one kernel's pipeline took to get ready ([`GpuContext::pipeline_times`](crate::GpuContext::pipeline_times)).
@@ -258,31 +258,38 @@ impl Pipelines {
                 .map(|_| ())
                 .map_err(|e| Error::Gpu { context: "pipeline warm-up", message: e.to_string() })
         };
-        for &i in &order {
-            let (k, _, ref pipeline) = self.entries[i];
-            let start = Instant::now();
-            let resources: Vec<wgpu::BindingResource<'_>> =
-                k.bindings().iter().zip(&scratch).map(|(_, b)| b.as_entire_binding()).collect();
-            let group = self.bind_group(device, k, &resources);
-            let offsets: Vec<u32> =
-                k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("raycontact.warm_up"),
-            });
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        // Each kernel warmed up stays so if a later one fails; the error scope is popped either way.
+        let mut run = || -> Result<()> {
+            for &i in &order {
+                let (k, _, ref pipeline) = self.entries[i];
+                let start = Instant::now();
+                let resources: Vec<wgpu::BindingResource<'_>> =
+                    k.bindings().iter().zip(&scratch).map(|(_, b)| b.as_entire_binding()).collect();
+                let group = self.bind_group(device, k, &resources);
+                let offsets: Vec<u32> =
+                    k.bindings().iter().filter(|b| **b == Binding::UniformDynamic).map(|_| 0).collect();
+                let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("raycontact.warm_up"),
-                    timestamp_writes: None,
                 });
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &group, &offsets);
-                pass.dispatch_workgroups(0, 0, 0);
+                {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("raycontact.warm_up"),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, &group, &offsets);
+                    pass.dispatch_workgroups(0, 0, 0);
+                }
+                queue.submit([encoder.finish()]);
+                wait()?;
+                warmed[i] = Some(start.elapsed());
             }
-            queue.submit([encoder.finish()]);
-            wait()?;
-            warmed[i] = Some(start.elapsed());
-        }
-        match crate::blocking::block_on("pipeline warm-up", scope.pop())? {
+            Ok(())
+        };
+        let ran = run();
+        let popped = crate::blocking::block_on("pipeline warm-up", scope.pop())?;
+        ran?;
+        match popped {
             Some(e) => Err(Error::Gpu { context: "pipeline warm-up", message: e.to_string() }),
             None => Ok(WarmedUp { kernels: order.len(), time: begin.elapsed() }),
         }
@@ -293,7 +300,8 @@ impl Pipelines {
         self.tuning
     }
 
-    /// Per kernel, in [`Kernel::ALL`] order, how long its creation and warm-up took.
+    /// Per kernel, in [`Kernel::ALL`] order, how long its creation and warm-up took (waiting for
+    /// a warm-up in progress on another thread).
     pub fn times(&self) -> Vec<PipelineTime> {
         let warmed = self.warmed.lock().unwrap_or_else(|p| p.into_inner());
         self.entries
