@@ -90,24 +90,23 @@ fn main() {
     // The kernels the steps run (the detection's and the response's) warmed up before the first
     // step, so that no step's time includes a driver compiling a kernel at its first dispatch
     // (lavapipe does), and no other kernel is compiled.
-    let ctx = (!a.cpu).then(|| {
+    let (ctx, backend) = if a.cpu {
+        (None, "raycontact's CPU backend".to_string())
+    } else {
         let ctx = GpuContext::new()
             .unwrap_or_else(|e| fail(format!("{e} (run with --cpu for the CPU backend)"), 2));
         let warmed = ctx
             .warm_up(KernelGroups::DETECTION | KernelGroups::RESPONSE)
             .unwrap_or_else(|e| fail(format!("warming up the kernels: {e}"), 2));
-        (ctx, warmed)
-    });
-    let backend = ctx.as_ref().map_or("raycontact's CPU backend".to_string(), |(c, warmed)| {
-        format!(
+        let backend = format!(
             "the GPU ({}; pipelines created in {:.1} s, the {} kernels of the detection and the response warmed up in {:.1} s)",
-            c.adapter_info().name,
-            c.pipeline_creation_time().as_secs_f64(),
+            ctx.adapter_info().name,
+            ctx.pipeline_creation_time().as_secs_f64(),
             warmed.kernels,
             warmed.time.as_secs_f64()
-        )
-    });
-    let ctx = ctx.map(|(c, _)| c);
+        );
+        (Some(ctx), backend)
+    };
     println!(
         "rapier_soft_bodies: a FEM cube ({0}x{0}x{0} particles) on a FEM slab ({1}x{2}x{1}), a {3}x{3} cloth, {4} steps of {5:.5} s, raycontact on {backend}, soft contacts resolved by {6:?}",
         settings.cube,

@@ -197,7 +197,7 @@ impl Pipelines {
         threads: usize,
         tuning: Tuning,
     ) -> Result<Self> {
-        done.sort_by_key(|(k, _)| Kernel::ALL.iter().position(|a| a == k));
+        done.sort_by_key(|&(k, _)| index(k));
         let mut entries = Vec::with_capacity(done.len());
         let mut created_in = Vec::with_capacity(done.len());
         for (k, r) in done {
