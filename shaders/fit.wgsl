@@ -18,11 +18,14 @@
 // A zero of either sign comes out as +0 (float_to_key maps -0 to +0's key).
 // The same second read-modify-write holds both children's values of the word (its own carried
 // key and the one it read): where the tuning keeps child pairs (`Tuning::child_pairs`), it also
-// writes them into the node's child pair (the node buffer's second half, `layout::Node`), the
-// only writes of those words, on the side the carrier comes from (the node's child word, from
-// the hierarchy, names its left child) and the other. So each step of a walk reads both
-// children's boxes from one 64-byte pair, with the children's words that `hierarchy` wrote
-// there; a leaf child's box comes out as its keys give it (+0 for -0).
+// writes them into that word of the node's compact child pair (the node buffer's last third,
+// `layout::Node`), the only write of it: both values in steps of the body's pair grid
+// (`pair_grid` in shared/common.wgsl, from the body's box that `vertex_normals` reduced), a
+// minimum rounded down and a maximum up, the left child's (the node's child word, from the
+// hierarchy, names it) in the high half. So each step of a walk reads both children's boxes,
+// each holding its child's, and both children's words that `hierarchy` wrote, from one 32-byte
+// record. The invocation of the body's first leaf stores the grid in the body's last pair node
+// (which no pair takes: `stored_pair_grid` in shared/bvh.wgsl).
 // Where the tuning passes fans (`Tuning::fan_walks`), the same hand-over gives each internal
 // node of a body with BODY_FANS its fan word (`layout::TRIANGLE_WORDS`): the lowest packed vertex
 // that every triangle under it uses, NONE where none does (a walk that ignores that vertex may
@@ -116,6 +119,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let bi = tile.body_index;
     let body = tile.body;
     let n = body_state[bi].leaf_count;
+    // The body's pair grid (`pair_grid`), where the tuning keeps child pairs.
+    var grid = ONE_LEAF_GRID;
+    if CHILD_PAIRS {
+        grid = pair_grid(body_min(body_state[bi]), body_max(body_state[bi]));
+    }
     for (var it = 0u; it < tile_items(tile, lid, n); it += 1u) {
         let j = tile.base + it * WG_SIZE + lid;
         let leaf = body.node_offset + n - 1u + j;
@@ -140,21 +148,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
         var p = parents[leaf];
         let fans = fan_words(params.tri_count) + body.tri_offset;
-        // The node the carrier comes from (body-local), and the first word of the child pairs.
+        // The node the carrier comes from (body-local), the first word of the child pairs and
+        // their grid.
         var came = n - 1u + j;
-        let pairs = arrayLength(&node_words) / 2u + body.node_offset * 8u;
+        let pairs = arrayLength(&node_words) / 24u * 16u + body.tri_offset * 8u;
+        // The grid, in the body's last pair node, for the walks (`stored_pair_grid`): by the
+        // first leaf's invocation.
+        if CHILD_PAIRS && j == 0u {
+            let at = pairs + 8u * (body.tri_count - 1u);
+            for (var d = 0u; d < 3u; d += 1u) {
+                node_words[at + d] = bitcast<u32>(grid.origin[d]);
+                node_words[at + 4u + d] = 0u;
+            }
+            node_words[at + W_CHILD] = bitcast<u32>(grid.step);
+            node_words[at + 7u] = NONE;
+        }
         while p != NONE && carried != 0u {
             // Internal node p (body-local, p < n - 1): its keys are words 7 * (tri_offset + p) ...
             let words = FIT_WORDS * (body.tri_offset + p);
             let node = body.node_offset + p;
-            // The halves of p's child pair: the side the carrier comes from, and the other.
-            let pair = pairs + 16u * p;
-            var own_half = pair;
-            var other_half = pair + 8u;
-            if CHILD_PAIRS && node_words[node * 8u + W_CHILD] != came {
-                own_half = pair + 8u;
-                other_half = pair;
-            }
+            // p's child pair, and whether the carrier comes from its left child.
+            let pair = pairs + 8u * p;
+            let from_left = !CHILD_PAIRS || node_words[node * 8u + W_CHILD] == came;
             var still = 0u;
             if FAN_WALKS && (carried & (1u << FAN_KEY)) != 0u {
                 let other = atomicMax(&fit_keys[words + FAN_KEY], key[FAN_KEY]);
@@ -173,8 +188,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                         // Both children's values of this word, into p's child pair, and
                         // their maximum, into p's box.
                         if CHILD_PAIRS {
-                            node_words[own_half + box_word(k)] = bitcast<u32>(key_value(k, key[k]));
-                            node_words[other_half + box_word(k)] = bitcast<u32>(key_value(k, other));
+                            let d = k % 3u;
+                            let up = k >= 3u;
+                            let own_q = pair_steps(grid, d, key_value(k, key[k]), up);
+                            let other_q = pair_steps(grid, d, key_value(k, other), up);
+                            node_words[pair + box_word(k)] =
+                                select(pair_word(other_q, own_q), pair_word(own_q, other_q), from_left);
                         }
                         key[k] = max(key[k], other);
                         still |= 1u << k;

@@ -3,8 +3,8 @@
 // Node numbering, body-local: internal nodes 0 .. n-2 (root = 0), leaves n-1 .. 2n-2 in sorted
 // order (leaf j = n - 1 + j); n = the body's leaf count. With n = 1 the root is leaf 0.
 // Where the tuning keeps child pairs (`Tuning::child_pairs`), internal node i also gets the
-// words of its child pair (the node buffer's second half, `layout::Node`): each child's index,
-// or LEAF_BIT | triangle for a leaf.
+// words of its compact child pair (the node buffer's last third, `layout::Node`): each child's
+// index, or LEAF_BIT | triangle for a leaf, the left child's in `child`, the right's in `escape`.
 // One workgroup per tile of one body; sorted index i builds leaf i and, when i < n - 1,
 // internal node i. Boxes are filled in by `fit`. CPU twin: `raycontact::internals::cpu::hierarchy`.
 //!include shared/common.wgsl
@@ -51,7 +51,7 @@ fn direction(k: i32, kk: u32) -> i32 {
 }
 
 // The word of child `c` (body-local) in its parent's child pair (`layout::Node`: the node
-// buffer's second half): an internal child's index, a leaf's LEAF_BIT | triangle, as the leaf's
+// buffer's last third): an internal child's index, a leaf's LEAF_BIT | triangle, as the leaf's
 // own node holds it.
 fn child_word(c: u32, tri_offset: u32) -> u32 {
     let internal = u32(leaf_count - 1);
@@ -141,11 +141,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         nodes[node].escape = escape_after(last);
         // Its child pair's words, where the tuning keeps child pairs (`fit` writes their boxes).
         if CHILD_PAIRS {
-            let pair = arrayLength(&nodes) / 2u + body.node_offset + 2u * iu;
+            let pair = arrayLength(&nodes) / 3u * 2u + body.tri_offset + iu;
             nodes[pair].child = child_word(left, body.tri_offset);
-            nodes[pair].escape = NONE;
-            nodes[pair + 1u].child = child_word(right, body.tri_offset);
-            nodes[pair + 1u].escape = NONE;
+            nodes[pair].escape = child_word(right, body.tri_offset);
         }
         parents[body.node_offset + left] = iu;
         parents[body.node_offset + right] = iu;

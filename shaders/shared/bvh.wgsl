@@ -73,17 +73,31 @@ fn passes_fan(fan: Fan, leaf_count: u32, n: u32) -> bool {
     return FAN_WALKS && fan.vertex != NONE && n + 1u < leaf_count && triangles[fan.words + n] == fan.vertex;
 }
 
-// The first of a body's child pairs (the node buffer's second half, `layout::Node`, where the
-// tuning keeps them: CHILD_PAIRS): internal node p's two children, their boxes and their words
-// (an internal child's index, or LEAF_BIT | triangle), in nodes `child_pairs(body) + 2 p` and
-// the next.
+// The first of a body's compact child pairs (the node buffer's last third, `layout::Node`,
+// where the tuning keeps them: CHILD_PAIRS, one node per triangle of the packing after two per
+// triangle for the tree): internal node p's, node `child_pairs(body) + p`, holds both
+// children's boxes in steps of the body's pair grid (`PairGrid`) and their words (an internal
+// child's index, or LEAF_BIT | triangle), the left one's in `child`, the right one's in
+// `escape`.
 fn child_pairs(body: BodyGpu) -> u32 {
-    return arrayLength(&nodes) / 2u + body.node_offset;
+    return arrayLength(&nodes) / 3u * 2u + body.tri_offset;
 }
 
-// A walk's word (`closest_hit`): where a node's box is held (its own node, or its half of its
-// parent's child pair), `child` holds LEAF_BIT | triangle for a leaf; for an internal node, in a
-// child pair its index, in its own node its left child's index.
+// The grid of the child pairs at `pairs` of `body`, stored in its last pair node (node
+// `pairs + tri_count - 1`, which no pair takes: a tree has fewer internal nodes than the body
+// triangles; the corner in `min`, the step's bits in `child`) by whoever wrote them (`fit`, or
+// the host with a tree it writes over a body's). Unread where the tuning keeps no pairs.
+fn stored_pair_grid(pairs: u32, body: BodyGpu) -> PairGrid {
+    if !CHILD_PAIRS {
+        return ONE_LEAF_GRID;
+    }
+    let at = pairs + max(body.tri_count, 1u) - 1u;
+    return PairGrid(nodes[at].min, bitcast<f32>(nodes[at].child));
+}
+
+// A walk's word (`closest_hit`): `child` of the node that holds a node's box in the tree (for
+// a leaf LEAF_BIT | triangle, for an internal node its left child's index), or in a child pair
+// its word (LEAF_BIT | triangle, or an internal node's own index).
 
 // The word of the root of `body`'s tree, whose node is `root` (`closest_hit`'s words).
 fn root_word(root: u32) -> u32 {
@@ -94,28 +108,51 @@ fn root_word(root: u32) -> u32 {
     return c;
 }
 
-// The nodes that hold the boxes of the two children (left, right) of the internal node of word
-// `word` of `body` (`pairs`: `child_pairs(body)`): the halves of its child pair, or the
-// children's own nodes (the left one by the word, the right one by the left one's escape link,
-// a second fetch that waits for the first).
-fn children_at(body: BodyGpu, pairs: u32, word: u32) -> vec2<u32> {
-    if CHILD_PAIRS {
-        let pa = pairs + 2u * word;
-        return vec2<u32>(pa, pa + 1u);
-    }
-    let la = body.node_offset + word;
-    return vec2<u32>(la, body.node_offset + nodes[la].escape);
+// What a step of a walk reads of an internal node's two children (left, right): their boxes,
+// and for each a handle that gives its word (`word_of`) when the walk goes into it: its word,
+// read with the boxes from the node's compact child pair, or else the node that holds its
+// box.
+struct Children {
+    lmin: vec3<f32>,
+    lmax: vec3<f32>,
+    rmin: vec3<f32>,
+    rmax: vec3<f32>,
+    left: u32,
+    right: u32,
 }
 
-// Whether a walk passing `fan` passes the child whose box node `at` holds (`children_at`) in a
-// tree of `leaf_count` leaves (`passes_fan`; its index read only when a fan is passed).
-fn passes_fan_at(fan: Fan, leaf_count: u32, body: BodyGpu, at: u32) -> bool {
+// The two children of the internal node of word `word` of `body` (`pairs`: `child_pairs(body)`,
+// `grid`: the body's pair grid): from its compact child pair, one 32-byte record, or from the
+// children's own nodes (the left one by the word, the right one by the left one's escape link,
+// a second fetch that waits for the first; their words read only when walked into).
+fn children_of(body: BodyGpu, pairs: u32, grid: PairGrid, word: u32) -> Children {
+    if CHILD_PAIRS {
+        let p = nodes[pairs + word];
+        let b = pair_boxes(grid, p);
+        return Children(b[0], b[1], b[2], b[3], p.child, p.escape);
+    }
+    let la = body.node_offset + word;
+    let ra = body.node_offset + nodes[la].escape;
+    return Children(nodes[la].min, nodes[la].max, nodes[ra].min, nodes[ra].max, la, ra);
+}
+
+// The word of the child of handle `h` (`Children`).
+fn word_of(h: u32) -> u32 {
+    if CHILD_PAIRS {
+        return h;
+    }
+    return nodes[h].child;
+}
+
+// Whether a walk passing `fan` passes the child of handle `h` (`Children`) in a tree of
+// `leaf_count` leaves of `body` (`passes_fan`; the node's index read only when a fan is passed).
+fn passes_fan_at(fan: Fan, leaf_count: u32, body: BodyGpu, h: u32) -> bool {
     if !FAN_WALKS || fan.vertex == NONE {
         return false;
     }
-    var n = at - body.node_offset;
+    var n = h - body.node_offset;
     if CHILD_PAIRS {
-        n = nodes[at].child;
+        n = h;
     }
     return passes_fan(fan, leaf_count, n);
 }
@@ -124,25 +161,24 @@ fn passes_fan_at(fan: Fan, leaf_count: u32, body: BodyGpu, at: u32) -> bool {
 // packed vertex `ignore_vertex` (NONE: skip none), and passing `fan` (`passes_fan`: NO_FAN, or
 // `fan_to_pass` of that vertex). Ties in t go to the lower triangle index.
 //
-// Each step reads both children's boxes of an internal node: from its child pair
-// (`child_pairs`), one 64-byte record whose second box waits for nothing, where the tuning keeps
-// them, else from the children's own nodes (`children_at`); then the word of the child the ray
-// walks into (its `child`). The walk visits the nearer child first and keeps the farther one on
-// a short stack of SHORT_STACK entries (the node that holds its box and word), with the distance
-// at which the ray enters its box. A popped entry is walked into (its word read) when that
-// distance is still within the hit found so far (`tmax`): the answer a second test of its box
-// would give, without that test. (`box_entry` accepted the box when its entry e was at most
-// min(exit, tmax) at the push; e and the exit are the same numbers at the pop and tmax has only
-// shrunk, so the box passes again exactly when e <= tmax; the fan a walk passes does not change
-// either.) On lavapipe the ray stage took 10-15 % less than with a second test (`cloth-layers`
-// 139.0-139.6 -> 119.2-119.7 ms, the armadillo pair 65.1-66.2 -> 55.2-56.7, `resting-pile`
-// 18.2-18.3 -> 16.4; two alternated pairs of whole runs, `raycontact-bench --no-parry
-// --implementations gpu`). When the stack is full the farther child is dropped and, at the end,
-// the whole tree is walked once more without any stack (depth-first through the escape links,
-// pruned by the hit found): no depth of tree can make the query miss a hit. Each word is read
-// only where the walk uses it (llvmpipe runs every buffer read as a loop over its SIMD lanes).
-// `nodes_visited` counts the boxes tested: the root's, then two a step (and the stackless walk's,
-// one a node).
+// Each step reads both children's boxes of an internal node (`children_of`): from its compact child
+// pair (`child_pairs`), one 32-byte record with both children's words, where the tuning keeps them
+// (`grid`: their grid, `stored_pair_grid`; unread without them), else from the children's own
+// nodes, then the word of the child the ray walks into. The walk visits the nearer child first and
+// keeps the farther one on a short stack of SHORT_STACK entries (its handle, `Children`), with the
+// distance at which the ray enters its box. A popped entry is walked into (its word read) when that
+// distance is still within the hit found so far (`tmax`): the answer a second test of its box would
+// give, without that test. (`box_entry` accepted the box when its entry e was at most min(exit,
+// tmax) at the push; e and the exit are the same numbers at the pop and tmax has only shrunk, so
+// the box passes again exactly when e <= tmax; the fan a walk passes does not change either.) On
+// lavapipe the ray stage took 10-15 % less than with a second test (`cloth-layers` 139.0-139.6 ->
+// 119.2-119.7 ms, the armadillo pair 65.1-66.2 -> 55.2-56.7, `resting-pile` 18.2-18.3 -> 16.4; two
+// alternated pairs of whole runs, `raycontact-bench --no-parry --implementations gpu`). When the
+// stack is full the farther child is dropped and, at the end, the whole tree is walked once more
+// without any stack (depth-first through the escape links, pruned by the hit found): no depth of
+// tree can make the query miss a hit. Each word is read only where the walk uses it (llvmpipe runs
+// every buffer read as a loop over its SIMD lanes). `nodes_visited` counts the boxes tested: the
+// root's, then two a step (and the stackless walk's, one a node).
 fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan: Fan) -> RayHit {
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
@@ -151,7 +187,7 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
     if leaf_count == 0u {
         return best;
     }
-    // The stacked children (the nodes that hold their boxes and words), and where the ray enters
+    // The stacked children (their handles, `Children`), and where the ray enters
     // each one's box.
     var stack: array<u32, SHORT_STACK>;
     var stack_t: array<f32, SHORT_STACK>;
@@ -160,6 +196,7 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
     // `word`: the word of the node to walk into, read once its box has passed; NONE when none.
     let root = body.node_offset;
     let pairs = child_pairs(body);
+    let grid = stored_pair_grid(pairs, body);
     best.nodes_visited += 1u;
     var word = NONE;
     if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[root].min, nodes[root].max)
@@ -177,7 +214,7 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
                 while sp > 0u {
                     sp -= 1u;
                     if stack_t[sp] <= tmax {
-                        word = nodes[stack[sp]].child;
+                        word = word_of(stack[sp]);
                         break;
                     }
                 }
@@ -188,20 +225,20 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
             if (word & LEAF_BIT) != 0u {
                 break;
             }
-            let at = children_at(body, pairs, word);
+            let at = children_of(body, pairs, grid, word);
             best.nodes_visited += 2u;
-            let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[at.x].min, nodes[at.x].max);
-            let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nodes[at.y].min, nodes[at.y].max);
-            let enter_l = el.y != 0.0 && !passes_fan_at(fan, leaf_count, body, at.x);
-            let enter_r = er.y != 0.0 && !passes_fan_at(fan, leaf_count, body, at.y);
+            let el = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, at.lmin, at.lmax);
+            let er = box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, at.rmin, at.rmax);
+            let enter_l = el.y != 0.0 && !passes_fan_at(fan, leaf_count, body, at.left);
+            let enter_r = er.y != 0.0 && !passes_fan_at(fan, leaf_count, body, at.right);
             var next = NONE;
             if enter_l && enter_r {
-                var near = at.x;
-                var far = at.y;
+                var near = at.left;
+                var far = at.right;
                 var far_t = er.x;
                 if er.x < el.x {
-                    near = at.y;
-                    far = at.x;
+                    near = at.right;
+                    far = at.left;
                     far_t = el.x;
                 }
                 if sp < SHORT_STACK {
@@ -213,13 +250,13 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
                 }
                 next = near;
             } else if enter_l {
-                next = at.x;
+                next = at.left;
             } else if enter_r {
-                next = at.y;
+                next = at.right;
             }
             word = NONE;
             if next != NONE {
-                word = nodes[next].child;
+                word = word_of(next);
             }
         }
         if word == NONE {

@@ -126,7 +126,7 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
         return out;
     }
     var tmax = vec2<f32>(ray.tmax, back.tmax);
-    // The stacked children (the nodes that hold their boxes and words), the rays that entered
+    // The stacked children (their handles, `Children`), the rays that entered
     // each one's box and where.
     var stack: array<u32, SHORT_STACK>;
     var stack_rays: array<u32, SHORT_STACK>;
@@ -136,6 +136,7 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
     // `act`: the rays that entered the box of the node of word `word` (`closest_hit`'s words).
     let root = body.node_offset;
     let pairs = child_pairs(body);
+    let grid = stored_pair_grid(pairs, body);
     out.front.nodes_visited += 1u;
     var word = NONE;
     var act = enter_both(ray, inv, 3u, tmax, nodes[root].min, nodes[root].max).rays;
@@ -153,7 +154,7 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
                     let within = select(0u, 1u, stack_t[sp].x <= tmax.x) | select(0u, 2u, stack_t[sp].y <= tmax.y);
                     act = stack_rays[sp] & within;
                     if act != 0u {
-                        word = nodes[stack[sp]].child;
+                        word = word_of(stack[sp]);
                         break;
                     }
                 }
@@ -164,25 +165,25 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
             if (word & LEAF_BIT) != 0u {
                 break;
             }
-            let at = children_at(body, pairs, word);
+            let at = children_of(body, pairs, grid, word);
             out.front.nodes_visited += 2u;
-            var el = enter_both(ray, inv, act, tmax, nodes[at.x].min, nodes[at.x].max);
-            var er = enter_both(ray, inv, act, tmax, nodes[at.y].min, nodes[at.y].max);
-            if el.rays != 0u && passes_fan_at(fan, leaf_count, body, at.x) {
+            var el = enter_both(ray, inv, act, tmax, at.lmin, at.lmax);
+            var er = enter_both(ray, inv, act, tmax, at.rmin, at.rmax);
+            if el.rays != 0u && passes_fan_at(fan, leaf_count, body, at.left) {
                 el.rays = 0u;
             }
-            if er.rays != 0u && passes_fan_at(fan, leaf_count, body, at.y) {
+            if er.rays != 0u && passes_fan_at(fan, leaf_count, body, at.right) {
                 er.rays = 0u;
             }
             var next = NONE;
             if el.rays != 0u && er.rays != 0u {
-                var near = at.x;
-                var far = at.y;
+                var near = at.left;
+                var far = at.right;
                 var far_entered = er;
                 act = el.rays;
                 if er.at < el.at {
-                    near = at.y;
-                    far = at.x;
+                    near = at.right;
+                    far = at.left;
                     far_entered = el;
                     act = er.rays;
                 }
@@ -196,15 +197,15 @@ fn closest_hits_line(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u3
                 }
                 next = near;
             } else if el.rays != 0u {
-                next = at.x;
+                next = at.left;
                 act = el.rays;
             } else if er.rays != 0u {
-                next = at.y;
+                next = at.right;
                 act = er.rays;
             }
             word = NONE;
             if next != NONE {
-                word = nodes[next].child;
+                word = word_of(next);
             }
         }
         if word == NONE {

@@ -120,3 +120,73 @@ fn body_max(s: BodyStateRead) -> vec3<f32> {
 fn fan_words(tri_count: u32) -> u32 {
     return 3u * TRIANGLE_REGIONS * tri_count;
 }
+
+// The grid of a body's compact child pairs (`layout::Node`'s doc; CPU twin:
+// `raycontact::internals::layout::PairGrid`): `step`, a power of two, and the grid's corner in
+// steps, `origin` (whole numbers). A box component is stored as its count q of steps from the
+// corner, at most PAIR_Q_MAX, and read as (origin + q) * step: exact (a whole number under 2^24
+// times a power of two), so a kernel and its twin read the same floats. `pair_grid` chooses
+// the step so that every box within the body's box takes at most PAIR_Q_MAX steps.
+struct PairGrid {
+    origin: vec3<f32>,
+    step: f32,
+}
+
+// The smallest e with 2^e >= x for a finite x > 0 (the exponent of a subnormal's bound: -126).
+fn ceil_log2(x: f32) -> i32 {
+    let b = bitcast<u32>(x);
+    return i32((b >> 23u) & 0xffu) - 127 + select(0, 1, (b & 0x7fffffu) != 0u);
+}
+
+// The grid of a body whose box is lo..hi (`body_min`, `body_max`): a step of at least 1/8192
+// of the longest side, so that the box spans at most 8192 + 2 steps, and of at least
+// 2^-23 of the farthest coordinate from 0, so that the corner and every point in steps stay
+// under 2^24; at least 2^-100.
+fn pair_grid(lo: vec3<f32>, hi: vec3<f32>) -> PairGrid {
+    let side = max(hi.x - lo.x, max(hi.y - lo.y, hi.z - lo.z));
+    let far = max(max(abs(lo.x), abs(hi.x)), max(max(abs(lo.y), abs(hi.y)), max(abs(lo.z), abs(hi.z))));
+    let e = max(max(ceil_log2(side) - 13, ceil_log2(far) - 23), -100);
+    let step = bitcast<f32>(u32(e + 127) << 23u);
+    // lo / step, exactly (`pair_steps`).
+    return PairGrid(floor(lo * bitcast<f32>(u32(127 - e) << 23u)), step);
+}
+
+// The steps of box component v (within the grid's box) on axis d: rounded down for a minimum
+// (`up` false), up for a maximum, so that the component read back (`pair_value`) holds v's side
+// of the box. Exact: v / step is v times the step's inverse (a power of two made from its bits;
+// a WGSL division may be off by 2.5 ulp), its floor or ceiling a whole number under 2^24, and
+// the corner's whole number of steps taken from that one (not from v / step, whose difference
+// with it may round up to a whole number) leaves a whole number under 2^14. (A subnormal v
+// flushed to zero is off by less than its own size.)
+fn pair_steps(g: PairGrid, d: u32, v: f32, up: bool) -> u32 {
+    let s = v * bitcast<f32>(0x7f000000u - bitcast<u32>(g.step));
+    return u32(clamp(select(floor(s), ceil(s), up) - g.origin[d], 0.0, f32(PAIR_Q_MAX)));
+}
+
+// A word of a compact child pair: the left child's steps (bits 15..28) and the right child's
+// (bits 0..13) of one box component, with bit 29 set, so that the word read as a float is a
+// normal positive number (`layout::Node` holds the pair's box words as floats).
+fn pair_word(left: u32, right: u32) -> u32 {
+    return 0x20000000u | (left << 15u) | right;
+}
+
+// The component that steps `q` of axis d stand for.
+fn pair_value(g: PairGrid, d: u32, q: u32) -> f32 {
+    return (g.origin[d] + f32(q)) * g.step;
+}
+
+// The boxes of both children of a compact child pair `p` (the left child's min, max, then the
+// right's), in grid `g`.
+fn pair_boxes(g: PairGrid, p: Node) -> array<vec3<f32>, 4> {
+    let lo = bitcast<vec3<u32>>(p.min);
+    let hi = bitcast<vec3<u32>>(p.max);
+    let o = g.origin;
+    let lmin = (o + vec3<f32>((lo >> vec3<u32>(15u)) & vec3<u32>(PAIR_Q_MAX))) * g.step;
+    let rmin = (o + vec3<f32>(lo & vec3<u32>(PAIR_Q_MAX))) * g.step;
+    let lmax = (o + vec3<f32>((hi >> vec3<u32>(15u)) & vec3<u32>(PAIR_Q_MAX))) * g.step;
+    let rmax = (o + vec3<f32>(hi & vec3<u32>(PAIR_Q_MAX))) * g.step;
+    return array<vec3<f32>, 4>(lmin, lmax, rmin, rmax);
+}
+
+// The grid of a tree without child pairs (one leaf, or a tuning that keeps none).
+const ONE_LEAF_GRID = PairGrid(vec3<f32>(0.0), 1.0);

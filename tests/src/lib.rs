@@ -49,11 +49,15 @@ pub fn default_limits_context() -> raycontact::Result<GpuContext> {
 
 /// A second GPU context, on the same kind of device as [`ctx`], whose kernels are built with the
 /// other [`Tuning`] than the adapter's default (one triangle per invocation on a software adapter,
-/// sixteen on a GPU), so that tests check both tunings against the CPU twins.
+/// sixteen on a GPU), but for the child pairs, which it switches the other way from the default
+/// (both tunings keep them), so that tests check both tunings and both walks (through the
+/// compact child pairs and through the children's own nodes) against the CPU twins.
 pub fn other_tuning_ctx() -> &'static GpuContext {
     static CTX: OnceLock<GpuContext> = OnceLock::new();
     CTX.get_or_init(|| {
-        let other = if ctx().tuning() == Tuning::SOFTWARE { Tuning::GPU } else { Tuning::SOFTWARE };
+        let mine = ctx().tuning();
+        let other = if mine == Tuning::SOFTWARE { Tuning::GPU } else { Tuning::SOFTWARE };
+        let other = Tuning { child_pairs: !mine.child_pairs, ..other };
         let options = ContextOptions { tuning: Some(other), ..ContextOptions::from_env() };
         let adapter = options.adapter().expect("the adapter of the shared context");
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {

@@ -9,9 +9,10 @@
 //!   dependent dispatch may start) and one per submission (submit, fence, map);
 //! - every byte of every buffer bound, read or written once, at the DRAM bandwidth (a stage
 //!   that touches only part of a buffer moves less; one that reads a byte twice, more);
-//! - the traversal's traffic: per ray, each node visited is one 32-byte sector and each
-//!   triangle tested is four (three corners and their indices), served at the L2 bandwidth (the
-//!   suite's trees and vertices fit in an H100's 50 MB L2);
+//! - the traversal's traffic: per ray, each two nodes visited are one 32-byte sector (a step's
+//!   compact child pair, `layout::Node`) and each triangle tested is four (three corners and
+//!   their indices), served at the L2 bandwidth (the suite's trees and vertices fit in an H100's
+//!   50 MB L2);
 //! - the read-back over the host link.
 //!
 //! It leaves out the compute, the latency of a dependent chain of loads (a ray's walk, a
@@ -53,13 +54,16 @@ pub const H100: GpuModel = GpuModel {
     link_bytes_per_us: 5.0e4,
 };
 
-/// Bytes a ray moves per node visited (one 32-byte sector: a node is 32 bytes).
-const NODE_BYTES: f64 = 32.0;
+/// Bytes a ray moves per node visited: a step tests two, both read from one 32-byte sector, the
+/// node's compact child pair (`layout::Node`; both tunings keep them). The nodes counted are
+/// the twin's walk through the nodes' own boxes, which the pairs round outwards: the walk
+/// through the pairs visits a few more (0.2-0.4 % on the ray tests' meshes).
+const NODE_BYTES: f64 = 16.0;
 /// Bytes a ray moves per triangle tested (four sectors: the indices and three corners).
 const TRIANGLE_BYTES: f64 = 128.0;
 
-/// Bytes a ray moves through the kernels' binary layout, in the GPU walk: a sector per node
-/// visited, four per triangle tested (what [`GpuModel::estimate`] counts), with a cloth
+/// Bytes a ray moves through the kernels' binary layout, in the GPU walk: a sector per two nodes
+/// visited (a step's child pair), four per triangle tested (what [`GpuModel::estimate`] counts), with a cloth
 /// vertex's two rays walked together when `line` (the GPU tuning's walk), else each on its own.
 pub fn binary_bytes_per_ray(rays: &RayFigures, line: bool) -> f64 {
     let nodes = if line { rays.nodes_per_ray_gpu_line_walk } else { rays.nodes_per_ray_gpu_walk };
@@ -188,10 +192,10 @@ mod tests {
         let e = m.estimate(&c);
         assert_eq!(e.fixed_ms, 0.042);
         assert_eq!(e.memory_ms, 0.003);
-        // 1000 rays x (50 x 32 + 2 x 128) bytes = 1.856 MB at 4 MB/ms.
-        assert!((e.traversal_ms - 0.000464).abs() < 1e-12);
+        // 1000 rays x (50 x 16 + 2 x 128) bytes = 1.056 MB at 4 MB/ms.
+        assert!((e.traversal_ms - 0.000264).abs() < 1e-12);
         assert_eq!(e.read_back_ms, 0.002);
-        assert!((e.total_ms() - (0.042 + 0.003 + 0.000464 + 0.002)).abs() < 1e-12);
+        assert!((e.total_ms() - (0.042 + 0.003 + 0.000264 + 0.002)).abs() < 1e-12);
         // No work: the fixed costs alone.
         let none = m.estimate(&FrameCounts::default());
         assert_eq!(none.total_ms(), 0.01);

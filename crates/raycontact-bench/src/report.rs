@@ -151,7 +151,7 @@ pub fn print_instance(r: &InstanceResult) {
         f.triangles_per_ray
     );
     println!(
-        "traversal bytes/ray: {} in the kernels' binary layout (GPU walk: {:.1} nodes of 32 B, {:.2} triangles of 128 B{}), {} in the 4-wide one (CPU walk: {:.1} wide nodes of 128 B, {:.2} triangle records of 64 B)",
+        "traversal bytes/ray: {} in the kernels' binary layout (GPU walk: {:.1} nodes of 16 B, two a 32-byte child pair, {:.2} triangles of 128 B{}), {} in the 4-wide one (CPU walk: {:.1} wide nodes of 128 B, {:.2} triangle records of 64 B)",
         fmt_bytes(gpu_model::binary_bytes_per_ray(f, false)),
         f.nodes_per_ray_gpu_walk,
         f.triangles_per_ray,

@@ -25,8 +25,10 @@ pub struct FrameData {
     /// BVH nodes: body `b` owns `2 * tri_count` slots from `node_offset`, of which the first
     /// `2 * leaf_count - 1` are used.
     pub nodes: Vec<Node>,
-    /// The GPU's child pairs (the node buffer's second half, [`Node`]'s doc): body `b`'s internal
-    /// node `p` has its two children at `node_offset + 2 p` and the next (empty in a GPU frame
+    /// The GPU's compact child pairs (the node buffer's last third, [`Node`]'s doc): body `b`'s
+    /// internal node `p` has its pair at `tri_offset + p`, and the pairs' grid is in its last
+    /// pair node, `tri_offset + tri_count - 1` ([`Self::body_child_pairs`],
+    /// [`Self::body_pair_grid`]; empty in a GPU frame
     /// whose tuning keeps none, [`Tuning::child_pairs`](crate::layout::Tuning::child_pairs), and
     /// in a frame of the CPU backend, whose walks go through its wide trees:
     /// [`child_pairs`](crate::cpu::child_pairs) gives them from `nodes`).
@@ -166,12 +168,21 @@ impl FrameData {
         (self.wide.trees.len() == self.body_state.len()).then(|| self.wide.tree(b)).flatten()
     }
 
-    /// The used child pairs of packed body `b` (two nodes per internal node), empty in a frame
-    /// without them ([`Self::child_pairs`]).
+    /// The used compact child pairs of packed body `b` (one node per internal node), empty in a
+    /// frame without them ([`Self::child_pairs`]).
     pub fn body_child_pairs(&self, packing: &Packing, b: usize) -> &[Node] {
-        let off = packing.bodies[b].node_offset as usize;
-        let pairs = 2 * (self.body_state[b].leaf_count as usize).saturating_sub(1);
+        let off = packing.bodies[b].tri_offset as usize;
+        let pairs = (self.body_state[b].leaf_count as usize).saturating_sub(1);
         self.child_pairs.get(off..off + pairs).unwrap_or(&[])
+    }
+
+    /// The grid of packed body `b`'s compact child pairs, stored in its last pair node
+    /// ([`PairGrid::node`](crate::layout::PairGrid::node)), in a frame with child pairs
+    /// ([`Self::child_pairs`]).
+    pub fn body_pair_grid(&self, packing: &Packing, b: usize) -> Option<crate::layout::PairGrid> {
+        let body = &packing.bodies[b];
+        let last = (body.tri_offset + body.tri_count).checked_sub(1)?;
+        self.child_pairs.get(last as usize).map(crate::layout::PairGrid::of_node)
     }
 
     /// The used parent links of packed body `b`, as [`Self::body_nodes`].

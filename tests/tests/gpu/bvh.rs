@@ -4,7 +4,7 @@
 use glam::Vec3;
 use rand::Rng;
 use raycontact::internals::layout::{
-    BODY_FANS, LEAF_BIT, NONE, Node, SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE,
+    BODY_FANS, LEAF_BIT, NONE, Node, PairGrid, SHORT_KEY_TILES, SHORT_SORT_PASSES, SORT_PASSES, TILE,
     TINY_KEY_TRIANGLES, TINY_SORT_PASSES,
 };
 use raycontact::internals::sah_tree::{sah_tree, tree_parents};
@@ -42,7 +42,8 @@ fn gpu_vs_cpu_on(ctx: &GpuContext, meshes: &[TriMesh]) -> (Scene, FrameData) {
 /// `fit`, or the scene for a body at rest, writes for the bodies with `BODY_FANS` where the
 /// tuning passes fans) are the twin's of its tree (`cpu::fit_fans`), and its child pairs (which
 /// `hierarchy` and `fit`, or the scene for a body at rest, write where the tuning keeps them)
-/// the twin's of its tree (`cpu::child_pairs`). `what` names the case in the messages.
+/// the twin's of its tree (`cpu::child_pairs`) in the grid stored with them, that of the body's
+/// box (or, at rest, of the tree's root box). `what` names the case in the messages.
 pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) {
     assert_eq!(g.normals.len(), c.normals.len(), "{what}");
     for (v, (a, b)) in g.normals.iter().zip(&c.normals).enumerate() {
@@ -74,8 +75,21 @@ pub fn assert_same_frame(what: &str, g: &FrameData, c: &FrameData, p: &Packing) 
             assert_eq!(g.body_fans(p, b), &fans[..], "{what} fan words of body {b}");
         }
         if !g.child_pairs.is_empty() {
+            // In the grid of the body's box (`fit`'s), or for a tree the scene wrote over a
+            // body's and the GPU has not refitted since, of the tree's root box.
+            let nodes = g.body_nodes(p, b);
+            let at_rest = g.sah_trees.get(b).is_some_and(|&sah| sah);
+            let of_body = g.body_state[b].bounds().map(|(lo, hi)| PairGrid::of_box(lo, hi));
+            let of_root = nodes.first().map(|r| PairGrid::of_box(r.min, r.max));
+            let grid = g.body_pair_grid(p, b).expect("a grid where the frame has pairs");
+            if nodes.len() > 1 {
+                assert!(
+                    Some(grid) == of_body || (at_rest && Some(grid) == of_root),
+                    "{what} child pairs' grid of body {b}: {grid:?}, not of its box {of_body:?}"
+                );
+            }
             let mut pairs = Vec::new();
-            cpu::child_pairs(g.body_nodes(p, b), &mut pairs);
+            cpu::child_pairs(nodes, &grid, &mut pairs);
             assert_eq!(g.body_child_pairs(p, b), &pairs[..], "{what} child pairs of body {b}");
         }
     }

@@ -3,6 +3,7 @@
 
 mod backend_update;
 mod casting;
+mod child_pairs;
 mod classify;
 mod fan;
 mod intersections;

@@ -5,7 +5,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::frame::used_nodes;
-use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node, TriBox};
+use crate::layout::{BodyGpu, BodyState, LEAF_BIT, NONE, Node, PairGrid, TriBox, pair_word};
 use crate::packing::{Packing, has_moved};
 
 /// Twin of `fit.wgsl`: the box of every node, bottom-up (a leaf's box is its triangle's box; an
@@ -76,26 +76,45 @@ fn fit_node(window: &mut [Node], base: usize, node: usize, leaves: &[Node], dept
     (lo, hi)
 }
 
-/// Twin of the child pairs that `hierarchy.wgsl` and `fit.wgsl` write into the node buffer's
-/// second half ([`Node`]'s doc), for one body's tree (`nodes`, its used nodes, body-local, in
-/// any layout of child and escape links: an LBVH or a tree written over it): into `pairs`
-/// (cleared), for each internal node `p`, its left then its right child, each with its box (a
-/// zero of either sign as +0, as `fit`'s keys give it), its word in `child` (an internal child's
-/// index, a leaf's [`LEAF_BIT`] `|` triangle, the leaf's own `child`) and [`NONE`] in `escape`.
-/// The GPU's walks read them (`closest_hit`); the CPU twins read the same values from the nodes
-/// themselves. Also what the GPU scene uploads with a tree it writes over a body's.
-pub fn child_pairs(nodes: &[Node], pairs: &mut Vec<Node>) {
+/// Twin of the compact child pairs that `hierarchy.wgsl` and `fit.wgsl` write into the node
+/// buffer's last third ([`Node`]'s doc), for one body's tree (`nodes`, its used nodes,
+/// body-local, in any layout of child and escape links: an LBVH or a tree written over it) in
+/// grid `grid` (`fit`'s: [`PairGrid::of_box`] of the body's box; the host's, of a tree it
+/// writes: of the tree's root box): into `pairs` (cleared), for each internal node `p`, its two
+/// children's boxes in steps of the grid (each minimum rounded down, each maximum up, so that
+/// each holds its child's box; the left child's in the high half of each box word:
+/// [`pair_word`]), the left child's word in `child` and the right one's in `escape` (an internal
+/// child's index, a leaf's [`LEAF_BIT`] `|` triangle, the leaf's own `child`). The grid itself is
+/// stored in the body's last pair node ([`PairGrid::node`]). Twin of what the GPU's walks read
+/// (`closest_hit`; the twin that reads them: [`closest_hit_paired`]); also what the GPU scene
+/// uploads with a tree it writes over a body's.
+///
+/// [`closest_hit_paired`]: crate::cpu::closest_hit_paired
+pub fn child_pairs(nodes: &[Node], grid: &PairGrid, pairs: &mut Vec<Node>) {
     pairs.clear();
     let internal = nodes.len() / 2;
-    let half = |c: u32| {
-        let n = &nodes[c as usize];
-        let child = if (c as usize) < internal { c } else { n.child };
-        // `+ 0.0` turns -0 into +0 and leaves every other value as it is.
-        Node { min: n.min + Vec3::ZERO, child, max: n.max + Vec3::ZERO, escape: NONE }
+    if internal == 0 {
+        return;
+    }
+    let word = |c: u32| if (c as usize) < internal { c } else { nodes[c as usize].child };
+    // `+ 0.0` turns -0 into +0 (as `fit`'s keys give it) and leaves every other value as it is.
+    let words = |l: &Node, r: &Node, lo: bool| -> Vec3 {
+        Vec3::from_array(std::array::from_fn(|d| {
+            let (a, b) = if lo { (l.min[d], r.min[d]) } else { (l.max[d], r.max[d]) };
+            let (a, b) = (grid.steps(d, a + 0.0, !lo), grid.steps(d, b + 0.0, !lo));
+            f32::from_bits(pair_word(a, b))
+        }))
     };
     for p in 0..internal {
         let left = nodes[p].child;
-        pairs.extend([half(left), half(nodes[left as usize].escape)]);
+        let right = nodes[left as usize].escape;
+        let (l, r) = (&nodes[left as usize], &nodes[right as usize]);
+        pairs.push(Node {
+            min: words(l, r, true),
+            child: word(left),
+            max: words(l, r, false),
+            escape: word(right),
+        });
     }
 }
 

@@ -1,10 +1,11 @@
 //! Twin of `shaders/raycast.wgsl`: closest hits of a batch of rays against a list of bodies,
-//! each through its BVH ([`closest_hit`], the twin of `shaders/shared/bvh.wgsl`).
+//! each through its BVH ([`closest_hit_in`], the twin of `shaders/shared/bvh.wgsl`: through the
+//! frame's child pairs where it has them).
 
 use glam::Vec3;
 use rayon::prelude::*;
 
-use super::shared::bvh::closest_hit;
+use super::shared::bvh::{closest_hit, closest_hit_in};
 use super::shared::targets::QueryScene;
 use crate::layout::{BodyGpu, NONE, Node, Ray, RayHit};
 
@@ -29,9 +30,7 @@ pub fn raycast_ray(scene: &QueryScene<'_>, targets: &[u32], ray: &Ray) -> RayHit
     let mut ray = *ray;
     let mut best = RayHit::MISS;
     for (k, &b) in targets.iter().enumerate() {
-        let p = scene.packing;
-        let nodes = scene.frame.body_nodes(p, b as usize);
-        let h = closest_hit(&p.bodies[b as usize], nodes, scene.positions, &p.triangles, &ray, NONE, &[]);
+        let h = closest_hit_in(scene.frame, scene.packing, b as usize, scene.positions, &ray, NONE, &[]);
         best.nodes_visited += h.nodes_visited;
         best.triangles_tested += h.triangles_tested;
         best.fallback |= h.fallback;

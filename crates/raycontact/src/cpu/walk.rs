@@ -5,7 +5,7 @@
 use glam::Vec3;
 use rayon::prelude::*;
 
-use super::shared::bvh::closest_hit;
+use super::shared::bvh::closest_hit_in;
 use super::shared::walk::walk_ray;
 use crate::frame::FrameData;
 use crate::layout::{NONE, Ray, WALK_FALLBACK_BVH, WALK_HIT, WalkCounts, WalkHit};
@@ -14,7 +14,7 @@ use crate::walk::WalkOptions;
 
 /// Twin of `walk.wgsl`: walks each ray over packed body `b` from its start triangle
 /// (body-local, or [`NONE`]), and with [`WalkFallback::Bvh`](crate::WalkFallback::Bvh) casts
-/// the rays whose walk did not hit through the BVH ([`closest_hit`]); returns the results and
+/// the rays whose walk did not hit through the BVH ([`closest_hit_in`]); returns the results and
 /// the counters (which the kernel writes to one buffer, the counters first:
 /// [`WALK_HITS_OFFSET`](crate::layout::WALK_HITS_OFFSET)).
 pub fn walk(
@@ -27,7 +27,6 @@ pub fn walk(
     options: &WalkOptions,
 ) -> (Vec<WalkHit>, WalkCounts) {
     let body = &packing.bodies[b];
-    let nodes = frame.body_nodes(packing, b);
     let fallback = options.fallback.code() == WALK_FALLBACK_BVH;
     let hits: Vec<WalkHit> = rays
         .par_iter()
@@ -37,7 +36,7 @@ pub fn walk(
             let mut h =
                 walk_ray(body, &packing.adjacency, positions, &packing.triangles, r, s, options.max_steps);
             if h.outcome != WALK_HIT && fallback {
-                let c = closest_hit(body, nodes, positions, &packing.triangles, r, NONE, &[]);
+                let c = closest_hit_in(frame, packing, b, positions, r, NONE, &[]);
                 h = WalkHit { t: c.t, triangle: c.triangle, u: c.u, v: c.v, bvh: 1, ..h };
             }
             h

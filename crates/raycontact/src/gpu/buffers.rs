@@ -241,8 +241,8 @@ impl Capacity {
             B::Keys0 | B::Keys1 | B::Values0 | B::Values1 => 4 * t,
             B::Counters => 4 * COUNTERS_PER_TILE as u64 * tiles,
             B::SortPasses => UNIFORM_STRIDE * SORT_PASSES as u64,
-            // Two nodes per triangle, then as many for the child pairs (`layout::Node`).
-            B::Nodes if self.child_pairs => 128 * t,
+            // Two nodes per triangle, then one for the compact child pairs (`layout::Node`).
+            B::Nodes if self.child_pairs => 96 * t,
             B::Nodes => 64 * t,
             B::Parents => 8 * t,
             // Six box keys and the fan set per internal node (fewer than triangles).

@@ -78,10 +78,9 @@ fn most() -> KernelLimits {
 /// WebGPU's default (`wgpu::Limits::default()` satisfies them all); every other limit (textures,
 /// vertex buffers, render targets, ...) is at its least demanding value. The buffer sizes are
 /// WebGPU's defaults (`max_buffer_size` 256 MiB, `max_storage_buffer_binding_size` 128 MiB):
-/// enough for about two million triangles (the BVH nodes, 64 bytes per triangle, are the largest
-/// buffer); a scene that outgrows the device's limits is refused with [`Error::TooLarge`] naming
-/// the buffer. For larger scenes, ask the
-/// adapter's own buffer limits:
+/// enough for about 1.4 million triangles (the BVH nodes with their child pairs, 96 bytes per
+/// triangle, are the largest buffer); a scene that outgrows the device's limits is refused with
+/// [`Error::TooLarge`] naming the buffer. For larger scenes, ask the adapter's own buffer limits:
 ///
 /// ```no_run
 /// # async fn device(adapter: &wgpu::Adapter) -> Result<(), Box<dyn std::error::Error>> {

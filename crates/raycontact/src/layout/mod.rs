@@ -15,6 +15,7 @@
 mod detect;
 mod frame;
 mod intersect;
+mod pair_grid;
 mod prelude;
 mod query;
 mod response;
@@ -22,6 +23,7 @@ mod response;
 pub use detect::*;
 pub use frame::*;
 pub use intersect::*;
+pub use pair_grid::*;
 pub use prelude::wgsl_prelude;
 pub use query::*;
 pub use response::*;
@@ -98,24 +100,26 @@ pub struct Tuning {
     /// --scene cloth-layers`: 160.6 / 154.1 / 153.7 ms without, 169.0 / 159.0 / 156.2 with), and
     /// the fan words add 30-40 % to `fit` (cloth-layers 6.6-7.3 ms -> 8.6-9.5).
     pub fan_walks: bool,
-    /// Whether the node buffer holds the child pairs ([`Node`]'s doc; the WGSL constant
+    /// Whether the node buffer holds the compact child pairs ([`Node`]'s doc; the WGSL constant
     /// `CHILD_PAIRS`): `hierarchy` writes each internal node's two children's words and `fit`
-    /// their boxes into a second half of the buffer, and each step of a walk (`closest_hit`,
-    /// `closest_hits_line`) reads both children's boxes from that one 64-byte record, instead of
-    /// the left child's node and then, through its escape link, the right one's (a second
-    /// fetch that waits for the first). The same hits and counts either way. On a GPU a step is
-    /// then one fetch instead of two in a row; not measured on one (on an H200, fetching both
-    /// children at once by another route left the ray stage within 3 %: the README). On
-    /// lavapipe, which reads no faster for reading less, `fit`, which writes each box word twice
-    /// more, took 30-60 % longer and `hierarchy` 20-30 %, and the ray stage did not move beyond
-    /// its noise (2 alternated runs of `raycontact-bench --no-parry --implementations
-    /// gpu,gpu-refit --scene cloth-layers,eight-sheets,resting-pile,files --tuning
-    /// software,child_pairs=false`, then `=true`: `fit` 5.0-5.8 -> 6.5-7.6 ms on
-    /// `cloth-layers`, 7.1 -> 11.1-11.4 on `eight-sheets`, 8.9-9.1 -> 13.7-14.3 on the armadillo
-    /// pair; the ray stage 130-144 -> 121-128, 82-83 -> 78-89, 58-59 -> 58-64). With them the
-    /// node buffer takes 128 bytes a triangle instead of 64, the most of any buffer: under
-    /// WebGPU's default binding limit (128 MiB) a packing holds about a million triangles
-    /// instead of two.
+    /// their boxes, in 14-bit steps of the body's grid rounded outwards, into a last third of
+    /// the buffer, and each step of a walk (`closest_hit`, `closest_hits_line`) reads both
+    /// children's boxes and words from that one 32-byte record (8 words), instead of the left
+    /// child's node and then, through its escape link, the right one's (14 words in two
+    /// dependent fetches). The same hits either way; the rounded boxes add a few nodes visited
+    /// (0.2-0.4 % on the ray tests' sphere, torus and bunny). The node buffer then takes 96
+    /// bytes a triangle instead of 64, the most of any buffer: under WebGPU's default binding
+    /// limit (128 MiB) a packing holds about 1.4 million triangles instead of two. On lavapipe,
+    /// which reads a storage buffer a word and a lane at a time (the README), the ray stage took
+    /// 3-41 % less on the suite's scenes and the armadillo pair, `fit` (which writes each box
+    /// word once more) up to 63 % more, and the rebuilding frame 5-28 % less on the scenes of
+    /// 40k triangles or more but the largest (3 alternated runs of `raycontact-bench --no-parry
+    /// --implementations gpu,gpu-refit --tuning software`, then `software,child_pairs=true`, with
+    /// the armadillo pair; medians: `cloth-layers` 445.7 -> 323.0 ms, the armadillo pair 271.4
+    /// -> 223.1, `mesh-scaling` 159k 213.3 -> 175.1, 641k 733.0 -> 737.7; the small scenes,
+    /// whose frames are mostly the dispatches' fixed cost, within the run-to-run noise of the
+    /// VM, on which `cpu-rayon`'s frames moved as much). Not measured on a GPU, where a step
+    /// becomes one 32-byte sector instead of two dependent ones.
     pub child_pairs: bool,
     /// Whether iterative detection (`walk_contacts`) tallies its counters (the walk outcomes,
     /// the fallback casts and the contacts walked) per workgroup, in workgroup memory, and adds
@@ -136,21 +140,21 @@ impl Tuning {
     /// For a software adapter: 16 triangles per invocation, one workgroup per tile; the sort's
     /// scatter and the source listing in workgroups of 32 (for the scatter, the fastest of 16,
     /// 32, 64 and 256 on lavapipe); the sort one dispatch for up to 16 tiles; a cloth vertex's
-    /// rays walked one after the other; no fan passed; no child pairs; iterative detection's
-    /// counters added one by one.
+    /// rays walked one after the other; no fan passed; the compact child pairs; iterative
+    /// detection's counters added one by one.
     pub const SOFTWARE: Tuning = Tuning {
         items: 16,
         barrier_group: 32,
         whole_sort_tiles: 16,
         line_walks: false,
         fan_walks: false,
-        child_pairs: false,
+        child_pairs: true,
         workgroup_tallies: false,
     };
     /// For a GPU: one triangle per invocation, 16 workgroups per tile; the sort's scatter and
     /// the source listing in workgroups of [`WG_SIZE`]; the sort one dispatch whenever every
     /// body fits in a tile; a cloth vertex's two rays walked together; the fans of vertices of
-    /// many triangles passed; the child pairs; iterative detection's counters tallied per
+    /// many triangles passed; the compact child pairs; iterative detection's counters tallied per
     /// workgroup.
     pub const GPU: Tuning = Tuning {
         items: 1,

@@ -30,6 +30,7 @@ pub fn wgsl_prelude(tuning: &Tuning) -> String {
          const TINY_DEGENERATE_KEY: u32 = {TINY_DEGENERATE_KEY:#x}u;\n\
          const MAX_GROUPS_X: u32 = {MAX_GROUPS_X}u;\n\
          const SHORT_STACK: u32 = {SHORT_STACK}u;\n\
+         const PAIR_Q_MAX: u32 = {PAIR_Q_MAX:#x}u;\n\
          const LINE_WALKS: bool = {line_walks};\n\
          const FAN_WALKS: bool = {fan_walks};\n\
          const CHILD_PAIRS: bool = {child_pairs};\n\

@@ -1,13 +1,16 @@
 //! Twin of `shaders/shared/bvh.wgsl`: the closest hit of a ray through a body's BVH, visiting
-//! the nodes in the GPU's order and counting them alike. With the GPU tuning the kernel reads
-//! each step's two boxes from the node's child pair (the node buffer's second half); the twin
-//! reads the same values from the children's own nodes, as the software tuning's kernel does
-//! (`cpu::child_pairs` gives the pairs from them).
+//! the nodes in the GPU's order and counting them alike: through the children's own nodes
+//! ([`closest_hit`]) or, as the kernel does where the tuning keeps them, through the compact
+//! child pairs (the node buffer's last third: [`closest_hit_paired`], [`closest_hit_in`]).
 
 use glam::Vec3;
 
 use super::ray::{box_entry, intersect_triangle, ray_axes, safe_inverse};
-use crate::layout::{BODY_FANS, BodyGpu, FAN_VALENCE, LEAF_BIT, NONE, Node, Ray, RayHit, SHORT_STACK};
+use crate::frame::FrameData;
+use crate::layout::{
+    BODY_FANS, BodyGpu, FAN_VALENCE, LEAF_BIT, NONE, Node, PairGrid, Ray, RayHit, SHORT_STACK, pair_boxes,
+};
+use crate::packing::Packing;
 
 /// What a leaf test needs: the body, its geometry and the ray.
 pub(crate) struct Leaf<'a> {
@@ -83,10 +86,9 @@ pub(crate) fn passes_fan(fans: &[u32], ignore: u32, n: u32) -> bool {
 /// (`closest_hit` in `bvh.wgsl` says why), and its box is not tested again. When the stack is
 /// full the farther child is dropped and a final stackless depth-first walk (pruned by the hit
 /// found) makes up for it, so no depth of tree can make it miss. Visits nodes in the same order
-/// as the GPU and counts alike the boxes tested (the root's, then two a step: with the GPU
-/// tuning the kernel reads both from the node's child pair, the second half of the node buffer,
-/// [`Node`]'s doc; this twin from the children's nodes, the same values,
-/// [`child_pairs`](crate::cpu::child_pairs)).
+/// as the GPU's walk through the nodes and counts alike the boxes tested (the root's, then two a
+/// step; the walk through the compact child pairs, whose boxes are rounded outwards, is
+/// [`closest_hit_paired`]).
 pub fn closest_hit(
     body: &BodyGpu,
     nodes: &[Node],
@@ -96,7 +98,101 @@ pub fn closest_hit(
     ignore_vertex: u32,
     fans: &[u32],
 ) -> RayHit {
+    let leaf = |n: u32| {
+        let c = nodes[n as usize].child;
+        (c & LEAF_BIT != 0).then_some(c & !LEAF_BIT)
+    };
+    let children = |n: u32| {
+        let left = nodes[n as usize].child;
+        let right = nodes[left as usize].escape;
+        [left, right].map(|c| (c, nodes[c as usize].min, nodes[c as usize].max))
+    };
+    let tree = Walked { nodes, root: 0, leaf, children };
+    walk_closest(&tree, body, positions, triangles, ray, ignore_vertex, fans)
+}
+
+/// Twin of `closest_hit` in `shaders/shared/bvh.wgsl` through the compact child pairs, which
+/// both tunings keep (`Tuning::child_pairs`; [`child_pairs`](crate::cpu::child_pairs): `pairs`,
+/// one per internal node, in `grid`, as
+/// [`FrameData::body_child_pairs`](crate::internals::FrameData::body_child_pairs) and
+/// [`FrameData::body_pair_grid`](crate::internals::FrameData::body_pair_grid) give them):
+/// [`closest_hit`]'s walk, each step's two boxes decoded from the node's pair, which hold
+/// the children's boxes rounded outwards to the grid. The same hit as [`closest_hit`] (a box
+/// that holds its child's prunes nothing the child's own box would keep); the nodes visited are
+/// the kernel's through the pairs, usually a few more than through the nodes (0.2-0.4 % on the
+/// ray tests' meshes).
+#[allow(clippy::too_many_arguments)]
+pub fn closest_hit_paired(
+    body: &BodyGpu,
+    nodes: &[Node],
+    (pairs, grid): (&[Node], PairGrid),
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+    fans: &[u32],
+) -> RayHit {
+    // The walk's words: an internal node's index, or LEAF_BIT | triangle.
+    let leaf = |w: u32| (w & LEAF_BIT != 0).then_some(w & !LEAF_BIT);
+    let children = |w: u32| {
+        let p = &pairs[w as usize];
+        let [(lmin, lmax), (rmin, rmax)] = pair_boxes(&grid, p);
+        [(p.child, lmin, lmax), (p.escape, rmin, rmax)]
+    };
+    let root = if nodes.first().is_some_and(|r| r.child & LEAF_BIT != 0) { nodes[0].child } else { 0 };
+    let tree = Walked { nodes, root, leaf, children };
+    walk_closest(&tree, body, positions, triangles, ray, ignore_vertex, fans)
+}
+
+/// Twin of `closest_hit` in `shaders/shared/bvh.wgsl` on packed body `b` of `frame`: through
+/// its compact child pairs where the frame has them (a GPU frame whose tuning keeps them,
+/// [`closest_hit_paired`]), else through its nodes ([`closest_hit`]). The same hit either way.
+pub fn closest_hit_in(
+    frame: &FrameData,
+    packing: &Packing,
+    b: usize,
+    positions: &[Vec3],
+    ray: &Ray,
+    ignore_vertex: u32,
+    fans: &[u32],
+) -> RayHit {
+    let (body, nodes, tris) = (&packing.bodies[b], frame.body_nodes(packing, b), &packing.triangles);
+    match frame.body_pair_grid(packing, b) {
+        Some(grid) => {
+            let pairs = (frame.body_child_pairs(packing, b), grid);
+            closest_hit_paired(body, nodes, pairs, positions, tris, ray, ignore_vertex, fans)
+        }
+        None => closest_hit(body, nodes, positions, tris, ray, ignore_vertex, fans),
+    }
+}
+
+/// A tree as [`walk_closest`] walks it: by handles (a node's index, or a child pair's word),
+/// from `root`'s; `leaf` gives a handle's triangle when it is a leaf, `children` an internal
+/// one's two children (left, right) with their handles and boxes; the nodes themselves for the
+/// root's box and the stackless walk. A handle is also the index of the node's fan word.
+struct Walked<'a, L, C> {
+    nodes: &'a [Node],
+    root: u32,
+    leaf: L,
+    children: C,
+}
+
+/// [`closest_hit`]'s walk over `tree` (the kernel's, with its child pairs or without).
+fn walk_closest<L, C>(
+    tree: &Walked<'_, L, C>,
+    body: &BodyGpu,
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    ignore_vertex: u32,
+    fans: &[u32],
+) -> RayHit
+where
+    L: Fn(u32) -> Option<u32>,
+    C: Fn(u32) -> [(u32, Vec3, Vec3); 2],
+{
     let mut best = RayHit::MISS;
+    let nodes = tree.nodes;
     if nodes.is_empty() {
         return best;
     }
@@ -104,20 +200,19 @@ pub fn closest_hit(
     let inv = safe_inverse(ray.dir);
     let mut tmax = ray.tmax;
     let leaf = Leaf { body, positions, triangles, ray, axes, ignore_vertex };
-    let entry = |n: u32, tmax: f32| {
-        let nd = &nodes[n as usize];
+    let entry = |(n, min, max): (u32, Vec3, Vec3), tmax: f32| {
         if passes_fan(fans, ignore_vertex, n) {
             None
         } else {
-            box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max)
+            box_entry(ray.origin, ray.dir, inv, ray.tmin, tmax, min, max)
         }
     };
-    // The stacked nodes, each with where the ray enters its box.
+    // The stacked handles, each with where the ray enters its box.
     let mut stack = [(0u32, 0f32); SHORT_STACK as usize];
     let mut sp = 0usize;
     let mut lost = false;
     best.nodes_visited += 1;
-    let mut node = if entry(0, tmax).is_some() { 0 } else { NONE };
+    let mut node = if entry((0, nodes[0].min, nodes[0].max), tmax).is_some() { tree.root } else { NONE };
     loop {
         if node == NONE {
             while sp > 0 {
@@ -132,18 +227,15 @@ pub fn closest_hit(
                 break;
             }
         }
-        let nd = &nodes[node as usize];
-        if nd.child & LEAF_BIT != 0 {
-            leaf.test(nd.child & !LEAF_BIT, &mut best, &mut tmax);
+        if let Some(tri) = (tree.leaf)(node) {
+            leaf.test(tri, &mut best, &mut tmax);
             node = NONE;
             continue;
         }
-        let left = nd.child;
-        let right = nodes[left as usize].escape;
+        let [l, r] = (tree.children)(node);
         best.nodes_visited += 2;
-        let el = entry(left, tmax);
-        let er = entry(right, tmax);
-        node = match (el, er) {
+        let (left, right) = (l.0, r.0);
+        node = match (entry(l, tmax), entry(r, tmax)) {
             (Some(a), Some(b)) => {
                 let (near, far) = if b < a { (right, (left, a)) } else { (left, (right, b)) };
                 if sp < stack.len() {
