@@ -395,6 +395,13 @@ impl Buffers {
         &self.bufs[b as usize].buffer
     }
 
+    /// The byte offset of the node buffer's compact child pairs, its last third, after two
+    /// nodes a triangle of capacity (`layout::Node`; WGSL `child_pairs`), where the tuning keeps
+    /// them.
+    pub fn child_pairs_offset(&self) -> u64 {
+        self.get(B::Nodes).size() / 3 * 2
+    }
+
     /// The bytes of buffer `b` the current packing and detection use.
     pub fn used(&self, b: B) -> u64 {
         self.bufs[b as usize].used

@@ -191,7 +191,7 @@ impl GpuScene {
     /// recorded (or, for a tree over its LBVH's leaves built since its rebuild, refitted by it):
     /// its nodes (body-local, a binary tree over its LBVH's leaves) with their compact child
     /// pairs where the tuning keeps them (`layout::Node`: `cpu::child_pairs`, in the grid of the
-    /// tree's root box, stored after them), their `parents` (for a later
+    /// tree's root box, stored in the body's last pair node), their `parents` (for a later
     /// refit) and, where the body has them ([`Self::has_fans`]), its fan words. Queue writes:
     /// done before the frame's commands run, which leave the body (it is kept) or refit the tree
     /// written (`fit` writes its boxes, child pairs and fan words again).
@@ -219,7 +219,7 @@ impl GpuScene {
             // the walks; the pairs after two nodes a triangle of capacity (`layout::Node`).
             let grid = crate::layout::PairGrid::of_box(root.min, root.max);
             crate::cpu::child_pairs(tree, &grid, &mut self.pairs_scratch);
-            let first = self.bufs.get(B::Nodes).size() / 3 * 2 + node_bytes * body.tri_offset as u64;
+            let first = self.bufs.child_pairs_offset() + node_bytes * body.tri_offset as u64;
             write(B::Nodes, first, bytemuck::cast_slice(&self.pairs_scratch));
             let last = first + node_bytes * (body.tri_count as u64).saturating_sub(1);
             write(B::Nodes, last, bytemuck::bytes_of(&grid.node()));

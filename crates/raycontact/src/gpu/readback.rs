@@ -286,8 +286,7 @@ impl GpuScene {
             values: self.read::<u32>(B::Values0, 0, t)?,
             nodes: self.read::<Node>(B::Nodes, 0, 2 * t)?,
             child_pairs: if self.ctx.tuning().child_pairs {
-                // After two nodes a triangle of capacity, one (`layout::Node`).
-                let first = self.bufs.get(B::Nodes).size() / (3 * size_of::<Node>() as u64) * 2;
+                let first = self.bufs.child_pairs_offset() / size_of::<Node>() as u64;
                 self.read::<Node>(B::Nodes, first, t)?
             } else {
                 Vec::new()
