@@ -150,11 +150,7 @@ fn passes_fan_at(fan: Fan, leaf_count: u32, body: BodyGpu, h: u32) -> bool {
     if !FAN_WALKS || fan.vertex == NONE {
         return false;
     }
-    var n = h - body.node_offset;
-    if CHILD_PAIRS {
-        n = h;
-    }
-    return passes_fan(fan, leaf_count, n);
+    return passes_fan(fan, leaf_count, select(h - body.node_offset, h, CHILD_PAIRS));
 }
 
 // Closest hit of `ray` against a body (its BodyGpu and leaf count), skipping triangles that use

@@ -152,7 +152,7 @@ fn pair_grid(lo: vec3<f32>, hi: vec3<f32>) -> PairGrid {
 }
 
 // The steps of box component v (within the grid's box) on axis d: rounded down for a minimum
-// (`up` false), up for a maximum, so that the component read back (`pair_value`) holds v's side
+// (`up` false), up for a maximum, so that the component read back (`pair_side`) holds v's side
 // of the box. Exact: v / step is v times the step's inverse (a power of two made from its bits;
 // a WGSL division may be off by 2.5 ulp), its floor or ceiling a whole number under 2^24, and
 // the corner's whole number of steps taken from that one (not from v / step, whose difference
@@ -170,9 +170,10 @@ fn pair_word(left: u32, right: u32) -> u32 {
     return 0x20000000u | (left << 15u) | right;
 }
 
-// The component that steps `q` of axis d stand for.
-fn pair_value(g: PairGrid, d: u32, q: u32) -> f32 {
-    return (g.origin[d] + f32(q)) * g.step;
+// The corner that three box words (`pair_word`) hold for the child whose steps are at bit
+// `shift` of each (15: the left child, 0: the right): (origin + steps) * step on each axis.
+fn pair_side(g: PairGrid, words: vec3<u32>, shift: u32) -> vec3<f32> {
+    return (g.origin + vec3<f32>((words >> vec3<u32>(shift)) & vec3<u32>(PAIR_Q_MAX))) * g.step;
 }
 
 // The boxes of both children of a compact child pair `p` (the left child's min, max, then the
@@ -180,12 +181,7 @@ fn pair_value(g: PairGrid, d: u32, q: u32) -> f32 {
 fn pair_boxes(g: PairGrid, p: Node) -> array<vec3<f32>, 4> {
     let lo = bitcast<vec3<u32>>(p.min);
     let hi = bitcast<vec3<u32>>(p.max);
-    let o = g.origin;
-    let lmin = (o + vec3<f32>((lo >> vec3<u32>(15u)) & vec3<u32>(PAIR_Q_MAX))) * g.step;
-    let rmin = (o + vec3<f32>(lo & vec3<u32>(PAIR_Q_MAX))) * g.step;
-    let lmax = (o + vec3<f32>((hi >> vec3<u32>(15u)) & vec3<u32>(PAIR_Q_MAX))) * g.step;
-    let rmax = (o + vec3<f32>(hi & vec3<u32>(PAIR_Q_MAX))) * g.step;
-    return array<vec3<f32>, 4>(lmin, lmax, rmin, rmax);
+    return array<vec3<f32>, 4>(pair_side(g, lo, 15u), pair_side(g, hi, 15u), pair_side(g, lo, 0u), pair_side(g, hi, 0u));
 }
 
 // The grid of a tree without child pairs (one leaf, or a tuning that keeps none).

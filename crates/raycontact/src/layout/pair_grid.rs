@@ -71,7 +71,8 @@ impl PairGrid {
         ((if up { s.ceil() } else { s.floor() }) - self.origin[d]).clamp(0.0, PAIR_Q_MAX as f32) as u32
     }
 
-    /// Twin of WGSL `pair_value`: the component that steps `q` of axis `d` stand for.
+    /// The component that steps `q` of axis `d` stand for, `(origin + q) * step` (what WGSL
+    /// `pair_side` computes on each axis).
     pub fn value(&self, d: usize, q: u32) -> f32 {
         (self.origin[d] + q as f32) * self.step
     }
