@@ -220,9 +220,7 @@ impl Narrow<'_> {
 
     /// The probes of a cloth vertex's two rays along its normal `n` from `origin` on packed body
     /// `b`, up to `tmax` without hints, in one trace when the tracer can (`None` when it casts
-    /// them one by one): the inward one (`-n`) and the outward one. With a reach `r`, both are
-    /// [`Self::probe_by_length`]'s (misses where `may_reach` says no, unless `ignore` is set).
-    #[allow(clippy::too_many_arguments)]
+    /// them one by one): the inward one (`-n`) and the outward one.
     fn probe_line<T: Tracer>(
         &self,
         sink: &mut Sink<'_, T>,
@@ -231,16 +229,8 @@ impl Narrow<'_> {
         n: Vec3,
         tmax: f32,
         ignore: u32,
-        r: Option<f32>,
     ) -> Option<[Probe; 2]> {
         let ray = Ray { origin, tmin: 0.0, dir: -n, tmax };
-        if let Some(r) = r {
-            if asks_reach(&self.packing.bodies[b], ignore, r)
-                && !sink.tracer.may_reach(self, b, origin, r, ignore)
-            {
-                return Some([Probe::NONE; 2]);
-            }
-        }
         let [i, o] = sink.tracer.trace_line(self, b, &ray, ignore)?;
         Some([self.probe_of(b, -n, i), self.probe_of(b, n, o)])
     }
@@ -511,7 +501,7 @@ pub fn classify_at<T: Tracer>(
     } else if !cloth_b {
         // Both rays in one trace where the tracer can (the same hits).
         let line = if use_in && use_out && hin == NONE && hout == NONE {
-            cx.probe_line(&mut sink, b, p, n, inf, NONE, None)
+            cx.probe_line(&mut sink, b, p, n, inf, NONE)
         } else {
             None
         };
@@ -539,9 +529,15 @@ pub fn classify_at<T: Tracer>(
     } else {
         let ignore = if self_pair { v } else { NONE };
         let (mut todo, mut done, mut hints) = (rays.sides, 0u32, [hin, hout]);
-        // Both rays in one trace where the tracer can (the same hits); then side by side.
+        // Both rays in one trace where the tracer can (the same hits); then side by side. Both
+        // are classified by L: where `may_reach` says no, neither (nor a straight ray of theirs)
+        // finds anything within the reach, and no contact comes of the source (the misses
+        // `probe_by_length` would give each; the kernel's `may_reach` before `trace_line`).
         let line = if todo == 3 && hin == NONE && hout == NONE {
-            cx.probe_line(&mut sink, b, p, n, beyond, ignore, Some(near))
+            if asks_reach(body_b, ignore, near) && !sink.tracer.may_reach(cx, b, p, near, ignore) {
+                return sink.counts;
+            }
+            cx.probe_line(&mut sink, b, p, n, beyond, ignore)
         } else {
             None
         };
