@@ -468,6 +468,11 @@ fn classify(a: u32, local: u32, b: u32, k: u32, predict: f32, sides: u32, hint_i
         // answered once a source (a cloth vertex's two sides, cast one by one, ask it twice).
         if by_reach && reach_answer == 0u {
             reach_answer = select(2u, 1u, may_reach(rq.body, p, r_near, rq.ignore));
+            // Every step of cloth -> cloth is classified by L and asks it first: no, and none of
+            // them finds anything (nor a straight ray of theirs).
+            if kind == CASE_CC && reach_answer == 2u {
+                return;
+            }
         }
         if lined && !straight && s == 1u {
             pr = second;
