@@ -300,108 +300,58 @@ fn stackless_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, body: BodyGpu, leaf_
 }
 
 // Whether some leaf box of a body (its BodyGpu and leaf count), grown by `r` on every side,
-// holds `p`. Where it does not, no triangle of the body comes within distance r of p
-// (`near_walk`, which says yes when unsure).
+// holds `p`. Where it does not, no triangle of the body comes within distance r of p. Depth
+// first through the escape links, stopping at the first such leaf.
 fn leaf_near(p: vec3<f32>, r: f32, body: BodyGpu, leaf_count: u32) -> bool {
-    return near_walk(p, r, NONE, body, leaf_count, false);
+    var node = NONE;
+    if leaf_count > 0u {
+        node = 0u;
+    }
+    let grow = vec3<f32>(r);
+    while node != NONE {
+        let nd = nodes[body.node_offset + node];
+        if all(nd.min - grow <= p) && all(p <= nd.max + grow) {
+            if (nd.child & LEAF_BIT) != 0u {
+                return true;
+            }
+            node = nd.child;
+        } else {
+            node = nd.escape;
+        }
+    }
+    return false;
 }
 
 // Whether some triangle of a body (its BodyGpu and leaf count) that does not use packed vertex
 // `ignore_vertex` comes within distance r of p (`triangle_within`), walking the leaves whose box,
-// grown by r, holds p (`near_walk`, which says yes when unsure). Where it does not, a self pair's
-// rays from that vertex at p find nothing within r (the triangles they skip are those of
-// `ignore_vertex`). CPU twin: `raycontact::internals::cpu::other_near`.
+// grown by r, holds p. Where it does not, a self pair's rays from that vertex at p find nothing
+// within r (the triangles they skip are those of `ignore_vertex`). Stops at the first such
+// triangle. CPU twin: `raycontact::internals::cpu::other_near`.
 fn other_near(p: vec3<f32>, r: f32, ignore_vertex: u32, body: BodyGpu, leaf_count: u32) -> bool {
-    return near_walk(p, r, ignore_vertex, body, leaf_count, true);
-}
-
-// Whether the box lo..hi, grown by r on every side, holds p.
-fn grown_holds(p: vec3<f32>, r: f32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
-    return all(lo - vec3<f32>(r) <= p) && all(p <= hi + vec3<f32>(r));
-}
-
-// The walk of `leaf_near` (`test` false: the first leaf whose grown box holds p answers yes) and
-// `other_near` (`test`: the first such leaf whose triangle does not use `ignore_vertex` and comes
-// within r of p). Stops at the first. Where the tuning keeps compact child pairs, each step reads
-// both children's boxes from the node's pair (one 32-byte record) and keeps a second child to
-// walk on a short stack of SHORT_STACK words: a full stack answers yes (unsure: the caller then
-// casts its rays, which find what they would have found), and the pairs' boxes, rounded outwards,
-// hold a little more than the leaves' own, so it says yes in a few more places, never fewer.
-// Without pairs it goes depth first through the escape links, one node a step. As
-// `closest_hit`'s walk, the inner loop goes on to the next leaf whose grown box holds p, then the
-// leaf is tested, so that a SIMD group's lanes test their leaves together.
-fn near_walk(p: vec3<f32>, r: f32, ignore_vertex: u32, body: BodyGpu, leaf_count: u32, test: bool) -> bool {
-    if leaf_count == 0u {
-        return false;
+    var node = NONE;
+    if leaf_count > 0u {
+        node = 0u;
     }
-    let root = body.node_offset;
-    let pairs = child_pairs(body);
-    let grid = stored_pair_grid(pairs, body);
-    var stack: array<u32, SHORT_STACK>;
-    var sp = 0u;
-    // Without pairs: the next node of the escape walk (body-local). With them: the word to walk
-    // into, NONE when none.
-    var node = 0u;
-    var word = NONE;
-    if CHILD_PAIRS {
-        if !grown_holds(p, r, nodes[root].min, nodes[root].max) {
-            return false;
-        }
-        word = root_word(root);
-    }
+    let grow = vec3<f32>(r);
+    // As `closest_hit`'s walk: the inner loop goes on to the next leaf whose grown box holds p,
+    // then the leaf is tested, so that a SIMD group's lanes test their leaves together.
     loop {
         var tri = NONE;
-        if CHILD_PAIRS {
-            loop {
-                if word == NONE {
-                    if sp == 0u {
-                        break;
-                    }
-                    sp -= 1u;
-                    word = stack[sp];
-                }
-                if (word & LEAF_BIT) != 0u {
-                    tri = word & ~LEAF_BIT;
-                    word = NONE;
+        while node != NONE {
+            let nd = nodes[body.node_offset + node];
+            if all(nd.min - grow <= p) && all(p <= nd.max + grow) {
+                if (nd.child & LEAF_BIT) != 0u {
+                    tri = nd.child & ~LEAF_BIT;
+                    node = nd.escape;
                     break;
                 }
-                let at = children_of(body, pairs, grid, word);
-                let in_l = grown_holds(p, r, at.lmin, at.lmax);
-                let in_r = grown_holds(p, r, at.rmin, at.rmax);
-                word = NONE;
-                if in_l && in_r {
-                    if sp == SHORT_STACK {
-                        return true;
-                    }
-                    stack[sp] = at.right;
-                    sp += 1u;
-                    word = at.left;
-                } else if in_l {
-                    word = at.left;
-                } else if in_r {
-                    word = at.right;
-                }
-            }
-        } else {
-            while node != NONE {
-                let nd = nodes[root + node];
-                if grown_holds(p, r, nd.min, nd.max) {
-                    if (nd.child & LEAF_BIT) != 0u {
-                        tri = nd.child & ~LEAF_BIT;
-                        node = nd.escape;
-                        break;
-                    }
-                    node = nd.child;
-                } else {
-                    node = nd.escape;
-                }
+                node = nd.child;
+            } else {
+                node = nd.escape;
             }
         }
         if tri == NONE {
             return false;
-        }
-        if !test {
-            return true;
         }
         let g = body.tri_offset + tri;
         let ia = triangles[3u * g];

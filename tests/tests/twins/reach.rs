@@ -2,9 +2,7 @@
 //! near their origin (`Tracer::may_reach`; the kernels' `may_reach`, `leaf_near` on the BVH; the
 //! CPU backend's, `WideTree::has_leaf_near` on its wide trees), nor, for a coarse cloth's self
 //! pair, where no triangle without the source vertex comes within the reach (`other_near`, the
-//! CPU backend's `other_near_wide`, by `triangle_within`). The queries against brute force (the
-//! kernels' walk through the compact child pairs, `cpu::near_paired`: yes wherever brute force
-//! says yes, and only rarely elsewhere), and
+//! CPU backend's `other_near_wide`, by `triangle_within`). The queries against brute force, and
 //! the contacts of the backend and of the twin's narrow phase against a classification that
 //! casts every ray, on layered sheets whose gaps lie on both sides of the reach and on a coarse
 //! sheet folded over itself.
@@ -12,7 +10,7 @@
 use glam::{Affine3A, Vec3};
 use rand::Rng;
 use raycontact::internals::cpu::Narrow;
-use raycontact::internals::layout::{BodyPair, Node, PairGrid, SELF_CLOTH};
+use raycontact::internals::layout::{BodyPair, SELF_CLOTH};
 use raycontact::internals::{FrameData, cpu};
 use raycontact::meshes::{self, TriMesh};
 use raycontact::{BodyKind, Pairs, Scene};
@@ -34,9 +32,8 @@ fn a_leaf_is_near_exactly_when_a_leaf_box_grown_by_the_reach_holds_the_point() {
         soup.triangles.push([3 * t, 3 * t + 1, 3 * t + 2]);
     }
     let p = Packed::new(&[(&torus, BodyKind::Volumetric), (&soup, BodyKind::Volumetric)]);
-    let (mut near, mut far, mut paired_only) = (0, 0, 0);
+    let (mut near, mut far) = (0, 0);
     for b in 0..2 {
-        let (pairs, grid) = child_pairs(&p, b);
         let tree = p.frame.body_wide(b).expect("a wide tree");
         let body = &p.packing.bodies[b];
         let boxes = &p.frame.tri_boxes[body.tri_offset as usize..(body.tri_offset + body.tri_count) as usize];
@@ -49,27 +46,10 @@ fn a_leaf_is_near_exactly_when_a_leaf_box_grown_by_the_reach_holds_the_point() {
             assert_eq!(tree.has_leaf_near(q, reach), brute, "body {b}: point {q}, reach {reach}");
             let binary = p.frame.body_nodes(&p.packing, b);
             assert_eq!(cpu::leaf_near(binary, q, reach), brute, "body {b}, binary: point {q}, reach {reach}");
-            // The kernel's walk through the pairs (rounded outwards): yes wherever a leaf's own
-            // box says yes.
-            let paired = cpu::near_paired(binary, (&pairs, grid), q, reach, |_| true);
-            assert!(paired || !brute, "body {b}, pairs: point {q}, reach {reach}");
-            paired_only += usize::from(paired && !brute);
             if brute { near += 1 } else { far += 1 }
         }
     }
     assert!(near > 300 && far > 300, "{near} near, {far} far");
-    eprintln!("{near} near, {far} far; {paired_only} of the far near through the pairs");
-    assert!(paired_only * 100 <= far, "{paired_only} of {far} far points near through the pairs");
-}
-
-/// The compact child pairs of packed body `b` of `p` in the grid of its box, as a GPU frame
-/// keeps them.
-fn child_pairs(p: &Packed, b: usize) -> (Vec<Node>, PairGrid) {
-    let (lo, hi) = p.frame.body_state[b].bounds().expect("a body box");
-    let grid = PairGrid::of_box(lo, hi);
-    let mut pairs = Vec::new();
-    cpu::child_pairs(p.frame.body_nodes(&p.packing, b), &grid, &mut pairs);
-    (pairs, grid)
 }
 
 /// Sheets of `n` quads a side stacked along z with the given gaps (each sheet rippled), over a
@@ -181,9 +161,8 @@ fn another_triangle_is_near_exactly_when_one_without_the_vertex_lies_within_the_
     }
     let p =
         Packed::new(&[(&sheet, BodyKind::Cloth { half_thickness: 0.01 }), (&folded, BodyKind::Volumetric)]);
-    let (mut near, mut far, mut skipped, mut paired_only) = (0, 0, 0, 0);
+    let (mut near, mut far, mut skipped) = (0, 0, 0);
     for b in 0..2 {
-        let (pairs, grid) = child_pairs(&p, b);
         let body = &p.packing.bodies[b];
         let tri = |t: usize| {
             let g = body.tri_offset as usize + t;
@@ -225,18 +204,10 @@ fn another_triangle_is_near_exactly_when_one_without_the_vertex_lies_within_the_
             assert_eq!(binary, brute, "body {b}, binary: point {q}, reach {reach}, ignoring {ignore}");
             let wide = cpu::other_near_wide(p.frame.body_wide(b).unwrap(), q, reach, ignore);
             assert_eq!(wide, brute, "body {b}, wide: point {q}, reach {reach}, ignoring {ignore}");
-            // The kernel's walk through the pairs: yes wherever the triangles say yes.
-            let paired = cpu::near_paired(nodes, (&pairs, grid), q, reach, |t| {
-                cpu::other_triangle_within(body, &p.positions, &p.packing.triangles, t, q, reach, ignore)
-            });
-            assert!(paired || !brute, "body {b}, pairs: point {q}, reach {reach}, ignoring {ignore}");
-            paired_only += usize::from(paired && !brute);
             if brute { near += 1 } else { far += 1 }
         }
     }
     assert!(near > 500 && far > 500 && skipped < 50, "{near} near, {far} far, {skipped} left out");
-    eprintln!("{near} near, {far} far; {paired_only} of the far near through the pairs");
-    assert!(paired_only * 100 <= far, "{paired_only} of {far} far points near through the pairs");
 }
 
 #[test]

@@ -84,8 +84,8 @@ pub use region_areas::{region_areas, vertex_area_steps};
 pub use regions_hook::regions_hook;
 pub use response::{ResponseSums, response};
 pub use shared::bvh::{
-    closest_hit, closest_hit_in, closest_hit_paired, fan_to_pass, leaf_near, near_in, near_paired,
-    other_near, other_triangle_within, triangle_within,
+    closest_hit, closest_hit_in, closest_hit_paired, fan_to_pass, leaf_near, other_near,
+    other_triangle_within, triangle_within,
 };
 pub use shared::bvh_line::closest_hits_line_binary;
 pub use shared::classify::{Narrow, Rays, Traced, Tracer, asks_reach, classify, classify_at};

@@ -9,7 +9,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::ray_sources::ray_sources;
-use super::shared::bvh::{Leaf, near_in};
+use super::shared::bvh::{Leaf, leaf_near, other_near};
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
 use super::shared::ray::ray_axes;
 use super::traverse::other_near_wide;
@@ -33,15 +33,16 @@ impl Tracer for BvhTracer {
 
     /// `leaf_near` on the body's tree (`other_near` with a vertex to ignore): its wide tree
     /// when the frame has one (whose leaf lanes hold the binary leaves' boxes, and its records
-    /// their corners: the answer of the binary tree's nodes), else the binary tree as the kernel
-    /// walks it ([`near_in`]: through its compact child pairs where the frame has them, which
-    /// say yes in a few more places; a ray cast there finds nothing within the reach, so the
-    /// contacts are the same).
+    /// their corners: the same answer), else the binary tree, as the kernel.
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
         match (cx.frame.body_wide(b), ignore) {
             (Some(w), NONE) if !w.nodes.is_empty() => w.has_leaf_near(p, r),
             (Some(w), _) if !w.nodes.is_empty() => other_near_wide(w, p, r, ignore),
-            _ => near_in(cx.frame, cx.packing, b, cx.positions, p, r, ignore),
+            (_, NONE) => leaf_near(cx.frame.body_nodes(cx.packing, b), p, r),
+            _ => {
+                let (body, nodes) = (&cx.packing.bodies[b], cx.frame.body_nodes(cx.packing, b));
+                other_near(body, nodes, cx.positions, &cx.packing.triangles, p, r, ignore)
+            }
         }
     }
 }

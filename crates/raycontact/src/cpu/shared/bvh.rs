@@ -1,9 +1,7 @@
 //! Twin of `shaders/shared/bvh.wgsl`: the closest hit of a ray through a body's BVH, visiting
 //! the nodes in the GPU's order and counting them alike: through the children's own nodes
 //! ([`closest_hit`]) or, as the kernel does where the tuning keeps them, through the compact
-//! child pairs (the node buffer's last third: [`closest_hit_paired`], [`closest_hit_in`]); and
-//! `may_reach`'s walks, whether a leaf box grown by a reach holds a point ([`leaf_near`],
-//! [`other_near`], [`near_paired`], [`near_in`]).
+//! child pairs (the node buffer's last third: [`closest_hit_paired`], [`closest_hit_in`]).
 
 use glam::Vec3;
 
@@ -293,18 +291,18 @@ pub(crate) fn stackless_hit(
     }
 }
 
-/// Twin of `leaf_near` in `bvh.wgsl` on a tree without child pairs: whether some leaf box of a
-/// body's tree (`nodes`, its used nodes), grown by `r` on every side, holds `p`. Where it does
-/// not, no triangle of the body comes within distance `r` of `p`.
+/// Twin of `leaf_near` in `bvh.wgsl`: whether some leaf box of a body's tree (`nodes`, its used
+/// nodes), grown by `r` on every side, holds `p`. Where it does not, no triangle of the body
+/// comes within distance `r` of `p`.
 pub fn leaf_near(nodes: &[Node], p: Vec3, r: f32) -> bool {
     leaf_near_with(nodes, p, r, |_| true)
 }
 
-/// Twin of `other_near` in `bvh.wgsl` on a tree without child pairs: whether some triangle of a
-/// body's tree (`nodes`, its used nodes) that does not use packed vertex `ignore` comes within
-/// distance `r` of `p` ([`triangle_within`]), walking the leaves whose box, grown by `r`, holds
-/// `p`. Where it says no, a self pair's rays from the vertex at `p` find nothing within `r` (the
-/// triangles they skip are those of `ignore`).
+/// Twin of `other_near` in `bvh.wgsl`: whether some triangle of a body's tree (`nodes`, its used
+/// nodes) that does not use packed vertex `ignore` comes within distance `r` of `p`
+/// ([`triangle_within`]), walking the leaves whose box, grown by `r`, holds `p`. Where it says
+/// no, a self pair's rays from the vertex at `p` find nothing within `r` (the triangles they skip
+/// are those of `ignore`).
 pub fn other_near(
     body: &BodyGpu,
     nodes: &[Node],
@@ -315,81 +313,6 @@ pub fn other_near(
     ignore: u32,
 ) -> bool {
     leaf_near_with(nodes, p, r, |tri| other_triangle_within(body, positions, triangles, tri, p, r, ignore))
-}
-
-/// Twin of `may_reach`'s walks in `bvh.wgsl` (`near_walk`) on packed body `b` of `frame`:
-/// `leaf_near` when `ignore` is [`NONE`], else `other_near`, through the body's compact child
-/// pairs where the frame has them ([`near_paired`]: yes in a few more places than the nodes'
-/// walk, never fewer), else through its nodes ([`leaf_near`], [`other_near`]).
-pub fn near_in(
-    frame: &FrameData,
-    packing: &Packing,
-    b: usize,
-    positions: &[Vec3],
-    p: Vec3,
-    r: f32,
-    ignore: u32,
-) -> bool {
-    let (body, nodes, tris) = (&packing.bodies[b], frame.body_nodes(packing, b), &packing.triangles);
-    let accept = |tri| ignore == NONE || other_triangle_within(body, positions, tris, tri, p, r, ignore);
-    match frame.body_pair_grid(packing, b) {
-        Some(grid) => near_paired(nodes, (frame.body_child_pairs(packing, b), grid), p, r, accept),
-        None => leaf_near_with(nodes, p, r, accept),
-    }
-}
-
-/// Twin of `near_walk` in `bvh.wgsl` with child pairs: whether some leaf whose box, grown by `r`
-/// on every side, holds `p` passes `accept` (given its body-local triangle), each step reading
-/// both children's boxes from the node's compact child pair (`pairs`, in `grid`: rounded
-/// outwards, so they hold a little more than the leaves' own) and keeping a second child on a
-/// short stack of [`SHORT_STACK`] words; a full stack answers yes (unsure). Stops at the first.
-pub fn near_paired(
-    nodes: &[Node],
-    (pairs, grid): (&[Node], PairGrid),
-    p: Vec3,
-    r: f32,
-    mut accept: impl FnMut(u32) -> bool,
-) -> bool {
-    let grow = Vec3::splat(r);
-    let holds = |min: Vec3, max: Vec3| (min - grow).cmple(p).all() && p.cmple(max + grow).all();
-    let Some(root) = nodes.first() else { return false };
-    if !holds(root.min, root.max) {
-        return false;
-    }
-    let mut stack = [0u32; SHORT_STACK as usize];
-    let mut sp = 0usize;
-    let mut word = if root.child & LEAF_BIT != 0 { root.child } else { 0 };
-    loop {
-        if word == NONE {
-            if sp == 0 {
-                return false;
-            }
-            sp -= 1;
-            word = stack[sp];
-        }
-        if word & LEAF_BIT != 0 {
-            if accept(word & !LEAF_BIT) {
-                return true;
-            }
-            word = NONE;
-            continue;
-        }
-        let pair = &pairs[word as usize];
-        let [(lmin, lmax), (rmin, rmax)] = pair_boxes(&grid, pair);
-        word = match (holds(lmin, lmax), holds(rmin, rmax)) {
-            (true, true) => {
-                if sp == stack.len() {
-                    return true;
-                }
-                stack[sp] = pair.escape;
-                sp += 1;
-                pair.child
-            }
-            (true, false) => pair.child,
-            (false, true) => pair.escape,
-            (false, false) => NONE,
-        };
-    }
 }
 
 /// Whether body-local triangle `tri` of `body` does not use packed vertex `ignore` and comes
@@ -411,8 +334,7 @@ pub fn other_triangle_within(
 
 /// Whether some leaf of a body's tree whose box, grown by `r` on every side, holds `p` passes
 /// `accept` (given its body-local triangle), depth first through the escape links; stops at the
-/// first. The walk of [`leaf_near`] (every leaf passes) and [`other_near`], and of `near_walk`
-/// in `bvh.wgsl` without child pairs.
+/// first. The walk of [`leaf_near`] (every leaf passes) and [`other_near`].
 fn leaf_near_with(nodes: &[Node], p: Vec3, r: f32, mut accept: impl FnMut(u32) -> bool) -> bool {
     let grow = Vec3::splat(r);
     let mut node = if nodes.is_empty() { NONE } else { 0 };
