@@ -532,7 +532,7 @@ pub fn classify_at<T: Tracer>(
         // Both rays in one trace where the tracer can (the same hits); then side by side. Both
         // are classified by L: where `may_reach` says no, neither (nor a straight ray of theirs)
         // finds anything within the reach, and no contact comes of the source (the misses
-        // `probe_by_length` would give each; the kernel's `may_reach` before `trace_line`).
+        // `probe_by_length` would give each), so it returns, as the kernel's `classify` does.
         let line = if todo == 3 && hin == NONE && hout == NONE {
             if asks_reach(body_b, ignore, near) && !sink.tracer.may_reach(cx, b, p, near, ignore) {
                 return sink.counts;
