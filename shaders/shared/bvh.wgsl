@@ -95,11 +95,10 @@ fn stored_pair_grid(pairs: u32, body: BodyGpu) -> PairGrid {
     return PairGrid(nodes[at].min, bitcast<f32>(nodes[at].child));
 }
 
-// A walk's word (`closest_hit`): `child` of the node that holds a node's box in the tree (for
-// a leaf LEAF_BIT | triangle, for an internal node its left child's index), or in a child pair
-// its word (LEAF_BIT | triangle, or an internal node's own index).
-
-// The word of the root of `body`'s tree, whose node is `root` (`closest_hit`'s words).
+// The word of the root of `body`'s tree, whose node is `root`. A walk's word (`closest_hit`) is
+// `child` of the node that holds a node's box in the tree (for a leaf LEAF_BIT | triangle, for an
+// internal node its left child's index), or in a child pair its word (LEAF_BIT | triangle, or an
+// internal node's own index).
 fn root_word(root: u32) -> u32 {
     let c = nodes[root].child;
     if CHILD_PAIRS && (c & LEAF_BIT) == 0u {

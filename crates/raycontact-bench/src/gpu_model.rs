@@ -63,8 +63,9 @@ const NODE_BYTES: f64 = 16.0;
 const TRIANGLE_BYTES: f64 = 128.0;
 
 /// Bytes a ray moves through the kernels' binary layout, in the GPU walk: a sector per two nodes
-/// visited (a step's child pair), four per triangle tested (what [`GpuModel::estimate`] counts), with a cloth
-/// vertex's two rays walked together when `line` (the GPU tuning's walk), else each on its own.
+/// visited (a step's child pair), four per triangle tested (what [`GpuModel::estimate`]
+/// counts), with a cloth vertex's two rays walked together when `line` (the GPU tuning's walk),
+/// else each on its own.
 pub fn binary_bytes_per_ray(rays: &RayFigures, line: bool) -> f64 {
     let nodes = if line { rays.nodes_per_ray_gpu_line_walk } else { rays.nodes_per_ray_gpu_walk };
     walk_bytes_per_ray(nodes, rays.triangles_per_ray)

@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec3A, Vec4};
 
-use crate::layout::{BodyGpu, BodyState, Node, TriBox};
+use crate::layout::{BodyGpu, BodyState, Node, PairGrid, TriBox};
 use crate::packing::Packing;
 use crate::wide_bvh::{WideBvh, WideTree};
 
@@ -28,10 +28,10 @@ pub struct FrameData {
     /// The GPU's compact child pairs (the node buffer's last third, [`Node`]'s doc): body `b`'s
     /// internal node `p` has its pair at `tri_offset + p`, and the pairs' grid is in its last
     /// pair node, `tri_offset + tri_count - 1` ([`Self::body_child_pairs`],
-    /// [`Self::body_pair_grid`]; empty in a GPU frame
-    /// whose tuning keeps none, [`Tuning::child_pairs`](crate::layout::Tuning::child_pairs), and
-    /// in a frame of the CPU backend, whose walks go through its wide trees:
-    /// [`child_pairs`](crate::cpu::child_pairs) gives them from `nodes`).
+    /// [`Self::body_pair_grid`]). Empty in a GPU frame whose tuning keeps none
+    /// ([`Tuning::child_pairs`](crate::layout::Tuning::child_pairs)) and in a frame of the CPU
+    /// backend, whose walks go through its wide trees ([`child_pairs`](crate::cpu::child_pairs)
+    /// gives them from `nodes` in a grid).
     pub child_pairs: Vec<Node>,
     /// Parent of each node (body-local), [`NONE`](crate::layout::NONE) for a root.
     pub parents: Vec<u32>,
@@ -177,12 +177,12 @@ impl FrameData {
     }
 
     /// The grid of packed body `b`'s compact child pairs, stored in its last pair node
-    /// ([`PairGrid::node`](crate::layout::PairGrid::node)), in a frame with child pairs
+    /// ([`PairGrid::node`]), in a frame with child pairs
     /// ([`Self::child_pairs`]).
-    pub fn body_pair_grid(&self, packing: &Packing, b: usize) -> Option<crate::layout::PairGrid> {
+    pub fn body_pair_grid(&self, packing: &Packing, b: usize) -> Option<PairGrid> {
         let body = &packing.bodies[b];
         let last = (body.tri_offset + body.tri_count).checked_sub(1)?;
-        self.child_pairs.get(last as usize).map(crate::layout::PairGrid::of_node)
+        self.child_pairs.get(last as usize).map(PairGrid::of_node)
     }
 
     /// The used parent links of packed body `b`, as [`Self::body_nodes`].

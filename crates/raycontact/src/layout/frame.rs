@@ -351,17 +351,17 @@ pub struct TriBox {
 /// `escape`. [`NONE`] ends the walk.
 ///
 /// On the GPU, where the tuning keeps child pairs
-/// ([`Tuning::child_pairs`](crate::layout::Tuning::child_pairs): both tunings), the node buffer
-/// has a last third after the two nodes a triangle of the trees, one node a triangle: a body's
-/// from `H + tri_offset` (`H` the third's first node), internal node `p`'s compact child pair
-/// in node `p` and, in the body's last one (`tri_count - 1`, which no pair takes: a tree has
-/// fewer internal nodes than its body has triangles), the pairs' grid
-/// ([`PairGrid`](super::PairGrid): its corner in `min`, its step's bits in `child`). A pair holds both children's boxes in steps of the grid, rounded outwards (each
-/// box word two children's 14-bit steps of one component, the left child's high, bit 29 set:
-/// [`pair_word`](super::pair_word); the words are floats, normal ones, in this struct) and
-/// their words (an internal child's index, [`LEAF_BIT`] `|` triangle for a leaf): the left
-/// one's in `child`, the right one's in `escape`. `hierarchy` writes the words, `fit` the boxes
-/// and the grid (of the body's box), and a walk's step reads both children's boxes and words
+/// ([`Tuning::child_pairs`](crate::layout::Tuning::child_pairs): both tunings), the node buffer has
+/// a last third after the two nodes a triangle of the trees, one node a triangle: a body's from
+/// node `H + tri_offset` (`H` the third's first node), internal node `p`'s compact child pair in
+/// node `p` and, in the body's last one (`tri_count - 1`, which no pair takes: a tree has fewer
+/// internal nodes than its body has triangles), the pairs' grid ([`PairGrid`](super::PairGrid): its
+/// corner in `min`, its step's bits in `child`). A pair holds both children's boxes in steps of the
+/// grid, rounded outwards (each box word two children's 14-bit steps of one component, the left
+/// child's high, bit 29 set: [`pair_word`](super::pair_word); the words are floats, normal ones, in
+/// this struct) and their words (an internal child's index, [`LEAF_BIT`] `|` triangle for a leaf):
+/// the left one's in `child`, the right one's in `escape`. `hierarchy` writes the words, `fit` the
+/// boxes and the grid (of the body's box), and a walk's step reads both children's boxes and words
 /// from one 32-byte record (WGSL `closest_hit`; the CPU twins of the pairs and of the walk that
 /// reads them are [`cpu::child_pairs`](crate::cpu::child_pairs) and
 /// [`cpu::closest_hit_paired`](crate::cpu::closest_hit_paired)). The first two thirds are what
