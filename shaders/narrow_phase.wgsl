@@ -121,10 +121,9 @@ fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine {
 }
 
 fn may_reach(body: u32, p: vec3<f32>, r: f32, ignore_vertex: u32) -> bool {
-    if ignore_vertex == NONE {
-        return leaf_near(p, r, bodies[body], body_state[body].leaf_count);
-    }
-    return other_near(p, r, ignore_vertex, bodies[body], body_state[body].leaf_count);
+    // Another body's question by the leaf boxes alone; a self pair's by the triangles.
+    let leaves = body_state[body].leaf_count;
+    return other_near(p, r, ignore_vertex, ignore_vertex != NONE, bodies[body], leaves);
 }
 
 fn source_normal(v: u32) -> vec3<f32> {

@@ -170,10 +170,14 @@ fn passes_fan_at(fan: Fan, leaf_count: u32, body: BodyGpu, h: u32) -> bool {
 // 119.2-119.7 ms, the armadillo pair 65.1-66.2 -> 55.2-56.7, `resting-pile` 18.2-18.3 -> 16.4; two
 // alternated pairs of whole runs, `raycontact-bench --no-parry --implementations gpu`). When the
 // stack is full the farther child is dropped and, at the end, the whole tree is walked once more
-// without any stack (depth-first through the escape links, pruned by the hit found): no depth of
-// tree can make the query miss a hit. Each word is read only where the walk uses it (llvmpipe runs
-// every buffer read as a loop over its SIMD lanes). `nodes_visited` counts the boxes tested: the
-// root's, then two a step (and the stackless walk's, one a node).
+// without any stack (depth-first through the escape links, pruned by the hit found,
+// `next_leaf_passing`): no depth of tree can make the query miss a hit. That walk's leaves go to
+// the same triangle test as the stack walk's, so the kernels that include this inline one test,
+// not two (`stackless_hit` in a walk of its own had them compile a second: lavapipe took about a
+// tenth longer over `narrow_phase`, the README's pipelines section). Each word is read only
+// where the walk uses it (llvmpipe runs every buffer read as a loop over its SIMD lanes).
+// `nodes_visited` counts the boxes tested: the root's, then two a step (and the stackless
+// walk's, one a node).
 fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan: Fan) -> RayHit {
     let axes = ray_axes(ray.dir);
     let inv = safe_inverse(ray.dir);
@@ -188,6 +192,10 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
     var stack_t: array<f32, SHORT_STACK>;
     var sp = 0u;
     var lost = false;
+    // Once the stack walk has ended with entries lost: the stackless walk's next node
+    // (`next_leaf_passing`), whose leaves the same test below takes.
+    var stackless = false;
+    var node = NONE;
     // `word`: the word of the node to walk into, read once its box has passed; NONE when none.
     let root = body.node_offset;
     let pairs = child_pairs(body);
@@ -205,6 +213,9 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
     // meets a leaf. Each ray visits the same nodes in the same order as one loop would.
     loop {
         loop {
+            if stackless {
+                break;
+            }
             if word == NONE {
                 while sp > 0u {
                     sp -= 1u;
@@ -254,6 +265,20 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
                 word = word_of(next);
             }
         }
+        if word == NONE && lost && !stackless {
+            stackless = true;
+            best.fallback = 1u;
+            node = 0u;
+        }
+        if stackless {
+            var tested = 0u;
+            let bounded = Ray(ray.origin, ray.tmin, ray.dir, tmax);
+            let leaf = next_leaf_passing(bounded, inv, body, leaf_count, fan, &node, &tested);
+            best.nodes_visited += tested;
+            if leaf != NONE {
+                word = LEAF_BIT | leaf;
+            }
+        }
         if word == NONE {
             break;
         }
@@ -261,9 +286,6 @@ fn closest_hit(ray: Ray, body: BodyGpu, leaf_count: u32, ignore_vertex: u32, fan
         best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
         tmax = min(tmax, best.t);
         word = NONE;
-    }
-    if lost {
-        best = stackless_hit(ray, axes, inv, body, leaf_count, ignore_vertex, fan, best, tmax);
     }
     return best;
 }
@@ -278,55 +300,31 @@ fn stackless_hit(ray: Ray, axes: vec3<u32>, inv: vec3<f32>, body: BodyGpu, leaf_
     var tmax = tmax_in;
     best.fallback = 1u;
     var node = 0u;
-    while node != NONE {
-        let nd = nodes[body.node_offset + node];
-        best.nodes_visited += 1u;
-        if hit_box(ray.origin, ray.dir, inv, ray.tmin, tmax, nd.min, nd.max)
-            && !passes_fan(fan, leaf_count, node) {
-            if (nd.child & LEAF_BIT) != 0u {
-                let tri = nd.child & ~LEAF_BIT;
-                best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
-                tmax = min(tmax, best.t);
-                node = nd.escape;
-            } else {
-                node = nd.child;
-            }
-        } else {
-            node = nd.escape;
+    loop {
+        var tested = 0u;
+        let bounded = Ray(ray.origin, ray.tmin, ray.dir, tmax);
+        let tri = next_leaf_passing(bounded, inv, body, leaf_count, fan, &node, &tested);
+        best.nodes_visited += tested;
+        if tri == NONE {
+            break;
         }
+        best = nearer(best, leaf_hit(ray, axes, body, tri, ignore_vertex, tmax), tri);
+        tmax = min(tmax, best.t);
     }
     return best;
-}
-
-// Whether some leaf box of a body (its BodyGpu and leaf count), grown by `r` on every side,
-// holds `p`. Where it does not, no triangle of the body comes within distance r of p. Depth
-// first through the escape links, stopping at the first such leaf.
-fn leaf_near(p: vec3<f32>, r: f32, body: BodyGpu, leaf_count: u32) -> bool {
-    var node = NONE;
-    if leaf_count > 0u {
-        node = 0u;
-    }
-    let grow = vec3<f32>(r);
-    while node != NONE {
-        let nd = nodes[body.node_offset + node];
-        if all(nd.min - grow <= p) && all(p <= nd.max + grow) {
-            if (nd.child & LEAF_BIT) != 0u {
-                return true;
-            }
-            node = nd.child;
-        } else {
-            node = nd.escape;
-        }
-    }
-    return false;
 }
 
 // Whether some triangle of a body (its BodyGpu and leaf count) that does not use packed vertex
 // `ignore_vertex` comes within distance r of p (`triangle_within`), walking the leaves whose box,
 // grown by r, holds p. Where it does not, a self pair's rays from that vertex at p find nothing
 // within r (the triangles they skip are those of `ignore_vertex`). Stops at the first such
-// triangle. CPU twin: `raycontact::internals::cpu::other_near`.
-fn other_near(p: vec3<f32>, r: f32, ignore_vertex: u32, body: BodyGpu, leaf_count: u32) -> bool {
+// triangle. Without `test_triangles`, whether some leaf box grown by r holds p (no triangle
+// tested): where none does, no triangle of the body comes within r of p. One walk for both
+// questions, so that `narrow_phase`, which asks both, inlines one (a walk of each took lavapipe
+// about 7 % longer to compile it). CPU twins: `raycontact::internals::cpu::other_near`, and
+// without the triangle test `raycontact::internals::cpu::leaf_near`.
+fn other_near(p: vec3<f32>, r: f32, ignore_vertex: u32, test_triangles: bool, body: BodyGpu,
+              leaf_count: u32) -> bool {
     var node = NONE;
     if leaf_count > 0u {
         node = 0u;
@@ -351,6 +349,9 @@ fn other_near(p: vec3<f32>, r: f32, ignore_vertex: u32, body: BodyGpu, leaf_coun
         }
         if tri == NONE {
             return false;
+        }
+        if !test_triangles {
+            return true;
         }
         let g = body.tri_offset + tri;
         let ia = triangles[3u * g];
@@ -394,13 +395,21 @@ fn edge_distance2(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>) -> f32 {
 // call: a SIMD group's calls return together, so their triangle tests run together (the
 // while-while walk of `closest_hit`).
 fn next_leaf(ray: Ray, inv: vec3<f32>, body: BodyGpu, node: ptr<function, u32>, tested: ptr<function, u32>) -> u32 {
+    return next_leaf_passing(ray, inv, body, 0u, NO_FAN, node, tested);
+}
+
+// `next_leaf` of a walk passing `fan` (`passes_fan`) through a body of `leaf_count` leaves: a
+// node it passes is passed by its escape link as though its box were missed.
+fn next_leaf_passing(ray: Ray, inv: vec3<f32>, body: BodyGpu, leaf_count: u32, fan: Fan,
+                     node: ptr<function, u32>, tested: ptr<function, u32>) -> u32 {
     loop {
         if *node == NONE {
             return NONE;
         }
         let nd = nodes[body.node_offset + *node];
         *tested += 1u;
-        let entered = hit_box(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, nd.min, nd.max);
+        let entered = hit_box(ray.origin, ray.dir, inv, ray.tmin, ray.tmax, nd.min, nd.max)
+            && !passes_fan(fan, leaf_count, *node);
         if entered && (nd.child & LEAF_BIT) == 0u {
             *node = nd.child;
             continue;

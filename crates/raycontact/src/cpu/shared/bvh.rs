@@ -291,14 +291,15 @@ pub(crate) fn stackless_hit(
     }
 }
 
-/// Twin of `leaf_near` in `bvh.wgsl`: whether some leaf box of a body's tree (`nodes`, its used
-/// nodes), grown by `r` on every side, holds `p`. Where it does not, no triangle of the body
-/// comes within distance `r` of `p`.
+/// Twin of `other_near` in `bvh.wgsl` without its triangle test (`test_triangles` false, as
+/// `narrow_phase.wgsl` asks it of another body): whether some leaf box of a body's tree (`nodes`,
+/// its used nodes), grown by `r` on every side, holds `p`. Where it does not, no triangle of the
+/// body comes within distance `r` of `p`.
 pub fn leaf_near(nodes: &[Node], p: Vec3, r: f32) -> bool {
     leaf_near_with(nodes, p, r, |_| true)
 }
 
-/// Twin of `other_near` in `bvh.wgsl`: whether some triangle of a body's tree (`nodes`, its used
+/// Twin of `other_near` in `bvh.wgsl` with its triangle test: whether some triangle of a body's tree (`nodes`, its used
 /// nodes) that does not use packed vertex `ignore` comes within distance `r` of `p`
 /// ([`triangle_within`]), walking the leaves whose box, grown by `r`, holds `p`. Where it says
 /// no, a self pair's rays from the vertex at `p` find nothing within `r` (the triangles they skip
