@@ -1,11 +1,12 @@
 //! The rays classified by their re-projected length are not cast at a body that comes nowhere
-//! near their origin (`Tracer::may_reach`; the kernels' `may_reach`, `leaf_near` on the BVH; the
-//! CPU backend's, `WideTree::has_leaf_near` on its wide trees), nor, for a coarse cloth's self
-//! pair, where no triangle without the source vertex comes within the reach (`other_near`, the
-//! CPU backend's `other_near_wide`, by `triangle_within`). The queries against brute force, and
-//! the contacts of the backend and of the twin's narrow phase against a classification that
-//! casts every ray, on layered sheets whose gaps lie on both sides of the reach and on a coarse
-//! sheet folded over itself.
+//! near their origin (`Tracer::may_reach`; the kernels' `may_reach`, `other_near` on the BVH
+//! without its triangle test, whose twin is `cpu::leaf_near`; the CPU backend's,
+//! `WideTree::has_leaf_near` on its wide trees), nor, for a coarse cloth's self pair, where no
+//! triangle without the source vertex comes within the reach (`other_near`, the CPU backend's
+//! `other_near_wide`, by `triangle_within`). The queries against brute force, and the contacts
+//! of the backend and of the twin's narrow phase against a classification that casts every ray,
+//! on layered sheets whose gaps lie on both sides of the reach and on a coarse sheet folded over
+//! itself.
 
 use glam::{Affine3A, Vec3};
 use rand::Rng;

@@ -31,7 +31,8 @@ impl Tracer for BvhTracer {
         Some(cx.bvh_hits_line(b, ray, ignore).map(|(hit, face)| Traced::cast(hit, face)))
     }
 
-    /// `leaf_near` on the body's tree (`other_near` with a vertex to ignore): its wide tree
+    /// `leaf_near` on the body's tree (`other_near` with a vertex to ignore; the kernel asks
+    /// its `other_near`, without its triangle test where no vertex is ignored): its wide tree
     /// when the frame has one (whose leaf lanes hold the binary leaves' boxes, and its records
     /// their corners: the same answer), else the binary tree, as the kernel.
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {

@@ -299,11 +299,11 @@ pub fn leaf_near(nodes: &[Node], p: Vec3, r: f32) -> bool {
     leaf_near_with(nodes, p, r, |_| true)
 }
 
-/// Twin of `other_near` in `bvh.wgsl` with its triangle test: whether some triangle of a body's tree (`nodes`, its used
-/// nodes) that does not use packed vertex `ignore` comes within distance `r` of `p`
-/// ([`triangle_within`]), walking the leaves whose box, grown by `r`, holds `p`. Where it says
-/// no, a self pair's rays from the vertex at `p` find nothing within `r` (the triangles they skip
-/// are those of `ignore`).
+/// Twin of `other_near` in `bvh.wgsl` with its triangle test: whether some triangle of a body's
+/// tree (`nodes`, its used nodes) that does not use packed vertex `ignore` comes within distance
+/// `r` of `p` ([`triangle_within`]), walking the leaves whose box, grown by `r`, holds `p`. Where
+/// it says no, a self pair's rays from the vertex at `p` find nothing within `r` (the triangles
+/// they skip are those of `ignore`).
 pub fn other_near(
     body: &BodyGpu,
     nodes: &[Node],
