@@ -22,12 +22,14 @@ const BLOCKS_PER_THREAD: usize = 16;
 /// The smallest block, in items.
 const MIN_BLOCK: usize = 64;
 
-/// A join of fewer than twice this many contacts (about 800 KB) stays on one thread, where
-/// waking another would cost about what it saves: resting-pile's iterative pass joins its 6k
-/// contacts on one thread in 0.02–0.1 ms, and with 1,024 here (joined on both threads) the pass
-/// took 1.07–1.11 ms against 1.07–1.12 (`raycontact-bench --cpu --no-parry --scene resting-pile
-/// --implementations cpu-walk --frames 90`, 3 runs alternated).
-const MIN_JOIN: usize = 4096;
+/// A join of fewer than twice this many contacts (about 200 KB) stays on one thread, where
+/// waking another would cost about what it saves. `resting-pile`'s iterative pass joins its 6.2k
+/// contacts (600 KB) on both: on the 2-core AMD VM, from the end of its last block to the end of
+/// the pass took 84–101 µs against 109–144 with 4,096 here (joined on one thread; medians of 80
+/// passes, 3 runs of each alternated, timed in a scratch build), of a pass of 1.5–1.9 ms. (On
+/// an earlier Intel VM the whole pass had measured 1.07–1.11 ms against 1.07–1.12: within its
+/// noise.) The workers are awake through the pass (`cpu_backend::awake`).
+const MIN_JOIN: usize = 1024;
 
 /// The kept per-block vectors.
 #[derive(Debug, Default)]

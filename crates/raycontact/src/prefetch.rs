@@ -4,11 +4,14 @@
 //! [`WideTree::refill`](crate::wide_bvh::WideTree::refill)), the binary nodes
 //! a wide tree's refit copies, the leaf records of each wide node a ray walk reads
 //! (`cpu/traverse.rs`, `prefetch_leaves`, measured there), and where the walks of the iterative
-//! pass's remembered contacts start (`cpu/walk_contacts.rs`, `prefetch_walk`: on resting-pile,
-//! `cpu-walk`'s iterative frame took 0.947/0.892/0.921/0.985/0.986 ms without it and
-//! 0.828/0.850/0.889/0.906/0.887 with it, 5 runs alternated on a 2-core Intel VM, the order
-//! flipped each run; hints on the start triangles' corner positions as well, 4 contacts ahead,
-//! gained nothing more). The load starts early, so that its
+//! pass's remembered contacts start and what their sources' normals read (`cpu/walk_contacts.rs`,
+//! `prefetch_walk`: on resting-pile, `cpu-walk`'s iterative frame took
+//! 0.947/0.892/0.921/0.985/0.986 ms without it and 0.828/0.850/0.889/0.906/0.887 with its first
+//! stage, 5 runs alternated on a 2-core Intel VM, the order flipped each run; hints on the start
+//! triangles' corner positions as well, 4 contacts ahead, gained nothing more, there and again on
+//! the 2-core AMD VM; the stages for the normals, on that VM, took the walks from
+//! 1.38–1.88 ms to 1.39–1.62, medians of 80 passes, faster in 6 of 8 alternated runs, timed in a
+//! scratch build). The load starts early, so that its
 //! cache miss overlaps the work before it. x86-64 only (`PREFETCHT0`); nothing elsewhere. Never
 //! changes a result.
 //!

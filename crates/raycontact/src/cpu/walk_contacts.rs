@@ -5,7 +5,7 @@
 use glam::Vec3;
 
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
-use super::shared::walk::walk_ray;
+use super::shared::walk::walk_ray_face;
 use crate::contact_parts::ContactParts;
 use crate::layout::{
     BodyGpu, BodyPair, ContactGpu, MAX_WALK_STEPS, NONE, Ray, RayHit, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP,
@@ -28,8 +28,15 @@ pub struct WalkTracer {
 impl WalkTracer {
     /// Edges a walk over `body` may cross (Eq. 1 of Lehericey et al. 2013).
     pub fn steps(&self, body: &BodyGpu) -> u32 {
-        let steps = (self.reach / body.mean_size).ceil();
-        if steps < MAX_WALK_STEPS as f32 { steps as u32 } else { MAX_WALK_STEPS }
+        // `ceil` by hand: without SSE4.1 (the x86-64 baseline) `f32::ceil` is a call into libm,
+        // made for every trace. The same count: a NaN or a count past the limit is the limit.
+        let x = self.reach / body.mean_size;
+        if x < MAX_WALK_STEPS as f32 {
+            let whole = x as u32;
+            if (whole as f32) < x { whole + 1 } else { whole }
+        } else {
+            MAX_WALK_STEPS
+        }
     }
 }
 
@@ -57,7 +64,7 @@ impl Tracer for WalkTracer {
         let body = &cx.packing.bodies[b];
         let mut outcome = WALK_NO_START;
         if hint != NONE {
-            let w = walk_ray(
+            let (w, face) = walk_ray_face(
                 body,
                 &cx.packing.adjacency,
                 cx.positions,
@@ -80,7 +87,7 @@ impl Tracer for WalkTracer {
                     triangles_tested: w.steps + 1,
                     ..RayHit::MISS
                 };
-                return Traced { hit, walked: true, steps: w.steps, outcome: WALK_HIT, face: None };
+                return Traced { hit, walked: true, steps: w.steps, outcome: WALK_HIT, face: Some(face) };
             }
             outcome = if own { WALK_LOOP } else { w.outcome };
             counts.outcomes[outcome as usize] += 1;
@@ -115,8 +122,10 @@ pub fn walk_contacts(
     let job = |chunk: &[ContactGpu], found: &mut Vec<ContactGpu>| {
         let mut counts = WalkCounts::default();
         for (i, m) in chunk.iter().enumerate() {
-            if let Some(ahead) = chunk.get(i + WALK_AHEAD) {
-                prefetch_walk(cx, ahead);
+            for (stage, ahead) in WALK_AHEAD.into_iter().enumerate() {
+                if let Some(m) = chunk.get(i + ahead) {
+                    prefetch_walk(cx, m, stage);
+                }
             }
             if is_intersection_contact(m) {
                 continue;
@@ -141,32 +150,79 @@ pub fn walk_contacts(
     parts.run(memory, out, job, sum)
 }
 
-/// Remembered contacts ahead of the one classified whose data [`prefetch_walk`] asks for.
-const WALK_AHEAD: usize = 8;
+/// How far ahead of the contact classified [`prefetch_walk`] asks for each stage's lines: each
+/// stage reads its addresses from the lines the stage before asked for, which have arrived by
+/// then.
+const WALK_AHEAD: [usize; 3] = [8, 4, 2];
 
-/// Asks for the cache lines a remembered contact's walks start from ([`crate::prefetch`]): the
-/// source vertex's position and incidence range, and the vertex indices and neighbours of the
-/// triangles its walks start on (last frame's hit and exit). The contacts come in order of
-/// source vertex, their start triangles scattered over the bodies.
-fn prefetch_walk(cx: &Narrow<'_>, m: &ContactGpu) {
+/// Asks for the cache lines a remembered contact's classification reads ([`crate::prefetch`]),
+/// `stage` 0 to 2 as it comes nearer ([`WALK_AHEAD`]): (0) the source vertex's position and
+/// incidence range, the vertex indices and neighbours of the triangles its walks start on (last
+/// frame's hit and exit); (1) the list of its incident triangles; (2) their vertex indices. The
+/// last two are what its normal reads first (the walks compute their sources' normals), each
+/// load waiting for the one before. The contacts come in order of source vertex, their start
+/// triangles scattered over the bodies.
+fn prefetch_walk(cx: &Narrow<'_>, m: &ContactGpu, stage: usize) {
     let p = cx.packing;
     let Some(source) = p.bodies.get(m.source_body as usize) else { return };
     let v = (source.vertex_offset + m.source_vertex) as usize;
-    prefetch(cx.positions, v);
-    prefetch(&p.vertex_tri_offsets, v);
-    let start = |body: u32, tri: u32| {
-        if let (Some(b), true) = (p.bodies.get(body as usize), tri != NONE) {
-            let g = 3 * (b.tri_offset + tri) as usize;
-            prefetch(&p.triangles, g);
-            prefetch(&p.adjacency, g);
-        }
+    let incident = || {
+        let range = p.vertex_tri_offsets.get(v).zip(p.vertex_tri_offsets.get(v + 1));
+        range.and_then(|(&from, &to)| p.vertex_tris.get(from as usize..to as usize)).unwrap_or(&[])
     };
-    start(m.target_body, m.target_triangle);
-    start(m.source_body, m.exit_triangle);
+    match stage {
+        0 => {
+            prefetch(cx.positions, v);
+            prefetch(&p.vertex_tri_offsets, v);
+            for (body, tri) in [(m.target_body, m.target_triangle), (m.source_body, m.exit_triangle)] {
+                if let (Some(b), true) = (p.bodies.get(body as usize), tri != NONE) {
+                    let g = 3 * (b.tri_offset + tri) as usize;
+                    prefetch(&p.triangles, g);
+                    prefetch(&p.adjacency, g);
+                }
+            }
+        }
+        1 => {
+            // Both ends: the list may straddle two lines.
+            let tris = incident();
+            prefetch(tris, 0);
+            prefetch(tris, tris.len().saturating_sub(1));
+        }
+        _ => {
+            for &t in incident() {
+                prefetch(&p.triangles, 3 * t as usize);
+            }
+        }
+    }
 }
 
 /// Whether a remembered contact came from the intersection stages (an edge or untangling
 /// contact), which iterative detection does not re-cast: they are not rays.
 pub fn is_intersection_contact(c: &ContactGpu) -> bool {
     c.flags & (contact_flags::EDGE | contact_flags::UNTANGLE) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_the_kernels_ceiling() {
+        // `walk_contacts.wgsl`: `ceil(reach / mean_size)`, the limit where that is not below it.
+        let kernel = |x: f32| {
+            let steps = x.ceil();
+            if steps < MAX_WALK_STEPS as f32 { steps as u32 } else { MAX_WALK_STEPS }
+        };
+        let limit = MAX_WALK_STEPS as f32;
+        let mut reaches = vec![0.0, -0.0, 1.0, 2.5, 3.0, limit - 1.0, limit - 0.5, limit, limit + 0.5, 1e30];
+        reaches.extend([-0.5, -3.0, f32::INFINITY, f32::NAN, f32::MIN_POSITIVE, 1.0 + f32::EPSILON]);
+        reaches.extend((0..2000).map(|i| i as f32 * 0.013_7));
+        for reach in reaches {
+            for mean_size in [1.0, 0.1, 0.3, 0.0] {
+                let body = BodyGpu { mean_size, ..BodyGpu::default() };
+                let tracer = WalkTracer { fallback: WALK_FALLBACK_BVH, reach };
+                assert_eq!(tracer.steps(&body), kernel(reach / mean_size), "reach {reach}, size {mean_size}");
+            }
+        }
+    }
 }

@@ -45,8 +45,9 @@ pub struct Traced {
     /// How the walk ended ([`NONE`]: the trace did not walk).
     pub outcome: u32,
     /// The hit triangle's unnormalised normal `cross(b - a, c - a)` when the tracer has it at
-    /// hand (the wide walk's triangle records: [`WideHit::face`](crate::cpu::WideHit::face)),
-    /// else `None`, and the classification computes it from the positions (the same floats).
+    /// hand (the wide walk's triangle records: [`WideHit::face`](crate::cpu::WideHit::face);
+    /// the adjacency walk's corners: [`walk_ray_face`](crate::cpu::walk_ray_face)), else
+    /// `None`, and the classification computes it from the positions (the same floats).
     pub face: Option<Vec3>,
 }
 
@@ -106,6 +107,8 @@ pub trait Tracer: Sync {
 struct Probe {
     hit: RayHit,
     face: Vec3,
+    /// `face` normalised (computed once: the classification and the contact both use it).
+    unit: Vec3,
     cosine: f32,
     length: f32,
     walked: bool,
@@ -117,6 +120,7 @@ impl Probe {
     const NONE: Probe = Probe {
         hit: RayHit::MISS,
         face: Vec3::ZERO,
+        unit: Vec3::ZERO,
         cosine: 0.0,
         length: 0.0,
         walked: false,
@@ -188,7 +192,8 @@ impl Narrow<'_> {
                 let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
                 (tb - ta).cross(tc - ta)
             });
-            pr.cosine = dir.dot(pr.face.normalize());
+            pr.unit = pr.face.normalize();
+            pr.cosine = dir.dot(pr.unit);
             pr.length = tr.hit.t * pr.cosine.abs();
         }
         pr
@@ -272,8 +277,7 @@ impl Narrow<'_> {
         if !(candidate && pr.hits() && pr.hit.t > r && pr.length < r) {
             return (pr, dir);
         }
-        let m = pr.face.normalize();
-        let m = if pr.cosine < 0.0 { -m } else { m };
+        let m = if pr.cosine < 0.0 { -pr.unit } else { pr.unit };
         let hint = if hint == NONE { pr.hit.triangle } else { hint };
         (self.probe(sink, b, origin, m, 0.0, r, ignore, hint), m)
     }
@@ -294,8 +298,7 @@ impl Narrow<'_> {
     fn contact(&self, s: &Source, pr: &Probe, through: bool, flags: u32, exit: u32) -> ContactGpu {
         let g = (self.packing.bodies[s.b].tri_offset + pr.hit.triangle) as usize;
         let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
-        let m = pr.face.normalize();
-        let toward = if pr.cosine < 0.0 { -m } else { m };
+        let toward = if pr.cosine < 0.0 { -pr.unit } else { pr.unit };
         let (normal, depth) =
             if through { (toward, pr.length + s.ea + s.eb) } else { (-toward, s.ea + s.eb - pr.length) };
         let (u, v) = (pr.hit.u, pr.hit.v);

@@ -28,6 +28,22 @@ pub fn walk_ray(
     start: u32,
     max_steps: u32,
 ) -> WalkHit {
+    walk_ray_face(body, adjacency, positions, triangles, ray, start, max_steps).0
+}
+
+/// [`walk_ray`] with the hit triangle's unnormalised normal `cross(b - a, c - a)` (zero
+/// without a hit), from the corners the walk read for its test: what the classification would
+/// compute from the positions (the same floats), without reading them again
+/// ([`Traced::face`](super::classify::Traced::face)).
+pub fn walk_ray_face(
+    body: &BodyGpu,
+    adjacency: &[u32],
+    positions: &[Vec3],
+    triangles: &[u32],
+    ray: &Ray,
+    start: u32,
+    max_steps: u32,
+) -> (WalkHit, Vec3) {
     let mut out = WalkHit {
         t: f32::INFINITY,
         triangle: NONE,
@@ -39,7 +55,7 @@ pub fn walk_ray(
         bvh: 0,
     };
     if start >= body.tri_count {
-        return out;
+        return (out, Vec3::ZERO);
     }
     let max_steps = max_steps.min(MAX_WALK_STEPS);
     let axes = ray_axes(ray.dir);
@@ -64,14 +80,15 @@ pub fn walk_ray(
             match hit_sheared(&sheared, ray.tmin, ray.tmax) {
                 Some((t, u, v)) => {
                     out = WalkHit { t, triangle: tri, u, v, outcome: WALK_HIT, ..out };
+                    return (out, (b - a).cross(c - a));
                 }
                 None => out.outcome = if det == 0.0 { WALK_PARALLEL } else { WALK_RANGE },
             }
-            return out;
+            return (out, Vec3::ZERO);
         }
         if det == 0.0 {
             out.outcome = WALK_PARALLEL;
-            return out;
+            return (out, Vec3::ZERO);
         }
         // A barycentric weight is negative where its edge function has the determinant's
         // opposite sign. Algorithm 2's order: u (edge 1), v (edge 2), 1 - u - v (edge 0).
@@ -86,15 +103,15 @@ pub fn walk_ray(
         let next = adjacency[3 * g + edge];
         if next == BOUNDARY || next == NON_MANIFOLD {
             out.outcome = WALK_BOUNDARY;
-            return out;
+            return (out, Vec3::ZERO);
         }
         if history.contains(&next) {
             out.outcome = WALK_LOOP;
-            return out;
+            return (out, Vec3::ZERO);
         }
         if out.steps >= max_steps {
             out.outcome = WALK_STEPS;
-            return out;
+            return (out, Vec3::ZERO);
         }
         out.steps += 1;
         tri = next;
