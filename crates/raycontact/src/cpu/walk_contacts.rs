@@ -108,9 +108,9 @@ impl Tracer for WalkTracer {
 /// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
 /// the full pass does (edge and untangling contacts, [`is_intersection_contact`], are left
 /// out), the contacts into `out` (in memory order; `parts` keeps the per-job vectors between
-/// frames). Returns the walk counters. (The kernel reads how many contacts `memory` holds from
-/// the detection state, `stored`, and the pairs from the list that follows it in the same
-/// buffer.)
+/// frames). Returns the walk counters and how many remembered contacts were re-cast (those not
+/// left out). (The kernel reads how many contacts `memory` holds from the detection state,
+/// `stored`, and the pairs from the list that follows it in the same buffer.)
 pub fn walk_contacts(
     cx: &Narrow<'_>,
     tracer: &WalkTracer,
@@ -118,9 +118,9 @@ pub fn walk_contacts(
     memory: &[ContactGpu],
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
-) -> WalkCounts {
+) -> (WalkCounts, u32) {
     let job = |chunk: &[ContactGpu], found: &mut Vec<ContactGpu>| {
-        let mut counts = WalkCounts::default();
+        let (mut counts, mut walked) = (WalkCounts::default(), 0);
         for (i, m) in chunk.iter().enumerate() {
             for (stage, ahead) in WALK_AHEAD.into_iter().enumerate() {
                 if let Some(m) = chunk.get(i + ahead) {
@@ -130,6 +130,7 @@ pub fn walk_contacts(
             if is_intersection_contact(m) {
                 continue;
             }
+            walked += 1;
             let outward = m.flags & contact_flags::OUTWARD_RAY != 0;
             let rays = Rays {
                 sides: if outward { 2 } else { 1 },
@@ -141,11 +142,11 @@ pub fn walk_contacts(
             let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
             counts.add_counts(&classify(cx, tracer, id, prediction, rays, found));
         }
-        counts
+        (counts, walked)
     };
-    let sum = |mut a: WalkCounts, b: WalkCounts| {
+    let sum = |(mut a, x): (WalkCounts, u32), (b, y): (WalkCounts, u32)| {
         a.add_counts(&b);
-        a
+        (a, x + y)
     };
     parts.run(memory, out, job, sum)
 }

@@ -48,11 +48,10 @@ impl CpuScene {
                 let tracer = WalkTracer { fallback, reach };
                 let (pairs, memory, parts, found) =
                     (&self.memory_pairs, &self.last, &mut self.parts, &mut contacts);
-                let counts =
+                let (counts, walked) =
                     self.pool.install(|| cpu::walk_contacts(&cx, &tracer, pairs, memory, parts, found));
                 stats.stage(Stage::Rays).cpu_ns = elapsed_ns(start);
-                out.walked = memory.iter().filter(|m| !cpu::is_intersection_contact(m)).count() as u32;
-                out.walk = counts;
+                (out.walked, out.walk) = (walked, counts);
                 out.pairs = pairs.len() as u32;
             }
             Pass::Full => {
