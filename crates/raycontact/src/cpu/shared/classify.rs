@@ -100,14 +100,14 @@ pub trait Tracer: Sync {
     }
 }
 
-/// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `face` its
-/// unnormalised normal, `cosine = dir · m` with m the unit normal, `length = t |cosine|` (the
-/// ray re-projected onto m).
+/// A ray's closest hit on a body with the hit triangle's normal (WGSL `Probe`): `unit` its unit
+/// normal m (the kernel keeps the unnormalised `face`), `cosine = dir · m`, `length = t |cosine|`
+/// (the ray re-projected onto m).
 #[derive(Clone, Copy, Debug)]
 struct Probe {
     hit: RayHit,
-    face: Vec3,
-    /// `face` normalised (computed once: the classification and the contact both use it).
+    /// The kernel's `face` normalised once, where the kernel normalises it at each use (the
+    /// classification, the straight ray, the contact): the same floats.
     unit: Vec3,
     cosine: f32,
     length: f32,
@@ -119,7 +119,6 @@ struct Probe {
 impl Probe {
     const NONE: Probe = Probe {
         hit: RayHit::MISS,
-        face: Vec3::ZERO,
         unit: Vec3::ZERO,
         cosine: 0.0,
         length: 0.0,
@@ -187,12 +186,12 @@ impl Narrow<'_> {
         let mut pr =
             Probe { hit: tr.hit, walked: tr.walked, steps: tr.steps, outcome: tr.outcome, ..Probe::NONE };
         if tr.hit.triangle != NONE {
-            pr.face = tr.face.unwrap_or_else(|| {
+            let face = tr.face.unwrap_or_else(|| {
                 let g = (self.packing.bodies[b].tri_offset + tr.hit.triangle) as usize;
                 let (ta, tb, tc) = tri_vertices(self.positions, &self.packing.triangles, g);
                 (tb - ta).cross(tc - ta)
             });
-            pr.unit = pr.face.normalize();
+            pr.unit = face.normalize();
             pr.cosine = dir.dot(pr.unit);
             pr.length = tr.hit.t * pr.cosine.abs();
         }
