@@ -93,7 +93,7 @@ pub use shared::common::reach;
 pub use shared::intersect::{crossing_key, edge_side};
 pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inverse, shear};
 pub use shared::targets::{QueryScene, query_targets};
-pub use shared::walk::{walk_ray, walk_ray_face};
+pub use shared::walk::walk_ray;
 pub use source_args::source_args;
 pub use traverse::{
     WideHit, closest_hit_ordered, closest_hit_wide, closest_hit_wide_counted, other_near_wide,

@@ -33,7 +33,7 @@ pub fn walk(
         .zip(starts.par_iter())
         .with_min_len(64)
         .map(|(r, &s)| {
-            let mut h =
+            let (mut h, _) =
                 walk_ray(body, &packing.adjacency, positions, &packing.triangles, r, s, options.max_steps);
             if h.outcome != WALK_HIT && fallback {
                 let c = closest_hit_in(frame, packing, b, positions, r, NONE, &[]);

@@ -5,7 +5,7 @@
 use glam::Vec3;
 
 use super::shared::classify::{Narrow, Rays, Traced, Tracer, classify};
-use super::shared::walk::walk_ray_face;
+use super::shared::walk::walk_ray;
 use crate::contact_parts::ContactParts;
 use crate::layout::{
     BodyGpu, BodyPair, ContactGpu, MAX_WALK_STEPS, NONE, Ray, RayHit, WALK_FALLBACK_BVH, WALK_HIT, WALK_LOOP,
@@ -64,7 +64,7 @@ impl Tracer for WalkTracer {
         let body = &cx.packing.bodies[b];
         let mut outcome = WALK_NO_START;
         if hint != NONE {
-            let (w, face) = walk_ray_face(
+            let (w, face) = walk_ray(
                 body,
                 &cx.packing.adjacency,
                 cx.positions,

@@ -46,7 +46,7 @@ pub struct Traced {
     pub outcome: u32,
     /// The hit triangle's unnormalised normal `cross(b - a, c - a)` when the tracer has it at
     /// hand (the wide walk's triangle records: [`WideHit::face`](crate::cpu::WideHit::face);
-    /// the adjacency walk's corners: [`walk_ray_face`](crate::cpu::walk_ray_face)), else
+    /// the adjacency walk's corners: [`walk_ray`](crate::cpu::walk_ray)), else
     /// `None`, and the classification computes it from the positions (the same floats).
     pub face: Option<Vec3>,
 }

@@ -17,25 +17,12 @@ use crate::layout::{
 /// packed scene's ([`Packing::adjacency`](crate::packing::Packing::adjacency),
 /// [`Packing::triangles`](crate::packing::Packing::triangles)): the two regions of the kernels'
 /// one triangle buffer ([`TRIANGLE_REGIONS`](crate::layout::TRIANGLE_REGIONS)), taken here as
-/// separate slices. Never consults the BVH:
-/// [`WalkHit::bvh`] is 0.
-pub fn walk_ray(
-    body: &BodyGpu,
-    adjacency: &[u32],
-    positions: &[Vec3],
-    triangles: &[u32],
-    ray: &Ray,
-    start: u32,
-    max_steps: u32,
-) -> WalkHit {
-    walk_ray_face(body, adjacency, positions, triangles, ray, start, max_steps).0
-}
-
-/// [`walk_ray`] with the hit triangle's unnormalised normal `cross(b - a, c - a)` (zero
-/// without a hit), from the corners the walk read for its test: what the classification would
-/// compute from the positions (the same floats), without reading them again
+/// separate slices. Never consults the BVH: [`WalkHit::bvh`] is 0. With the walk's result, the
+/// hit triangle's unnormalised normal `cross(b - a, c - a)` (zero without a hit) from the corners
+/// its test read (the kernel's walk returns none): what the classification would compute from
+/// the positions, the same floats, without reading them again
 /// ([`Traced::face`](super::classify::Traced::face)).
-pub fn walk_ray_face(
+pub fn walk_ray(
     body: &BodyGpu,
     adjacency: &[u32],
     positions: &[Vec3],
