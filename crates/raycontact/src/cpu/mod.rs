@@ -105,5 +105,5 @@ pub use triangle_bounds::{body_bounds, triangle_bounds, triangle_box, triangle_b
 pub use untangle_contacts::untangle_contacts;
 pub use vertex_normals::{body_boxes, unit_or_cancelled, vertex_normal, vertex_normals, with_length};
 pub use walk::walk;
-pub use walk_contacts::{WalkTracer, is_intersection_contact, walk_contacts};
+pub use walk_contacts::{WalkTracer, walk_contacts};
 pub use wrong_side::{wrong_end, wrong_side};

@@ -106,7 +106,7 @@ impl Tracer for WalkTracer {
 
 /// Twin of `walk_contacts.wgsl`, in rayon: each of last frame's contacts (`memory`, made over
 /// the pair list `pairs`) re-cast along its side by walking from its triangles, classified as
-/// the full pass does (edge and untangling contacts, [`is_intersection_contact`], are left
+/// the full pass does (edge and untangling contacts, `is_intersection_contact`, are left
 /// out), the contacts into `out` (in memory order; `parts` keeps the per-job vectors between
 /// frames). Returns the walk counters and how many remembered contacts were re-cast (those not
 /// left out). (The kernel reads how many contacts `memory` holds from the detection state,
@@ -199,7 +199,7 @@ fn prefetch_walk(cx: &Narrow<'_>, m: &ContactGpu, stage: usize) {
 
 /// Whether a remembered contact came from the intersection stages (an edge or untangling
 /// contact), which iterative detection does not re-cast: they are not rays.
-pub fn is_intersection_contact(c: &ContactGpu) -> bool {
+fn is_intersection_contact(c: &ContactGpu) -> bool {
     c.flags & (contact_flags::EDGE | contact_flags::UNTANGLE) != 0
 }
 

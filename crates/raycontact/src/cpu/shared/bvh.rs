@@ -262,8 +262,8 @@ where
 /// entries lost (the same nodes, tests and counts): the walk that makes up for the entries a
 /// full short stack dropped, the whole tree once more depth first through the escape links,
 /// pruned by the hit found so far (`best`, with `tmax` the ray's bound shrunk to it); flags the
-/// hit as a fallback. `inv` is `safe_inverse` of the leaf's ray's direction; the nodes of the ignored
-/// vertex's fan are passed as missed ([`passes_fan`], `fans` empty: none).
+/// hit as a fallback. `inv` is `safe_inverse` of the leaf's ray's direction; the nodes of the
+/// ignored vertex's fan are passed as missed ([`passes_fan`], `fans` empty: none).
 pub(crate) fn stackless_hit(
     nodes: &[Node],
     leaf: &Leaf<'_>,
