@@ -47,6 +47,9 @@
 // half written; which one casts first does not matter. On lavapipe `cloth-layers`' ray stage
 // took 8-10 % less (3 alternated runs; 20,228 of its 30,342 exit traces a frame answered), the
 // other scenes within their noise.
+// The sources whose `may_reach` said no (their rays classified by L not cast) are counted into
+// `pairs.state.unreached`, tallied per workgroup where the tuning says (WORKGROUP_TALLIES, as
+// `walk_contacts`' counters): on a GPU one atomic per workgroup, not one from every such source.
 // CPU twin: `raycontact::internals::cpu::narrow_phase` (its `ExitMemo`).
 //!include shared/common.wgsl
 //!include shared/contact.wgsl
@@ -120,10 +123,22 @@ fn trace_line(body: u32, ray: Ray, ignore_vertex: u32) -> TracedLine {
     return TracedLine(Traced(hits.front, false, 0u, NONE), Traced(hits.back, false, 0u, NONE));
 }
 
+// The workgroup's sources that `may_reach` turned away (with WORKGROUP_TALLIES).
+var<workgroup> wg_unreached: atomic<u32>;
+
+// `classify` asks it at most once a source: a no is counted here.
 fn may_reach(body: u32, p: vec3<f32>, r: f32, ignore_vertex: u32) -> bool {
     // Another body's question by the leaf boxes alone; a self pair's by the triangles.
     let leaves = body_state[body].leaf_count;
-    return other_near(p, r, ignore_vertex, ignore_vertex != NONE, bodies[body], leaves);
+    let near = other_near(p, r, ignore_vertex, ignore_vertex != NONE, bodies[body], leaves);
+    if !near {
+        if WORKGROUP_TALLIES {
+            atomicAdd(&wg_unreached, 1u);
+        } else {
+            atomicAdd(&pairs.state.unreached, 1u);
+        }
+    }
+    return near;
 }
 
 fn source_normal(v: u32) -> vec3<f32> {
@@ -133,9 +148,22 @@ fn source_normal(v: u32) -> vec3<f32> {
 @compute @workgroup_size(WG_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = linear_group(wid) * WG_SIZE + lid;
-    if i >= min(atomicLoad(&pairs.state.sources), params.source_capacity) {
-        return;
+    if i < min(atomicLoad(&pairs.state.sources), params.source_capacity) {
+        classify_source(i);
     }
+    if WORKGROUP_TALLIES {
+        workgroupBarrier();
+        if lid == 0u {
+            let n = atomicLoad(&wg_unreached);
+            if n != 0u {
+                atomicAdd(&pairs.state.unreached, n);
+            }
+        }
+    }
+}
+
+// Classifies source `i` of the list, both rays.
+fn classify_source(i: u32) {
     let source = vec2<u32>(atomicLoad(&sources[2u * i]), atomicLoad(&sources[2u * i + 1u]));
     let k = source.x;
     let pair = pairs.list[k / 2u];

@@ -26,9 +26,9 @@ struct DetectState {
     contact_count: atomic<u32>,
     walked: atomic<u32>,
     walk: WalkCounts,
+    unreached: atomic<u32>,
     stored: array<u32, 2>,
     pad0: u32,
-    pad1: u32,
 }
 
 struct DetectStateRead {
@@ -37,9 +37,9 @@ struct DetectStateRead {
     contact_count: u32,
     walked: u32,
     walk: WalkCountsRead,
+    unreached: u32,
     stored: array<u32, 2>,
     pad0: u32,
-    pad1: u32,
 }
 
 // The pair-list buffer: the detection's counters, then the pairs (`layout::PAIRS_OFFSET`), one

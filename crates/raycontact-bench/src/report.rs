@@ -138,9 +138,10 @@ pub fn print_instance(r: &InstanceResult) {
         }
     };
     println!(
-        "pairs tested {}; source vertices {}; rays/frame {} ({} inward + {} outward + {} own-body); BVH nodes/ray {:.1} (GPU walk{}), {:.1} (CPU walk); triangles/ray {:.1}",
+        "pairs tested {}; source vertices {} ({} turned away: nothing within reach); rays/frame {} ({} inward + {} outward + {} own-body); BVH nodes/ray {:.1} (GPU walk{}), {:.1} (CPU walk); triangles/ray {:.1}",
         f.pairs,
         f.sources,
+        f.unreached,
         f.rays(),
         f.inward_rays,
         f.outward_rays,
@@ -550,10 +551,10 @@ pub fn print_scaling(scene: SceneName, results: &[InstanceResult]) {
 
 /// The lines after the last scene.
 pub fn print_footer(result: &SuiteResult) {
-    let (frames, mismatched, worst) = result.agreement();
+    let (frames, mismatched, worst, unreached) = result.agreement();
     if frames > 0 {
         println!(
-            "GPU vs CPU reference: {frames} frames compared, {mismatched} with a different contact count, worst set difference {worst} contacts"
+            "GPU vs CPU reference: {frames} frames compared, {mismatched} with a different contact count, worst set difference {worst} contacts, {unreached} with a different count of sources turned away"
         );
     }
     println!("suite wall time: {:.1} s", result.wall_s);

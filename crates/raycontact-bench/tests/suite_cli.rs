@@ -268,6 +268,7 @@ fn every_scene_tiny_matches_the_schema_and_gpu_agrees_with_cpu() {
         assert!(found > 0.0, "{scene}: no contacts");
     }
     assert_eq!(doc["agreement"]["count_mismatches"], 0);
+    assert_eq!(doc["agreement"]["unreached_mismatches"], 0);
     // The scaling scenes have their fits and their plot.
     let scaling: Vec<&str> =
         doc["scaling"].as_array().unwrap().iter().map(|s| s["scene"].as_str().unwrap()).collect();

@@ -108,6 +108,8 @@ pub(crate) struct Outcome {
     pub walked: u32,
     /// The walks' outcomes and fallback casts.
     pub walk: crate::layout::WalkCounts,
+    /// Sources whose `may_reach` said no (a full pass).
+    pub unreached: u32,
     /// The contact capacity after the detection: larger than the plan's when
     /// [`OverflowPolicy::Grow`] grew it.
     pub contact_capacity: u64,

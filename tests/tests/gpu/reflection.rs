@@ -158,12 +158,12 @@ fn pod_structs_match_wgsl_layout() {
     check_struct!(
         "DetectState",
         DetectState,
-        [pair_count, sources, contact_count, walked, walk, stored, pad0, pad1]
+        [pair_count, sources, contact_count, walked, walk, unreached, stored, pad0]
     );
     check_struct!(
         "DetectStateRead",
         DetectState,
-        [pair_count, sources, contact_count, walked, walk, stored, pad0, pad1]
+        [pair_count, sources, contact_count, walked, walk, unreached, stored, pad0]
     );
     check_struct!("WalkCountsRead", WalkCounts, [outcomes, fallback_casts, fallback_hits, pad0, pad1]);
     check_struct!(

@@ -13,7 +13,8 @@ use raycontact::internals::layout::{BodyPair, ContactGpu, NONE, Ray, WalkCounts}
 /// The BVH tracer, counting its casts. With `every_ray`, `may_reach` always says yes: every
 /// ray is cast (the classification before `may_reach`); without, it asks the BVH. With `lines`,
 /// it casts a ray and its opposite in one walk when asked (`trace_line`, counted in
-/// `line_casts`), as the CPU backend's tracer does; without, one by one.
+/// `line_casts`), as the CPU backend's tracer does; without, one by one. `may_reach`'s noes are
+/// counted in `refusals` (the classification asks it once a source: the sources turned away).
 #[derive(Default)]
 pub struct CastCounter {
     /// Traces cast.
@@ -28,12 +29,19 @@ pub struct CastCounter {
     pub bounded_skips: AtomicU32,
     /// Unbounded traces that skip a vertex cast (what a memo keeps), lines not counted.
     pub unbounded_skips: AtomicU32,
+    /// `may_reach` said no (never with `every_ray`).
+    pub refusals: AtomicU32,
 }
 
 impl CastCounter {
     /// Traces cast so far.
     pub fn casts(&self) -> u32 {
         self.casts.load(Ordering::Relaxed)
+    }
+
+    /// `may_reach`'s noes so far.
+    pub fn refusals(&self) -> u32 {
+        self.refusals.load(Ordering::Relaxed)
     }
 }
 
@@ -64,7 +72,11 @@ impl Tracer for CastCounter {
     }
 
     fn may_reach(&self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
-        self.every_ray || BvhTracer.may_reach(cx, b, p, r, ignore)
+        let near = self.every_ray || BvhTracer.may_reach(cx, b, p, r, ignore);
+        if !near {
+            self.refusals.fetch_add(1, Ordering::Relaxed);
+        }
+        near
     }
 }
 

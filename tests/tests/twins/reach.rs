@@ -79,7 +79,7 @@ fn layers(gaps: &[f32], n: u32, seed: u64) -> Vec<(TriMesh, BodyKind)> {
 fn rays_that_cannot_reach_are_not_cast_and_the_contacts_stay_the_same() {
     // Reach max(prediction, 2 × 0.004) = 0.02: gaps under it, at it and far over it.
     let prediction = 0.02;
-    let mut total = 0;
+    let (mut total, mut unreached) = (0, 0);
     for (seed, gaps) in
         [(1, vec![0.012, 0.05, 0.019, 0.2]), (2, vec![0.021, 0.006, 0.08]), (3, vec![0.3, 0.01])]
     {
@@ -89,7 +89,8 @@ fn rays_that_cannot_reach_are_not_cast_and_the_contacts_stay_the_same() {
         for (m, kind) in &bodies {
             scene.add_body(&m.positions, &m.triangles, *kind).unwrap();
         }
-        let found = scene.detect(Pairs::Overlapping).unwrap().contacts;
+        let detected = scene.detect(Pairs::Overlapping).unwrap();
+        let found = detected.contacts;
         let frame: FrameData = scene.frame_data().unwrap();
         let packing = scene.packing().clone();
         let positions: Vec<Vec3> = bodies.iter().flat_map(|(m, _)| m.positions.iter().copied()).collect();
@@ -118,9 +119,16 @@ fn rays_that_cannot_reach_are_not_cast_and_the_contacts_stay_the_same() {
         assert_eq!(sorted_keys(&cpu::narrow_phase(&cx_binary, &pairs)), every, "seed {seed}: binary trees");
         let backend = scene_keys(&packing, &found);
         assert_eq!(backend, every, "seed {seed}, gaps {gaps:?}: the backend");
+        // The sources turned away: the backend counts each one `may_reach` said no to, once.
+        let asking = CastCounter::default();
+        assert_eq!(sorted_keys(&classify_in_order(&cx, &asking, &pairs, &sources)), every, "seed {seed}");
+        assert_eq!(detected.stats.unreached, asking.refusals(), "seed {seed}, gaps {gaps:?}: turned away");
         total += every.len();
+        unreached += asking.refusals();
     }
     assert!(total > 2000, "{total} contacts");
+    // The ball's vertices ask every sheet; the sheets' the ones beyond their gaps.
+    assert!(unreached > 1000, "{unreached} sources turned away");
 }
 
 /// The distance from `p` to triangle `t`, in f64: the least of the distances to the plane (where
@@ -225,7 +233,8 @@ fn a_coarse_cloths_self_pair_casts_only_where_its_rays_can_reach_and_finds_the_s
         scene
             .add_body(&sheet.positions, &sheet.triangles, BodyKind::Cloth { half_thickness: 0.004 })
             .unwrap();
-        let found = scene.detect(Pairs::Overlapping).unwrap().contacts;
+        let detected = scene.detect(Pairs::Overlapping).unwrap();
+        let found = detected.contacts;
         let frame: FrameData = scene.frame_data().unwrap();
         let packing = scene.packing().clone();
         assert!(0.6 * packing.bodies[0].mean_size > prediction * 1.01, "a coarse cloth");
@@ -257,6 +266,9 @@ fn a_coarse_cloths_self_pair_casts_only_where_its_rays_can_reach_and_finds_the_s
         let lines = |c: &CastCounter| c.line_casts.load(std::sync::atomic::Ordering::Relaxed) as usize;
         assert_eq!(lines(&every_ray), sources.len(), "gap {gap}");
         let cast = lines(&asking);
+        // Every other source was turned away, and counted so by the backend.
+        assert_eq!(asking.refusals() as usize, sources.len() - cast, "gap {gap}");
+        assert_eq!(detected.stats.unreached, asking.refusals(), "gap {gap}: the backend");
         if gap < prediction {
             assert!(cast > 0 && cast <= 12 * 11 + 11, "gap {gap}: {cast} of {} sources cast", sources.len());
             assert!(every.len() > 50, "gap {gap}: {} contacts between the layers", every.len());

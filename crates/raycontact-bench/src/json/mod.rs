@@ -43,6 +43,7 @@ struct Agreement {
     count_mismatches: usize,
     frames_compared: usize,
     max_set_difference: usize,
+    unreached_mismatches: usize,
 }
 
 /// The program that wrote the document.
@@ -158,6 +159,7 @@ struct Rays {
     pairs: usize,
     rays_per_frame: u64,
     sources: u64,
+    sources_unreached: u64,
     stack_fallbacks: u64,
     triangles_per_ray: f64,
     triangles_per_ray_cpu_walk: f64,
@@ -182,6 +184,7 @@ struct Implementation {
     rays_counted: Option<Vec<u64>>,
     rays_per_s: f64,
     setup_ms: Option<f64>,
+    sources_unreached_per_frame: Option<Vec<u32>>,
     speedup: Speedup,
     stage_timing: &'static str,
     stages_ms: BTreeMap<&'static str, f64>,
@@ -347,9 +350,9 @@ struct Point {
 /// The whole run as a `raycontact.bench/6` document.
 pub fn document(result: &SuiteResult) -> Document {
     let args = &result.args;
-    let (frames_compared, count_mismatches, max_set_difference) = result.agreement();
+    let (frames_compared, count_mismatches, max_set_difference, unreached_mismatches) = result.agreement();
     Document {
-        agreement: Agreement { count_mismatches, frames_compared, max_set_difference },
+        agreement: Agreement { count_mismatches, frames_compared, max_set_difference, unreached_mismatches },
         generator: Generator { name: "raycontact-bench", version: env!("CARGO_PKG_VERSION") },
         instances: result.instances.iter().map(instance).collect(),
         machine: Machine {
@@ -477,6 +480,7 @@ fn rays(f: &RayFigures, bodies: &[(String, raycontact::BodyKind, usize, usize, b
         pairs: f.pairs,
         rays_per_frame: f.rays(),
         sources: f.sources,
+        sources_unreached: f.unreached,
         stack_fallbacks: f.stack_fallbacks,
         triangles_per_ray: f.triangles_per_ray,
         triangles_per_ray_cpu_walk: f.triangles_per_ray_cpu_walk,
@@ -605,6 +609,7 @@ fn implementation(r: &InstanceResult, i: &ImplResult) -> Implementation {
         rays_counted: (!i.rays.is_empty()).then(|| i.rays.clone()),
         rays_per_s: r.rays.rays() as f64 / (ms / 1e3),
         setup_ms: i.setup_ms,
+        sources_unreached_per_frame: (!i.unreached.is_empty()).then(|| i.unreached.clone()),
         speedup: Speedup {
             vs_cpu_1: vs("cpu-1"),
             vs_cpu_rayon: vs("cpu-rayon"),

@@ -263,7 +263,7 @@ fn classify_pairs<T: Tracer>(cx: &Narrow<'_>, tracer: &T, pairs: &[BodyPair]) ->
                     Rays::BOTH,
                     &mut acc,
                 );
-                rays += c.fallback_casts as u64;
+                rays += c.walk.fallback_casts as u64;
             }
             (acc, rays)
         })

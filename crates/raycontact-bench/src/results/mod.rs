@@ -55,6 +55,9 @@ pub struct ImplResult {
     pub stage_ms: Vec<(Stage, Vec<f64>)>,
     /// Contacts found in each timed frame.
     pub contacts: Vec<usize>,
+    /// Sources turned away by `may_reach` in each timed frame (raycontact:
+    /// `FrameStats::unreached`).
+    pub unreached: Vec<u32>,
     /// Contacts by class, mean per frame.
     pub classes: Classes,
     /// Contacts differing from the CPU reference's in each timed frame.
@@ -119,6 +122,7 @@ impl ImplResult {
             stage_timing: "none",
             stage_ms: Vec::new(),
             contacts: Vec::new(),
+            unreached: Vec::new(),
             classes: Classes::default(),
             differ: Vec::new(),
             dispatches: Vec::new(),
@@ -287,6 +291,10 @@ pub struct RayFigures {
     pub triangles_per_ray_cpu_walk: f64,
     /// Rays whose short stack overflowed and finished with the stackless walk (GPU traversal).
     pub stack_fallbacks: u64,
+    /// Sources (directed pair, vertex) whose rays classified by their re-projected length were
+    /// not cast: `may_reach` found nothing of the target within the reach
+    /// (`FrameStats::unreached`).
+    pub unreached: u64,
     /// The most nodes one source vertex's traces visit together (GPU traversal, a cloth
     /// vertex's two rays walked together as the GPU tuning walks them): the serial work of the
     /// narrow phase's busiest invocation, which a GPU's ray stage cannot take less time than.
@@ -381,18 +389,19 @@ pub struct SuiteResult {
 
 impl SuiteResult {
     /// GPU against CPU reference: (frames compared, frames whose counts differ, worst set
-    /// difference).
-    pub fn agreement(&self) -> (usize, usize, usize) {
-        let (mut frames, mut mismatched, mut worst) = (0, 0, 0);
+    /// difference, frames whose sources turned away by `may_reach` differ).
+    pub fn agreement(&self) -> (usize, usize, usize, usize) {
+        let (mut frames, mut mismatched, mut worst, mut unreached) = (0, 0, 0, 0);
         for r in &self.instances {
             let (Some(g), Some(c)) = (r.get("gpu"), r.get("cpu-rayon")) else { continue };
             for (k, (a, b)) in g.contacts.iter().zip(&c.contacts).enumerate() {
                 frames += 1;
                 mismatched += usize::from(a != b);
                 worst = worst.max(g.differ.get(k).copied().unwrap_or(0));
+                unreached += usize::from(g.unreached.get(k) != c.unreached.get(k));
             }
         }
-        (frames, mismatched, worst)
+        (frames, mismatched, worst, unreached)
     }
 }
 

@@ -30,6 +30,7 @@ struct RayCounters {
     tris: AtomicU64,
     tris_cpu: AtomicU64,
     fallbacks: AtomicU64,
+    unreached: AtomicU64,
 }
 
 /// The full pass's tracer, counting: each trace through the BVH with the GPU's tree
@@ -281,7 +282,8 @@ fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[&[Node]]>) -> Result
             exits: &exits,
         };
         let mut sink = Vec::new();
-        cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
+        let c = cpu::classify(&cx, &tracer, (a, v, b, k), p.prediction, Rays::BOTH, &mut sink);
+        counters.unreached.fetch_add(u64::from(c.unreached), Relaxed);
         (tracer.nodes.load(Relaxed), a, v)
     });
     let (longest_source_nodes, body, vertex) = longest.max_by_key(|&(n, _, _)| n).unwrap_or((0, 0, 0));
@@ -307,6 +309,7 @@ fn replay(scene: &mut Scene, inst: &Instance, own: Option<&[&[Node]]>) -> Result
         wide_nodes_per_ray_cpu_walk: get(&c.wide_cpu) as f64 / rays,
         triangles_per_ray_cpu_walk: get(&c.tris_cpu) as f64 / rays,
         stack_fallbacks: get(&c.fallbacks),
+        unreached: get(&c.unreached),
         longest_source_nodes,
         longest_source,
         largest_valence: largest_valence.unwrap_or(0),

@@ -152,6 +152,7 @@ impl Run for RaycontactRun {
             }
         }
         result.contacts.push(found.contacts.len());
+        result.unreached.push(found.stats.unreached);
         if self.scene.intersections() != IntersectionMode::Off {
             result.intersections.push(found.stats.intersections);
         }

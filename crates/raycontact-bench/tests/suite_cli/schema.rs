@@ -142,6 +142,7 @@ pub fn schema() -> T {
             ),
         ),
         ("setup_ms", nullable(Num)),
+        ("sources_unreached_per_frame", nullable(arr(Uint))),
         ("rays_per_s", Num),
         ("stage_timing", OneOf(&["gpu-timestamps", "cpu-wall", "none"])),
         ("stages_ms", MapOf(STAGES, Box::new(Num))),
@@ -285,6 +286,7 @@ pub fn schema() -> T {
             Obj(vec![
                 ("pairs", Uint),
                 ("sources", Uint),
+                ("sources_unreached", Uint),
                 ("inward_rays", Uint),
                 ("outward_rays", Uint),
                 ("check_rays", Uint),
@@ -376,7 +378,12 @@ pub fn schema() -> T {
         ),
         (
             "agreement",
-            Obj(vec![("frames_compared", Uint), ("count_mismatches", Uint), ("max_set_difference", Uint)]),
+            Obj(vec![
+                ("frames_compared", Uint),
+                ("count_mismatches", Uint),
+                ("max_set_difference", Uint),
+                ("unreached_mismatches", Uint),
+            ]),
         ),
     ])
 }

@@ -88,7 +88,7 @@ pub use shared::bvh::{
     other_triangle_within, triangle_within,
 };
 pub use shared::bvh_line::closest_hits_line_binary;
-pub use shared::classify::{Narrow, Rays, Traced, Tracer, asks_reach, classify, classify_at};
+pub use shared::classify::{Classified, Narrow, Rays, Traced, Tracer, asks_reach, classify, classify_at};
 pub use shared::common::reach;
 pub use shared::intersect::{crossing_key, edge_side};
 pub use shared::ray::{Sheared, hit_box, intersect_triangle, ray_axes, safe_inverse, shear};

@@ -140,7 +140,7 @@ pub fn walk_contacts(
             };
             let prediction = pairs[(m.pair / 2) as usize].prediction;
             let id = (m.source_body as usize, m.source_vertex, m.target_body as usize, m.pair);
-            counts.add_counts(&classify(cx, tracer, id, prediction, rays, found));
+            counts.add_counts(&classify(cx, tracer, id, prediction, rays, found).walk);
         }
         (counts, walked)
     };

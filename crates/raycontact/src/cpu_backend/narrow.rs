@@ -30,6 +30,7 @@ pub(super) enum PassMemo<'m> {
 /// The full pass of the CPU backend: [`cpu::narrow_phase`]'s contacts, into `out`, its rays in
 /// the order of `order.0` ([`crate::ray_order::vertex_order`], `order.1` its runs' boxes at this
 /// frame's positions), listed in `sources`, the traces asked again answered from `memo`.
+/// Returns the sources that `may_reach` turned away (the kernel's `unreached`).
 pub(super) fn full_pass(
     cx: &Narrow<'_>,
     pairs: &[BodyPair],
@@ -38,7 +39,7 @@ pub(super) fn full_pass(
     memo: PassMemo<'_>,
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
-) {
+) -> u32 {
     let sources = sources.fill(cx.packing, &cx.frame.body_state, cx.positions, pairs, order);
     match memo {
         PassMemo::Traces(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, sources, parts, out),
@@ -50,7 +51,7 @@ pub(super) fn full_pass(
 /// Sources whose position and normal the full pass reads together.
 const GATHER: usize = 16;
 
-/// `sources` classified through `tracer`, in rayon, into `out`.
+/// `sources` classified through `tracer`, in rayon, into `out`; the sources turned away.
 fn classify_all<T: Tracer>(
     cx: &Narrow<'_>,
     tracer: &T,
@@ -58,11 +59,12 @@ fn classify_all<T: Tracer>(
     sources: &[[u32; 2]],
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
-) {
+) -> u32 {
     let job = |chunk: &[[u32; 2]], found: &mut Vec<ContactGpu>| {
         // The sources' positions and normals read GATHER at a time: in Morton order they are
         // scattered over memory, and read together their cache misses overlap instead of each
         // waiting behind the last source's walks.
+        let mut unreached = 0;
         for block in chunk.chunks(GATHER) {
             let mut at = [((0, 0, 0, 0), 0.0, (Vec3::ZERO, Vec3::ZERO)); GATHER];
             for (g, &[k, local]) in at.iter_mut().zip(block) {
@@ -73,9 +75,11 @@ fn classify_all<T: Tracer>(
                 *g = (key, p.prediction, (cx.positions[v as usize], tracer.normal(cx, v)));
             }
             for &(key, prediction, source) in &at[..block.len()] {
-                cpu::classify_at(cx, tracer, key, source, prediction, Rays::BOTH, found);
+                let c = cpu::classify_at(cx, tracer, key, source, prediction, Rays::BOTH, found);
+                unreached += u32::from(c.unreached);
             }
         }
+        unreached
     };
-    parts.run(sources, out, job, |(), ()| ());
+    parts.run(sources, out, job, |a, b| a + b)
 }

@@ -168,6 +168,7 @@ impl GpuScene {
                 pairs: state.pair_count,
                 walked: state.walked,
                 walk: state.walk,
+                unreached: state.unreached,
                 contact_capacity: with_headroom(plan.overflow, found, d.contacts),
                 intersections,
                 crossing_capacity: with_headroom(plan.overflow, crossings, d.intersect.crossings),

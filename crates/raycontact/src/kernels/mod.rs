@@ -359,6 +359,9 @@ impl Kernel {
             // the same and the contacts walked (declared whatever the tuning; used with
             // `Tuning::workgroup_tallies`)
             Kernel::WalkContacts => var((layout::WALK_OUTCOMES + 3) * 4),
+            // the sources turned away by `may_reach` (declared whatever the tuning; used with
+            // `Tuning::workgroup_tallies`)
+            Kernel::NarrowPhase => var(4),
             // the workgroup's totals
             Kernel::RaycastAll => var(size_of::<layout::RayHitTotals>() as u32),
             _ => 0,

@@ -49,6 +49,10 @@ pub struct DetectState {
     pub walked: u32,
     /// Outcomes of the walks of iterative detection, and its fallback casts.
     pub walk: WalkCounts,
+    /// Sources of a full pass whose rays classified by their re-projected length were not cast:
+    /// the target had nothing within the reach of the vertex (WGSL `may_reach` said no; asked
+    /// once a source). 0 in an iterative pass, which casts or walks every ray.
+    pub unreached: u32,
     /// Contacts stored on each ping-pong side of the contact buffers by the last detection that
     /// wrote it (`min(contact_count, capacity)`, written by `contact_args` with the indirect
     /// arguments): the iterative pass walks that many of the other side's contacts. Not reset
@@ -56,8 +60,6 @@ pub struct DetectState {
     pub stored: [u32; 2],
     /// Padding.
     pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
 }
 
 /// Bytes of the [`DetectState`] at the head of the pair-list buffer: the pairs

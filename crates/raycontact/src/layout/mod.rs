@@ -122,11 +122,12 @@ pub struct Tuning {
     /// becomes one 32-byte sector instead of two dependent ones.
     pub child_pairs: bool,
     /// Whether iterative detection (`walk_contacts`) tallies its counters (the walk outcomes,
-    /// the fallback casts and the contacts walked) per workgroup, in workgroup memory, and adds
-    /// them to the detection state once per workgroup after a barrier (the WGSL constant
-    /// `WORKGROUP_TALLIES`), or adds each count with its own atomic. The same counts either way.
-    /// Tallied, the state's few words take at most 11 atomics per workgroup instead of three or
-    /// four from every invocation, which a GPU would serialise on one address (unless its
+    /// the fallback casts and the contacts walked), and the narrow phase its sources that
+    /// `may_reach` turned away ([`DetectState::unreached`]), per workgroup, in workgroup memory,
+    /// and adds them to the detection state once per workgroup after a barrier (the WGSL
+    /// constant `WORKGROUP_TALLIES`), or adds each count with its own atomic. The same counts
+    /// either way. Tallied, the state's few words take at most 11 atomics per workgroup instead
+    /// of one to four from every invocation, which a GPU would serialise on one address (unless its
     /// compiler aggregates them per SIMD group itself). On lavapipe, whose barrier switches
     /// between the coroutines of every SIMD slice of the workgroup, the tally was no faster: in
     /// 10 runs of `raycontact-bench --no-parry --implementations gpu-walk --scene

@@ -156,11 +156,37 @@ pub struct Narrow<'a> {
     pub inversions: bool,
 }
 
-/// One classification's mutable state: the tracer's counters and the contacts found.
+/// One classification's mutable state: the tracer's counters, the contacts found and the
+/// tracer's `may_reach` answer once asked (the kernel's `reach_answer`).
 struct Sink<'s, T: Tracer> {
     tracer: &'s T,
     counts: WalkCounts,
     out: &'s mut Vec<ContactGpu>,
+    reach: Option<bool>,
+}
+
+impl<T: Tracer> Sink<'_, T> {
+    /// The tracer's `may_reach` for body `b` at `p`, asked once a source as the kernel asks it
+    /// (every step that asks, asks the same).
+    fn may_reach(&mut self, cx: &Narrow<'_>, b: usize, p: Vec3, r: f32, ignore: u32) -> bool {
+        *self.reach.get_or_insert_with(|| self.tracer.may_reach(cx, b, p, r, ignore))
+    }
+
+    /// What the classification counted.
+    fn classified(&self) -> Classified {
+        Classified { walk: self.counts, unreached: self.reach == Some(false) }
+    }
+}
+
+/// What [`classify`] counted of a source's traces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Classified {
+    /// The walks' counters of its traces (an iterative pass's; zeros through the BVH).
+    pub walk: WalkCounts,
+    /// The tracer's `may_reach` said no: the rays classified by their re-projected length were
+    /// not cast (the kernel counts such a source into
+    /// [`DetectState::unreached`](crate::layout::DetectState::unreached)).
+    pub unreached: bool,
 }
 
 impl Narrow<'_> {
@@ -214,9 +240,7 @@ impl Narrow<'_> {
         hint: u32,
         r: f32,
     ) -> Probe {
-        if asks_reach(&self.packing.bodies[b], ignore, r)
-            && !sink.tracer.may_reach(self, b, origin, r, ignore)
-        {
+        if asks_reach(&self.packing.bodies[b], ignore, r) && !sink.may_reach(self, b, origin, r, ignore) {
             return Probe::NONE;
         }
         self.probe(sink, b, origin, dir, 0.0, tmax, ignore, hint)
@@ -383,7 +407,7 @@ impl Rays {
 /// of directed pair `k` with prediction distance `predict`, casting `rays` with `tracer`
 /// (Hermann et al. 2008; Lehericey et al. 2015: four cases by body kind, re-projection,
 /// inversion; the rules are in `narrow_phase.wgsl`'s header). Returns the walk counters of its
-/// traces.
+/// traces and whether `may_reach` turned it away.
 #[allow(clippy::too_many_arguments)]
 pub fn classify<T: Tracer>(
     cx: &Narrow<'_>,
@@ -392,7 +416,7 @@ pub fn classify<T: Tracer>(
     predict: f32,
     rays: Rays,
     out: &mut Vec<ContactGpu>,
-) -> WalkCounts {
+) -> Classified {
     let v = cx.packing.bodies[key.0].vertex_offset + key.1;
     classify_at(cx, tracer, key, (cx.positions[v as usize], tracer.normal(cx, v)), predict, rays, out)
 }
@@ -409,9 +433,9 @@ pub fn classify_at<T: Tracer>(
     predict: f32,
     rays: Rays,
     out: &mut Vec<ContactGpu>,
-) -> WalkCounts {
+) -> Classified {
     use contact_flags::{COLLISION, INVERTED, INWARD_RAY, OUTWARD_RAY, PREDICTION};
-    let mut sink = Sink { tracer, counts: WalkCounts::default(), out };
+    let mut sink = Sink { tracer, counts: WalkCounts::default(), out, reach: None };
     let (body_a, body_b) = (&cx.packing.bodies[a], &cx.packing.bodies[b]);
     let cloth_a = body_a.flags & BODY_CLOTH != 0;
     let cloth_b = body_b.flags & BODY_CLOTH != 0;
@@ -420,7 +444,7 @@ pub fn classify_at<T: Tracer>(
     let self_pair = a == b;
     let v = body_a.vertex_offset + local;
     if n == Vec3::ZERO {
-        return sink.counts;
+        return sink.classified();
     }
     let s = Source { a, local, b, k, p, ea, eb };
     let emit = |sink: &mut Sink<'_, T>, pr: &Probe, through: bool, flags: u32, exit: u32| {
@@ -536,8 +560,8 @@ pub fn classify_at<T: Tracer>(
         // finds anything within the reach, and no contact comes of the source (the misses
         // `probe_by_length` would give each), so it returns, as the kernel's `classify` does.
         let line = if todo == 3 && hin == NONE && hout == NONE {
-            if asks_reach(body_b, ignore, near) && !sink.tracer.may_reach(cx, b, p, near, ignore) {
-                return sink.counts;
+            if asks_reach(body_b, ignore, near) && !sink.may_reach(cx, b, p, near, ignore) {
+                return sink.classified();
             }
             cx.probe_line(&mut sink, b, p, n, beyond, ignore)
         } else {
@@ -572,5 +596,5 @@ pub fn classify_at<T: Tracer>(
             }
         }
     }
-    sink.counts
+    sink.classified()
 }
