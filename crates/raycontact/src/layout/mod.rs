@@ -127,8 +127,8 @@ pub struct Tuning {
     /// and adds them to the detection state once per workgroup after a barrier (the WGSL
     /// constant `WORKGROUP_TALLIES`), or adds each count with its own atomic. The same counts
     /// either way. Tallied, the state's few words take at most 11 atomics per workgroup instead
-    /// of one to four from every invocation, which a GPU would serialise on one address (unless its
-    /// compiler aggregates them per SIMD group itself). On lavapipe, whose barrier switches
+    /// of one to four from every invocation, which a GPU would serialise on one address (unless
+    /// its compiler aggregates them per SIMD group itself). On lavapipe, whose barrier switches
     /// between the coroutines of every SIMD slice of the workgroup, the tally was no faster: in
     /// 10 runs of `raycontact-bench --no-parry --implementations gpu-walk --scene
     /// resting-pile,slow-pair` (40 or 60 frames), alternated with the build without it,
