@@ -108,7 +108,9 @@ pub(crate) struct Outcome {
     pub walked: u32,
     /// The walks' outcomes and fallback casts.
     pub walk: crate::layout::WalkCounts,
-    /// Sources whose `may_reach` said no (a full pass).
+    /// Sources a full pass classified, and of them those whose `may_reach` said no.
+    pub sources: u32,
+    /// See `sources`.
     pub unreached: u32,
     /// The contact capacity after the detection: larger than the plan's when
     /// [`OverflowPolicy::Grow`] grew it.

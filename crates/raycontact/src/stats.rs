@@ -278,10 +278,15 @@ pub struct FrameStats {
     /// Outcomes of the iterative pass's walks (targets and source bodies' own traces) and its
     /// BVH fallback casts.
     pub walk: crate::layout::WalkCounts,
-    /// Sources of a full pass (directed pair, vertex) whose rays classified by their
-    /// re-projected length were not cast, the target having nothing within the pair's reach of
-    /// the vertex (the bounded query `may_reach`, asked before those rays: of every pair with
-    /// another body, and of a cloth's self pair when its mesh is coarse next to the reach,
+    /// Sources of a full pass: the (directed pair, vertex) entries the narrow phase classified,
+    /// as `ray_sources` lists them (mostly the vertices within the pair's reach of the other
+    /// body's box). The same on both backends; 0 in an iterative pass, which re-casts last
+    /// frame's contacts instead ([`Self::walked`]).
+    pub sources: u32,
+    /// Of [`Self::sources`], those whose rays classified by their re-projected length were not
+    /// cast, the target having nothing within the pair's reach of the vertex (the bounded query
+    /// `may_reach`, asked before those rays: of every pair with another body, and of a cloth's
+    /// self pair when its mesh is coarse next to the reach,
     /// [`SELF_REACH_SIZE`](crate::internals::layout::SELF_REACH_SIZE)). The same on both
     /// backends; 0 in an iterative pass.
     pub unreached: u32,

@@ -45,6 +45,8 @@ fn a_coarse_cloths_self_pair_casts_only_where_it_can_reach_and_finds_the_cpus_co
                 // every vertex.
                 assert_eq!(gpu.stats.unreached, cpu.stats.unreached, "{what}: sources turned away");
                 let (n, u) = (sheet.positions.len() as u32, gpu.stats.unreached);
+                // The self pair lists every vertex of the sheet.
+                assert_eq!((gpu.stats.sources, cpu.stats.sources), (n, n), "{what}: sources");
                 if gap < 0.02 {
                     assert!(u >= n - (12 * 11 + 11) && u < n, "{what}: {u} of {n} sources turned away");
                     assert!(found.len() > 50, "{what}: {} contacts between the layers", found.len());
@@ -102,9 +104,11 @@ fn the_sources_turned_away_are_counted_as_on_the_cpu_and_an_iterative_pass_count
             assert_same(&what, &gpu.contacts, &cpu.contacts);
             assert_eq!(gpu.stats.iterative, cpu.stats.iterative, "{what}");
             assert_eq!(gpu.stats.unreached, cpu.stats.unreached, "{what}: sources turned away");
+            assert_eq!(gpu.stats.sources, cpu.stats.sources, "{what}: sources");
+            assert!(gpu.stats.unreached <= gpu.stats.sources, "{what}");
             kinds[usize::from(gpu.stats.iterative)] += 1;
             if gpu.stats.iterative {
-                assert_eq!(gpu.stats.unreached, 0, "{what}: an iterative pass");
+                assert_eq!((gpu.stats.sources, gpu.stats.unreached), (0, 0), "{what}: an iterative pass");
             } else {
                 assert!(gpu.stats.unreached > 500, "{what}: {} sources turned away", gpu.stats.unreached);
                 assert!(!gpu.contacts.is_empty(), "{what}: the near sheet touches the ball");

@@ -123,6 +123,7 @@ fn rays_that_cannot_reach_are_not_cast_and_the_contacts_stay_the_same() {
         let asking = CastCounter::default();
         assert_eq!(sorted_keys(&classify_in_order(&cx, &asking, &pairs, &sources)), every, "seed {seed}");
         assert_eq!(detected.stats.unreached, asking.refusals(), "seed {seed}, gaps {gaps:?}: turned away");
+        assert_eq!(detected.stats.sources as usize, sources.len(), "seed {seed}, gaps {gaps:?}: sources");
         total += every.len();
         unreached += asking.refusals();
     }
@@ -269,6 +270,7 @@ fn a_coarse_cloths_self_pair_casts_only_where_its_rays_can_reach_and_finds_the_s
         // Every other source was turned away, and counted so by the backend.
         assert_eq!(asking.refusals() as usize, sources.len() - cast, "gap {gap}");
         assert_eq!(detected.stats.unreached, asking.refusals(), "gap {gap}: the backend");
+        assert_eq!(detected.stats.sources as usize, sources.len(), "gap {gap}: the backend's sources");
         if gap < prediction {
             assert!(cast > 0 && cast <= 12 * 11 + 11, "gap {gap}: {cast} of {} sources cast", sources.len());
             assert!(every.len() > 50, "gap {gap}: {} contacts between the layers", every.len());

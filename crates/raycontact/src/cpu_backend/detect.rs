@@ -87,7 +87,7 @@ impl CpuScene {
                 self.memo_moved.fill(false);
                 let (order, runs, sources) = (&self.order, &mut self.runs, &mut self.sources);
                 let (parts, found) = (&mut self.parts, &mut contacts);
-                out.unreached = self.pool.install(|| {
+                (out.sources, out.unreached) = self.pool.install(|| {
                     runs.update(packing, cx.positions, order);
                     super::narrow::full_pass(&cx, &list, (order, runs), sources, memo, parts, found)
                 });

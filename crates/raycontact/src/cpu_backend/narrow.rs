@@ -30,7 +30,8 @@ pub(super) enum PassMemo<'m> {
 /// The full pass of the CPU backend: [`cpu::narrow_phase`]'s contacts, into `out`, its rays in
 /// the order of `order.0` ([`crate::ray_order::vertex_order`], `order.1` its runs' boxes at this
 /// frame's positions), listed in `sources`, the traces asked again answered from `memo`.
-/// Returns the sources that `may_reach` turned away (the kernel's `unreached`).
+/// Returns the sources it classified and those that `may_reach` turned away (the kernel's
+/// `sources` and `unreached`).
 pub(super) fn full_pass(
     cx: &Narrow<'_>,
     pairs: &[BodyPair],
@@ -39,13 +40,14 @@ pub(super) fn full_pass(
     memo: PassMemo<'_>,
     parts: &mut ContactParts,
     out: &mut Vec<ContactGpu>,
-) -> u32 {
+) -> (u32, u32) {
     let sources = sources.fill(cx.packing, &cx.frame.body_state, cx.positions, pairs, order);
-    match memo {
+    let unreached = match memo {
         PassMemo::Traces(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, sources, parts, out),
         PassMemo::Exits(m) => classify_all(cx, &m.tracer(&BvhTracer), pairs, sources, parts, out),
         PassMemo::None => classify_all(cx, &BvhTracer, pairs, sources, parts, out),
-    }
+    };
+    (sources.len() as u32, unreached)
 }
 
 /// Sources whose position and normal the full pass reads together.

@@ -168,6 +168,8 @@ impl GpuScene {
                 pairs: state.pair_count,
                 walked: state.walked,
                 walk: state.walk,
+                // 0 in an iterative pass, which clears the counters from `sources` on.
+                sources: state.sources,
                 unreached: state.unreached,
                 contact_capacity: with_headroom(plan.overflow, found, d.contacts),
                 intersections,

@@ -130,7 +130,7 @@ impl Scene {
         stats.iterative = matches!(plan.pass, Pass::Iterative { .. });
         stats.walked = found.walked;
         stats.walk = found.walk;
-        stats.unreached = found.unreached;
+        (stats.sources, stats.unreached) = (found.sources, found.unreached);
         self.contact_capacity = found.contact_capacity;
         if plan.intersect.mode != 0 {
             self.crossing_capacity = found.crossing_capacity;
