@@ -108,9 +108,9 @@ pub(crate) struct Outcome {
     pub walked: u32,
     /// The walks' outcomes and fallback casts.
     pub walk: crate::layout::WalkCounts,
-    /// Sources a full pass classified, and of them those whose `may_reach` said no.
+    /// Sources a full pass classified (0 in an iterative pass).
     pub sources: u32,
-    /// See `sources`.
+    /// Of them, those whose `may_reach` said no.
     pub unreached: u32,
     /// The contact capacity after the detection: larger than the plan's when
     /// [`OverflowPolicy::Grow`] grew it.

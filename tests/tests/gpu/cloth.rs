@@ -5,7 +5,7 @@ use std::f32::consts::PI;
 
 use glam::{Affine3A, Vec3};
 use raycontact::meshes::{self, TriMesh};
-use raycontact::{BodyId, BodyKind, Contact, Pairs, Scene, SelfCollision};
+use raycontact::{BodyId, BodyKind, Contact, GpuContext, Pairs, Scene, SelfCollision};
 use raycontact_tests::{assert_unique_keys, ctx, grouped, key_surplus, other_tuning_ctx};
 
 const E: f32 = 0.02;
@@ -20,8 +20,17 @@ fn translated(m: &TriMesh, t: Vec3) -> TriMesh {
 
 /// The scene on both backends, with this prediction distance.
 fn scenes(bodies: &[(&TriMesh, BodyKind)], prediction: f32) -> [(Scene, Vec<BodyId>); 2] {
+    scenes_in(ctx(), bodies, prediction)
+}
+
+/// [`scenes`] with the GPU's scene in `context`.
+pub(crate) fn scenes_in(
+    context: &GpuContext,
+    bodies: &[(&TriMesh, BodyKind)],
+    prediction: f32,
+) -> [(Scene, Vec<BodyId>); 2] {
     [true, false].map(|gpu| {
-        let mut s = if gpu { Scene::new(ctx()) } else { Scene::new_cpu(None).unwrap() };
+        let mut s = if gpu { Scene::new(context) } else { Scene::new_cpu(None).unwrap() };
         s.set_prediction_distance(prediction).unwrap();
         let ids = bodies.iter().map(|(m, k)| s.add_body(&m.positions, &m.triangles, *k).unwrap()).collect();
         (s, ids)

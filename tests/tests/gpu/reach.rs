@@ -6,9 +6,10 @@
 
 use glam::{Affine3A, Vec3};
 use raycontact::meshes;
-use raycontact::{BodyKind, Iterative, Pairs, Scene};
+use raycontact::{BodyKind, Iterative, Pairs};
 use raycontact_tests::{ctx, folded_sheet, other_tuning_ctx};
 
+use crate::cloth::scenes_in;
 use crate::narrow::assert_same;
 
 #[test]
@@ -20,19 +21,12 @@ fn a_coarse_cloths_self_pair_casts_only_where_it_can_reach_and_finds_the_cpus_co
     for context in [ctx(), other_tuning_ctx()] {
         for gap in [0.012, 0.03] {
             let sheet = folded_sheet(16, 10, 11, 0.1, gap);
-            let mut s = [true, false].map(|gpu| {
-                let mut scene = if gpu { Scene::new(context) } else { Scene::new_cpu(None).unwrap() };
-                scene.set_prediction_distance(0.02).unwrap();
-                let id = scene
-                    .add_body(&sheet.positions, &sheet.triangles, BodyKind::Cloth { half_thickness: 0.004 })
-                    .unwrap();
-                (scene, id)
-            });
+            let mut s = scenes_in(context, &[(&sheet, BodyKind::Cloth { half_thickness: 0.004 })], 0.02);
             for frame in 0..3 {
                 let shift = Vec3::new(0.01, -0.02, 0.005) * frame as f32;
                 let at: Vec<Vec3> = sheet.positions.iter().map(|p| *p + shift).collect();
-                for (scene, id) in &mut s {
-                    scene.set_positions(*id, &at).unwrap();
+                for (scene, ids) in &mut s {
+                    scene.set_positions(ids[0], &at).unwrap();
                 }
                 let what = format!("{:?}, gap {gap}, frame {frame}", context.tuning());
                 let (gpu, cpu) =
@@ -73,22 +67,14 @@ fn the_sources_turned_away_are_counted_as_on_the_cpu_and_an_iterative_pass_count
     let ball = meshes::icosphere(0.5, 3);
     let sheet =
         |z: f32| meshes::grid_sheet(1.2, 1.2, 24, 24).transformed(Affine3A::from_translation(Vec3::Z * z));
-    let bodies = [
-        (ball, BodyKind::Volumetric),
-        (sheet(0.51), BodyKind::Cloth { half_thickness: 0.004 }),
-        (sheet(0.61), BodyKind::Cloth { half_thickness: 0.004 }),
-    ];
+    let (near, far) = (sheet(0.51), sheet(0.61));
+    let cloth = BodyKind::Cloth { half_thickness: 0.004 };
+    let bodies = [(&ball, BodyKind::Volumetric), (&near, cloth), (&far, cloth)];
     for context in [ctx(), other_tuning_ctx()] {
-        let mut s = [true, false].map(|gpu| {
-            let mut scene = if gpu { Scene::new(context) } else { Scene::new_cpu(None).unwrap() };
-            scene.set_prediction_distance(0.02).unwrap();
-            let ids: Vec<_> = bodies
-                .iter()
-                .map(|(m, kind)| scene.add_body(&m.positions, &m.triangles, *kind).unwrap())
-                .collect();
+        let mut s = scenes_in(context, &bodies, 0.02);
+        for (scene, _) in &mut s {
             scene.set_iterative(Some(Iterative { full_pass_every: 3, ..Iterative::new(0.05) })).unwrap();
-            (scene, ids)
-        });
+        }
         let mut kinds = [0, 0];
         for frame in 0..4 {
             let shift = Vec3::new(0.002, -0.001, 0.0) * frame as f32;
