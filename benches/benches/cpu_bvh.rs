@@ -14,7 +14,11 @@
 //!   (`Scene::update` on the CPU backend), both bodies moved (two poses taken in turn);
 //! - `frame`: a whole frame, `Scene::detect` alone (`frame-detect`) and after `Scene::update`
 //!   (`frame-update-then-detect`: an engine that queries rays between the two; the detection
-//!   finds every body still since the update).
+//!   finds every body still since the update);
+//! - `near`: a cloth's self pair's reach question (`cpu::other_near_wide`: a triangle that does
+//!   not use the vertex within the reach of it, the narrow phase's `may_reach`) for every vertex
+//!   of a folded 64 x 64 sheet, the reach half an edge (on `eight-sheets`, the questions of the
+//!   sheets' self pairs are over a quarter of `cpu-1`'s frame).
 //!
 //! Run with `cargo bench -p raycontact-benches --bench cpu_bvh`.
 
@@ -147,5 +151,32 @@ fn cpu_bvh(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cpu_bvh);
+/// `near`: the self pair's reach question for every vertex of a folded sheet.
+fn near(c: &mut Criterion) {
+    let mut sheet = meshes::grid_sheet(1.0, 1.0, 64, 64);
+    for p in &mut sheet.positions {
+        // Waves, and the half at x > 0 folded back over the other, 0.02 above it: about a
+        // sixth of the vertices have a triangle within the reach.
+        let wave = 0.01 * (p.x * 25.0).sin() * (p.y * 19.0).cos();
+        *p = if p.x > 0.0 { Vec3::new(-p.x, p.y, 0.02 + wave) } else { Vec3::new(p.x, p.y, wave) };
+    }
+    let mut scene = Scene::new_cpu(Some(1)).expect("a CPU scene");
+    scene.add_body(&sheet.positions, &sheet.triangles, BodyKind::Cloth { half_thickness: 0.0 }).unwrap();
+    scene.update().unwrap();
+    let frame = scene.frame_data().unwrap();
+    let tree = frame.body_wide(0).expect("the sheet's wide tree");
+    let reach = 0.5 / 64.0;
+    let mut group = c.benchmark_group("near");
+    group.measurement_time(Duration::from_secs(4)).sample_size(30);
+    group.throughput(Throughput::Elements(sheet.positions.len() as u64));
+    group.bench_function(BenchmarkId::new("self", sheet.positions.len()), |bench| {
+        bench.iter(|| {
+            let vertices = sheet.positions.iter().enumerate();
+            vertices.filter(|&(v, &p)| cpu::other_near_wide(tree, p, reach, v as u32)).count()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cpu_bvh, near);
 criterion_main!(benches);
