@@ -58,6 +58,25 @@
 //! instead of branches, 14.9–17.1 ms. Without the choice at all (each wide node a binary
 //! node's grandchildren) the stage was no faster (641k `cpu-1` 45.7–46.2 -> 46.2–47.0 ms) and
 //! the rays 2–6 % slower (the armadillo pair's `cpu-1` ray stage 39.3–39.5 -> 41.8–41.9 ms).
+//! Nor did taking the right child off the chain: in the LBVH's layout a node's right child
+//! follows from its own words (its left child names the split, its escape the end of its
+//! range), so both children's loads can start together instead of the right one waiting for
+//! the left's escape; `cpu-1`'s `hierarchy` stage was 2.49–4.05 ms against 2.52–3.57 on
+//! `mesh-scaling`'s 40k triangles and 63.6–65.2 against 59.4–66.8 on 641k (4 runs alternated,
+//! one scratch binary switched by an environment variable).
+//!
+//! A 4-wide tree built straight from the sorted keys, with no binary tree (top-down: a range
+//! split where the keys' highest differing bit changes, found by a binary search as the
+//! `hierarchy` kernel finds it, the range of most leaves split again until four lanes, the
+//! boxes on the way back up), takes one body of 20k leaves (a torus of `mesh-scaling`'s 40k
+//! triangles) 0.94–1.73 ms against 1.19–2.09 for the binary build and this collapse together
+//! (0.77–1.29 of it the collapse), records included: the two alternated 200 times in each of
+//! 10 runs of a scratch program, one thread, the direct build faster by 11–21 % in every run;
+//! the same hits, through 6.43 wide nodes a ray against 6.36. It pays only where no binary
+//! tree is built, and the backend's other parts read one (ray queries, the iterative pass, the
+//! intersection stages, the refits, the binned-SAH trees): building it only when one of them
+//! asks (as `cpu_backend/lag.rs` fits a tree left behind) would save about 4 % of that scene's
+//! `cpu-1` frame. Not done.
 
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
