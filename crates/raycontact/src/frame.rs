@@ -77,6 +77,10 @@ pub(crate) struct LbvhLag {
     pub live: Vec<u32>,
     /// Per packed body, whether this frame leaves its binary tree behind (empty: none).
     pub skip: Vec<bool>,
+    /// Per packed body, whether its last rebuild built no binary tree (its wide tree was built
+    /// from the keys, `crate::wide_direct`; empty: none): built from that rebuild's keys when
+    /// something reads it, as a tree behind is fitted.
+    pub unbuilt: Vec<bool>,
     /// The bodies whose trees are being fitted (scratch).
     pub fit: Vec<bool>,
     /// Per packed body, what the backend's refit last measured of its binary tree (its
@@ -97,9 +101,9 @@ pub(crate) type TreeMeasure = (f64, bool);
 pub(crate) const NOT_COUNTED: u32 = u32::MAX;
 
 impl LbvhLag {
-    /// Whether some body's binary tree is behind.
+    /// Whether some body's binary tree is behind or not built.
     pub fn any_behind(&self) -> bool {
-        self.behind.contains(&true)
+        self.behind.contains(&true) || self.unbuilt.contains(&true)
     }
 
     /// Forgets the measures of the packed bodies that `written` marks (`has_moved`: an empty
@@ -144,6 +148,7 @@ impl FrameData {
     /// no leaf).
     pub fn body_nodes(&self, packing: &Packing, b: usize) -> &[Node] {
         debug_assert!(self.lag.behind.get(b) != Some(&true), "body {b}'s binary tree is behind");
+        debug_assert!(self.lag.unbuilt.get(b) != Some(&true), "body {b}'s binary tree is not built");
         self.lbvh_for_wide_walk(packing, b)
     }
 

@@ -116,6 +116,7 @@ pub mod walk;
 mod wide_background;
 mod wide_bvh;
 mod wide_collapse;
+mod wide_direct;
 mod wide_refit;
 mod wide_update;
 mod workers_awake;

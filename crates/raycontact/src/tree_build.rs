@@ -76,6 +76,7 @@ pub fn build_trees(
         nodes,
         parents,
         moved,
+        &[],
         &mut none,
         |_, _, _| {},
     );
@@ -85,6 +86,8 @@ pub fn build_trees(
 /// `moved` marks it or not) once its tree is built: its used nodes (body-local) and its item of
 /// `extra` (one per body: a `Vec<()>` of them for none). Each body's build and `then` run in the
 /// same task, one after the other, so `then` reads a tree that is still in the core's cache.
+/// The bodies that `skip` marks (empty: none) are not built: `then` gets their nodes as they
+/// were (the CPU backend builds their wide trees from the keys instead, `crate::wide_direct`).
 #[allow(clippy::too_many_arguments)]
 pub fn build_trees_then<T: Send>(
     packing: &Packing,
@@ -95,14 +98,15 @@ pub fn build_trees_then<T: Send>(
     nodes: &mut [Node],
     parents: &mut [u32],
     moved: &[bool],
+    skip: &[bool],
     extra: &mut [T],
-    then: impl Fn(usize, &[Node], &mut T) + Sync,
+    then: impl Fn(usize, &mut [Node], &mut T) + Sync,
 ) {
     assert_eq!(extra.len(), packing.bodies.len(), "an item of `extra` per body");
     let trees = body_trees(packing, body_state, nodes, parents);
     let bodies = packing.bodies.par_iter().zip(body_state).zip(trees).zip(extra).enumerate();
     bodies.for_each(|(b, (((body, state), (tree, up)), x))| {
-        if has_moved(moved, b) {
+        if has_moved(moved, b) && skip.get(b) != Some(&true) {
             build_body(body, state.leaf_count, keys, values, tri_boxes, tree, up);
         }
         then(b, tree, x);
@@ -211,35 +215,48 @@ struct Place {
     parent: u32,
 }
 
+/// Common prefix length of sorted keys `i` and `j` of one body, ties broken by index (as the
+/// twin's `delta`).
+#[inline]
+pub(crate) fn delta(keys: &[u32], i: usize, j: usize) -> u32 {
+    let (a, b) = (keys[i], keys[j]);
+    if a == b { 32 + (i as u32 ^ j as u32).leading_zeros() } else { (a ^ b).leading_zeros() }
+}
+
+/// The last leaf of the left child of range `[f, l]` (`f < l`) of one body's sorted `keys`:
+/// the largest `g < l` whose key shares more leading bits with key `f` than key `l` does (that
+/// prefix only shrinks as `g` grows, since the keys are sorted).
+///
+/// With the ties broken by index, the keys are the 64-bit `key << 32 | index`, strictly
+/// increasing: all those of `[f, l]` share key `f`'s first `d = delta(f, l)` bits, so key
+/// `g` shares more than `d` with key `f` exactly when its bit `63 - d` is key `f`'s, 0. The
+/// search tests that bit, without a branch.
+#[inline]
+pub(crate) fn split(keys: &[u32], f: usize, l: usize) -> usize {
+    let bit = 63 - delta(keys, f, l);
+    // Bit `bit` of key `base` is 0 and of key `base + n` is 1 throughout.
+    let (mut base, mut n) = (f, l - f);
+    while n > 1 {
+        let half = n / 2;
+        let mid = base + half;
+        let key = u64::from(keys[mid]) << 32 | mid as u64;
+        // `base + half` when the bit is 0: a mask, not a branch that mispredicts half the time.
+        base += half * (1 - (key >> bit & 1) as usize);
+        n -= half;
+    }
+    base
+}
+
 impl Body<'_> {
-    /// Common prefix length of keys `i` and `j`, ties broken by index (as the twin's `delta`).
+    /// [`delta`] of this body's keys.
     #[inline]
     fn delta(&self, i: usize, j: usize) -> u32 {
-        let (a, b) = (self.keys[i], self.keys[j]);
-        if a == b { 32 + (i as u32 ^ j as u32).leading_zeros() } else { (a ^ b).leading_zeros() }
+        delta(self.keys, i, j)
     }
 
-    /// The last leaf of the left child of range `[f, l]` (`f < l`): the largest `g < l` whose
-    /// key shares more leading bits with key `f` than key `l` does (that prefix only shrinks as
-    /// `g` grows, since the keys are sorted).
-    ///
-    /// With the ties broken by index, the keys are the 64-bit `key << 32 | index`, strictly
-    /// increasing: all those of `[f, l]` share key `f`'s first `d = delta(f, l)` bits, so key
-    /// `g` shares more than `d` with key `f` exactly when its bit `63 - d` is key `f`'s, 0. The
-    /// search tests that bit, without a branch.
+    /// [`split`] of this body's keys.
     fn split(&self, f: usize, l: usize) -> usize {
-        let bit = 63 - self.delta(f, l);
-        // Bit `bit` of key `base` is 0 and of key `base + n` is 1 throughout.
-        let (mut base, mut n) = (f, l - f);
-        while n > 1 {
-            let half = n / 2;
-            let mid = base + half;
-            let key = u64::from(self.keys[mid]) << 32 | mid as u64;
-            // `base + half` when the bit is 0: a mask, not a branch that mispredicts half the time.
-            base += half * (1 - (key >> bit & 1) as usize);
-            n -= half;
-        }
-        base
+        split(self.keys, f, l)
     }
 
     /// A leaf's node: its triangle (body-local) and box; the box returned.

@@ -73,10 +73,10 @@
 //! (0.77–1.29 of it the collapse), records included: the two alternated 200 times in each of
 //! 10 runs of a scratch program, one thread, the direct build faster by 11–21 % in every run;
 //! the same hits, through 6.43 wide nodes a ray against 6.36. It pays only where no binary
-//! tree is built, and the backend's other parts read one (ray queries, the iterative pass, the
-//! intersection stages, the refits, the binned-SAH trees): building it only when one of them
-//! asks (as `cpu_backend/lag.rs` fits a tree left behind) would save about 4 % of that scene's
-//! `cpu-1` frame. Not done.
+//! tree is built, and the backend's other parts read one (ray queries, the intersection
+//! stages, the refits, the binned-SAH trees): so under `Rebuild` the CPU backend builds a
+//! moving body's wide tree that way where this collapse would run serially, and its binary
+//! tree only when one of them asks (`crate::wide_direct`, `cpu_backend/lag.rs`).
 
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
@@ -333,12 +333,18 @@ impl WideTree {
     /// threads would wait for is collapsed sooner on all of them. The same wide nodes either
     /// way.
     pub fn collapse_lbvh(&mut self, body: BodyTree<'_>, alone: bool) {
-        let threads = rayon::current_num_threads();
-        if body.leaves >= PARALLEL_BODY_LEAVES && (threads >= PARALLEL_THREADS || alone && threads >= 2) {
+        if Self::collapses_in_parallel(body.leaves, alone) {
             self.collapse_lbvh_parallel(body);
         } else {
             self.collapse(body);
         }
+    }
+
+    /// Whether [`Self::collapse_lbvh`] collapses an LBVH of `leaves` leaves on every thread of
+    /// the current rayon pool (with its `alone`).
+    pub(crate) fn collapses_in_parallel(leaves: u32, alone: bool) -> bool {
+        let threads = rayon::current_num_threads();
+        leaves >= PARALLEL_BODY_LEAVES && (threads >= PARALLEL_THREADS || alone && threads >= 2)
     }
 
     /// Collapses a fitted LBVH of `leaves` leaves (its used nodes, in Karras' layout: the

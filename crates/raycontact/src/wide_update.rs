@@ -12,6 +12,7 @@ use crate::layout::{BODY_STATIC, BodyState, Node};
 use crate::packing::{Packing, has_moved};
 use crate::pending_tree::{Purpose, TreeEvent};
 use crate::wide_bvh::{BodyTree, WideBvh, WideTree, used_nodes};
+use crate::wide_direct::SortedLeaves;
 
 /// How [`WideTree::build`] makes a body's tree in a frame.
 #[derive(Clone, Copy, Debug)]
@@ -161,6 +162,45 @@ impl WideTree {
                 }
             }
         }
+    }
+
+    /// Whether [`Self::build`] would collapse the LBVH of `leaves` leaves of a body of `flags`
+    /// serially (as `how` says): then the rebuild builds no LBVH for it and
+    /// [`Self::build_from_keys_in_frame`] builds this tree from the sorted keys instead, the
+    /// LBVH being built when something reads it (`cpu_backend/lag.rs`). Not where the scene's
+    /// policy refits the trees (a refit reads the LBVH, and makes binned-SAH trees), nor for a
+    /// large body that every thread collapses (`WideTree::collapse_lbvh`).
+    pub(crate) fn built_from_keys(&self, flags: u32, leaves: u32, how: Building) -> bool {
+        !how.refitted
+            && how.rebuilt
+            && leaves >= 2
+            && !WideTree::collapses_in_parallel(leaves, how.alone)
+            && self.making(flags, how.motion, how.refitted) == Making::Lbvh
+    }
+
+    /// [`Self::build`] of a body that [`Self::built_from_keys`] marks, from its sorted `leaves`
+    /// (`crate::wide_direct`) instead of its LBVH: the same pending binned-SAH tree dropped,
+    /// another tree over the same leaves. Returns the root's box (the LBVH's root's, for the
+    /// wide walks' first test).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn build_from_keys_in_frame(
+        &mut self,
+        packing: &Packing,
+        b: usize,
+        body_state: &[BodyState],
+        leaves: SortedLeaves<'_>,
+        positions: &[Vec3],
+        how: Building,
+    ) -> Option<(Vec3, Vec3)> {
+        if how.rebuilt {
+            self.pending.cancel();
+        }
+        if how.motion == Motion::Moved {
+            self.pending.moved();
+        }
+        // A binned-SAH tree done by now is dropped, as `build` drops it for an LBVH's collapse.
+        let _ = self.pending.take_done();
+        self.build_from_keys(leaves, BodyTree::new(packing, b, &[], body_state[b].leaf_count, positions))
     }
 
     /// What [`Self::build`] makes of the tree of a body of `flags` (`motion` and `refitted` as

@@ -26,10 +26,13 @@ impl CpuScene {
         plan: &DetectPlan,
         stats: &mut FrameStats,
     ) -> Result<Outcome> {
-        // A full pass walks the wide trees alone; an iterative pass's walks and the intersection
-        // stages read the binary trees (`lag`).
-        if matches!(plan.pass, Pass::Iterative { .. }) || plan.intersect.mode != 0 {
+        // A full pass walks the wide trees alone; the intersection stages read the binary
+        // trees, and an iterative pass fits those left behind (`lag`), but builds none that
+        // its walks do not read.
+        if plan.intersect.mode != 0 {
             self.fit_lagging(packing);
+        } else if matches!(plan.pass, Pass::Iterative { .. }) {
+            self.fit_left_behind(packing);
         }
         let cx = Narrow {
             packing,

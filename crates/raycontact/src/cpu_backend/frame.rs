@@ -14,10 +14,11 @@ use crate::bvh_update::{BvhUpdate, Quality, sah_costs};
 use crate::changes::Changes;
 use crate::cpu;
 use crate::frame::{FrameData, NOT_COUNTED};
-use crate::layout::{BodyGpu, BodyState, NONE};
+use crate::layout::{BodyGpu, BodyState, NONE, Node};
 use crate::packing::{Packing, has_moved};
 use crate::stats::{BvhAction, BvhStats, Stage};
 use crate::tree_build;
+use crate::wide_direct::SortedLeaves;
 use crate::wide_update::{Building, Motion};
 
 /// What a frame brings up to date, and which bodies moved ([`Changes`]: those whose positions
@@ -52,12 +53,13 @@ pub(crate) enum TreeWork {
 
 impl FrameData {
     /// Runs every per-frame stage on the CPU, as the GPU frame does (a rebuild), and builds the
-    /// wide trees.
+    /// wide trees, and every binary tree (which the backend's rebuild builds when read).
     pub fn build(packing: &Packing, positions: &[Vec3]) -> Self {
         let mut f = FrameData::default();
         let work = TreeWork::Update { policy: BvhUpdate::Rebuild, force: true };
         let follow = Follow::Rays(&mut Changes::default());
         f.update(packing, positions, work, &mut Quality::default(), follow, |_, _| {});
+        f.build_unbuilt(packing);
         f
     }
 
@@ -123,6 +125,7 @@ impl FrameData {
             self.lag.behind.clear();
             self.lag.live.clear();
             self.lag.measured.clear();
+            self.lag.unbuilt.clear();
         }
         let live = &mut self.lag.live;
         live.resize(bodies, NOT_COUNTED);
@@ -153,6 +156,7 @@ impl FrameData {
             // Under `Refit` the trees whose wide trees refit on their own are left behind
             // (`super::lag`); those left behind before and not now are fitted first.
             let lagging = self.plan_lag(packing, policy, for_rays);
+            self.build_unbuilt(packing);
             self.fit_behind(packing, true);
             // The fit, the degenerate check and the costs in one walk of the trees.
             let fitted = refit_measured(
@@ -190,7 +194,11 @@ impl FrameData {
                 return stats;
             }
         }
-        // A rebuild reads every tree (`sah_costs`): none left behind.
+        // A rebuild reads every tree (`sah_costs`): none left behind, none not built, but for
+        // those it writes now.
+        for (b, unbuilt) in self.lag.unbuilt.iter_mut().enumerate() {
+            *unbuilt &= !has_moved(stale, b);
+        }
         self.fit_lagging(packing);
         let wide_moved = for_rays.then_some(&changes.moved[..]);
         self.rebuild_tree(packing, positions, stale, wide_moved, policy.refits(), &mut lap);
@@ -278,20 +286,49 @@ impl FrameData {
             let motion = |b: usize| Motion::of(built, wide_moved, any, b);
             let alone = self.wide.splits_collapse(packing, &self.body_state, motion, refits);
             let (body_state, background) = (&self.body_state, self.wide.background);
+            let how = |b: usize| Building {
+                motion: motion(b),
+                refitted: refits,
+                alone,
+                rebuilt: has_moved(moved, b),
+                background,
+            };
+            // The bodies whose wide trees are built from the keys, their LBVHs not built
+            // (`crate::wide_direct`); every other body's LBVH is built, then collapsed.
+            let unbuilt = &mut self.lag.unbuilt;
+            unbuilt.clear();
+            unbuilt.extend(self.wide.trees.iter().zip(&packing.bodies).zip(body_state).enumerate().map(
+                |(b, ((tree, body), state))| tree.built_from_keys(body.flags, state.leaf_count, how(b)),
+            ));
+            let (keys, values, tri_boxes) = (&self.keys, &self.values, &self.tri_boxes);
+            let unbuilt = &self.lag.unbuilt;
             tree_build::build_trees_then(
                 packing,
                 body_state,
-                &self.keys,
-                &self.values,
-                &self.tri_boxes,
+                keys,
+                values,
+                tri_boxes,
                 &mut self.nodes,
                 &mut self.parents,
                 moved,
+                unbuilt,
                 &mut self.wide.trees,
                 |b, lbvh, tree| {
-                    let (motion, rebuilt) = (motion(b), has_moved(moved, b));
-                    let how = Building { motion, refitted: refits, alone, rebuilt, background };
-                    tree.build(packing, b, body_state, lbvh, positions, how);
+                    if !unbuilt[b] {
+                        tree.build(packing, b, body_state, lbvh, positions, how(b));
+                        return;
+                    }
+                    let first = packing.bodies[b].tri_offset as usize;
+                    let range = first..first + body_state[b].leaf_count as usize;
+                    let leaves =
+                        SortedLeaves { keys: &keys[range.clone()], values: &values[range], tri_boxes };
+                    let root =
+                        tree.build_from_keys_in_frame(packing, b, body_state, leaves, positions, how(b));
+                    if let Some((min, max)) = root {
+                        // The root's box, which the wide walks test first; the rest of the LBVH
+                        // is built when read (`cpu_backend/lag.rs`).
+                        lbvh[0] = Node { min, child: NONE, max, escape: NONE };
+                    }
                 },
             );
             lap(Stage::Hierarchy);

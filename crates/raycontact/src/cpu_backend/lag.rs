@@ -23,12 +23,20 @@
 //!
 //! `Auto` still measures the LBVHs on both backends (the GPU scene's mirror takes its decisions
 //! on them), so its frames refit them as before.
+//!
+//! Under `Rebuild` a moving body whose LBVH would be collapsed serially gets its wide tree from
+//! its sorted keys instead (`crate::wide_direct`), and no LBVH at all (`LbvhLag::unbuilt`): its
+//! root's box is set from the wide tree's, and the rest is built ([`FrameData::build_unbuilt`],
+//! `tree_build` from that rebuild's keys, which stay until the body is sorted again, and the
+//! current triangle boxes) when anything but a full pass or an iterative pass's walks reads it:
+//! the same readers as above, and a rebuild for the bodies it does not write.
 
 use crate::bvh_update::{BvhUpdate, Quality, ratio, worst};
 use crate::cpu;
 use crate::frame::{FrameData, NOT_COUNTED};
 use crate::layout::{BODY_STATIC, LEAF_BIT, Node};
 use crate::packing::{Packing, has_moved};
+use crate::tree_build;
 
 use super::refit::Refitted;
 
@@ -53,10 +61,26 @@ impl FrameData {
         lag.skip.contains(&true)
     }
 
-    /// Fits the binary trees left behind, with the twin `cpu::fit`: the boxes a refit at the
-    /// bodies' current triangle boxes gives.
+    /// Builds the binary trees not built and fits those left behind, with the twin `cpu::fit`:
+    /// the boxes a refit at the bodies' current triangle boxes gives.
     pub(crate) fn fit_lagging(&mut self, packing: &Packing) {
+        self.build_unbuilt(packing);
         self.fit_behind(packing, false);
+    }
+
+    /// Builds the binary trees that rebuilds did not build (`lag.unbuilt`): from the keys and
+    /// values of that rebuild, which no frame has sorted again since (a frame that sorts a
+    /// body's keys rebuilds its trees), and the current triangle boxes (a refit frame's, about
+    /// to be fitted anyway, or the rebuild's own).
+    pub(crate) fn build_unbuilt(&mut self, packing: &Packing) {
+        if !self.lag.unbuilt.contains(&true) {
+            return;
+        }
+        // Their measures are of no tree (a rebuild forgot them): nothing to forget.
+        let (keys, values, boxes) = (&self.keys, &self.values, &self.tri_boxes);
+        let (nodes, parents, unbuilt) = (&mut self.nodes, &mut self.parents, &self.lag.unbuilt);
+        tree_build::build_trees(packing, &self.body_state, keys, values, boxes, nodes, parents, unbuilt);
+        self.lag.unbuilt.fill(false);
     }
 
     /// Fits the binary trees left behind, but with `keep` those this frame leaves behind again
@@ -190,6 +214,75 @@ mod tests {
             let mut fitted = read.clone();
             crate::cpu::fit(s.packing(), &read.body_state, &read.tri_boxes, &mut fitted.nodes, &[]);
             assert!(read.nodes == fitted.nodes, "frame {frame}: the trees read are fitted");
+        }
+    }
+
+    #[test]
+    fn a_rebuild_builds_a_moving_bodys_lbvh_only_when_read() {
+        // A torus moving every frame, a ball moving every other frame, a static box; under
+        // `Rebuild`, then `Refit` from frame 4 (whose first frame refits the LBVHs not built).
+        let mut s = Scene::new_cpu(Some(2)).unwrap();
+        s.set_background_trees(false);
+        let torus = meshes::torus(1.0, 0.35, 48, 24);
+        let ball = meshes::icosphere(0.6, 3);
+        let ground = meshes::cuboid(Vec3::new(3.0, 0.2, 3.0), 4);
+        let ids = [
+            s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap(),
+            s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap(),
+            s.add_body(&ground.positions, &ground.triangles, BodyKind::Volumetric).unwrap(),
+        ];
+        s.set_static(ids[2], true).unwrap();
+        let mut reference = Scene::new_cpu(Some(2)).unwrap();
+        reference.set_wide_bvh(false);
+        for (m, &id) in [&torus, &ball, &ground].iter().zip(&ids) {
+            let r = reference.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
+            reference.set_static(r, s.is_static(id).unwrap()).unwrap();
+        }
+        for frame in 0..7 {
+            if frame == 4 {
+                s.set_bvh_update(BvhUpdate::Refit).unwrap();
+            }
+            let k = frame as f32 * 0.05;
+            let swell: Vec<Vec3> = torus
+                .positions
+                .iter()
+                .map(|p| *p * (1.0 + k * p.y.sin()) + Vec3::new(0.0, 0.9, 0.0))
+                .collect();
+            let lift: Vec<Vec3> =
+                ball.positions.iter().map(|p| *p + Vec3::new(0.3, 0.7 + 0.01 * k, 0.0)).collect();
+            for (scene, ids) in [(&mut s, ids), (&mut reference, ids)] {
+                scene.set_positions(ids[0], &swell).unwrap();
+                if frame % 2 == 0 {
+                    scene.set_positions(ids[1], &lift).unwrap();
+                }
+            }
+            let found = s.detect(Pairs::Overlapping).unwrap();
+            let want = reference.detect(Pairs::Overlapping).unwrap();
+            assert_eq!(found.contacts, want.contacts, "frame {frame}: the binary trees' contacts");
+            let f = s.cpu_frame().unwrap();
+            // Under `Rebuild` the moving bodies' LBVHs are not built (the ball's in the frames
+            // it moves), the static box's is (its binned-SAH tree is made from it); under
+            // `Refit` every LBVH is.
+            let rebuild = frame < 4;
+            let want = [rebuild, rebuild && frame % 2 == 0, false];
+            let unbuilt = [0, 1, 2].map(|b| f.lag.unbuilt.get(b) == Some(&true));
+            assert_eq!(unbuilt, want, "frame {frame}");
+            // The root's box is the LBVH's (the body box over the same leaves).
+            let (lo, hi) = f.body_state[0].bounds().unwrap();
+            let root = f.lbvh_for_wide_walk(s.packing(), 0)[0];
+            assert_eq!((root.min, root.max), (lo, hi), "frame {frame}: the torus's root");
+            // Reading the frame builds them: the trees of the kernels' twins, rebuilt (the
+            // first `Refit` frame rebuilds), then refitted.
+            let read = s.frame_data().unwrap();
+            assert!(!s.cpu_frame().unwrap().lag.any_behind());
+            if frame <= 4 {
+                let twins = reference.frame_data().unwrap();
+                assert!(read.nodes == twins.nodes, "frame {frame}: the trees read are the twins'");
+            } else {
+                let mut fitted = read.clone();
+                crate::cpu::fit(s.packing(), &read.body_state, &read.tri_boxes, &mut fitted.nodes, &[]);
+                assert!(read.nodes == fitted.nodes, "frame {frame}: the trees read are fitted");
+            }
         }
     }
 

@@ -281,12 +281,23 @@ impl CpuScene {
         &self.frame.body_state
     }
 
-    /// Fits the binary trees that `Refit` frames left behind (`lag`), before they are read (on
-    /// the pool only where there is one: a query does not hand itself to a worker for nothing).
+    /// Builds the binary trees that rebuilds did not build and fits those that `Refit` frames
+    /// left behind (`lag`), before they are read (on the pool only where there is one: a query
+    /// does not hand itself to a worker for nothing).
     pub(crate) fn fit_lagging(&mut self, packing: &Packing) {
         if self.frame.lag.any_behind() {
             let frame = &mut self.frame;
             self.pool.install(|| frame.fit_lagging(packing));
+        }
+    }
+
+    /// Fits the binary trees that `Refit` frames left behind, leaving those not built as they
+    /// are: an iterative pass, whose walks (and their fallback through the wide trees) read no
+    /// binary tree but for its root's box, up to date in both.
+    pub(crate) fn fit_left_behind(&mut self, packing: &Packing) {
+        if self.frame.lag.behind.contains(&true) {
+            let frame = &mut self.frame;
+            self.pool.install(|| frame.fit_behind(packing, false));
         }
     }
 

@@ -1,0 +1,187 @@
+//! A body's 4-wide tree (`crate::wide_bvh`) built straight from its sorted Morton keys, with no
+//! binary tree: what the CPU backend's rebuild makes of a moving body under
+//! [`BvhUpdate::Rebuild`](crate::BvhUpdate::Rebuild), whose LBVH it then builds only when
+//! something reads it (`cpu_backend/lag.rs`: a ray query, the iterative pass, the intersection
+//! stages, a refit, a binned-SAH tree).
+//!
+//! From the root down: a range of leaves splits where the keys' highest differing bit changes
+//! (`tree_build::split`, the LBVH's own split, so every lane is a node of the LBVH the keys
+//! give and remembers it in [`WideTree::source`] as a collapse does), and the range of most
+//! leaves splits again until the node has four lanes or only leaves; the boxes come back up.
+//! The lanes are chosen by leaf count where [`WideTree::collapse`] opens the child of largest
+//! area: another tree over the same leaves, so the same closest hits. Its records are in leaf
+//! (Morton) order, as the parallel collapse writes them.
+//!
+//! Measured on one thread (a torus of `mesh-scaling`'s 40k triangles, 20,160 leaves, the two
+//! alternated 200 times in each of 10 runs of a scratch program): 0.94–1.73 ms against
+//! 1.19–2.09 for the LBVH's build and its collapse, faster in every run; the rays walk 6.43
+//! wide nodes against 6.36. In the frame, with the leaves' boxes and the records' corners asked
+//! for ahead as the LBVH's build and the collapse's `fill` ask (without them it was slower
+//! than the two), 3 runs alternated with the build before (`raycontact-bench --cpu --no-parry
+//! --scene hermann-tori,resting-pile,cloth-layers,eight-sheets,mesh-scaling,files --triangles
+//! 40000,640000 --implementations cpu-1,cpu-rayon --frames 10`, the armadillo pair as files,
+//! 2-core VM): the `hierarchy` stage on `mesh-scaling` 641k 64.0–67.0 -> 45.4–52.3 ms
+//! (`cpu-1`) and 33.0–35.1 -> 27.7–28.6 (`cpu-rayon`, whose frame 100.3–109.6 -> 93.8–96.9),
+//! on `cloth-layers` 5.0–5.5 -> 4.5–4.8 and 2.9–3.0 -> 2.6–2.8, with its ray stage 61.8–64.4
+//! -> 56.8–58.5 ms (`cpu-rayon`'s frame 68.7–71.9 -> 63.0–64.9: other trees, their records
+//! in leaf order; not measured apart), the armadillo pair's `cpu-1` 5.5–5.6 -> 4.5–4.9 (under
+//! `cpu-rayon` its moving body of 52k leaves is collapsed on both threads, as before);
+//! `resting-pile` and `hermann-tori` (bodies of 900 and 1,600 triangles) within the noise.
+//! The same contacts in every run (none differ from the reference).
+
+use glam::{Vec3, Vec3A};
+
+use crate::layout::{LEAF_BIT, NONE, TriBox};
+use crate::tree_build::split;
+use crate::wide_bvh::{BodyTree, WIDTH, WideNode, WideTree};
+
+/// How many leaves ahead a leaf's triangle box is asked for (as `tree_build` asks).
+const LEAF_AHEAD: usize = 16;
+
+/// One body's leaves in their sorted order: its keys and values (packed triangles) among the
+/// frame's, and every packed triangle's box.
+#[derive(Clone, Copy)]
+pub(crate) struct SortedLeaves<'a> {
+    /// The body's sorted keys.
+    pub keys: &'a [u32],
+    /// Per leaf, its packed triangle.
+    pub values: &'a [u32],
+    /// Every packed triangle's box.
+    pub tri_boxes: &'a [TriBox],
+}
+
+/// A range of leaves `[f, l]` and the LBVH node it is: the internal node numbered by its last
+/// leaf as a left child, by its first as a right child (or the root), a leaf after the `n - 1`
+/// internal nodes.
+#[derive(Clone, Copy, Default)]
+struct Range {
+    f: usize,
+    l: usize,
+    left: bool,
+}
+
+impl Range {
+    fn node(self, internal: usize) -> u32 {
+        if self.f == self.l {
+            (internal + self.f) as u32
+        } else if self.left {
+            self.l as u32
+        } else {
+            self.f as u32
+        }
+    }
+}
+
+/// The walk's state: the leaves, and the tree being written.
+struct Build<'a, 't> {
+    keys: &'a [u32],
+    values: &'a [u32],
+    tri_boxes: &'a [TriBox],
+    tree: &'t mut WideTree,
+}
+
+impl Build<'_, '_> {
+    /// The lanes of the wide node of range `r` (of more than one leaf): its two halves, then
+    /// the range of most leaves (the first of equal ones) halved while there are fewer than
+    /// [`WIDTH`].
+    fn lanes(&self, r: Range) -> ([Range; WIDTH], usize) {
+        let mut lanes = [Range::default(); WIDTH];
+        let g = split(self.keys, r.f, r.l);
+        lanes[0] = Range { f: r.f, l: g, left: true };
+        lanes[1] = Range { f: g + 1, l: r.l, left: false };
+        let mut count = 2;
+        while count < WIDTH {
+            let (mut widest, mut size) = (NONE as usize, 1);
+            for (i, lane) in lanes[..count].iter().enumerate() {
+                if lane.l - lane.f + 1 > size {
+                    (widest, size) = (i, lane.l - lane.f + 1);
+                }
+            }
+            if widest == NONE as usize {
+                break;
+            }
+            let w = lanes[widest];
+            let g = split(self.keys, w.f, w.l);
+            lanes.copy_within(widest + 1..count, widest + 2);
+            lanes[widest] = Range { f: w.f, l: g, left: true };
+            lanes[widest + 1] = Range { f: g + 1, l: w.l, left: false };
+            count += 1;
+        }
+        (lanes, count)
+    }
+
+    /// Writes the wide node of range `r` (more than one leaf) at index `at`, and its subtree
+    /// after it; returns its box.
+    fn node(&mut self, r: Range, at: usize) -> (Vec3A, Vec3A) {
+        let internal = self.keys.len() - 1;
+        let (lanes, count) = self.lanes(r);
+        // The lanes past the count hold zeros, as the collapse leaves them.
+        let mut node = WideNode { count: count as u32, ..WideNode::default() };
+        let mut source = [NONE; WIDTH];
+        let (mut lo, mut hi) = (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY));
+        for (i, &lane) in lanes[..count].iter().enumerate() {
+            source[i] = lane.node(internal);
+            let (min, max) = if lane.f == lane.l {
+                node.leaves |= 1 << i;
+                node.child[i] = LEAF_BIT | lane.f as u32;
+                // The leaves come in order: ask for the box of the one LEAF_AHEAD later.
+                if let Some(&ahead) = self.values.get(lane.f + LEAF_AHEAD) {
+                    crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
+                }
+                let b = self.tri_boxes[self.values[lane.f] as usize];
+                (Vec3A::from(b.min), Vec3A::from(b.max))
+            } else {
+                let child = self.tree.nodes.len();
+                self.tree.nodes.push(WideNode::default());
+                self.tree.source.push([NONE; WIDTH]);
+                node.child[i] = child as u32;
+                self.node(lane, child)
+            };
+            for a in 0..3 {
+                node.lo[a][i] = min[a];
+                node.hi[a][i] = max[a];
+            }
+            // `+ 0.0` turns -0 into +0, as the LBVH's boxes (`tree_build`) have it.
+            (lo, hi) = (lo.min(min) + Vec3A::ZERO, hi.max(max) + Vec3A::ZERO);
+        }
+        self.tree.nodes[at] = node;
+        self.tree.source[at] = source;
+        (lo, hi)
+    }
+}
+
+impl WideTree {
+    /// Builds this tree from a body's sorted `leaves` (reusing its vectors), the triangle
+    /// records from `body`'s positions (leaf `j`'s in record `j`); returns the root's box (the
+    /// box the LBVH's root would have), or `None` for a body of fewer than two leaves, whose
+    /// tree is left empty (its LBVH's root alone is walked: the caller builds that LBVH).
+    pub(crate) fn build_from_keys(
+        &mut self,
+        leaves: SortedLeaves<'_>,
+        body: BodyTree<'_>,
+    ) -> Option<(Vec3, Vec3)> {
+        let n = leaves.keys.len();
+        debug_assert_eq!(n, body.leaves as usize, "a key per leaf");
+        self.nodes.clear();
+        self.source.clear();
+        self.sah.clear();
+        self.refit_plan.clear();
+        (self.collapse_cost, self.cost) = (0.0, 0.0);
+        if n < 2 {
+            self.tris.clear();
+            return None;
+        }
+        self.nodes.push(WideNode::default());
+        self.source.push([NONE; WIDTH]);
+        let (keys, values, tri_boxes) = (leaves.keys, leaves.values, leaves.tri_boxes);
+        let (lo, hi) =
+            Build { keys, values, tri_boxes, tree: self }.node(Range { f: 0, l: n - 1, left: false }, 0);
+        // The records in leaf order, written by `fill` (whose hints fetch their corners ahead).
+        let mut order = std::mem::take(&mut self.scratch.leaf_tris);
+        order.clear();
+        order.extend(values.iter().map(|&t| t - body.tri_offset));
+        self.fill(body, &order);
+        self.scratch.leaf_tris = order;
+        Some((lo.into(), hi.into()))
+    }
+}
