@@ -273,11 +273,11 @@ fn wide_node(binary: &[Node], internal: u32, kids: &[u32], child: [u32; WIDTH]) 
 }
 
 impl WideTree {
-    /// Collapses a body's fitted binary tree (internal nodes first, then the leaves) into this
-    /// tree, reusing its vectors, and fills the triangle records (in the order the collapse
-    /// meets the leaves).
-    pub fn collapse(&mut self, body: BodyTree<'_>) {
-        let (binary, leaves) = (body.binary, body.leaves);
+    /// Empties this tree (its vectors kept) for a new one over `leaves` leaves, of an LBVH (no
+    /// binned-SAH tree, no refit plan, no cost); with its root node in place where there are two
+    /// leaves or more, else no records either (the LBVH's root alone is walked): whether it
+    /// has a root.
+    pub(crate) fn start_over(&mut self, leaves: u32) -> bool {
         self.nodes.clear();
         self.source.clear();
         self.sah.clear();
@@ -285,11 +285,22 @@ impl WideTree {
         (self.collapse_cost, self.cost) = (0.0, 0.0);
         if leaves < 2 {
             self.tris.clear();
+            return false;
+        }
+        self.nodes.push(WideNode::default());
+        self.source.push([NONE; WIDTH]);
+        true
+    }
+
+    /// Collapses a body's fitted binary tree (internal nodes first, then the leaves) into this
+    /// tree, reusing its vectors, and fills the triangle records (in the order the collapse
+    /// meets the leaves).
+    pub fn collapse(&mut self, body: BodyTree<'_>) {
+        let (binary, leaves) = (body.binary, body.leaves);
+        if !self.start_over(leaves) {
             return;
         }
         let internal = leaves - 1;
-        self.nodes.push(WideNode::default());
-        self.source.push([NONE; WIDTH]);
         let mut stack = std::mem::take(&mut self.scratch.stack);
         let mut order = std::mem::take(&mut self.scratch.leaf_tris);
         stack.clear();

@@ -162,17 +162,9 @@ impl WideTree {
     ) -> Option<(Vec3, Vec3)> {
         let n = leaves.keys.len();
         debug_assert_eq!(n, body.leaves as usize, "a key per leaf");
-        self.nodes.clear();
-        self.source.clear();
-        self.sah.clear();
-        self.refit_plan.clear();
-        (self.collapse_cost, self.cost) = (0.0, 0.0);
-        if n < 2 {
-            self.tris.clear();
+        if !self.start_over(n as u32) {
             return None;
         }
-        self.nodes.push(WideNode::default());
-        self.source.push([NONE; WIDTH]);
         let (keys, values, tri_boxes) = (leaves.keys, leaves.values, leaves.tri_boxes);
         let (lo, hi) =
             Build { keys, values, tri_boxes, tree: self }.node(Range { f: 0, l: n - 1, left: false }, 0);
