@@ -1,8 +1,9 @@
 //! A body's 4-wide tree (`crate::wide_bvh`) built straight from its sorted Morton keys, with no
 //! binary tree: what the CPU backend's rebuild makes of a moving body under
 //! [`BvhUpdate::Rebuild`](crate::BvhUpdate::Rebuild), whose LBVH it then builds only when
-//! something reads it (`cpu_backend/lag.rs`: a ray query, the iterative pass, the intersection
-//! stages, a refit, a binned-SAH tree).
+//! something reads it (`cpu_backend/lag.rs`: a ray query, the intersection stages, a refit, a
+//! binned-SAH tree, `Scene::frame_data`; a full pass and an iterative pass's walks read only
+//! the root's box, which the rebuild sets from this tree's).
 //!
 //! From the root down: a range of leaves splits where the keys' highest differing bit changes
 //! (`tree_build::split`, the LBVH's own split, so every lane is a node of the LBVH the keys

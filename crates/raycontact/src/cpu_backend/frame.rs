@@ -225,7 +225,9 @@ impl FrameData {
     /// wide tree is built ([`WideTree::build`](crate::wide_bvh::WideTree::build)) right after
     /// its binary tree, in the same task, while that tree is in the core's cache (all reported
     /// as the hierarchy stage), from a binned-SAH tree when the policy `refits` (the trees are
-    /// then refitted frame after frame); off, by the `hierarchy` and `fit` twins, as the kernels
+    /// then refitted frame after frame), or, for a moving body whose LBVH would be collapsed
+    /// serially under `Rebuild`, from its sorted keys with no binary tree (`crate::wide_direct`;
+    /// `lag.unbuilt`, built when read); off, by the `hierarchy` and `fit` twins, as the kernels
     /// build them.
     ///
     /// Keys made in the order of the body's last rebuild, then finished by an insertion sort

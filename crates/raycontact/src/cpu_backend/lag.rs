@@ -171,7 +171,34 @@ impl FrameData {
 mod tests {
     use glam::Vec3;
 
-    use crate::{BodyKind, BvhAction, BvhUpdate, Pairs, Scene, meshes};
+    use crate::{BodyId, BodyKind, BvhAction, BvhUpdate, Pairs, Scene, meshes};
+
+    /// A torus, a ball of `ball` kind and a static box, added to `s`: the meshes and the ids.
+    fn three_bodies(s: &mut Scene, ball: BodyKind) -> ([meshes::TriMesh; 2], [BodyId; 3]) {
+        let torus = meshes::torus(1.0, 0.35, 48, 24);
+        let sphere = meshes::icosphere(0.6, 3);
+        let ground = meshes::cuboid(Vec3::new(3.0, 0.2, 3.0), 4);
+        let ids = [
+            s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap(),
+            s.add_body(&sphere.positions, &sphere.triangles, ball).unwrap(),
+            s.add_body(&ground.positions, &ground.triangles, BodyKind::Volumetric).unwrap(),
+        ];
+        s.set_static(ids[2], true).unwrap();
+        ([torus, sphere], ids)
+    }
+
+    /// Checks that the torus's root box, before the frame is read, is the body box over the
+    /// same leaves (what its LBVH's fit or build gives), then reads the frame, which leaves no
+    /// binary tree behind or unbuilt.
+    fn root_then_read(s: &mut Scene, frame: usize) -> crate::internals::FrameData {
+        let f = s.cpu_frame().unwrap();
+        let (lo, hi) = f.body_state[0].bounds().unwrap();
+        let root = f.lbvh_for_wide_walk(s.packing(), 0)[0];
+        assert_eq!((root.min, root.max), (lo, hi), "frame {frame}: the torus's root");
+        let read = s.frame_data().unwrap();
+        assert!(!s.cpu_frame().unwrap().lag.any_behind(), "frame {frame}: every tree read");
+        read
+    }
 
     #[test]
     fn a_refit_frame_leaves_the_moving_bodies_lbvhs_behind_and_fits_them_when_read() {
@@ -180,15 +207,7 @@ mod tests {
         // The binned-SAH trees, whose LBVHs are left behind, made in the first frame.
         s.set_background_trees(false);
         s.set_bvh_update(BvhUpdate::Refit).unwrap();
-        let torus = meshes::torus(1.0, 0.35, 48, 24);
-        let ball = meshes::icosphere(0.6, 3);
-        let ground = meshes::cuboid(Vec3::new(3.0, 0.2, 3.0), 4);
-        let ids = [
-            s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap(),
-            s.add_body(&ball.positions, &ball.triangles, BodyKind::Cloth { half_thickness: 0.01 }).unwrap(),
-            s.add_body(&ground.positions, &ground.triangles, BodyKind::Volumetric).unwrap(),
-        ];
-        s.set_static(ids[2], true).unwrap();
+        let ([torus, ball], ids) = three_bodies(&mut s, BodyKind::Cloth { half_thickness: 0.01 });
         for frame in 0..4 {
             let k = frame as f32 * 0.05;
             let swell = |p: &Vec3| *p * (1.0 + k * p.y.sin()) + Vec3::new(0.0, 0.9, 0.0);
@@ -204,13 +223,8 @@ mod tests {
             let want = [frame > 0, frame % 2 == 1, false];
             let behind = [0, 1, 2].map(|b| f.lag.behind.get(b) == Some(&true));
             assert_eq!(behind, want, "frame {frame}");
-            // The root's box is the fit's (the body box over the same leaves).
-            let (lo, hi) = f.body_state[0].bounds().unwrap();
-            let root = f.lbvh_for_wide_walk(s.packing(), 0)[0];
-            assert_eq!((root.min, root.max), (lo, hi), "frame {frame}: the torus's root");
             // Reading the frame fits them.
-            let read = s.frame_data().unwrap();
-            assert!(!s.cpu_frame().unwrap().lag.any_behind());
+            let read = root_then_read(&mut s, frame);
             let mut fitted = read.clone();
             crate::cpu::fit(s.packing(), &read.body_state, &read.tri_boxes, &mut fitted.nodes, &[]);
             assert!(read.nodes == fitted.nodes, "frame {frame}: the trees read are fitted");
@@ -223,21 +237,12 @@ mod tests {
         // `Rebuild`, then `Refit` from frame 4 (whose first frame refits the LBVHs not built).
         let mut s = Scene::new_cpu(Some(2)).unwrap();
         s.set_background_trees(false);
-        let torus = meshes::torus(1.0, 0.35, 48, 24);
-        let ball = meshes::icosphere(0.6, 3);
-        let ground = meshes::cuboid(Vec3::new(3.0, 0.2, 3.0), 4);
-        let ids = [
-            s.add_body(&torus.positions, &torus.triangles, BodyKind::Volumetric).unwrap(),
-            s.add_body(&ball.positions, &ball.triangles, BodyKind::Volumetric).unwrap(),
-            s.add_body(&ground.positions, &ground.triangles, BodyKind::Volumetric).unwrap(),
-        ];
-        s.set_static(ids[2], true).unwrap();
+        let ([torus, ball], ids) = three_bodies(&mut s, BodyKind::Volumetric);
+        // The same bodies, their trees the kernels' twins' (no wide trees).
         let mut reference = Scene::new_cpu(Some(2)).unwrap();
         reference.set_wide_bvh(false);
-        for (m, &id) in [&torus, &ball, &ground].iter().zip(&ids) {
-            let r = reference.add_body(&m.positions, &m.triangles, BodyKind::Volumetric).unwrap();
-            reference.set_static(r, s.is_static(id).unwrap()).unwrap();
-        }
+        let (_, reference_ids) = three_bodies(&mut reference, BodyKind::Volumetric);
+        assert_eq!(reference_ids, ids);
         for frame in 0..7 {
             if frame == 4 {
                 s.set_bvh_update(BvhUpdate::Refit).unwrap();
@@ -267,14 +272,9 @@ mod tests {
             let want = [rebuild, rebuild && frame % 2 == 0, false];
             let unbuilt = [0, 1, 2].map(|b| f.lag.unbuilt.get(b) == Some(&true));
             assert_eq!(unbuilt, want, "frame {frame}");
-            // The root's box is the LBVH's (the body box over the same leaves).
-            let (lo, hi) = f.body_state[0].bounds().unwrap();
-            let root = f.lbvh_for_wide_walk(s.packing(), 0)[0];
-            assert_eq!((root.min, root.max), (lo, hi), "frame {frame}: the torus's root");
             // Reading the frame builds them: the trees of the kernels' twins, rebuilt (the
             // first `Refit` frame rebuilds), then refitted.
-            let read = s.frame_data().unwrap();
-            assert!(!s.cpu_frame().unwrap().lag.any_behind());
+            let read = root_then_read(&mut s, frame);
             if frame <= 4 {
                 let twins = reference.frame_data().unwrap();
                 assert!(read.nodes == twins.nodes, "frame {frame}: the trees read are the twins'");
