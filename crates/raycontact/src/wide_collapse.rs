@@ -280,15 +280,27 @@ impl WideTree {
     pub(crate) fn start_over(&mut self, leaves: u32) -> bool {
         self.nodes.clear();
         self.source.clear();
-        self.sah.clear();
-        self.refit_plan.clear();
-        (self.collapse_cost, self.cost) = (0.0, 0.0);
-        if leaves < 2 {
-            self.tris.clear();
+        if !self.start_over_in_place(leaves) {
             return false;
         }
         self.nodes.push(WideNode::default());
         self.source.push([NONE; WIDTH]);
+        true
+    }
+
+    /// [`Self::start_over`] but for the nodes and their sources, left as they are (for a build
+    /// that writes each node over the last one's, `crate::wide_direct`; emptied where there are
+    /// fewer than two leaves): whether the tree will have a root.
+    pub(crate) fn start_over_in_place(&mut self, leaves: u32) -> bool {
+        self.sah.clear();
+        self.refit_plan.clear();
+        (self.collapse_cost, self.cost) = (0.0, 0.0);
+        if leaves < 2 {
+            self.nodes.clear();
+            self.source.clear();
+            self.tris.clear();
+            return false;
+        }
         true
     }
 

@@ -29,6 +29,32 @@
 //! `cpu-rayon` its moving body of 52k leaves is collapsed on both threads, as before);
 //! `resting-pile` and `hermann-tori` (bodies of 900 and 1,600 triangles) within the noise.
 //! The same contacts in every run (none differ from the reference).
+//!
+//! Each wide node is written once, at its place in the last build's vectors (handed out in
+//! order, the vectors cut to the nodes used at the end), where a node pushed as a default and
+//! written when its subtree was done was two writes of memory the core may no longer hold; the
+//! ranges are `u32` and a lane's split shifts the lanes after it in place (the copy called
+//! `memmove` for at most two ranges). 3 runs alternated with the build before (the command
+//! above, 2026-12-07): `hierarchy` (`cpu-1`) on `mesh-scaling` 641k 33.9–35.2 -> 32.5–32.9 ms,
+//! 40k 1.90–1.96 -> 1.79–1.82, `eight-sheets` 3.0 -> 2.73–2.82, `resting-pile` 2.19–2.21 ->
+//! 2.15–2.23; the frames within the noise.
+//!
+//! Measured and dropped: a range of two leaves that a node's four lanes leave whole ending
+//! there as one leaf lane of both records (consecutive, being in leaf order; its box the LBVH
+//! node's of the two), where it is a wide node of two lanes. The tree has fewer nodes, so the
+//! build is shorter, but a ray that enters the lane tests both triangles where the node's two
+//! boxes turned one of them away. 3 runs alternated (the command above with
+//! `parry-refit-rayon`): `hierarchy` (`cpu-1`) on `mesh-scaling` 641k 32.8–34.0 -> 28.1–28.4 ms,
+//! `cloth-layers` 2.69–2.75 -> 2.24–2.26, `resting-pile` 2.20–2.26 -> 1.85–1.89, but the ray
+//! stages 0–4 % longer (the armadillo pair's 33.7–35.2 -> 35.1–36.3, `cloth-layers`' 69.8–73.1
+//! -> 71.8–72.5), so `cpu-rayon`'s frame 5–7 % shorter on `mesh-scaling` 641k (55.8–57.0 ->
+//! 52.4–53.2) and 2–4 % longer on `cloth-layers` (39.4–40.5 -> 40.5–42.3), the others within
+//! the noise. Lanes of up to three or four leaves shortened the build further (641k: 26.0 and
+//! 21.9 ms) and lengthened `cloth-layers`' ray stage by 3–5 and 5–7 %; a lane of two made only
+//! where its box's surface area is at most its triangles' boxes' together (the SAH's rule for a
+//! leaf) measured as pairs everywhere (one scratch binary switched by an environment variable,
+//! 2–4 alternated runs). Every variant found the same contacts, and the same sources turned
+//! away once a lane's records were tested against the reach box by box.
 
 use glam::{Vec3, Vec3A};
 
@@ -56,20 +82,24 @@ pub(crate) struct SortedLeaves<'a> {
 /// internal nodes.
 #[derive(Clone, Copy, Default)]
 struct Range {
-    f: usize,
-    l: usize,
+    f: u32,
+    l: u32,
     left: bool,
 }
 
 impl Range {
-    fn node(self, internal: usize) -> u32 {
+    fn node(self, internal: u32) -> u32 {
         if self.f == self.l {
-            (internal + self.f) as u32
+            internal + self.f
         } else if self.left {
-            self.l as u32
+            self.l
         } else {
-            self.f as u32
+            self.f
         }
+    }
+
+    fn len(self) -> u32 {
+        self.l - self.f + 1
     }
 }
 
@@ -79,6 +109,8 @@ struct Build<'a, 't> {
     values: &'a [u32],
     tri_boxes: &'a [TriBox],
     tree: &'t mut WideTree,
+    /// Wide nodes handed out so far.
+    next: usize,
 }
 
 impl Build<'_, '_> {
@@ -87,23 +119,27 @@ impl Build<'_, '_> {
     /// [`WIDTH`].
     fn lanes(&self, r: Range) -> ([Range; WIDTH], usize) {
         let mut lanes = [Range::default(); WIDTH];
-        let g = split(self.keys, r.f, r.l);
+        let g = split(self.keys, r.f as usize, r.l as usize) as u32;
         lanes[0] = Range { f: r.f, l: g, left: true };
         lanes[1] = Range { f: g + 1, l: r.l, left: false };
         let mut count = 2;
         while count < WIDTH {
-            let (mut widest, mut size) = (NONE as usize, 1);
+            let (mut widest, mut size) = (WIDTH, 1);
             for (i, lane) in lanes[..count].iter().enumerate() {
-                if lane.l - lane.f + 1 > size {
-                    (widest, size) = (i, lane.l - lane.f + 1);
+                if lane.len() > size {
+                    (widest, size) = (i, lane.len());
                 }
             }
-            if widest == NONE as usize {
+            if widest == WIDTH {
                 break;
             }
             let w = lanes[widest];
-            let g = split(self.keys, w.f, w.l);
-            lanes.copy_within(widest + 1..count, widest + 2);
+            let g = split(self.keys, w.f as usize, w.l as usize) as u32;
+            let mut j = count;
+            while j > widest + 1 {
+                lanes[j] = lanes[j - 1];
+                j -= 1;
+            }
             lanes[widest] = Range { f: w.f, l: g, left: true };
             lanes[widest + 1] = Range { f: g + 1, l: w.l, left: false };
             count += 1;
@@ -114,7 +150,7 @@ impl Build<'_, '_> {
     /// Writes the wide node of range `r` (more than one leaf) at index `at`, and its subtree
     /// after it; returns its box.
     fn node(&mut self, r: Range, at: usize) -> (Vec3A, Vec3A) {
-        let internal = self.keys.len() - 1;
+        let internal = self.keys.len() as u32 - 1;
         let (lanes, count) = self.lanes(r);
         // The lanes past the count hold zeros, as the collapse leaves them.
         let mut node = WideNode { count: count as u32, ..WideNode::default() };
@@ -124,17 +160,20 @@ impl Build<'_, '_> {
             source[i] = lane.node(internal);
             let (min, max) = if lane.f == lane.l {
                 node.leaves |= 1 << i;
-                node.child[i] = LEAF_BIT | lane.f as u32;
+                node.child[i] = LEAF_BIT | lane.f;
                 // The leaves come in order: ask for the box of the one LEAF_AHEAD later.
-                if let Some(&ahead) = self.values.get(lane.f + LEAF_AHEAD) {
+                if let Some(&ahead) = self.values.get(lane.f as usize + LEAF_AHEAD) {
                     crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
                 }
-                let b = self.tri_boxes[self.values[lane.f] as usize];
+                let b = self.tri_boxes[self.values[lane.f as usize] as usize];
                 (Vec3A::from(b.min), Vec3A::from(b.max))
             } else {
-                let child = self.tree.nodes.len();
-                self.tree.nodes.push(WideNode::default());
-                self.tree.source.push([NONE; WIDTH]);
+                let child = self.next;
+                self.next += 1;
+                if child == self.tree.nodes.len() {
+                    self.tree.nodes.push(WideNode::default());
+                    self.tree.source.push([NONE; WIDTH]);
+                }
                 node.child[i] = child as u32;
                 self.node(lane, child)
             };
@@ -163,12 +202,22 @@ impl WideTree {
     ) -> Option<(Vec3, Vec3)> {
         let n = leaves.keys.len();
         debug_assert_eq!(n, body.leaves as usize, "a key per leaf");
-        if !self.start_over(n as u32) {
+        // The last build's nodes stay where they are, each written over once (a node pushed as a
+        // default and written when its subtree is done was two writes of memory the core may no
+        // longer hold).
+        if !self.start_over_in_place(n as u32) {
             return None;
         }
+        if self.nodes.is_empty() {
+            self.nodes.push(WideNode::default());
+            self.source.push([NONE; WIDTH]);
+        }
         let (keys, values, tri_boxes) = (leaves.keys, leaves.values, leaves.tri_boxes);
-        let (lo, hi) =
-            Build { keys, values, tri_boxes, tree: self }.node(Range { f: 0, l: n - 1, left: false }, 0);
+        let mut build = Build { keys, values, tri_boxes, tree: self, next: 1 };
+        let (lo, hi) = build.node(Range { f: 0, l: n as u32 - 1, left: false }, 0);
+        let used = build.next;
+        self.nodes.truncate(used);
+        self.source.truncate(used);
         // The records in leaf order, written by `fill` (whose hints fetch their corners ahead).
         let mut order = std::mem::take(&mut self.scratch.leaf_tris);
         order.clear();
