@@ -32,12 +32,19 @@
 //!
 //! Each wide node is written once, at its place in the last build's vectors (handed out in
 //! order, the vectors cut to the nodes used at the end), where a node pushed as a default and
-//! written when its subtree was done was two writes of memory the core may no longer hold; the
-//! ranges are `u32` and a lane's split shifts the lanes after it in place (the copy called
-//! `memmove` for at most two ranges). 3 runs alternated with the build before (the command
-//! above, 2026-12-07): `hierarchy` (`cpu-1`) on `mesh-scaling` 641k 33.9–35.2 -> 32.5–32.9 ms,
-//! 40k 1.90–1.96 -> 1.79–1.82, `eight-sheets` 3.0 -> 2.73–2.82, `resting-pile` 2.19–2.21 ->
-//! 2.15–2.23; the frames within the noise.
+//! written when its subtree was done was two writes of memory the core may no longer hold; and
+//! it is written from whole vectors: each lane's box kept whole and the node's rows made by a
+//! 4x4 transpose, as the collapse's `wide_node` makes them, and the lanes kept as arrays of one
+//! type each ([`Lanes`]). Before, lane-by-lane stores of 4 bytes into the node's rows and of
+//! 12-byte ranges were read back by 16-byte loads (the node's copy into the tree, the lanes'
+//! return), which the core cannot forward from the stores: `perf annotate` of `Build::node` on
+//! `hermann-tori` put a quarter of its samples on those loads. 3 runs alternated with the build
+//! before these changes (the command above, 2026-12-07): `hierarchy` (`cpu-1`) on
+//! `mesh-scaling` 641k 33.5–33.7 -> 27.7–28.9 ms, 40k 1.94 -> 1.56–1.58, `cloth-layers` 2.68–2.71
+//! -> 2.18–2.21, `eight-sheets` 2.94–3.03 -> 2.39–2.48, `resting-pile` 2.20–2.26 -> 1.74–1.79,
+//! the armadillo pair 2.56–2.69 -> 2.10–2.23; `cpu-rayon`'s frame on `resting-pile` 7.34–7.36 ->
+//! 6.91–7.13, `mesh-scaling` 40k 3.37–3.43 -> 3.18–3.19, the others within the noise. The
+//! writes once alone had given 641k 33.9–35.2 -> 32.5–32.9 ms.
 //!
 //! Measured and dropped: a range of two leaves that a node's four lanes leave whole ending
 //! there as one leaf lane of both records (consecutive, being in leaf order; its box the LBVH
@@ -56,7 +63,7 @@
 //! 2–4 alternated runs). Every variant found the same contacts, and the same sources turned
 //! away once a lane's records were tested against the reach box by box.
 
-use glam::{Vec3, Vec3A};
+use glam::{Mat4, Vec3, Vec3A, Vec4};
 
 use crate::layout::{LEAF_BIT, NONE, TriBox};
 use crate::tree_build::split;
@@ -80,7 +87,7 @@ pub(crate) struct SortedLeaves<'a> {
 /// A range of leaves `[f, l]` and the LBVH node it is: the internal node numbered by its last
 /// leaf as a left child, by its first as a right child (or the root), a leaf after the `n - 1`
 /// internal nodes.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Range {
     f: u32,
     l: u32,
@@ -97,9 +104,38 @@ impl Range {
             self.f
         }
     }
+}
 
-    fn len(self) -> u32 {
-        self.l - self.f + 1
+/// A wide node's lanes as [`Build::lanes`] chooses them: lane `i` is the range `[f[i], l[i]]`,
+/// a left child where `left[i]`. Arrays of one type each, not an array of [`Range`]s: a lane
+/// shifted to make room for a split is then moved by loads and stores of one size, which the
+/// core forwards from store to load, where the ranges' twelve bytes were read back by wider
+/// loads than they were written with, each a stall (`perf annotate` of the build: its hottest
+/// instructions, with the node's copy below).
+struct Lanes {
+    f: [u32; WIDTH],
+    l: [u32; WIDTH],
+    left: [bool; WIDTH],
+    count: usize,
+}
+
+impl Lanes {
+    fn get(&self, i: usize) -> Range {
+        Range { f: self.f[i], l: self.l[i], left: self.left[i] }
+    }
+
+    /// Lane `i` becomes `[f, g]` (a left child) and `[g + 1, l]` after it (a right one), the
+    /// lanes after it shifted by one.
+    fn split(&mut self, i: usize, g: u32) {
+        let (f, l) = (self.f[i], self.l[i]);
+        let mut j = self.count;
+        while j > i + 1 {
+            (self.f[j], self.l[j], self.left[j]) = (self.f[j - 1], self.l[j - 1], self.left[j - 1]);
+            j -= 1;
+        }
+        (self.f[i], self.l[i], self.left[i]) = (f, g, true);
+        (self.f[i + 1], self.l[i + 1], self.left[i + 1]) = (g + 1, l, false);
+        self.count += 1;
     }
 }
 
@@ -117,50 +153,45 @@ impl Build<'_, '_> {
     /// The lanes of the wide node of range `r` (of more than one leaf): its two halves, then
     /// the range of most leaves (the first of equal ones) halved while there are fewer than
     /// [`WIDTH`].
-    fn lanes(&self, r: Range) -> ([Range; WIDTH], usize) {
-        let mut lanes = [Range::default(); WIDTH];
-        let g = split(self.keys, r.f as usize, r.l as usize) as u32;
-        lanes[0] = Range { f: r.f, l: g, left: true };
-        lanes[1] = Range { f: g + 1, l: r.l, left: false };
-        let mut count = 2;
-        while count < WIDTH {
+    #[inline(always)]
+    fn lanes(&self, r: Range) -> Lanes {
+        let mut lanes = Lanes { f: [r.f; WIDTH], l: [r.l; WIDTH], left: [false; WIDTH], count: 1 };
+        lanes.split(0, split(self.keys, r.f as usize, r.l as usize) as u32);
+        while lanes.count < WIDTH {
             let (mut widest, mut size) = (WIDTH, 1);
-            for (i, lane) in lanes[..count].iter().enumerate() {
-                if lane.len() > size {
-                    (widest, size) = (i, lane.len());
+            for i in 0..lanes.count {
+                let len = lanes.l[i] - lanes.f[i] + 1;
+                if len > size {
+                    (widest, size) = (i, len);
                 }
             }
             if widest == WIDTH {
                 break;
             }
-            let w = lanes[widest];
-            let g = split(self.keys, w.f as usize, w.l as usize) as u32;
-            let mut j = count;
-            while j > widest + 1 {
-                lanes[j] = lanes[j - 1];
-                j -= 1;
-            }
-            lanes[widest] = Range { f: w.f, l: g, left: true };
-            lanes[widest + 1] = Range { f: g + 1, l: w.l, left: false };
-            count += 1;
+            let g = split(self.keys, lanes.f[widest] as usize, lanes.l[widest] as usize) as u32;
+            lanes.split(widest, g);
         }
-        (lanes, count)
+        lanes
     }
 
     /// Writes the wide node of range `r` (more than one leaf) at index `at`, and its subtree
     /// after it; returns its box.
     fn node(&mut self, r: Range, at: usize) -> (Vec3A, Vec3A) {
         let internal = self.keys.len() as u32 - 1;
-        let (lanes, count) = self.lanes(r);
-        // The lanes past the count hold zeros, as the collapse leaves them.
-        let mut node = WideNode { count: count as u32, ..WideNode::default() };
-        let mut source = [NONE; WIDTH];
+        let lanes = self.lanes(r);
+        // Each lane's box whole (w 0), turned into the node's per-axis rows at the end: the
+        // node is then written from whole vectors, where lane-by-lane stores into its rows were
+        // read back by its copy's wider loads. The lanes past the count hold zeros, as the
+        // collapse leaves them.
+        let (mut mins, mut maxs) = ([Vec4::ZERO; WIDTH], [Vec4::ZERO; WIDTH]);
+        let (mut child, mut source, mut leaves) = ([NONE; WIDTH], [NONE; WIDTH], 0u32);
         let (mut lo, mut hi) = (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY));
-        for (i, &lane) in lanes[..count].iter().enumerate() {
+        for i in 0..lanes.count {
+            let lane = lanes.get(i);
             source[i] = lane.node(internal);
             let (min, max) = if lane.f == lane.l {
-                node.leaves |= 1 << i;
-                node.child[i] = LEAF_BIT | lane.f;
+                leaves |= 1 << i;
+                child[i] = LEAF_BIT | lane.f;
                 // The leaves come in order: ask for the box of the one LEAF_AHEAD later.
                 if let Some(&ahead) = self.values.get(lane.f as usize + LEAF_AHEAD) {
                     crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
@@ -168,23 +199,25 @@ impl Build<'_, '_> {
                 let b = self.tri_boxes[self.values[lane.f as usize] as usize];
                 (Vec3A::from(b.min), Vec3A::from(b.max))
             } else {
-                let child = self.next;
+                let c = self.next;
                 self.next += 1;
-                if child == self.tree.nodes.len() {
+                if c == self.tree.nodes.len() {
                     self.tree.nodes.push(WideNode::default());
                     self.tree.source.push([NONE; WIDTH]);
                 }
-                node.child[i] = child as u32;
-                self.node(lane, child)
+                child[i] = c as u32;
+                self.node(lane, c)
             };
-            for a in 0..3 {
-                node.lo[a][i] = min[a];
-                node.hi[a][i] = max[a];
-            }
+            (mins[i], maxs[i]) = (min.extend(0.0), max.extend(0.0));
             // `+ 0.0` turns -0 into +0, as the LBVH's boxes (`tree_build`) have it.
             (lo, hi) = (lo.min(min) + Vec3A::ZERO, hi.max(max) + Vec3A::ZERO);
         }
-        self.tree.nodes[at] = node;
+        let rows = |v: [Vec4; WIDTH]| {
+            let t = Mat4::from_cols(v[0], v[1], v[2], v[3]).transpose();
+            [t.x_axis, t.y_axis, t.z_axis]
+        };
+        let count = lanes.count as u32;
+        self.tree.nodes[at] = WideNode { lo: rows(mins), hi: rows(maxs), child, count, leaves };
         self.tree.source[at] = source;
         (lo, hi)
     }
