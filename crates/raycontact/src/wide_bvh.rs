@@ -26,7 +26,7 @@
 //! These binned-SAH trees are built in the background by default (`crate::wide_background`):
 //! the body walks its LBVH's collapse, or keeps its tree, until the build is done.
 
-use glam::{Vec3, Vec3A, Vec4};
+use glam::{Mat4, Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 
 use crate::layout::{LEAF_BIT, NONE, Node};
@@ -68,6 +68,15 @@ impl Default for WideNode {
 }
 
 impl WideNode {
+    /// The per-axis rows (`lo` or `hi`) of four lanes' corners (`w` ignored): a 4x4 transpose
+    /// in registers, where lane-by-lane stores into the rows would be read back by the node's
+    /// wider loads (a load that waits for the narrow stores before it).
+    #[inline]
+    pub(crate) fn rows(lanes: [Vec4; WIDTH]) -> [Vec4; 3] {
+        let t = Mat4::from_cols(lanes[0], lanes[1], lanes[2], lanes[3]).transpose();
+        [t.x_axis, t.y_axis, t.z_axis]
+    }
+
     /// Sets lane `i` to the box of `n`.
     fn set_box(&mut self, i: usize, n: &Node) {
         self.set_lane(i, n.min, n.max);

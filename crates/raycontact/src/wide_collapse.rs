@@ -78,7 +78,7 @@
 //! moving body's wide tree that way where this collapse would run serially, and its binary
 //! tree only when one of them asks (`crate::wide_direct`, `cpu_backend/lag.rs`).
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::layout::{BodyState, LEAF_BIT, NONE, Node};
@@ -248,7 +248,7 @@ const NO_LANE: Node = Node { min: Vec3::ZERO, child: 0, max: Vec3::ZERO, escape:
 /// The wide node of lanes `kids` (binary nodes of a tree whose internal nodes are
 /// `0 .. internal`) and lane children `child` (a wide node index for an internal lane,
 /// [`LEAF_BIT`] `|` a record for a leaf): their boxes, with the binary node of each lane.
-/// The boxes are the lanes' corners transposed in registers (a 4x4 transpose of the four
+/// The boxes are the lanes' corners transposed in registers ([`WideNode::rows`] of the four
 /// minima, then of the maxima), not gathered one float at a time into arrays then read as
 /// vectors (a load that waits for the narrow stores before it).
 #[inline]
@@ -256,11 +256,7 @@ fn wide_node(binary: &[Node], internal: u32, kids: &[u32], child: [u32; WIDTH]) 
     let lane = |i: usize| kids.get(i).map_or(&NO_LANE, |&k| &binary[k as usize]);
     let n = [lane(0), lane(1), lane(2), lane(3)];
     // One corner of the four lanes, transposed: per axis, the four lanes' values.
-    let axes = |corner: fn(&Node) -> Vec3| {
-        let lanes = n.map(|l| corner(l).extend(0.0));
-        let m = Mat4::from_cols(lanes[0], lanes[1], lanes[2], lanes[3]).transpose();
-        [m.x_axis, m.y_axis, m.z_axis]
-    };
+    let axes = |corner: fn(&Node) -> Vec3| WideNode::rows(n.map(|l| corner(l).extend(0.0)));
     let (mut src, mut leaves) = ([NONE; WIDTH], 0);
     for (i, &k) in kids.iter().enumerate() {
         src[i] = k;

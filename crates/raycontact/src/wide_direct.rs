@@ -63,7 +63,7 @@
 //! 2–4 alternated runs). Every variant found the same contacts, and the same sources turned
 //! away once a lane's records were tested against the reach box by box.
 
-use glam::{Mat4, Vec3, Vec3A, Vec4};
+use glam::{Vec3, Vec3A, Vec4};
 
 use crate::layout::{LEAF_BIT, NONE, TriBox};
 use crate::tree_build::split;
@@ -150,6 +150,17 @@ struct Build<'a, 't> {
 }
 
 impl Build<'_, '_> {
+    /// The next wide node's index: a node of the last build's, written over, or a new one.
+    fn slot(&mut self) -> usize {
+        let at = self.next;
+        self.next += 1;
+        if at == self.tree.nodes.len() {
+            self.tree.nodes.push(WideNode::default());
+            self.tree.source.push([NONE; WIDTH]);
+        }
+        at
+    }
+
     /// The lanes of the wide node of range `r` (of more than one leaf): its two halves, then
     /// the range of most leaves (the first of equal ones) halved while there are fewer than
     /// [`WIDTH`].
@@ -199,12 +210,7 @@ impl Build<'_, '_> {
                 let b = self.tri_boxes[self.values[lane.f as usize] as usize];
                 (Vec3A::from(b.min), Vec3A::from(b.max))
             } else {
-                let c = self.next;
-                self.next += 1;
-                if c == self.tree.nodes.len() {
-                    self.tree.nodes.push(WideNode::default());
-                    self.tree.source.push([NONE; WIDTH]);
-                }
+                let c = self.slot();
                 child[i] = c as u32;
                 self.node(lane, c)
             };
@@ -212,12 +218,9 @@ impl Build<'_, '_> {
             // `+ 0.0` turns -0 into +0, as the LBVH's boxes (`tree_build`) have it.
             (lo, hi) = (lo.min(min) + Vec3A::ZERO, hi.max(max) + Vec3A::ZERO);
         }
-        let rows = |v: [Vec4; WIDTH]| {
-            let t = Mat4::from_cols(v[0], v[1], v[2], v[3]).transpose();
-            [t.x_axis, t.y_axis, t.z_axis]
-        };
         let count = lanes.count as u32;
-        self.tree.nodes[at] = WideNode { lo: rows(mins), hi: rows(maxs), child, count, leaves };
+        let (lo_rows, hi_rows) = (WideNode::rows(mins), WideNode::rows(maxs));
+        self.tree.nodes[at] = WideNode { lo: lo_rows, hi: hi_rows, child, count, leaves };
         self.tree.source[at] = source;
         (lo, hi)
     }
@@ -241,13 +244,10 @@ impl WideTree {
         if !self.start_over_in_place(n as u32) {
             return None;
         }
-        if self.nodes.is_empty() {
-            self.nodes.push(WideNode::default());
-            self.source.push([NONE; WIDTH]);
-        }
         let (keys, values, tri_boxes) = (leaves.keys, leaves.values, leaves.tri_boxes);
-        let mut build = Build { keys, values, tri_boxes, tree: self, next: 1 };
-        let (lo, hi) = build.node(Range { f: 0, l: n as u32 - 1, left: false }, 0);
+        let mut build = Build { keys, values, tri_boxes, tree: self, next: 0 };
+        let root = build.slot();
+        let (lo, hi) = build.node(Range { f: 0, l: n as u32 - 1, left: false }, root);
         let used = build.next;
         self.nodes.truncate(used);
         self.source.truncate(used);

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::layout::{BODY_STATIC, BodyState, Node};
 use crate::packing::{Packing, has_moved};
-use crate::pending_tree::{Purpose, TreeEvent};
+use crate::pending_tree::{Done, Purpose, TreeEvent};
 use crate::wide_bvh::{BodyTree, WideBvh, WideTree, used_nodes};
 use crate::wide_direct::SortedLeaves;
 
@@ -130,13 +130,7 @@ impl WideTree {
     ) {
         let tree_of = BodyTree::new(packing, b, lbvh, body_state[b].leaf_count, positions);
         let body = &packing.bodies[b];
-        if how.rebuilt {
-            self.pending.cancel();
-        }
-        if how.motion == Motion::Moved {
-            self.pending.moved();
-        }
-        let done = self.pending.take_done();
+        let done = self.pending_after(how);
         let making = self.making(body.flags, how.motion, how.refitted);
         match (making, done) {
             (Making::Lbvh, _) => self.collapse_lbvh(tree_of, how.alone),
@@ -192,15 +186,22 @@ impl WideTree {
         positions: &[Vec3],
         how: Building,
     ) -> Option<(Vec3, Vec3)> {
+        // A binned-SAH tree done by now is dropped, as `build` drops it for an LBVH's collapse.
+        let _ = self.pending_after(how);
+        self.build_from_keys(leaves, BodyTree::new(packing, b, &[], body_state[b].leaf_count, positions))
+    }
+
+    /// The background binned-SAH build after a frame that `how` describes: the one started
+    /// before dropped where the frame rebuilt the LBVH, told of the body's move, and taken
+    /// when done.
+    fn pending_after(&mut self, how: Building) -> Option<Done<WideTree>> {
         if how.rebuilt {
             self.pending.cancel();
         }
         if how.motion == Motion::Moved {
             self.pending.moved();
         }
-        // A binned-SAH tree done by now is dropped, as `build` drops it for an LBVH's collapse.
-        let _ = self.pending.take_done();
-        self.build_from_keys(leaves, BodyTree::new(packing, b, &[], body_state[b].leaf_count, positions))
+        self.pending.take_done()
     }
 
     /// What [`Self::build`] makes of the tree of a body of `flags` (`motion` and `refitted` as
