@@ -44,7 +44,12 @@
 //! -> 2.18–2.21, `eight-sheets` 2.94–3.03 -> 2.39–2.48, `resting-pile` 2.20–2.26 -> 1.74–1.79,
 //! the armadillo pair 2.56–2.69 -> 2.10–2.23; `cpu-rayon`'s frame on `resting-pile` 7.34–7.36 ->
 //! 6.91–7.13, `mesh-scaling` 40k 3.37–3.43 -> 3.18–3.19, the others within the noise. The
-//! writes once alone had given 641k 33.9–35.2 -> 32.5–32.9 ms.
+//! writes once alone had given 641k 33.9–35.2 -> 32.5–32.9 ms. The lanes are then chosen in
+//! place ([`Build::lanes`] writes the caller's [`Lanes`]): returned, they were copied by loads
+//! wider than the stores just made (the build's hottest instruction after the changes above).
+//! 3 runs alternated (2026-12-07, later): `hierarchy` (`cpu-1`) on 641k 28.4–29.0 -> 25.8–26.1
+//! ms, 40k 1.57–1.64 -> 1.44–1.47, `cloth-layers` 2.23–2.25 -> 1.98–2.00, `resting-pile`
+//! 1.86–1.91 -> 1.65–1.74.
 //!
 //! Measured and dropped: a range of two leaves that a node's four lanes leave whole ending
 //! there as one leaf lane of both records (consecutive, being in leaf order; its box the LBVH
@@ -161,12 +166,14 @@ impl Build<'_, '_> {
         at
     }
 
-    /// The lanes of the wide node of range `r` (of more than one leaf): its two halves, then
-    /// the range of most leaves (the first of equal ones) halved while there are fewer than
-    /// [`WIDTH`].
+    /// The lanes of the wide node of range `r` (of more than one leaf), into `lanes`: its two
+    /// halves, then the range of most leaves (the first of equal ones) halved while there are
+    /// fewer than [`WIDTH`]. Written in place, not returned: the returned lanes were copied by
+    /// 16-byte loads of the arrays just written lane by lane, a load that waits for the stores
+    /// to reach the cache (`perf annotate`: the build's hottest instruction).
     #[inline(always)]
-    fn lanes(&self, r: Range) -> Lanes {
-        let mut lanes = Lanes { f: [r.f; WIDTH], l: [r.l; WIDTH], left: [false; WIDTH], count: 1 };
+    fn lanes(&self, r: Range, lanes: &mut Lanes) {
+        *lanes = Lanes { f: [r.f; WIDTH], l: [r.l; WIDTH], left: [false; WIDTH], count: 1 };
         lanes.split(0, split(self.keys, r.f as usize, r.l as usize) as u32);
         while lanes.count < WIDTH {
             let (mut widest, mut size) = (WIDTH, 1);
@@ -182,14 +189,14 @@ impl Build<'_, '_> {
             let g = split(self.keys, lanes.f[widest] as usize, lanes.l[widest] as usize) as u32;
             lanes.split(widest, g);
         }
-        lanes
     }
 
     /// Writes the wide node of range `r` (more than one leaf) at index `at`, and its subtree
     /// after it; returns its box.
     fn node(&mut self, r: Range, at: usize) -> (Vec3A, Vec3A) {
         let internal = self.keys.len() as u32 - 1;
-        let lanes = self.lanes(r);
+        let mut lanes = Lanes { f: [0; WIDTH], l: [0; WIDTH], left: [false; WIDTH], count: 0 };
+        self.lanes(r, &mut lanes);
         // Each lane's box whole (w 0), turned into the node's per-axis rows at the end: the
         // node is then written from whole vectors, where lane-by-lane stores into its rows were
         // read back by its copy's wider loads. The lanes past the count hold zeros, as the
