@@ -8,14 +8,25 @@ use rayon::prelude::*;
 use crate::layout::SortSegment;
 use crate::packing::has_moved;
 
-/// The widest digit of a pass of [`sort_segment`] (its counts fit the L1 cache).
-const MAX_DIGIT_BITS: u32 = 11;
+/// The widest digit of a pass of [`sort_segment`] (its counts fit the L1 cache). Keys of 23 or
+/// 24 bits (a body of a few tiles: `key_form`) then take two passes where digits of 11 bits
+/// took three (`cpu-1`'s `sort` stage, 3 runs alternated: `mesh-scaling` 40k 0.56-0.61 -> 0.39-0.43
+/// ms, 9.8k 0.11 -> 0.08-0.10); wider, the scatter's destinations outgrow the L1 cache.
+const MAX_DIGIT_BITS: u32 = 12;
+
+/// The most keys sorted in digits of [`MAX_DIGIT_BITS`]; more take digits of one bit less (on
+/// the armadillo's 52k keys of 23 bits, two passes of 12 bits took longer than three of 8).
+const WIDE_DIGIT_KEYS: usize = 1 << 15;
+
+/// Digits of at most this many bits (a body of a few thousand triangles: 15-bit keys, two
+/// passes) are counted in tables of their own size.
+const SMALL_DIGIT_BITS: u32 = 8;
 
 /// The most passes of [`sort_segment`]: 32 bits in digits of [`MAX_DIGIT_BITS`].
 const MAX_PASSES: usize = 32usize.div_ceil(MAX_DIGIT_BITS as usize);
 
 /// Twin of the radix sort (`radix_count`, `radix_scatter`): a stable sort of (key, value) pairs
-/// by key within each segment, by LSD radix sort (up to 11 bits a pass on the CPU:
+/// by key within each segment, by LSD radix sort (up to 12 bits a pass on the CPU:
 /// [`radix_sort_segment`]; any stable sort gives the same result). Segments are sorted in
 /// parallel; segment b (body b's keys) only where `moved` marks body b (`has_moved`: an empty
 /// `moved` is every segment, as the kernels do).
@@ -53,7 +64,7 @@ pub(crate) fn radix_sort_with(
 }
 
 /// Stable LSD radix sort of one segment, over the key bits that differ between its keys alone,
-/// in as few passes of at most 11 bits as they take (digits of equal widths),
+/// in as few passes of at most 12 bits as they take (11 past 32,768 keys; digits of equal widths),
 /// skipping a pass whose digit is the same for every key.
 pub fn radix_sort_segment(keys: &mut [u32], values: &mut [u32]) {
     let (mut kb, mut vb) = (vec![0u32; keys.len()], vec![0u32; keys.len()]);
@@ -77,11 +88,30 @@ fn sort_segment(keys: &mut [u32], values: &mut [u32], kb: &mut [u32], vb: &mut [
     if bits == 0 {
         return;
     }
-    let passes = bits.div_ceil(MAX_DIGIT_BITS);
+    let widest = if n <= WIDE_DIGIT_KEYS { MAX_DIGIT_BITS } else { MAX_DIGIT_BITS - 1 };
+    let passes = bits.div_ceil(widest);
     let width = bits.div_ceil(passes);
+    // Counts of the digit's width, not the widest's: a small body's keys (digits of 8 bits or
+    // less) would otherwise clear and scan 48 KiB of counts for a few hundred keys.
+    if width <= SMALL_DIGIT_BITS {
+        sort_passes::<{ 1 << SMALL_DIGIT_BITS }>((keys, values), (kb, vb), passes, width);
+    } else {
+        sort_passes::<{ 1 << MAX_DIGIT_BITS }>((keys, values), (kb, vb), passes, width);
+    }
+}
+
+/// The passes of [`sort_segment`]: `passes` digits of `width` bits (at most `log2(BUCKETS)`)
+/// from the lowest, a pass skipped where every key has the same digit.
+fn sort_passes<const BUCKETS: usize>(
+    (keys, values): (&mut [u32], &mut [u32]),
+    (kb, vb): (&mut [u32], &mut [u32]),
+    passes: u32,
+    width: u32,
+) {
+    let n = keys.len();
     let mask = (1u32 << width) - 1;
     let buckets = 1usize << width;
-    let mut counts = [[0u32; 1 << MAX_DIGIT_BITS]; MAX_PASSES];
+    let mut counts = [[0u32; BUCKETS]; MAX_PASSES];
     for &k in keys.iter() {
         for (p, c) in counts.iter_mut().enumerate().take(passes as usize) {
             c[((k >> (width * p as u32)) & mask) as usize] += 1;
@@ -94,7 +124,7 @@ fn sort_segment(keys: &mut [u32], values: &mut [u32], kb: &mut [u32], vb: &mut [
         if c[..buckets].contains(&(n as u32)) {
             continue;
         }
-        let mut offs = [0u32; 1 << MAX_DIGIT_BITS];
+        let mut offs = [0u32; BUCKETS];
         let mut sum = 0;
         for d in 0..buckets {
             offs[d] = sum;
