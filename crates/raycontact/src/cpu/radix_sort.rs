@@ -8,17 +8,14 @@ use rayon::prelude::*;
 use crate::layout::SortSegment;
 use crate::packing::has_moved;
 
-/// The widest digit of a pass of [`sort_segment`] (its counts fit the L1 cache). Keys of 23 or
-/// 24 bits (a body of a few tiles: `key_form`) then take two passes where digits of 11 bits
-/// took three (`cpu-1`'s `sort` stage, 3 runs alternated: `mesh-scaling` 40k 0.56-0.61 -> 0.39-0.43
-/// ms, 9.8k 0.11 -> 0.08-0.10); wider, the scatter's destinations outgrow the L1 cache.
+/// The widest digit of a pass of [`sort_segment`] (a pass's counts, 16 KiB, fit the L1 cache).
+/// The short keys of a body of 2,049 triangles to 8 tiles (24 bits: `layout::key_form`) take
+/// two passes where digits of at most 11 bits took three of 8 (`cpu-1`'s `sort` stage, 3 runs
+/// alternated: `mesh-scaling` 40k 0.56-0.61 -> 0.39-0.43 ms, 9.8k 0.11 -> 0.08-0.10); a larger
+/// body's 30-bit codes take three passes of 10 bits either way.
 const MAX_DIGIT_BITS: u32 = 12;
 
-/// The most keys sorted in digits of [`MAX_DIGIT_BITS`]; more take digits of one bit less (on
-/// the armadillo's 52k keys of 23 bits, two passes of 12 bits took longer than three of 8).
-const WIDE_DIGIT_KEYS: usize = 1 << 15;
-
-/// Digits of at most this many bits (a body of a few thousand triangles: 15-bit keys, two
+/// Digits of at most this many bits (a body of at most 2,048 triangles: 16-bit tiny keys, two
 /// passes) are counted in tables of their own size.
 const SMALL_DIGIT_BITS: u32 = 8;
 
@@ -64,7 +61,7 @@ pub(crate) fn radix_sort_with(
 }
 
 /// Stable LSD radix sort of one segment, over the key bits that differ between its keys alone,
-/// in as few passes of at most 12 bits as they take (11 past 32,768 keys; digits of equal widths),
+/// in as few passes of at most 12 bits as they take (digits of equal widths),
 /// skipping a pass whose digit is the same for every key.
 pub fn radix_sort_segment(keys: &mut [u32], values: &mut [u32]) {
     let (mut kb, mut vb) = (vec![0u32; keys.len()], vec![0u32; keys.len()]);
@@ -88,11 +85,10 @@ fn sort_segment(keys: &mut [u32], values: &mut [u32], kb: &mut [u32], vb: &mut [
     if bits == 0 {
         return;
     }
-    let widest = if n <= WIDE_DIGIT_KEYS { MAX_DIGIT_BITS } else { MAX_DIGIT_BITS - 1 };
-    let passes = bits.div_ceil(widest);
+    let passes = bits.div_ceil(MAX_DIGIT_BITS);
     let width = bits.div_ceil(passes);
     // Counts of the digit's width, not the widest's: a small body's keys (digits of 8 bits or
-    // less) would otherwise clear and scan 48 KiB of counts for a few hundred keys.
+    // less) would otherwise clear 48 KiB of counts for a few hundred keys.
     if width <= SMALL_DIGIT_BITS {
         sort_passes::<{ 1 << SMALL_DIGIT_BITS }>((keys, values), (kb, vb), passes, width);
     } else {
