@@ -49,6 +49,15 @@ impl Changes {
         }
     }
 
+    /// The trees of the bodies that `built` marks were rebuilt at their current positions
+    /// (a deferred rebuild: `cpu_backend/deferred.rs`); the others are as they were.
+    pub(crate) fn rebuilt_bodies(&mut self, built: &[bool]) {
+        let bodies = self.fresh.iter_mut().zip(self.moved.iter_mut()).zip(built);
+        for ((f, m), _) in bodies.filter(|(_, b)| **b) {
+            (*f, *m) = (true, false);
+        }
+    }
+
     /// The trees were rebuilt: every tree is fresh.
     pub(crate) fn rebuilt(&mut self) {
         self.fresh.iter_mut().for_each(|f| *f = true);

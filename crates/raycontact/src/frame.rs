@@ -81,6 +81,16 @@ pub(crate) struct LbvhLag {
     /// from the keys, `crate::wide_direct`; empty: none): built from that rebuild's keys when
     /// something reads it, as a tree behind is fitted.
     pub unbuilt: Vec<bool>,
+    /// Per packed body, whether a rebuild left its keys and trees (binary and wide) to be made
+    /// when something reads them (empty: none): a detection's update, before its pair list,
+    /// leaves the moving bodies' rebuilds for when the list is known, and builds the trees of
+    /// the bodies in a pair (`cpu_backend/deferred.rs`); a body in none is built by the next
+    /// reader, or rebuilt by a later frame. Its normals, boxes and leaf counts are this frame's.
+    pub deferred: Vec<bool>,
+    /// This frame's update deferred its rebuild, and the detection has not built its pairs'
+    /// bodies yet: that build also does what the rebuild did for the other bodies (their wide
+    /// trees kept, or made anew from a binned-SAH tree for a body at rest).
+    pub awaiting_pairs: bool,
     /// The bodies whose trees are being fitted (scratch).
     pub fit: Vec<bool>,
     /// Per packed body, what the backend's refit last measured of its binary tree (its
@@ -103,7 +113,7 @@ pub(crate) const NOT_COUNTED: u32 = u32::MAX;
 impl LbvhLag {
     /// Whether some body's binary tree is behind or not built.
     pub fn any_behind(&self) -> bool {
-        self.behind.contains(&true) || self.unbuilt.contains(&true)
+        self.behind.contains(&true) || self.unbuilt.contains(&true) || self.deferred.contains(&true)
     }
 
     /// Forgets the measures of the packed bodies that `written` marks (`has_moved`: an empty
@@ -133,6 +143,8 @@ pub struct FrameScratch {
     /// minimum and maximum of their floats and their count (`Folded` in
     /// `cpu/triangle_bounds.rs`, keyed by `cpu::set_box_keys`).
     pub(crate) folds: Vec<(Vec3A, Vec3A, u32)>,
+    /// Per packed body, whether a deferred rebuild builds it now (`cpu_backend/deferred.rs`).
+    pub(crate) building: Vec<bool>,
 }
 
 impl Clone for FrameScratch {
@@ -149,6 +161,7 @@ impl FrameData {
     pub fn body_nodes(&self, packing: &Packing, b: usize) -> &[Node] {
         debug_assert!(self.lag.behind.get(b) != Some(&true), "body {b}'s binary tree is behind");
         debug_assert!(self.lag.unbuilt.get(b) != Some(&true), "body {b}'s binary tree is not built");
+        debug_assert!(self.lag.deferred.get(b) != Some(&true), "body {b}'s rebuild is deferred");
         self.lbvh_for_wide_walk(packing, b)
     }
 
@@ -170,6 +183,7 @@ impl FrameData {
 
     /// The wide tree of packed body `b`, when this frame has one for every body.
     pub fn body_wide(&self, b: usize) -> Option<&WideTree> {
+        debug_assert!(self.lag.deferred.get(b) != Some(&true), "body {b}'s rebuild is deferred");
         (self.wide.trees.len() == self.body_state.len()).then(|| self.wide.tree(b)).flatten()
     }
 

@@ -26,12 +26,34 @@ impl CpuScene {
         plan: &DetectPlan,
         stats: &mut FrameStats,
     ) -> Result<Outcome> {
-        // A full pass walks the wide trees alone; the intersection stages read the binary
+        // The pair list of a full pass, before the trees it reads are built.
+        let full_list = match plan.pass {
+            Pass::Iterative { .. } => None,
+            Pass::Full => {
+                let start = Instant::now();
+                let list = match plan.pairs.list() {
+                    Some(l) => l.to_vec(),
+                    None => {
+                        let (bits, prediction) = plan.pairs.broad_phase();
+                        cpu::broad_phase(&packing.bodies, &self.frame.body_state, bits, prediction)
+                    }
+                };
+                stats.stage(Stage::Pairs).cpu_ns = elapsed_ns(start);
+                Some(list)
+            }
+        };
+        // A full pass walks the wide trees of its pairs' bodies alone, built now where the
+        // update deferred them (`super::deferred`); the intersection stages read the binary
         // trees, and an iterative pass fits those left behind (`lag`), but builds none that
-        // its walks do not read.
+        // its walks do not read (but for the deferred bodies of its pairs).
         if plan.intersect.mode != 0 {
             self.fit_lagging(packing);
-        } else if matches!(plan.pass, Pass::Iterative { .. }) {
+        } else if let Some(list) = &full_list {
+            self.build_deferred(packing, Some(list), Some(stats));
+        } else {
+            let pairs = std::mem::take(&mut self.memory_pairs);
+            self.build_deferred(packing, Some(&pairs), Some(stats));
+            self.memory_pairs = pairs;
             self.fit_left_behind(packing);
         }
         let cx = Narrow {
@@ -58,15 +80,7 @@ impl CpuScene {
                 out.pairs = pairs.len() as u32;
             }
             Pass::Full => {
-                let start = Instant::now();
-                let list = match plan.pairs.list() {
-                    Some(l) => l.to_vec(),
-                    None => {
-                        let (bits, prediction) = plan.pairs.broad_phase();
-                        cpu::broad_phase(&packing.bodies, &self.frame.body_state, bits, prediction)
-                    }
-                };
-                stats.stage(Stage::Pairs).cpu_ns = elapsed_ns(start);
+                let list = full_list.unwrap_or_default();
                 let start = Instant::now();
                 // The backend's own memo, not with the twins' binary trees
                 // (`set_wide_bvh(false)`), which answer the exit traces asked again from the

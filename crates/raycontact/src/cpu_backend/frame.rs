@@ -24,8 +24,15 @@ use crate::wide_update::{Building, Motion};
 /// What a frame brings up to date, and which bodies moved ([`Changes`]: those whose positions
 /// changed since the trees' last update, and whose trees a rebuild must build).
 pub(crate) enum Follow<'c> {
-    /// The CPU backend: the vertex normals, the binary trees and the wide trees its rays walk.
-    Rays(&'c mut Changes),
+    /// The CPU backend: the vertex normals, the binary trees and the wide trees its rays walk;
+    /// with `defer`, a rebuild that may leave the moving bodies' trees for when they are read
+    /// (`super::deferred`).
+    Rays {
+        /// The bodies moved and the trees fresh.
+        changes: &'c mut Changes,
+        /// A detection's update, whose pair list comes next.
+        defer: bool,
+    },
     /// The GPU scene's `Auto` mirror: the binary trees alone, as the GPU's frame updates them
     /// (it leaves the bodies that did not move, `gpu/kept.rs`, with the same [`Changes`]).
     Trees(&'c mut Changes),
@@ -57,7 +64,7 @@ impl FrameData {
     pub fn build(packing: &Packing, positions: &[Vec3]) -> Self {
         let mut f = FrameData::default();
         let work = TreeWork::Update { policy: BvhUpdate::Rebuild, force: true };
-        let follow = Follow::Rays(&mut Changes::default());
+        let follow = Follow::Rays { changes: &mut Changes::default(), defer: false };
         f.update(packing, positions, work, &mut Quality::default(), follow, |_, _| {});
         f.build_unbuilt(packing);
         f
@@ -78,9 +85,9 @@ impl FrameData {
         follow: Follow<'_>,
         mut time: impl FnMut(Stage, f64),
     ) -> BvhStats {
-        let (for_rays, changes) = match follow {
-            Follow::Rays(c) => (true, c),
-            Follow::Trees(c) => (false, c),
+        let (for_rays, changes, defer) = match follow {
+            Follow::Rays { changes, defer } => (true, changes, defer),
+            Follow::Trees(c) => (false, c, false),
         };
         let force = matches!(work, TreeWork::Update { force: true, .. });
         if force || changes.moved.len() != packing.bodies.len() {
@@ -114,8 +121,12 @@ impl FrameData {
         };
         let bodies = packing.bodies.len();
         // A refit needs the tree of a rebuild of this packing, measured when the policy watches.
-        let refit =
-            !force && policy.refits() && self.body_state.len() == bodies && quality.bodies() == bodies;
+        // (Not over a deferred rebuild: its bodies' trees are not of their last positions.)
+        let refit = !force
+            && policy.refits()
+            && self.body_state.len() == bodies
+            && quality.bodies() == bodies
+            && !self.lag.any_deferred();
         self.tri_boxes.resize(t, Default::default());
         if self.body_state.len() != bodies {
             self.body_state.clear();
@@ -126,6 +137,8 @@ impl FrameData {
             self.lag.live.clear();
             self.lag.measured.clear();
             self.lag.unbuilt.clear();
+            self.lag.deferred.clear();
+            self.lag.awaiting_pairs = false;
         }
         let live = &mut self.lag.live;
         live.resize(bodies, NOT_COUNTED);
@@ -151,6 +164,17 @@ impl FrameData {
                 .for_each(|(_, l)| *l = NOT_COUNTED);
         }
         lap(Stage::Bounds);
+        if defer
+            && policy == BvhUpdate::Rebuild
+            && !force
+            && boxes_with_faces
+            && self.defer_rebuild(packing, stale, &changes.moved)
+        {
+            let mut stats =
+                BvhStats { action: BvhAction::Rebuilt, degradation: Some(1.0), ..BvhStats::default() };
+            self.wide.count_trees(&mut stats);
+            return stats;
+        }
         let mut stats = BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() };
         if refit {
             // Under `Refit` the trees whose wide trees refit on their own are left behind
@@ -201,7 +225,12 @@ impl FrameData {
         }
         self.fit_lagging(packing);
         let wide_moved = for_rays.then_some(&changes.moved[..]);
-        self.rebuild_tree(packing, positions, stale, wide_moved, policy.refits(), &mut lap);
+        self.rebuild_tree(packing, positions, stale, wide_moved, policy.refits(), true, &mut lap);
+        // Every deferred body moved since its trees' last update: rebuilt now.
+        for (b, deferred) in self.lag.deferred.iter_mut().enumerate() {
+            *deferred &= !has_moved(stale, b);
+        }
+        self.lag.awaiting_pairs = false;
         if policy.refits() {
             quality.rebuilt(sah_costs(packing, &self.body_state, &self.nodes, &self.lag.measured));
         }
@@ -228,7 +257,9 @@ impl FrameData {
     /// then refitted frame after frame), or, for a moving body whose LBVH would be collapsed
     /// serially under `Rebuild`, from its sorted keys with no binary tree (`crate::wide_direct`;
     /// `lag.unbuilt`, built when read); off, by the `hierarchy` and `fit` twins, as the kernels
-    /// build them.
+    /// build them. With `others`, the wide trees of the bodies it does not build are brought up
+    /// to date too (kept, or made anew from a binned-SAH tree for a body at rest), but for the
+    /// deferred ones (`super::deferred`); without, they are left as they are.
     ///
     /// Keys made in the order of the body's last rebuild, then finished by an insertion sort
     /// by (key, triangle) (the same pairs in the same order), did not pay: on the suite's
@@ -237,13 +268,15 @@ impl FrameData {
     /// radix sort, and reading the corners in Morton order instead of triangle order doubled
     /// the `morton` stage (`mesh-scaling` 641k, `cpu-1`: 7.2–8.6 -> 14.1–15.7 ms, 2 runs
     /// alternated).
-    fn rebuild_tree(
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rebuild_tree(
         &mut self,
         packing: &Packing,
         positions: &[Vec3],
         moved: &[bool],
         wide_moved: Option<&[bool]>,
         refits: bool,
+        others: bool,
         lap: &mut impl FnMut(Stage),
     ) {
         self.lag.forget(moved);
@@ -297,13 +330,18 @@ impl FrameData {
             };
             // The bodies whose wide trees are built from the keys, their LBVHs not built
             // (`crate::wide_direct`); every other body's LBVH is built, then collapsed.
+            // Those of the bodies it rebuilds; the others' stay as they are (built, or left
+            // unbuilt by a deferred rebuild's earlier build: `super::deferred`).
             let unbuilt = &mut self.lag.unbuilt;
-            unbuilt.clear();
-            unbuilt.extend(self.wide.trees.iter().zip(&packing.bodies).zip(body_state).enumerate().map(
-                |(b, ((tree, body), state))| tree.built_from_keys(body.flags, state.leaf_count, how(b)),
-            ));
+            unbuilt.resize(packing.bodies.len(), false);
+            let bodies = self.wide.trees.iter().zip(&packing.bodies).zip(body_state).zip(unbuilt.iter_mut());
+            for (b, (((tree, body), state), unbuilt)) in
+                bodies.enumerate().filter(|(b, _)| has_moved(moved, *b))
+            {
+                *unbuilt = tree.built_from_keys(body.flags, state.leaf_count, how(b));
+            }
             let (keys, values, tri_boxes) = (&self.keys, &self.values, &self.tri_boxes);
-            let unbuilt = &self.lag.unbuilt;
+            let (unbuilt, deferred) = (&self.lag.unbuilt, &self.lag.deferred);
             tree_build::build_trees_then(
                 packing,
                 body_state,
@@ -316,6 +354,11 @@ impl FrameData {
                 unbuilt,
                 &mut self.wide.trees,
                 |b, lbvh, tree| {
+                    if !has_moved(moved, b) && (!others || deferred.get(b) == Some(&true)) {
+                        // Not built now, and left as it is: a deferred body's trees wait, and a
+                        // deferred build after the first leaves the others (`super::deferred`).
+                        return;
+                    }
                     if !unbuilt[b] {
                         tree.build(packing, b, body_state, lbvh, positions, how(b));
                         return;

@@ -22,6 +22,7 @@ use crate::workers_awake::WorkersAwake;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod awake;
+mod deferred;
 mod detect;
 mod frame;
 mod intersect;
@@ -127,6 +128,9 @@ pub(crate) struct CpuScene {
     parts: ContactParts,
     /// The full pass's source lists, kept between frames.
     sources: SourceLists,
+    /// Per packed body, whether it is in the pairs whose deferred trees are built (scratch of
+    /// [`CpuScene::build_deferred`]).
+    in_pairs: Vec<bool>,
 }
 
 impl CpuScene {
@@ -165,6 +169,7 @@ impl CpuScene {
             spare: Vec::new(),
             parts: ContactParts::default(),
             sources: SourceLists::default(),
+            in_pairs: Vec::new(),
         }
     }
 
@@ -233,14 +238,16 @@ impl CpuScene {
     }
 
     /// The frame: the vertex normals, then the trees as `work` asks (rebuilt, refitted or
-    /// kept), with each stage's wall time in `stats`.
-    pub fn update(&mut self, packing: &Packing, work: TreeWork) -> FrameStats {
+    /// kept), with each stage's wall time in `stats`. With `defer` (a detection's update, its
+    /// pair list next), a rebuild leaves the moving bodies' trees to be built when read
+    /// ([`deferred`]).
+    pub fn update(&mut self, packing: &Packing, work: TreeWork, defer: bool) -> FrameStats {
         let mut stats = FrameStats::default();
         let (frame, current, quality) = (&mut self.frame, &self.current, &mut self.quality);
         let changes = &mut self.changes;
         let bvh = self.pool.install(|| {
             let time = |stage, ns| *stats.stage(stage).cpu_ns.get_or_insert(0.0) += ns;
-            frame.update(packing, current, work, quality, Follow::Rays(changes), time)
+            frame.update(packing, current, work, quality, Follow::Rays { changes, defer }, time)
         });
         stats.bvh = bvh;
         stats
@@ -285,6 +292,7 @@ impl CpuScene {
     /// left behind (`lag`), before they are read (on the pool only where there is one: a query
     /// does not hand itself to a worker for nothing).
     pub(crate) fn fit_lagging(&mut self, packing: &Packing) {
+        self.build_deferred(packing, None, None);
         if self.frame.lag.any_behind() {
             let frame = &mut self.frame;
             self.pool.install(|| frame.fit_lagging(packing));

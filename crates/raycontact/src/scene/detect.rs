@@ -111,7 +111,8 @@ impl Scene {
                 ctx.scoped_async("detect", self.run_gpu(&ctx, &plan, first, &mut stats, blocking)).await
             }
             Engine::Cpu(_) => {
-                stats = self.run_cpu_frame(self.tree_work(first, plan.bvh, plan.intersect.mode != 0));
+                // The trees of the bodies in no pair are left unbuilt (`cpu_backend/deferred.rs`).
+                stats = self.run_cpu_frame(self.tree_work(first, plan.bvh, plan.intersect.mode != 0), true);
                 let Engine::Cpu(c) = &mut self.engine else { unreachable!("matched above") };
                 c.detect(&self.packing, &plan, &mut stats)
             }

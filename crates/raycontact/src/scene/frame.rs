@@ -48,7 +48,9 @@ impl Scene {
     /// of the next one (what inversion handling and the response compare against). So a
     /// detection that follows an update with no positions set in between sees no motion: where
     /// the contacts need the step's motion, detect alone ([`Scene::detect`] updates the BVHs
-    /// too, and leaves them fresh for ray queries after a full pass). A frame in which nothing
+    /// too, and leaves them fresh for ray queries after a full pass; on the CPU backend it
+    /// builds the trees of the bodies in its pairs, and a moving body in none gets its trees
+    /// when first read, the same trees). A frame in which nothing
     /// changed since the last one that brought the BVHs up to date (no position changed, no body
     /// added, removed or made static) keeps that frame's normals, boxes and BVHs and records
     /// none of their stages ([`BvhAction::Kept`]): a detection after an update casts its rays
@@ -77,7 +79,7 @@ impl Scene {
         }
         Ok(self.on_cpu_pool(|s| {
             let first = s.prepare_layout();
-            s.run_cpu_frame(s.tree_work(first, true, true))
+            s.run_cpu_frame(s.tree_work(first, true, true), false)
         }))
     }
 
@@ -234,8 +236,10 @@ impl Scene {
     }
 
     /// Runs the CPU backend's frame: the moved bodies' positions, then every stage, with the
-    /// trees as `work` asks. CPU scenes only.
-    pub(super) fn run_cpu_frame(&mut self, work: TreeWork) -> FrameStats {
+    /// trees as `work` asks; with `defer` (a detection), a rebuild leaves the moving bodies'
+    /// trees for the detection to build, those of its pairs (`cpu_backend/deferred.rs`). CPU
+    /// scenes only.
+    pub(super) fn run_cpu_frame(&mut self, work: TreeWork, defer: bool) -> FrameStats {
         let first = matches!(work, TreeWork::Update { force: true, .. });
         let Engine::Cpu(c) = &mut self.engine else { unreachable!("a CPU scene") };
         if !first {
@@ -247,7 +251,7 @@ impl Scene {
             );
             c.begin_frame(moved);
         }
-        let stats = c.update(&self.packing, work);
+        let stats = c.update(&self.packing, work, defer);
         self.finish_frame(stats.bvh.action != BvhAction::Kept);
         stats
     }
