@@ -113,7 +113,7 @@ pub(crate) const NOT_COUNTED: u32 = u32::MAX;
 impl LbvhLag {
     /// Whether some body's binary tree is behind or not built.
     pub fn any_behind(&self) -> bool {
-        self.behind.contains(&true) || self.unbuilt.contains(&true) || self.deferred.contains(&true)
+        self.behind.contains(&true) || self.unbuilt.contains(&true)
     }
 
     /// Forgets the measures of the packed bodies that `written` marks (`has_moved`: an empty

@@ -47,6 +47,8 @@ impl CpuScene {
         // trees, and an iterative pass fits those left behind (`lag`), but builds none that
         // its walks do not read (but for the deferred bodies of its pairs).
         if plan.intersect.mode != 0 {
+            // Every deferred body, timed with the frame's stages.
+            self.build_deferred(packing, None, Some(stats));
             self.fit_lagging(packing);
         } else if let Some(list) = &full_list {
             self.build_deferred(packing, Some(list), Some(stats));

@@ -170,10 +170,8 @@ impl FrameData {
             && boxes_with_faces
             && self.defer_rebuild(packing, stale, &changes.moved)
         {
-            let mut stats =
-                BvhStats { action: BvhAction::Rebuilt, degradation: Some(1.0), ..BvhStats::default() };
-            self.wide.count_trees(&mut stats);
-            return stats;
+            // What the build does to the trees is counted when it is done (`super::deferred`).
+            return BvhStats { action: BvhAction::Rebuilt, degradation: Some(1.0), ..BvhStats::default() };
         }
         let mut stats = BvhStats { action: BvhAction::Rebuilt, ..BvhStats::default() };
         if refit {
