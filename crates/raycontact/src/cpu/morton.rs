@@ -12,7 +12,11 @@ use super::shared::common::tri_vertices;
 use crate::layout::{BodyState, KeyForm, ONE_THIRD, TriBox, key_form};
 use crate::packing::{Packing, has_moved};
 
+/// Triangles whose codes are computed together.
+const CHUNK: usize = 64;
+
 /// Spreads the low 10 bits of `v` two bits apart.
+#[inline(always)]
 pub fn expand_bits(v: u32) -> u32 {
     let mut x = v & 0x3ff;
     x = (x | (x << 16)) & 0x0300_00ff;
@@ -51,6 +55,19 @@ pub fn morton_code(a: Vec3, b: Vec3, c: Vec3, lo: Vec3, scale: f32) -> u32 {
 /// them; anything else where it did not, or empty): a body all of whose triangles it counts
 /// has no degenerate one, and its triangles' flags are not read (32 bytes a triangle for one
 /// bit: on `mesh-scaling`'s 641k triangles a third of this stage).
+///
+/// The codes are made 64 triangles at a time (a chunk): the centroid sums gathered first, then
+/// the chunk's quantisation and bit interleaving in straight loops over its lanes, which the
+/// compiler vectorises (the operations of [`morton_code`], lane by lane: the same keys), where
+/// one triangle at a time did the interleaving's shifts and masks one lane at a time. The
+/// `morton` stage (`cpu-1`, medians of 10 frames, 4 runs alternated with the build before,
+/// 2-core VM, 2026-12-07: `raycontact-bench --cpu --no-parry --scene hermann-tori,tori-scaling,
+/// resting-pile,cloth-layers,eight-sheets,mesh-scaling,files --tori 8,64 --triangles
+/// 40000,640000 --implementations cpu-1,cpu-rayon --frames 10`, the armadillo pair as files):
+/// `mesh-scaling` 641k 8.29–8.42 -> 5.38–5.49 ms, `tori-scaling` 64 1.34–1.36 -> 0.86–0.90,
+/// `cloth-layers` 0.70–0.73 -> 0.47–0.51, `eight-sheets` 0.84–0.88 -> 0.55–0.56, the armadillo
+/// pair 0.79–0.84 -> 0.49–0.50, `resting-pile` 0.58–0.61 -> 0.38–0.42 (one run of each
+/// before slower still); the same keys, trees and contacts.
 #[allow(clippy::too_many_arguments)]
 pub fn morton(
     packing: &Packing,
@@ -73,21 +90,43 @@ pub fn morton(
         let scale = quantisation_scale((hi - lo).max_element());
         let KeyForm { shift, degenerate, .. } = key_form(body.tri_count, body.tile_count);
         let leaves = keys
-            .par_iter_mut()
-            .zip(values.par_iter_mut())
+            .par_chunks_mut(CHUNK)
+            .zip(values.par_chunks_mut(CHUNK))
             .enumerate()
-            .with_min_len(1024)
-            .map(|(i, (key, value))| {
-                let t = range.start + i;
-                *value = t as u32;
-                if !all_live && tri_boxes[t].flags & 1 != 0 {
-                    *key = degenerate;
-                    0u32
-                } else {
+            .with_min_len(1024 / CHUNK)
+            .map(|(c, (keys, values))| {
+                let first = range.start + c * CHUNK;
+                // Each triangle's centroid sum, gathered, then the codes of the chunk in
+                // straight loops over its lanes, which the compiler vectorises (the same float
+                // operations as `morton_code`, lane by lane).
+                let mut rel = [[0f32; CHUNK]; 3];
+                for (k, value) in values.iter_mut().enumerate() {
+                    let t = first + k;
+                    *value = t as u32;
                     let (a, b, c) = tri_vertices(positions, &packing.triangles, t);
-                    *key = morton_code(a, b, c, lo, scale) >> shift;
-                    1
+                    let r = ((a - lo) + (b - lo)) + (c - lo);
+                    (rel[0][k], rel[1][k], rel[2][k]) = (r.x, r.y, r.z);
                 }
+                // In [0, 1023] after the clamp, so the signed conversion is the unsigned one.
+                // `min` then `max` as `morton_code`'s: a NaN goes to 1023 (`clamp` keeps it).
+                #[allow(clippy::manual_clamp)]
+                let q = |x: f32| (x * scale).min(1023.0).max(0.0) as i32 as u32;
+                for (k, key) in keys.iter_mut().enumerate() {
+                    let (x, y, z) = (q(rel[0][k]), q(rel[1][k]), q(rel[2][k]));
+                    *key = ((expand_bits(x) << 2) | (expand_bits(y) << 1) | expand_bits(z)) >> shift;
+                }
+                if all_live {
+                    return keys.len() as u32;
+                }
+                let mut live = 0;
+                for (k, key) in keys.iter_mut().enumerate() {
+                    if tri_boxes[first + k].flags & 1 != 0 {
+                        *key = degenerate;
+                    } else {
+                        live += 1;
+                    }
+                }
+                live
             })
             .sum::<u32>();
         state.leaf_count = leaves;
