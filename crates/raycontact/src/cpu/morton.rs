@@ -5,7 +5,7 @@
 //! The body's box is decoded from its keys by `BodyState::bounds_keys`, the twin of
 //! `body_min` and `body_max` in `shaders/shared/common.wgsl` (in [`super::shared::common`]).
 
-use glam::{UVec3, Vec3};
+use glam::Vec3;
 use rayon::prelude::*;
 
 use super::shared::common::tri_vertices;
@@ -40,10 +40,24 @@ pub fn quantisation_scale(extent: f32) -> f32 {
 /// Morton code of a triangle in a body box (lower corner `lo`, scale from
 /// [`quantisation_scale`]), exactly as `morton.wgsl` computes it.
 pub fn morton_code(a: Vec3, b: Vec3, c: Vec3, lo: Vec3, scale: f32) -> u32 {
-    let rel = ((a - lo) + (b - lo)) + (c - lo);
-    let q = (rel * scale).min(Vec3::splat(1023.0)).max(Vec3::ZERO);
-    let qi = UVec3::new(q.x as u32, q.y as u32, q.z as u32);
-    (expand_bits(qi.x) << 2) | (expand_bits(qi.y) << 1) | expand_bits(qi.z)
+    let rel = corner_sum(a, b, c, lo);
+    code_of_sum([rel.x, rel.y, rel.z], scale)
+}
+
+/// A triangle's corners relative to `lo`, summed in `morton.wgsl`'s order.
+#[inline(always)]
+fn corner_sum(a: Vec3, b: Vec3, c: Vec3, lo: Vec3) -> Vec3 {
+    ((a - lo) + (b - lo)) + (c - lo)
+}
+
+/// The Morton code of a [`corner_sum`] `rel` at `scale`: each coordinate scaled, clamped to
+/// [0, 1023] by `min` then `max` (a NaN goes to 1023, where `clamp` would keep it), truncated
+/// (in that range the signed conversion is the unsigned one), and the three interleaved.
+#[inline(always)]
+fn code_of_sum(rel: [f32; 3], scale: f32) -> u32 {
+    #[allow(clippy::manual_clamp)]
+    let [x, y, z] = rel.map(|x| (x * scale).min(1023.0).max(0.0) as i32 as u32);
+    (expand_bits(x) << 2) | (expand_bits(y) << 1) | expand_bits(z)
 }
 
 /// Twin of `morton.wgsl`: keys (Morton code, or
@@ -96,24 +110,19 @@ pub fn morton(
             .with_min_len(1024 / CHUNK)
             .map(|(c, (keys, values))| {
                 let first = range.start + c * CHUNK;
-                // Each triangle's centroid sum, gathered, then the codes of the chunk in
-                // straight loops over its lanes, which the compiler vectorises (the same float
-                // operations as `morton_code`, lane by lane).
+                // Each triangle's corner sum, gathered, then the codes of the chunk in a
+                // straight loop over its lanes, which the compiler vectorises (`morton_code`'s
+                // operations, lane by lane).
                 let mut rel = [[0f32; CHUNK]; 3];
                 for (k, value) in values.iter_mut().enumerate() {
                     let t = first + k;
                     *value = t as u32;
                     let (a, b, c) = tri_vertices(positions, &packing.triangles, t);
-                    let r = ((a - lo) + (b - lo)) + (c - lo);
+                    let r = corner_sum(a, b, c, lo);
                     (rel[0][k], rel[1][k], rel[2][k]) = (r.x, r.y, r.z);
                 }
-                // In [0, 1023] after the clamp, so the signed conversion is the unsigned one.
-                // `min` then `max` as `morton_code`'s: a NaN goes to 1023 (`clamp` keeps it).
-                #[allow(clippy::manual_clamp)]
-                let q = |x: f32| (x * scale).min(1023.0).max(0.0) as i32 as u32;
                 for (k, key) in keys.iter_mut().enumerate() {
-                    let (x, y, z) = (q(rel[0][k]), q(rel[1][k]), q(rel[2][k]));
-                    *key = ((expand_bits(x) << 2) | (expand_bits(y) << 1) | expand_bits(z)) >> shift;
+                    *key = code_of_sum([rel[0][k], rel[1][k], rel[2][k]], scale) >> shift;
                 }
                 if all_live {
                     return keys.len() as u32;
