@@ -70,7 +70,7 @@ fn code_of_sum(rel: [f32; 3], scale: f32) -> u32 {
 /// has no degenerate one, and its triangles' flags are not read (32 bytes a triangle for one
 /// bit: on `mesh-scaling`'s 641k triangles a third of this stage).
 ///
-/// The codes are made 64 triangles at a time (a chunk): the centroid sums gathered first, then
+/// The codes are made 64 triangles at a time (a chunk): the corner sums gathered first, then
 /// the chunk's quantisation and bit interleaving in straight loops over its lanes, which the
 /// compiler vectorises (the operations of [`morton_code`], lane by lane: the same keys), where
 /// one triangle at a time did the interleaving's shifts and masks one lane at a time. The
