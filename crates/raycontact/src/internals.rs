@@ -52,6 +52,7 @@ pub mod adjacency {
 pub mod wide_bvh {
     pub use crate::wide_bvh::*;
     pub use crate::wide_collapse::{PARALLEL_BODY_LEAVES, PARALLEL_THREADS};
+    pub use crate::wide_direct::SortedLeaves;
     pub use crate::wide_refit::PARALLEL_REFIT_RECORDS;
     pub use crate::wide_update::{Building, Motion};
 }

@@ -237,6 +237,24 @@ pub struct CollapseScratch {
     /// The serial collapse's leaves in the order it meets them: their body-local triangles,
     /// the records' triangles ([`WideTree::fill`]).
     pub(crate) leaf_tris: Vec<u32>,
+    /// The parts of the parallel build from the sorted keys (`crate::wide_direct`); more than
+    /// a build uses are kept for a later one.
+    pub(crate) parts: Vec<KeyPart>,
+}
+
+/// A part of the parallel build of a tree from a body's sorted keys (`crate::wide_direct`),
+/// kept between frames: its leaves `first..=last` (the left child of its parent in the LBVH
+/// where `left`), its wide nodes built apart (numbered from 0) with their lanes' binary nodes,
+/// its box, and where its nodes start in the tree.
+#[derive(Clone, Default)]
+pub(crate) struct KeyPart {
+    pub(crate) first: u32,
+    pub(crate) last: u32,
+    pub(crate) left: bool,
+    pub(crate) nodes: Vec<WideNode>,
+    pub(crate) source: Vec<[u32; WIDTH]>,
+    pub(crate) bounds: (Vec3A, Vec3A),
+    pub(crate) base: u32,
 }
 
 not_part_of_value!(CollapseScratch);

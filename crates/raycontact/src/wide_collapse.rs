@@ -75,8 +75,9 @@
 //! the same hits, through 6.43 wide nodes a ray against 6.36. It pays only where no binary
 //! tree is built, and the backend's other parts read one (ray queries, the intersection
 //! stages, the refits, the binned-SAH trees): so under `Rebuild` the CPU backend builds a
-//! moving body's wide tree that way where this collapse would run serially, and its binary
-//! tree only when one of them asks (`crate::wide_direct`, `cpu_backend/lag.rs`).
+//! moving body's wide tree that way (on every thread where this collapse would run on every
+//! thread), and its binary tree only when one of them asks (`crate::wide_direct`,
+//! `cpu_backend/lag.rs`).
 
 use glam::Vec3;
 use rayon::prelude::*;
@@ -360,7 +361,9 @@ impl WideTree {
     }
 
     /// Whether [`Self::collapse_lbvh`] collapses an LBVH of `leaves` leaves on every thread of
-    /// the current rayon pool (with its `alone`).
+    /// the current rayon pool (with its `alone`); where it would, a rebuild that builds the
+    /// body's tree from its sorted keys builds it on every thread too
+    /// ([`Self::build_from_keys_parallel`]).
     pub(crate) fn collapses_in_parallel(leaves: u32, alone: bool) -> bool {
         let threads = rayon::current_num_threads();
         leaves >= PARALLEL_BODY_LEAVES && (threads >= PARALLEL_THREADS || alone && threads >= 2)

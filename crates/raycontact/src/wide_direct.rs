@@ -67,6 +67,19 @@
 //! leaf) measured as pairs everywhere (one scratch binary switched by an environment variable,
 //! 2–4 alternated runs). Every variant found the same contacts, and the same sources turned
 //! away once a lane's records were tested against the reach box by box.
+//!
+//! A large body that the LBVH's collapse would have split over every thread (alone in its
+//! build, or on four threads or more: `WideTree::collapses_in_parallel`) is built on every
+//! thread too (`parallel.rs`: the top serially, its parts in parallel, the same wide nodes).
+//! Until then it was built the other way, its LBVH and the parallel collapse, which on two
+//! threads took longer than this build on one: on the armadillo pair (its turning body of 52k
+//! leaves alone), `cpu-rayon`'s `hierarchy` 3.55–3.79 ms that way against 2.99–3.33 this way on
+//! one thread (3 runs, a scratch switch), and 2.16–3.22 -> 1.47–2.34 ms with the parallel build
+//! (6 runs alternated with the build before, 2026-12-07: `raycontact-bench --cpu --no-parry
+//! --scene files --implementations cpu-rayon --frames 10`; its frame within the noise, 22.9–31.7
+//! against 23.8–28.0 in 6 runs of an earlier version). The other scenes' bodies are built as
+//! before (`--scene hermann-tori,tori-scaling,resting-pile,cloth-layers,eight-sheets,
+//! mesh-scaling`, 4 runs: their `hierarchy` stages within the noise).
 
 use glam::{Vec3, Vec3A, Vec4};
 
@@ -74,13 +87,15 @@ use crate::layout::{LEAF_BIT, NONE, TriBox};
 use crate::tree_build::split;
 use crate::wide_bvh::{BodyTree, WIDTH, WideNode, WideTree};
 
+mod parallel;
+
 /// How many leaves ahead a leaf's triangle box is asked for (as `tree_build` asks).
 const LEAF_AHEAD: usize = 16;
 
 /// One body's leaves in their sorted order: its keys and values (packed triangles) among the
 /// frame's, and every packed triangle's box.
 #[derive(Clone, Copy)]
-pub(crate) struct SortedLeaves<'a> {
+pub struct SortedLeaves<'a> {
     /// The body's sorted keys.
     pub keys: &'a [u32],
     /// Per leaf, its packed triangle.
@@ -117,6 +132,7 @@ impl Range {
 /// core forwards from store to load, where the ranges' twelve bytes were read back by wider
 /// loads than they were written with, each a stall (`perf annotate` of the build: its hottest
 /// instructions, with the node's copy below).
+#[derive(Clone, Copy)]
 struct Lanes {
     f: [u32; WIDTH],
     l: [u32; WIDTH],
@@ -144,12 +160,39 @@ impl Lanes {
     }
 }
 
-/// The walk's state: the leaves, and the tree being written.
+/// The lanes of the wide node of range `r` (of more than one leaf) of the sorted `keys`, into
+/// `lanes`: its two halves, then the range of most leaves (the first of equal ones) halved while
+/// there are fewer than [`WIDTH`]. Written in place, not returned: the returned lanes were
+/// copied by 16-byte loads of the arrays just written lane by lane, a load that waits for the
+/// stores to reach the cache (`perf annotate`: the build's hottest instruction).
+#[inline(always)]
+fn lanes_of(keys: &[u32], r: Range, lanes: &mut Lanes) {
+    *lanes = Lanes { f: [r.f; WIDTH], l: [r.l; WIDTH], left: [false; WIDTH], count: 1 };
+    lanes.split(0, split(keys, r.f as usize, r.l as usize) as u32);
+    while lanes.count < WIDTH {
+        let (mut widest, mut size) = (WIDTH, 1);
+        for i in 0..lanes.count {
+            let len = lanes.l[i] - lanes.f[i] + 1;
+            if len > size {
+                (widest, size) = (i, len);
+            }
+        }
+        if widest == WIDTH {
+            break;
+        }
+        let g = split(keys, lanes.f[widest] as usize, lanes.l[widest] as usize) as u32;
+        lanes.split(widest, g);
+    }
+}
+
+/// The walk's state: the leaves, and the nodes being written (a tree's, or a part's of the
+/// parallel build, `parallel.rs`) with each node's lanes' binary nodes.
 struct Build<'a, 't> {
     keys: &'a [u32],
     values: &'a [u32],
     tri_boxes: &'a [TriBox],
-    tree: &'t mut WideTree,
+    nodes: &'t mut Vec<WideNode>,
+    source: &'t mut Vec<[u32; WIDTH]>,
     /// Wide nodes handed out so far.
     next: usize,
 }
@@ -159,36 +202,32 @@ impl Build<'_, '_> {
     fn slot(&mut self) -> usize {
         let at = self.next;
         self.next += 1;
-        if at == self.tree.nodes.len() {
-            self.tree.nodes.push(WideNode::default());
-            self.tree.source.push([NONE; WIDTH]);
+        if at == self.nodes.len() {
+            self.nodes.push(WideNode::default());
+            self.source.push([NONE; WIDTH]);
         }
         at
     }
 
-    /// The lanes of the wide node of range `r` (of more than one leaf), into `lanes`: its two
-    /// halves, then the range of most leaves (the first of equal ones) halved while there are
-    /// fewer than [`WIDTH`]. Written in place, not returned: the returned lanes were copied by
-    /// 16-byte loads of the arrays just written lane by lane, a load that waits for the stores
-    /// to reach the cache (`perf annotate`: the build's hottest instruction).
+    /// The box of leaf `f` (asking for the box of the one [`LEAF_AHEAD`] later: the leaves
+    /// come in order).
     #[inline(always)]
-    fn lanes(&self, r: Range, lanes: &mut Lanes) {
-        *lanes = Lanes { f: [r.f; WIDTH], l: [r.l; WIDTH], left: [false; WIDTH], count: 1 };
-        lanes.split(0, split(self.keys, r.f as usize, r.l as usize) as u32);
-        while lanes.count < WIDTH {
-            let (mut widest, mut size) = (WIDTH, 1);
-            for i in 0..lanes.count {
-                let len = lanes.l[i] - lanes.f[i] + 1;
-                if len > size {
-                    (widest, size) = (i, len);
-                }
-            }
-            if widest == WIDTH {
-                break;
-            }
-            let g = split(self.keys, lanes.f[widest] as usize, lanes.l[widest] as usize) as u32;
-            lanes.split(widest, g);
+    fn leaf_box(&self, f: u32) -> (Vec3A, Vec3A) {
+        if let Some(&ahead) = self.values.get(f as usize + LEAF_AHEAD) {
+            crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
         }
+        let b = self.tri_boxes[self.values[f as usize] as usize];
+        (Vec3A::from(b.min), Vec3A::from(b.max))
+    }
+
+    /// Writes the subtree of range `r` (more than one leaf) from a new slot on, and cuts the
+    /// vectors to the nodes used; returns its box.
+    fn subtree(&mut self, r: Range) -> (Vec3A, Vec3A) {
+        let root = self.slot();
+        let b = self.node(r, root);
+        self.nodes.truncate(self.next);
+        self.source.truncate(self.next);
+        b
     }
 
     /// Writes the wide node of range `r` (more than one leaf) at index `at`, and its subtree
@@ -196,41 +235,50 @@ impl Build<'_, '_> {
     fn node(&mut self, r: Range, at: usize) -> (Vec3A, Vec3A) {
         let internal = self.keys.len() as u32 - 1;
         let mut lanes = Lanes { f: [0; WIDTH], l: [0; WIDTH], left: [false; WIDTH], count: 0 };
-        self.lanes(r, &mut lanes);
-        // Each lane's box whole (w 0), turned into the node's per-axis rows at the end: the
-        // node is then written from whole vectors, where lane-by-lane stores into its rows were
-        // read back by its copy's wider loads. The lanes past the count hold zeros, as the
-        // collapse leaves them.
-        let (mut mins, mut maxs) = ([Vec4::ZERO; WIDTH], [Vec4::ZERO; WIDTH]);
-        let (mut child, mut source, mut leaves) = ([NONE; WIDTH], [NONE; WIDTH], 0u32);
-        let (mut lo, mut hi) = (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY));
-        for i in 0..lanes.count {
-            let lane = lanes.get(i);
-            source[i] = lane.node(internal);
-            let (min, max) = if lane.f == lane.l {
-                leaves |= 1 << i;
-                child[i] = LEAF_BIT | lane.f;
-                // The leaves come in order: ask for the box of the one LEAF_AHEAD later.
-                if let Some(&ahead) = self.values.get(lane.f as usize + LEAF_AHEAD) {
-                    crate::prefetch::prefetch(self.tri_boxes, ahead as usize);
-                }
-                let b = self.tri_boxes[self.values[lane.f as usize] as usize];
-                (Vec3A::from(b.min), Vec3A::from(b.max))
+        lanes_of(self.keys, r, &mut lanes);
+        let (node, source, bounds) = assemble(&lanes, internal, |_, lane| {
+            if lane.f == lane.l {
+                (LEAF_BIT | lane.f, self.leaf_box(lane.f))
             } else {
                 let c = self.slot();
-                child[i] = c as u32;
-                self.node(lane, c)
-            };
-            (mins[i], maxs[i]) = (min.extend(0.0), max.extend(0.0));
-            // `+ 0.0` turns -0 into +0, as the LBVH's boxes (`tree_build`) have it.
-            (lo, hi) = (lo.min(min) + Vec3A::ZERO, hi.max(max) + Vec3A::ZERO);
-        }
-        let count = lanes.count as u32;
-        let (lo_rows, hi_rows) = (WideNode::rows(mins), WideNode::rows(maxs));
-        self.tree.nodes[at] = WideNode { lo: lo_rows, hi: hi_rows, child, count, leaves };
-        self.tree.source[at] = source;
-        (lo, hi)
+                (c as u32, self.node(lane, c))
+            }
+        });
+        self.nodes[at] = node;
+        self.source[at] = source;
+        bounds
     }
+}
+
+/// The wide node of `lanes` (of a body of `internal` binary internal nodes), each lane's child
+/// and box given by `child_of` (of the lane's index and range; a leaf's child has [`LEAF_BIT`]),
+/// in lane order; its lanes' binary nodes, and its box.
+///
+/// Each lane's box kept whole (w 0), turned into the node's per-axis rows at the end: the node
+/// is then written from whole vectors, where lane-by-lane stores into its rows were read back
+/// by its copy's wider loads. The lanes past the count hold zeros, as the collapse leaves them.
+#[inline(always)]
+fn assemble(
+    lanes: &Lanes,
+    internal: u32,
+    mut child_of: impl FnMut(usize, Range) -> (u32, (Vec3A, Vec3A)),
+) -> (WideNode, [u32; WIDTH], (Vec3A, Vec3A)) {
+    let (mut mins, mut maxs) = ([Vec4::ZERO; WIDTH], [Vec4::ZERO; WIDTH]);
+    let (mut child, mut source, mut leaves) = ([NONE; WIDTH], [NONE; WIDTH], 0u32);
+    let (mut lo, mut hi) = (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY));
+    for i in 0..lanes.count {
+        let lane = lanes.get(i);
+        source[i] = lane.node(internal);
+        let (c, (min, max)) = child_of(i, lane);
+        child[i] = c;
+        leaves |= u32::from(c & LEAF_BIT != 0) << i;
+        (mins[i], maxs[i]) = (min.extend(0.0), max.extend(0.0));
+        // `+ 0.0` turns -0 into +0, as the LBVH's boxes (`tree_build`) have it.
+        (lo, hi) = (lo.min(min) + Vec3A::ZERO, hi.max(max) + Vec3A::ZERO);
+    }
+    let count = lanes.count as u32;
+    let (lo_rows, hi_rows) = (WideNode::rows(mins), WideNode::rows(maxs));
+    (WideNode { lo: lo_rows, hi: hi_rows, child, count, leaves }, source, (lo, hi))
 }
 
 impl WideTree {
@@ -238,11 +286,7 @@ impl WideTree {
     /// records from `body`'s positions (leaf `j`'s in record `j`); returns the root's box (the
     /// box the LBVH's root would have), or `None` for a body of fewer than two leaves, whose
     /// tree is left empty (its LBVH's root alone is walked: the caller builds that LBVH).
-    pub(crate) fn build_from_keys(
-        &mut self,
-        leaves: SortedLeaves<'_>,
-        body: BodyTree<'_>,
-    ) -> Option<(Vec3, Vec3)> {
+    pub fn build_from_keys(&mut self, leaves: SortedLeaves<'_>, body: BodyTree<'_>) -> Option<(Vec3, Vec3)> {
         let n = leaves.keys.len();
         debug_assert_eq!(n, body.leaves as usize, "a key per leaf");
         // The last build's nodes stay where they are, each written over once (a node pushed as a
@@ -252,18 +296,21 @@ impl WideTree {
             return None;
         }
         let (keys, values, tri_boxes) = (leaves.keys, leaves.values, leaves.tri_boxes);
-        let mut build = Build { keys, values, tri_boxes, tree: self, next: 0 };
-        let root = build.slot();
-        let (lo, hi) = build.node(Range { f: 0, l: n as u32 - 1, left: false }, root);
-        let used = build.next;
-        self.nodes.truncate(used);
-        self.source.truncate(used);
-        // The records in leaf order, written by `fill` (whose hints fetch their corners ahead).
+        let (nodes, source) = (&mut self.nodes, &mut self.source);
+        let mut build = Build { keys, values, tri_boxes, nodes, source, next: 0 };
+        let (lo, hi) = build.subtree(Range { f: 0, l: n as u32 - 1, left: false });
+        self.fill_in_leaf_order(leaves, body);
+        Some((lo.into(), hi.into()))
+    }
+
+    /// The records in leaf order (leaf `j`'s in record `j`), written by `fill` (whose hints
+    /// fetch their corners ahead).
+    fn fill_in_leaf_order(&mut self, leaves: SortedLeaves<'_>, body: BodyTree<'_>) {
+        let values = leaves.values;
         let mut order = std::mem::take(&mut self.scratch.leaf_tris);
         order.clear();
         order.extend(values.iter().map(|&t| t - body.tri_offset));
         self.fill(body, &order);
         self.scratch.leaf_tris = order;
-        Some((lo.into(), hi.into()))
     }
 }

@@ -159,23 +159,22 @@ impl WideTree {
     }
 
     /// Whether [`Self::build`] would collapse the LBVH of `leaves` leaves of a body of `flags`
-    /// serially (as `how` says): then the rebuild builds no LBVH for it and
+    /// (as `how` says): then the rebuild builds no LBVH for it and
     /// [`Self::build_from_keys_in_frame`] builds this tree from the sorted keys instead, the
     /// LBVH being built when something reads it (`cpu_backend/lag.rs`). Not where the scene's
-    /// policy refits the trees (a refit reads the LBVH, and makes binned-SAH trees), nor for a
-    /// large body that every thread collapses (`WideTree::collapse_lbvh`).
+    /// policy refits the trees (a refit reads the LBVH, and makes binned-SAH trees).
     pub(crate) fn built_from_keys(&self, flags: u32, leaves: u32, how: Building) -> bool {
         !how.refitted
             && how.rebuilt
             && leaves >= 2
-            && !WideTree::collapses_in_parallel(leaves, how.alone)
             && self.making(flags, how.motion, how.refitted) == Making::Lbvh
     }
 
     /// [`Self::build`] of a body that [`Self::built_from_keys`] marks, from its sorted `leaves`
     /// (`crate::wide_direct`) instead of its LBVH: the same pending binned-SAH tree dropped,
-    /// another tree over the same leaves. Returns the root's box (the LBVH's root's, for the
-    /// wide walks' first test).
+    /// another tree over the same leaves; on every thread where the LBVH would have been
+    /// collapsed on every thread ([`WideTree::collapses_in_parallel`]). Returns the root's box
+    /// (the LBVH's root's, for the wide walks' first test).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn build_from_keys_in_frame(
         &mut self,
@@ -188,7 +187,13 @@ impl WideTree {
     ) -> Option<(Vec3, Vec3)> {
         // A binned-SAH tree done by now is dropped, as `build` drops it for an LBVH's collapse.
         let _ = self.pending_after(how);
-        self.build_from_keys(leaves, BodyTree::new(packing, b, &[], body_state[b].leaf_count, positions))
+        let count = body_state[b].leaf_count;
+        let body = BodyTree::new(packing, b, &[], count, positions);
+        if WideTree::collapses_in_parallel(count, how.alone) {
+            self.build_from_keys_parallel(leaves, body)
+        } else {
+            self.build_from_keys(leaves, body)
+        }
     }
 
     /// The background binned-SAH build after a frame that `how` describes: the one started

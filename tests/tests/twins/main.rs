@@ -22,4 +22,5 @@ mod tree_build;
 mod wide;
 mod wide_background;
 mod wide_collapse;
+mod wide_direct;
 mod wide_refit;

@@ -23,14 +23,14 @@ use crate::reference::Packed;
 
 /// One lane as read from the root: its binary node, its box and its child (a leaf's record).
 #[derive(Debug, PartialEq)]
-enum Lane {
+pub(crate) enum Lane {
     Node { source: u32, lo: [f32; 3], hi: [f32; 3] },
     Leaf { source: u32, lo: [f32; 3], hi: [f32; 3], record: TriRecord },
 }
 
 /// The tree read depth first from the root: per wide node, its lanes in order, each internal
 /// lane followed by its subtree. Checks every node and record is reached exactly once.
-fn canonical(tree: &WideTree) -> Vec<Vec<Lane>> {
+pub(crate) fn canonical(tree: &WideTree) -> Vec<Vec<Lane>> {
     let mut out = Vec::new();
     let mut seen_nodes = vec![false; tree.nodes.len()];
     let mut seen_tris = vec![false; tree.tris.len()];
@@ -62,7 +62,7 @@ fn canonical(tree: &WideTree) -> Vec<Vec<Lane>> {
     out
 }
 
-fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
+pub(crate) fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
     let mut m = TriMesh::default();
     for t in 0..count {
         let c = Vec3::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));

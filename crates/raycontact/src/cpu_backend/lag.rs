@@ -24,8 +24,8 @@
 //! `Auto` still measures the LBVHs on both backends (the GPU scene's mirror takes its decisions
 //! on them), so its frames refit them as before.
 //!
-//! Under `Rebuild` a moving body whose LBVH would be collapsed serially gets its wide tree from
-//! its sorted keys instead (`crate::wide_direct`), and no LBVH at all (`LbvhLag::unbuilt`): its
+//! Under `Rebuild` a moving body whose LBVH would be collapsed gets its wide tree from its
+//! sorted keys instead (`crate::wide_direct`), and no LBVH at all (`LbvhLag::unbuilt`): its
 //! root's box is set from the wide tree's, and the rest is built ([`FrameData::build_unbuilt`],
 //! `tree_build` from that rebuild's keys, which stay until the body is sorted again, and the
 //! current triangle boxes) when anything but a full pass or an iterative pass's walks reads it:
