@@ -75,9 +75,8 @@
 //! the same hits, through 6.43 wide nodes a ray against 6.36. It pays only where no binary
 //! tree is built, and the backend's other parts read one (ray queries, the intersection
 //! stages, the refits, the binned-SAH trees): so under `Rebuild` the CPU backend builds a
-//! moving body's wide tree that way (on every thread where this collapse would run on every
-//! thread), and its binary tree only when one of them asks (`crate::wide_direct`,
-//! `cpu_backend/lag.rs`).
+//! moving body's wide tree that way (on every thread for a large body alone in its build), and
+//! its binary tree only when one of them asks (`crate::wide_direct`, `cpu_backend/lag.rs`).
 
 use glam::Vec3;
 use rayon::prelude::*;
@@ -360,10 +359,19 @@ impl WideTree {
         }
     }
 
+    /// Whether a rebuild builds the tree of a body of `leaves` leaves from its keys on every
+    /// thread of the current rayon pool ([`Self::build_from_keys_parallel`]), not on one
+    /// ([`Self::build_from_keys`]): a large body ([`PARALLEL_BODY_LEAVES`] leaves or more)
+    /// `alone` in its build (fewer such bodies than the pool has threads:
+    /// [`WideBvh::splits_collapse`](crate::wide_bvh::WideBvh::splits_collapse)), on two
+    /// threads or more. Where every thread has such a body of its own, each builds its own: the
+    /// parallel build costs about 1.4 times the serial one in all (`crate::wide_direct`'s doc).
+    pub fn builds_from_keys_in_parallel(leaves: u32, alone: bool) -> bool {
+        leaves >= PARALLEL_BODY_LEAVES && alone && rayon::current_num_threads() >= 2
+    }
+
     /// Whether [`Self::collapse_lbvh`] collapses an LBVH of `leaves` leaves on every thread of
-    /// the current rayon pool (with its `alone`); where it would, a rebuild that builds the
-    /// body's tree from its sorted keys builds it on every thread too
-    /// ([`Self::build_from_keys_parallel`]).
+    /// the current rayon pool (with its `alone`).
     pub(crate) fn collapses_in_parallel(leaves: u32, alone: bool) -> bool {
         let threads = rayon::current_num_threads();
         leaves >= PARALLEL_BODY_LEAVES && (threads >= PARALLEL_THREADS || alone && threads >= 2)

@@ -68,18 +68,22 @@
 //! 2–4 alternated runs). Every variant found the same contacts, and the same sources turned
 //! away once a lane's records were tested against the reach box by box.
 //!
-//! A large body that the LBVH's collapse would have split over every thread (alone in its
-//! build, or on four threads or more: `WideTree::collapses_in_parallel`) is built on every
-//! thread too (`parallel.rs`: the top serially, its parts in parallel, the same wide nodes).
-//! Until then it was built the other way, its LBVH and the parallel collapse, which on two
-//! threads took longer than this build on one: on the armadillo pair (its turning body of 52k
-//! leaves alone), `cpu-rayon`'s `hierarchy` 3.55–3.79 ms that way against 2.99–3.33 this way on
+//! A large body alone in its build (fewer such bodies than threads) is built on every thread
+//! (`parallel.rs`: the top serially, its parts in parallel, the same wide nodes;
+//! `WideTree::builds_from_keys_in_parallel` says when). Until then it was built the other way,
+//! its LBVH and the parallel collapse, which on two threads took longer than this build on
+//! one: on the armadillo pair (its turning body of 52k leaves alone), `cpu-rayon`'s `hierarchy` 3.55–3.79 ms that way against 2.99–3.33 this way on
 //! one thread (3 runs, a scratch switch), and 2.16–3.22 -> 1.47–2.34 ms with the parallel build
 //! (6 runs alternated with the build before, 2026-12-07: `raycontact-bench --cpu --no-parry
 //! --scene files --implementations cpu-rayon --frames 10`; its frame within the noise, 22.9–31.7
 //! against 23.8–28.0 in 6 runs of an earlier version). The other scenes' bodies are built as
 //! before (`--scene hermann-tori,tori-scaling,resting-pile,cloth-layers,eight-sheets,
-//! mesh-scaling`, 4 runs: their `hierarchy` stages within the noise).
+//! mesh-scaling`, 4 runs: their `hierarchy` stages within the noise). Where each thread has a
+//! large body of its own, each builds its own serially (as the LBVHs were built before, but
+//! collapsed on every thread on a pool of four or more): the parallel build's parts and their
+//! copy cost about 1.4 times the serial build in all (`mesh-scaling` 641k, two bodies on two
+//! threads, `cpu-rayon`'s `hierarchy` 13.4–18.3 ms serially against 19.0–23.1 in parallel, 6
+//! runs alternated by a scratch switch; `perf`: the copy a quarter of the build).
 
 use glam::{Vec3, Vec3A, Vec4};
 

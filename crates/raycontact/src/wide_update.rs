@@ -172,8 +172,8 @@ impl WideTree {
 
     /// [`Self::build`] of a body that [`Self::built_from_keys`] marks, from its sorted `leaves`
     /// (`crate::wide_direct`) instead of its LBVH: the same pending binned-SAH tree dropped,
-    /// another tree over the same leaves; on every thread where the LBVH would have been
-    /// collapsed on every thread ([`WideTree::collapses_in_parallel`]). Returns the root's box
+    /// another tree over the same leaves; on every thread for a large body alone in its build
+    /// ([`WideTree::builds_from_keys_in_parallel`]). Returns the root's box
     /// (the LBVH's root's, for the wide walks' first test).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn build_from_keys_in_frame(
@@ -189,7 +189,7 @@ impl WideTree {
         let _ = self.pending_after(how);
         let count = body_state[b].leaf_count;
         let body = BodyTree::new(packing, b, &[], count, positions);
-        if WideTree::collapses_in_parallel(count, how.alone) {
+        if WideTree::builds_from_keys_in_parallel(count, how.alone) {
             self.build_from_keys_parallel(leaves, body)
         } else {
             self.build_from_keys(leaves, body)

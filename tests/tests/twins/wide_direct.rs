@@ -5,11 +5,12 @@
 //! kind of every lane, and every leaf's triangle record), read in the same depth-first order
 //! from the root of each, the same records in the same order and the same root box, on one
 //! thread, two and four, on bodies too small to split and large enough for many parts, a body
-//! that is not the packing's first, and a tree built again over a smaller body.
+//! that is not the packing's first, and a tree built again over a smaller body; and a rebuild
+//! takes the parallel build exactly for a large body alone in its build, on two threads or more.
 
 use glam::{Affine3A, Quat, Vec3};
 use raycontact::BodyKind;
-use raycontact::internals::wide_bvh::{BodyTree, SortedLeaves, WideTree};
+use raycontact::internals::wide_bvh::{BodyTree, PARALLEL_BODY_LEAVES, SortedLeaves, WideTree};
 use raycontact::meshes::{self, TriMesh};
 use raycontact_tests::rng;
 
@@ -81,4 +82,18 @@ fn the_parallel_build_from_keys_makes_the_serial_builds_wide_nodes() {
     serial.build_from_keys(leaves, body);
     assert!(canonical(&tree) == canonical(&serial), "after a larger body");
     assert!(tree.tris == serial.tris, "after a larger body: the records");
+}
+
+#[test]
+fn a_rebuild_builds_on_every_thread_only_a_large_body_alone() {
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for leaves in [2, PARALLEL_BODY_LEAVES - 1, PARALLEL_BODY_LEAVES, 1 << 20] {
+            for alone in [false, true] {
+                let chosen = pool.install(|| WideTree::builds_from_keys_in_parallel(leaves, alone));
+                let wanted = leaves >= PARALLEL_BODY_LEAVES && alone && threads >= 2;
+                assert_eq!(chosen, wanted, "{leaves} leaves, alone {alone}, {threads} threads");
+            }
+        }
+    }
 }

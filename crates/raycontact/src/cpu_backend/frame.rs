@@ -254,7 +254,7 @@ impl FrameData {
     /// as the hierarchy stage), from a binned-SAH tree when the policy `refits` (the trees are
     /// then refitted frame after frame), or, for a moving body whose LBVH would be collapsed
     /// under `Rebuild`, from its sorted keys with no binary tree (`crate::wide_direct`, on
-    /// every thread where the collapse would be; `lag.unbuilt`, built when read); off, by the `hierarchy` and `fit` twins, as the kernels
+    /// every thread for a large body alone in the build; `lag.unbuilt`, built when read); off, by the `hierarchy` and `fit` twins, as the kernels
     /// build them. With `others`, the wide trees of the bodies it does not build are brought up
     /// to date too (kept, or made anew from a binned-SAH tree for a body at rest), but for the
     /// deferred ones (`super::deferred`); without, they are left as they are.

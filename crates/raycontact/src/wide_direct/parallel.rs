@@ -1,8 +1,8 @@
 //! The build from the sorted keys (`super`) of a large body on every thread of the current
 //! rayon pool: the serial build's wide nodes, numbered otherwise. What the CPU backend's
-//! rebuild makes of a moving body that it would otherwise collapse on every thread
-//! ([`WideTree::collapses_in_parallel`]: a large body alone in its build, or any large body in a
-//! pool of four threads or more), where it built the body's LBVH and collapsed it.
+//! rebuild makes of a large moving body alone in its build
+//! ([`WideTree::builds_from_keys_in_parallel`], beside the collapse's rule), where it built the body's LBVH and collapsed
+//! it on every thread.
 //!
 //! The top is the wide nodes whose range holds more than a grain of leaves; each of their lanes
 //! of at most a grain (and more than one leaf) is a part. First, serially, the top is walked
