@@ -72,8 +72,9 @@
 //! (`parallel.rs`: the top serially, its parts in parallel, the same wide nodes;
 //! `WideTree::builds_from_keys_in_parallel` says when). Until then it was built the other way,
 //! its LBVH and the parallel collapse, which on two threads took longer than this build on
-//! one: on the armadillo pair (its turning body of 52k leaves alone), `cpu-rayon`'s `hierarchy` 3.55–3.79 ms that way against 2.99–3.33 this way on
-//! one thread (3 runs, a scratch switch), and 2.16–3.22 -> 1.47–2.34 ms with the parallel build
+//! one: on the armadillo pair (its turning body of 52k leaves alone), `cpu-rayon`'s
+//! `hierarchy` 3.55–3.79 ms that way against 2.99–3.33 this way on one thread (3 runs, a
+//! scratch switch), and 2.16–3.22 -> 1.47–2.34 ms with the parallel build
 //! (6 runs alternated with the build before, 2026-12-07: `raycontact-bench --cpu --no-parry
 //! --scene files --implementations cpu-rayon --frames 10`; its frame within the noise, 22.9–31.7
 //! against 23.8–28.0 in 6 runs of an earlier version). The other scenes' bodies are built as
@@ -240,7 +241,7 @@ impl Build<'_, '_> {
         let internal = self.keys.len() as u32 - 1;
         let mut lanes = Lanes { f: [0; WIDTH], l: [0; WIDTH], left: [false; WIDTH], count: 0 };
         lanes_of(self.keys, r, &mut lanes);
-        let (node, source, bounds) = assemble(&lanes, internal, |_, lane| {
+        let (node, source, bounds) = assemble(&lanes, internal, |lane| {
             if lane.f == lane.l {
                 (LEAF_BIT | lane.f, self.leaf_box(lane.f))
             } else {
@@ -255,8 +256,8 @@ impl Build<'_, '_> {
 }
 
 /// The wide node of `lanes` (of a body of `internal` binary internal nodes), each lane's child
-/// and box given by `child_of` (of the lane's index and range; a leaf's child has [`LEAF_BIT`]),
-/// in lane order; its lanes' binary nodes, and its box.
+/// and box given by `child_of` (of the lane's range; a leaf's child has [`LEAF_BIT`]), in lane
+/// order; its lanes' binary nodes, and its box.
 ///
 /// Each lane's box kept whole (w 0), turned into the node's per-axis rows at the end: the node
 /// is then written from whole vectors, where lane-by-lane stores into its rows were read back
@@ -265,7 +266,7 @@ impl Build<'_, '_> {
 fn assemble(
     lanes: &Lanes,
     internal: u32,
-    mut child_of: impl FnMut(usize, Range) -> (u32, (Vec3A, Vec3A)),
+    mut child_of: impl FnMut(Range) -> (u32, (Vec3A, Vec3A)),
 ) -> (WideNode, [u32; WIDTH], (Vec3A, Vec3A)) {
     let (mut mins, mut maxs) = ([Vec4::ZERO; WIDTH], [Vec4::ZERO; WIDTH]);
     let (mut child, mut source, mut leaves) = ([NONE; WIDTH], [NONE; WIDTH], 0u32);
@@ -273,7 +274,7 @@ fn assemble(
     for i in 0..lanes.count {
         let lane = lanes.get(i);
         source[i] = lane.node(internal);
-        let (c, (min, max)) = child_of(i, lane);
+        let (c, (min, max)) = child_of(lane);
         child[i] = c;
         leaves |= u32::from(c & LEAF_BIT != 0) << i;
         (mins[i], maxs[i]) = (min.extend(0.0), max.extend(0.0));

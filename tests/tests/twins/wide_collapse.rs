@@ -74,23 +74,30 @@ pub(crate) fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
     m
 }
 
-#[test]
-fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
+/// Bodies too small for any split and large enough for many: soups of 2, 3, 1,000, 5,000 and
+/// 40,000 triangles (in that order, first), a torus, the torus turned, and the bunny.
+pub(crate) fn small_and_large_meshes() -> Vec<(String, TriMesh)> {
     let mut r = rng(5151);
     let torus = meshes::torus(1.0, 0.35, 160, 40);
     let turned = torus.transformed(Affine3A::from_rotation_translation(
         Quat::from_rotation_x(1.0),
         Vec3::new(0.3, 0.0, 0.0),
     ));
-    let meshes: Vec<(String, TriMesh)> = vec![
+    vec![
         ("two triangles".into(), soup(&mut r, 2)),
         ("a soup of 3".into(), soup(&mut r, 3)),
         ("a soup of 1000".into(), soup(&mut r, 1000)),
+        ("a soup of 5000".into(), soup(&mut r, 5000)),
         ("a soup of 40000".into(), soup(&mut r, 40_000)),
         ("a torus of 12800".into(), torus),
         ("a turned torus".into(), turned),
         ("the bunny".into(), raycontact_tests::bunny()),
-    ];
+    ]
+}
+
+#[test]
+fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
+    let meshes = small_and_large_meshes();
     let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
     let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
@@ -145,7 +152,7 @@ fn the_parallel_collapse_makes_the_serial_collapses_wide_nodes() {
         }
     }
     // A tree over a smaller body after a larger one: nothing left of the larger one.
-    let big = Packed::new(&[(&meshes[3].1, BodyKind::Volumetric)]);
+    let big = Packed::new(&[(&meshes[4].1, BodyKind::Volumetric)]);
     let small = Packed::new(&[(&meshes[2].1, BodyKind::Volumetric)]);
     let mut tree = WideTree::default();
     for p in [&big, &small] {

@@ -8,14 +8,11 @@
 //! that is not the packing's first, and a tree built again over a smaller body; and a rebuild
 //! takes the parallel build exactly for a large body alone in its build, on two threads or more.
 
-use glam::{Affine3A, Quat, Vec3};
 use raycontact::BodyKind;
 use raycontact::internals::wide_bvh::{BodyTree, PARALLEL_BODY_LEAVES, SortedLeaves, WideTree};
-use raycontact::meshes::{self, TriMesh};
-use raycontact_tests::rng;
 
 use crate::reference::Packed;
-use crate::wide_collapse::{canonical, soup};
+use crate::wide_collapse::{canonical, small_and_large_meshes};
 
 /// Body `b`'s sorted leaves and its tree's inputs in `p` (the twins' keys and values).
 fn inputs(p: &Packed, b: usize) -> (SortedLeaves<'_>, BodyTree<'_>) {
@@ -32,25 +29,12 @@ fn inputs(p: &Packed, b: usize) -> (SortedLeaves<'_>, BodyTree<'_>) {
 
 #[test]
 fn the_parallel_build_from_keys_makes_the_serial_builds_wide_nodes() {
-    let mut r = rng(4242);
-    let torus = meshes::torus(1.0, 0.35, 160, 40);
-    let turned = torus.transformed(Affine3A::from_rotation_translation(
-        Quat::from_rotation_x(1.0),
-        Vec3::new(0.3, 0.0, 0.0),
-    ));
-    let meshes: Vec<(String, TriMesh)> = vec![
-        ("two triangles".into(), soup(&mut r, 2)),
-        ("a soup of 3".into(), soup(&mut r, 3)),
-        ("a soup of 1000".into(), soup(&mut r, 1000)),
-        ("a soup of 5000".into(), soup(&mut r, 5000)),
-        ("a soup of 40000".into(), soup(&mut r, 40_000)),
-        ("a torus of 12800".into(), torus),
-        ("the bunny".into(), raycontact_tests::bunny()),
-    ];
+    let meshes = small_and_large_meshes();
+    let turned = &meshes[6].1;
     let pools = [1, 2, 4].map(|t| (t, rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap()));
     for (what, mesh) in &meshes {
         // The mesh as the second body, after the turned torus: triangles from an offset.
-        let p = Packed::new(&[(&turned, BodyKind::Volumetric), (mesh, BodyKind::Volumetric)]);
+        let p = Packed::new(&[(turned, BodyKind::Volumetric), (mesh, BodyKind::Volumetric)]);
         let (leaves, body) = inputs(&p, 1);
         let mut serial = WideTree::default();
         let root = serial.build_from_keys(leaves, body);

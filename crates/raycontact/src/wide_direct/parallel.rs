@@ -1,8 +1,8 @@
 //! The build from the sorted keys (`super`) of a large body on every thread of the current
 //! rayon pool: the serial build's wide nodes, numbered otherwise. What the CPU backend's
 //! rebuild makes of a large moving body alone in its build
-//! ([`WideTree::builds_from_keys_in_parallel`], beside the collapse's rule), where it built the body's LBVH and collapsed
-//! it on every thread.
+//! ([`WideTree::builds_from_keys_in_parallel`], beside the collapse's rule), where it built the
+//! body's LBVH and collapsed it on every thread.
 //!
 //! The top is the wide nodes whose range holds more than a grain of leaves; each of their lanes
 //! of at most a grain (and more than one leaf) is a part. First, serially, the top is walked
@@ -78,7 +78,7 @@ impl Top<'_> {
     fn write(&mut self, r: Range, at: usize, build: &mut Build<'_, '_>, parts: &[KeyPart]) -> (Vec3A, Vec3A) {
         let internal = self.keys.len() as u32 - 1;
         let lanes = self.lanes(r);
-        let (node, source, bounds) = assemble(&lanes, internal, |_, lane| {
+        let (node, source, bounds) = assemble(&lanes, internal, |lane| {
             if lane.f == lane.l {
                 (LEAF_BIT | lane.f, build.leaf_box(lane.f))
             } else if self.is_top(lane) {
@@ -109,13 +109,14 @@ impl WideTree {
         debug_assert_eq!(n, body.leaves as usize, "a key per leaf");
         let threads = rayon::current_num_threads();
         let grain = (n / (PARTS_PER_THREAD * threads)).max(MIN_GRAIN as usize) as u32;
-        let whole = Range { f: 0, l: (n as u32).max(1) - 1, left: false };
         let mut top = Top { keys: leaves.keys, grain, nodes: 0, parts: 0 };
-        if n < 2 || !top.is_top(whole) {
-            // No top: one part, the serial build.
+        let whole = Range { f: 0, l: n.saturating_sub(1) as u32, left: false };
+        if !top.is_top(whole) {
+            // No top (nor a root, under two leaves): one part, the serial build.
             return self.build_from_keys(leaves, body);
         }
-        self.start_over_in_place(n as u32);
+        // A root: more than a grain of leaves.
+        let _ = self.start_over_in_place(n as u32);
         let (keys, values, tri_boxes) = (leaves.keys, leaves.values, leaves.tri_boxes);
         let mut parts = std::mem::take(&mut self.scratch.parts);
         top.list(whole, &mut parts);
