@@ -62,7 +62,7 @@ pub(crate) fn canonical(tree: &WideTree) -> Vec<Vec<Lane>> {
     out
 }
 
-pub(crate) fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
+fn soup(r: &mut rand_pcg::Pcg64, count: u32) -> TriMesh {
     let mut m = TriMesh::default();
     for t in 0..count {
         let c = Vec3::new(r.random_range(-1.0..1.0), r.random_range(-1.0..1.0), r.random_range(-1.0..1.0));

@@ -1,6 +1,6 @@
 //! The CPU backend's 4-wide tree built straight from a body's sorted keys on every thread
-//! (`WideTree::build_from_keys_parallel`, what a rebuild makes of a large moving body that it
-//! would otherwise collapse on every thread) against the serial build
+//! (`WideTree::build_from_keys_parallel`, what a rebuild makes of a large moving body alone in
+//! its build) against the serial build
 //! (`WideTree::build_from_keys`): the same wide nodes, lane for lane (the binary node, box and
 //! kind of every lane, and every leaf's triangle record), read in the same depth-first order
 //! from the root of each, the same records in the same order and the same root box, on one

@@ -254,10 +254,11 @@ impl FrameData {
     /// as the hierarchy stage), from a binned-SAH tree when the policy `refits` (the trees are
     /// then refitted frame after frame), or, for a moving body whose LBVH would be collapsed
     /// under `Rebuild`, from its sorted keys with no binary tree (`crate::wide_direct`, on
-    /// every thread for a large body alone in the build; `lag.unbuilt`, built when read); off, by the `hierarchy` and `fit` twins, as the kernels
-    /// build them. With `others`, the wide trees of the bodies it does not build are brought up
-    /// to date too (kept, or made anew from a binned-SAH tree for a body at rest), but for the
-    /// deferred ones (`super::deferred`); without, they are left as they are.
+    /// every thread for a large body alone in the build; `lag.unbuilt`, built when read); off,
+    /// by the `hierarchy` and `fit` twins, as the kernels build them. With `others`, the wide
+    /// trees of the bodies it does not build are brought up to date too (kept, or made anew
+    /// from a binned-SAH tree for a body at rest), but for the deferred ones
+    /// (`super::deferred`); without, they are left as they are.
     ///
     /// Keys made in the order of the body's last rebuild, then finished by an insertion sort
     /// by (key, triangle) (the same pairs in the same order), did not pay: on the suite's
