@@ -51,6 +51,17 @@
 //! ms, 40k 1.57–1.64 -> 1.44–1.47, `cloth-layers` 2.23–2.25 -> 1.98–2.00, `resting-pile`
 //! 1.86–1.91 -> 1.65–1.74.
 //!
+//! A range of at most four leaves takes its leaves as its lanes without a split search
+//! ([`lanes_of`]: the same lanes). 6 runs alternated with the build before (2026-12-08:
+//! `raycontact-bench --cpu --no-parry --scene hermann-tori,tori-scaling,resting-pile,
+//! cloth-layers,eight-sheets,mesh-scaling,files --tori 8,64 --triangles 10000,640000
+//! --implementations cpu-1,cpu-rayon --frames 10`, the armadillo pair as files), `hierarchy`
+//! (`cpu-1`, min / median): `mesh-scaling` 641k 26.6 / 27.1 -> 23.1 / 24.1 ms, 9.8k 0.333 / 0.343
+//! -> 0.295 / 0.300, `cloth-layers` 2.09 / 2.10 -> 1.80 / 1.84, `eight-sheets` 2.31 / 2.42 ->
+//! 1.93 / 2.03, `resting-pile` 1.69 / 1.79 -> 1.47 / 1.51, `tori-scaling` 64 4.00 / 4.12 -> 3.47 /
+//! 3.55, the armadillo pair 2.07 / 2.12 -> 1.81 / 1.94; `cpu-rayon`'s likewise 9–21 % (but
+//! `tori-scaling` 8's and `hermann-tori`'s medians, within the noise), the same contacts.
+//!
 //! Measured and dropped: a range of two leaves that a node's four lanes leave whole ending
 //! there as one leaf lane of both records (consecutive, being in leaf order; its box the LBVH
 //! node's of the two), where it is a wide node of two lanes. The tree has fewer nodes, so the
@@ -170,8 +181,21 @@ impl Lanes {
 /// there are fewer than [`WIDTH`]. Written in place, not returned: the returned lanes were
 /// copied by 16-byte loads of the arrays just written lane by lane, a load that waits for the
 /// stores to reach the cache (`perf annotate`: the build's hottest instruction).
+///
+/// A range of at most [`WIDTH`] leaves takes its leaves as its lanes, in order, with no split
+/// searched: halving adds one lane at a time and stops only at [`WIDTH`] lanes or at lanes of
+/// one leaf each, so its lanes end as its leaves whatever the splits are, and a leaf lane's
+/// LBVH node is its leaf's. The nodes above only leaves are such ranges: without their
+/// searches, `hierarchy` (`cpu-1`) 11–17 % shorter on every scene (module doc).
 #[inline(always)]
 fn lanes_of(keys: &[u32], r: Range, lanes: &mut Lanes) {
+    let len = (r.l - r.f + 1) as usize;
+    if len <= WIDTH {
+        // `left` says nothing of a leaf (`Range::node`).
+        let leaf = std::array::from_fn(|i| r.f + i as u32);
+        *lanes = Lanes { f: leaf, l: leaf, left: [false; WIDTH], count: len };
+        return;
+    }
     *lanes = Lanes { f: [r.f; WIDTH], l: [r.l; WIDTH], left: [false; WIDTH], count: 1 };
     lanes.split(0, split(keys, r.f as usize, r.l as usize) as u32);
     while lanes.count < WIDTH {
