@@ -56,7 +56,12 @@ const _: () = assert!(
 /// the bench's scenes, bodies of up to 6 tiles (cloth-layers, eight-sheets, mesh-scaling's 20k
 /// triangle tori) walked the same nodes per ray within 0.05 %, and the armadillo scan (13 tiles,
 /// triangles in no spatial order) 0.5 % more (74.02 -> 74.37) with short keys, which this
-/// bound leaves it without.
+/// bound leaves it without. Short keys for every body of more than
+/// [`TINY_KEY_TRIANGLES`] (4 runs alternated, 2026-12-08, `raycontact-bench --cpu --no-parry
+/// --scene files,mesh-scaling --triangles 160000,640000 --implementations cpu-1,cpu-rayon`, the
+/// armadillo pair as files) cut the CPU backend's `sort` stage by 7-21 % but lengthened the
+/// armadillo pair's ray stage by 9-11 % and its `hierarchy` by 15-20 % (its frame 10-14 %);
+/// `mesh-scaling` 641k's `cpu-rayon` frame 2-4 % shorter, 159k's within the noise.
 pub const SHORT_KEY_TILES: u32 = 8;
 
 /// The most triangles of a body with tiny keys ([`key_form`]): 2,048, half a tile, 16 cells or
