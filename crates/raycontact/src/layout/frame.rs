@@ -59,9 +59,9 @@ const _: () = assert!(
 /// bound leaves it without. Short keys for every body of more than
 /// [`TINY_KEY_TRIANGLES`] (4 runs alternated, 2026-12-08, `raycontact-bench --cpu --no-parry
 /// --scene files,mesh-scaling --triangles 160000,640000 --implementations cpu-1,cpu-rayon`, the
-/// armadillo pair as files) cut the CPU backend's `sort` stage by 7-21 % but lengthened the
-/// armadillo pair's ray stage by 9-11 % and its `hierarchy` by 15-20 % (its frame 10-14 %);
-/// `mesh-scaling` 641k's `cpu-rayon` frame 2-4 % shorter, 159k's within the noise.
+/// armadillo pair as files) cut the CPU backend's `sort` stage by 7-28 % but lengthened the
+/// armadillo pair's ray stage by 9-14 % and its `hierarchy` by 15-20 % (its frame 10-15 %),
+/// and `mesh-scaling` 159k's `cpu-rayon` frame by 9-13 %; 641k's 2-4 % shorter.
 pub const SHORT_KEY_TILES: u32 = 8;
 
 /// The most triangles of a body with tiny keys ([`key_form`]): 2,048, half a tile, 16 cells or
